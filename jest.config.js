@@ -1,0 +1,24 @@
+/** Jest runs TypeScript through SWC (fast, no type-check: `npm test` type-checks first). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j)sx?$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  // fastify's cookie@2 ships ESM only; let it be transformed.
+  transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};
