@@ -1,0 +1,68 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import type { Clock } from './shared/clock';
+import { SecretBox } from './crypto/secret-box';
+import { PayloadService } from './crypto/payload.service';
+import { AuthService } from './merchants/auth.service';
+import { MerchantService } from './merchants/merchant.service';
+import { BankService } from './banks/bank.service';
+import { PaymentLinkService } from './links/payment-link.service';
+import { FeeService } from './fees/fee.service';
+import { OrderService } from './orders/order.service';
+import { TimelineService } from './timeline/timeline.service';
+import { IdempotencyService } from './idempotency/idempotency.service';
+import { PaymentService } from './payments/payment.service';
+import { LinkCheckoutService } from './payments/link-checkout.service';
+import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
+import { OutboxService } from './events/outbox.service';
+import { OrderStatusBus } from './events/order-status-bus';
+
+/** The domain services, wired once; adapters receive this and nothing else. */
+export interface AppServices {
+  auth: AuthService;
+  merchants: MerchantService;
+  payloads: PayloadService;
+  banks: BankService;
+  links: PaymentLinkService;
+  fees: FeeService;
+  orders: OrderService;
+  timeline: TimelineService;
+  idempotency: IdempotencyService;
+  payments: PaymentService;
+  linkCheckout: LinkCheckoutService;
+  orderStatusBus: OrderStatusBus;
+}
+
+export interface AppContext {
+  config: Config;
+  orm: MikroORM;
+  clock: Clock;
+  services: AppServices;
+}
+
+export function createServices(config: Config, orm: MikroORM, masterKey: Buffer, clock: Clock): AppServices {
+  const secrets = new SecretBox(masterKey);
+  const fees = new FeeService(orm);
+  const timeline = new TimelineService(orm);
+  const orders = new OrderService(orm, fees, timeline);
+  const orderStatusBus = new OrderStatusBus();
+  const outbox = new OutboxService(config.publicUrl);
+  const links = new PaymentLinkService(orm, config.publicUrl);
+  const payloads = new PayloadService(orm, secrets, clock);
+  // Live keys have no processor until one is configured: live payments are refused, never simulated.
+  const payments = new PaymentService(orm, { test: new SandboxProcessor(orm), live: null }, orders, timeline, outbox, orderStatusBus, clock, config.publicUrl, config.authenticationTimeoutMs);
+  return {
+    auth: new AuthService(orm, clock),
+    merchants: new MerchantService(orm, secrets, clock),
+    payloads,
+    banks: new BankService(orm, config.publicUrl),
+    links,
+    fees,
+    timeline,
+    orders,
+    idempotency: new IdempotencyService(orm, clock),
+    payments,
+    linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl),
+    orderStatusBus,
+  };
+}

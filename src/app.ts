@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { AppContext } from './app-context';
+import { registerGraphql } from './graphql/server';
+import { registerRestShim } from './rest/routes';
+import { registerAssets } from './checkout/assets';
+import { registerCheckoutPages } from './checkout/pages';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Header and body paths that must never reach a log line. */
+export const LOG_REDACTIONS = [
+  'req.headers["api-key"]',
+  'req.headers["x-admin-token"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: LOG_REDACTIONS, censor: '[redacted]' },
+    // Only method, url and ids: bodies (which may hold card data) are never logged.
+    serializers: {
+      req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), id: req.id, ip: req.ip }),
+    },
+  };
+}
+
+function redactQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
+}
+
+/** Builds the HTTP server: REST shim, GraphQL, hosted checkout pages, health. */
+export async function buildApp(ctx: AppContext, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(ctx.config.logLevel),
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: false,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // strictTypes off: bodies of the shim are described, not forced, to be objects (an absent body reads as {}).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, strictTypes: false } },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.get('/health', async (_request, reply) => {
+    try {
+      await ctx.orm.em.getConnection().execute('select 1');
+      return { status: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  await registerRestShim(app, ctx);
+  await registerGraphql(app, ctx);
+  await registerAssets(app);
+  await registerCheckoutPages(app, ctx);
+  return app;
+}

@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Config } from './config';
+import { openDatabase, type Database } from './db/database';
+import { loadMasterKey } from './crypto/master-key';
+import { createServices, type AppContext } from './app-context';
+import { systemClock, type Clock } from './shared/clock';
+import { buildApp } from './app';
+
+export interface Runtime {
+  ctx: AppContext;
+  db: Database;
+  /** Set when MASTER_KEY was not given: the generated key file in DATA_DIR. */
+  generatedMasterKeyFile?: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database (migrating when configured) and wires the domain services. */
+export async function openRuntime(config: Config, options: { clock?: Clock; migrate?: boolean } = {}): Promise<Runtime> {
+  const masterKey = loadMasterKey(config.masterKey, config.dataDir);
+  const db = await openDatabase(config, { migrate: options.migrate });
+  const clock = options.clock ?? systemClock;
+  const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock) };
+  return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close: () => db.close() };
+}
+
+export interface Service {
+  runtime: Runtime;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** The whole service: runtime plus HTTP server (not yet listening). */
+export async function createService(
+  config: Config,
+  options: { clock?: Clock; logger?: FastifyServerOptions['logger'] } = {},
+): Promise<Service> {
+  const runtime = await openRuntime(config, options);
+  try {
+    const app = await buildApp(runtime.ctx, { logger: options.logger });
+    let closing: Promise<void> | undefined;
+    return {
+      runtime,
+      app,
+      close: () =>
+        (closing ??= (async () => {
+          await app.close();
+          await runtime.close();
+        })()),
+    };
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+}

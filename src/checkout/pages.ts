@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../app-context';
+import { DomainError } from '../shared/errors';
+import { PayloadDecryptionError } from '../crypto/payload-decryptor';
+import { SUPPORTED_COUNTRIES } from '../shared/countries';
+import { OrderStatus } from '../orders/order.entity';
+import type { PaymentLink } from '../links/payment-link.entity';
+import { browserClientScript, forgeScriptPath } from './browser-client';
+import { escapeHtml, formatAmount, page } from './html';
+
+const PUBLIC_DIR = path.join(__dirname, 'public');
+const publicFile = (name: string) => {
+  const candidates = [path.join(PUBLIC_DIR, name), path.join(__dirname, '..', '..', '..', 'src', 'checkout', 'public', name)];
+  return fs.readFileSync(candidates.find((c) => fs.existsSync(c))!, 'utf8');
+};
+
+/** Hosted pages: payment link page, sandbox 3-D Secure and PayPal pages, result page. Adapters over the payment services. */
+export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { links, payments, linkCheckout, merchants } = ctx.services;
+  const assets = {
+    'checkout.css': { type: 'text/css; charset=utf-8', body: publicFile('checkout.css') },
+    'checkout.js': { type: 'text/javascript; charset=utf-8', body: publicFile('checkout.js') },
+    'pgw-client.js': { type: 'text/javascript; charset=utf-8', body: browserClientScript() },
+    'forge.min.js': { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(forgeScriptPath(), 'utf8') },
+  } as const;
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/pay/') || request.url.startsWith('/sandbox/')) {
+      reply.header('cache-control', 'no-store');
+      reply.header('x-frame-options', 'DENY');
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('content-security-policy', "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'");
+    }
+    return payload;
+  });
+
+  app.get<{ Params: { name: keyof typeof assets } }>('/checkout-assets/:name', async (request, reply) => {
+    const asset = assets[request.params.name];
+    if (!asset) return reply.code(404).type('text/plain').send('Not found');
+    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
+  });
+
+  const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body);
+  const unavailable = (reply: FastifyReply, title: string, message: string) =>
+    html(reply, 404, page(title, `<h1>${escapeHtml(title)}</h1><p class="notice">${escapeHtml(message)}</p>`));
+
+  app.get<{ Params: { reference: string } }>('/pay/:reference', async (request, reply) => {
+    const link = await linkCheckout.findLink(request.params.reference);
+    if (!link) return unavailable(reply, 'Payment link not found', 'Check the address you were given, or ask the merchant for a new link.');
+    if (!link.isActive) return unavailable(reply, 'This payment link is not active', 'The merchant is not accepting payments on this link at the moment.');
+    const encryptionKey = await merchants.currentEncryptionKey(linkCheckout.tenantOf(link));
+    return html(reply, 200, linkPage(link, encryptionKey, links.paymentLinkUrl(link)));
+  });
+
+  app.post<{ Params: { reference: string }; Body: Record<string, unknown> }>('/pay/:reference', async (request, reply) => {
+    try {
+      const body = (request.body ?? {}) as Record<string, never>;
+      const result = await linkCheckout.pay(request.params.reference, body);
+      return reply.send({ redirectUrl: result.redirectUrl });
+    } catch (err) {
+      if (err instanceof DomainError) return reply.code(400).send({ message: err.message });
+      if (err instanceof PayloadDecryptionError) return reply.code(400).send({ message: 'Your card details could not be read. Please reload the page and try again.' });
+      throw err;
+    }
+  });
+
+  app.get<{ Params: { reference: string }; Querystring: { status?: string; reference?: string } }>('/pay/:reference/result', async (request, reply) => {
+    const ok = request.query.status === 'successful';
+    return html(
+      reply,
+      200,
+      page(ok ? 'Payment successful' : 'Payment failed', ok
+        ? `<h1 class="good">Payment successful</h1><p>Thank you. Your payment reference is <strong>${escapeHtml(request.query.reference)}</strong>.</p>`
+        : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="/pay/${escapeHtml(request.params.reference)}">Try again</a></p>`),
+    );
+  });
+
+  // --- Sandbox acquirer pages (test environment) ---
+  for (const kind of ['3ds', 'paypal'] as const) {
+    app.get<{ Params: { reference: string } }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
+      const found = await payments.findPendingPage(request.params.reference);
+      if (!found) return unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
+      const { order, payment, merchantName } = found;
+      if (payment.statusId !== OrderStatus.PendingAuthentication) {
+        return reply.redirect(merchantRedirectOf(order.redirectUrl, order.reference, order.statusId), 303);
+      }
+      const amount = formatAmount(order.totalChargedAmount, order.currency);
+      return html(reply, 200, kind === '3ds' ? otpPage(merchantName, amount, request.url) : paypalPage(merchantName, amount, request.url));
+    });
+
+    app.post<{ Params: { reference: string }; Body: { otp?: string; decision?: string } }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
+      const body = request.body ?? {};
+      const answer = kind === '3ds' ? { otp: String(body.otp ?? '').trim() } : { approve: body.decision === 'approve' };
+      const outcome = await payments.completeAuthentication(request.params.reference, answer);
+      if (!outcome) return unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
+      return reply.redirect(outcome.redirectUrl, 303);
+    });
+  }
+}
+
+function merchantRedirectOf(redirectUrl: string, reference: string, statusId: number): string {
+  const url = new URL(redirectUrl);
+  url.searchParams.set('reference', reference);
+  url.searchParams.set('status', statusId === OrderStatus.Successful ? 'successful' : 'failed');
+  return url.toString();
+}
+
+function linkPage(link: PaymentLink, encryptionKey: string, url: string): string {
+  const merchant = link.environment.subsidiary.name;
+  const countries = Object.keys(SUPPORTED_COUNTRIES)
+    .map((c) => `<option value="${c}"${c === link.environment.subsidiary.country ? ' selected' : ''}>${c}</option>`)
+    .join('');
+  const amount = link.amount
+    ? `<p class="amount" data-testid="amount">${escapeHtml(formatAmount(link.amount, link.currency))}</p>`
+    : `<label for="amount">Amount (${escapeHtml(link.currency)})</label><input id="amount" name="amount" inputmode="decimal" required pattern="[0-9]+(\\.[0-9]{1,2})?">`;
+  const field = (id: string, label: string, attrs = '') => `<label for="${id}">${label}</label><input id="${id}" name="${id}" ${attrs}>`;
+  return page(
+    `Pay ${merchant}: ${link.name}`,
+    `<p class="merchant">${escapeHtml(merchant)}</p>
+<h1>${escapeHtml(link.name)}</h1>
+${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}
+${link.environment.mode === 'test' ? '<p class="hint">Test mode: use a test card, no real money moves.</p>' : ''}
+<form id="pay-form" action="${escapeHtml(url)}" method="post" data-encryption-key="${escapeHtml(encryptionKey)}" novalidate>
+${amount}
+<fieldset><legend>Your details</legend>
+<div class="row"><div>${field('firstname', 'First name', 'required autocomplete="given-name"')}</div><div>${field('lastname', 'Last name', 'required autocomplete="family-name"')}</div></div>
+${field('email', 'E-mail', 'type="email" required autocomplete="email"')}
+${field('mobile', 'Mobile number', 'type="tel" required autocomplete="tel" placeholder="+234…"')}
+<label for="country">Country</label><select id="country" name="country">${countries}</select>
+</fieldset>
+<fieldset class="options"><legend>Pay with</legend>
+<label><input type="radio" name="paymentOption" value="C" checked> Card</label>
+${link.environment.subsidiary.paypalEnabled ? '<label><input type="radio" name="paymentOption" value="PAYPAL"> PayPal</label>' : ''}
+</fieldset>
+<fieldset id="card-fields"><legend>Card</legend>
+${field('cardNumber', 'Card number', 'inputmode="numeric" autocomplete="cc-number" data-required="true"')}
+<div class="row"><div>${field('expiryMonth', 'Expiry month (MM)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-month" data-required="true"')}</div>
+<div>${field('expiryYear', 'Expiry year (YY)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-year" data-required="true"')}</div>
+<div>${field('cvv', 'CVV', 'inputmode="numeric" maxlength="4" autocomplete="cc-csc" data-required="true"')}</div></div>
+</fieldset>
+<fieldset id="paypal-fields" hidden><legend>PayPal</legend>${field('house', 'House or building')}</fieldset>
+<fieldset><legend>Billing address</legend>
+${field('street', 'Street', 'required autocomplete="address-line1"')}
+<div class="row"><div>${field('city', 'City', 'required autocomplete="address-level2"')}</div><div>${field('state', 'State', 'autocomplete="address-level1"')}</div></div>
+<div class="row"><div>${field('billingCountry', 'Country (ISO code)', `required maxlength="2" value="${escapeHtml(link.environment.subsidiary.country)}"`)}</div><div>${field('zipcode', 'Postal code', 'autocomplete="postal-code"')}</div></div>
+</fieldset>
+<p id="pay-error" class="error" role="alert" aria-live="polite"></p>
+<button type="submit">Pay${link.amount ? ` ${escapeHtml(formatAmount(link.amount, link.currency))}` : ''}</button>
+<noscript><p class="bad">This page needs JavaScript to encrypt your card details.</p></noscript>
+</form>`,
+    { scripts: ['/checkout-assets/forge.min.js', '/checkout-assets/pgw-client.js', '/checkout-assets/checkout.js'] },
+  );
+}
+
+function otpPage(merchant: string, amount: string, action: string): string {
+  return page(
+    '3-D Secure authentication',
+    `<p class="merchant">Sandbox issuer · 3-D Secure</p>
+<h1>Confirm your payment</h1>
+<p>${escapeHtml(merchant)} is charging <strong>${escapeHtml(amount)}</strong> to your card.</p>
+<form method="post" action="${escapeHtml(action)}">
+<label for="otp">One-time password</label>
+<input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required maxlength="8">
+<p class="hint">Sandbox: 123456 authenticates; any other code fails.</p>
+<button type="submit">Confirm</button>
+</form>`,
+  );
+}
+
+function paypalPage(merchant: string, amount: string, action: string): string {
+  return page(
+    'PayPal approval',
+    `<p class="merchant">PayPal sandbox</p>
+<h1>Approve your payment</h1>
+<p>${escapeHtml(merchant)} asks you to pay <strong>${escapeHtml(amount)}</strong>.</p>
+<form method="post" action="${escapeHtml(action)}">
+<button type="submit" name="decision" value="approve">Approve and pay</button>
+<button type="submit" name="decision" value="cancel" class="secondary">Cancel</button>
+</form>`,
+  );
+}

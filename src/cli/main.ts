@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config';
+import { openRuntime } from '../bootstrap';
+import { DomainError } from '../shared/errors';
+import { DataDirInUseError } from '../db/embedded';
+
+const USAGE = `Usage:
+  npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
+                          [--webhook-url URL] [--live-webhook-url URL] [--json]
+  npm run --silent cli -- migrate
+`;
+
+/** The command line: an adapter over the same domain services as the HTTP interfaces. */
+export async function runCli(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  const [command, ...rest] = argv;
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      err.write(`${e.message}\n`);
+      return 78;
+    }
+    throw e;
+  }
+
+  if (command === 'migrate') {
+    const runtime = await openRuntime(config, { migrate: true });
+    await runtime.close();
+    err.write('migrations applied\n');
+    return 0;
+  }
+
+  if (command !== 'merchant:create') {
+    err.write(USAGE);
+    return 64; // EX_USAGE
+  }
+
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        name: { type: 'string' },
+        country: { type: 'string' },
+        email: { type: 'string' },
+        'webhook-url': { type: 'string' },
+        'live-webhook-url': { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    err.write(`${(e as Error).message}\n${USAGE}`);
+    return 64;
+  }
+
+  const runtime = await openRuntime(config);
+  try {
+    if (runtime.generatedMasterKeyFile) {
+      err.write(`warning: MASTER_KEY is not set; using the key generated in ${runtime.generatedMasterKeyFile}\n`);
+    }
+    const created = await runtime.ctx.services.merchants.createMerchant({
+      name: values.name ?? '',
+      country: values.country ?? '',
+      supportEmail: values.email ?? '',
+      webhookUrl: values['webhook-url'],
+      liveWebhookUrl: values['live-webhook-url'],
+    });
+    if (values.json) {
+      out.write(`${JSON.stringify(created, null, 2)}\n`);
+    } else {
+      out.write(
+        [
+          `Created merchant ${created.subsidiary.id} (${created.subsidiary.name}).`,
+          `Webhook secret: ${created.webhookSecret}`,
+          `Test public key:  ${created.keys.test.publicKey}`,
+          `Test private key: ${created.keys.test.privateKey}`,
+          `Live public key:  ${created.keys.live.publicKey}`,
+          `Live private key: ${created.keys.live.privateKey}`,
+          'Private keys are shown once: store them now. Use --json for the encryption keys.',
+          '',
+        ].join('\n'),
+      );
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof DomainError) {
+      err.write(`error: ${e.message}\n`);
+      return 65; // EX_DATAERR
+    }
+    throw e;
+  } finally {
+    await runtime.close();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), process.stdout, process.stderr)
+    .then((code) => process.exit(code))
+    .catch((e) => {
+      process.stderr.write(e instanceof DataDirInUseError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
+      process.exit(1);
+    });
+}

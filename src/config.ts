@@ -1,0 +1,157 @@
+import path from 'node:path';
+
+/** Log levels pino understands; anything else is refused at start. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL server URL; undefined selects the embedded database under dataDir. */
+  databaseUrl?: string;
+  dataDir: string;
+  publicUrl: string;
+  adminToken?: string;
+  migrateOnStart: boolean;
+  logLevel: LogLevel;
+  /** MASTER_KEY as given (hex or base64 of 32 bytes); undefined means "generate one in dataDir". */
+  masterKey?: string;
+  /** Largest accepted request body in bytes. */
+  bodyLimitBytes: number;
+  /** Connections in the pool when on a PostgreSQL server (the embedded database always uses one). */
+  databasePoolSize: number;
+  /** Delays between webhook attempts (contract section 6). */
+  webhookRetryDelaysMs: number[];
+  /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
+  authenticationTimeoutMs: number;
+  /** Lets live webhook URLs point at loopback or private addresses (off by default). */
+  allowPrivateWebhookUrls: boolean;
+  /** GraphQL introspection; on by default outside production. */
+  graphqlIntrospection: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** About ten attempts over roughly three days. */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+  86_400_000,
+];
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates the configuration from the environment. Every bad value is reported,
+ * not only the first, so an operator fixes them in one go.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const value = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const v = raw.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(v)) return true;
+    if (['false', '0', 'no', 'off'].includes(v)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+
+  const port = integer('PORT', 4000, 0, 65535);
+  const host = value('HOST') ?? '0.0.0.0';
+
+  const databaseUrl = value('DATABASE_URL');
+  if (databaseUrl !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(databaseUrl);
+      ok = u.protocol === 'postgres:' || u.protocol === 'postgresql:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+
+  const dataDir = path.resolve(cwd, value('DATA_DIR') ?? '.data');
+
+  let publicUrl = value('PUBLIC_URL') ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_URL must be an http:// or https:// URL (got "${publicUrl}")`);
+  }
+
+  const adminToken = value('ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    problems.push('ADMIN_TOKEN must be at least 16 characters long');
+  }
+
+  const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevelRaw}")`);
+  }
+
+  const masterKey = value('MASTER_KEY');
+  if (masterKey !== undefined && !isMasterKeyShape(masterKey)) {
+    problems.push('MASTER_KEY must be 64 hex characters or the base64 of exactly 32 bytes');
+  }
+
+  let webhookRetryDelaysMs = DEFAULT_WEBHOOK_RETRY_DELAYS_MS;
+  const delaysRaw = value('WEBHOOK_RETRY_DELAYS_MS');
+  if (delaysRaw !== undefined) {
+    const parts = delaysRaw.split(',').map((p) => p.trim());
+    if (parts.some((p) => !/^\d+$/.test(p))) {
+      problems.push(`WEBHOOK_RETRY_DELAYS_MS must be comma-separated non-negative integers (got "${delaysRaw}")`);
+    } else {
+      webhookRetryDelaysMs = parts.map(Number);
+    }
+  }
+
+  const production = env.NODE_ENV === 'production';
+  const config: Config = {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    publicUrl,
+    adminToken,
+    migrateOnStart: boolean('MIGRATE_ON_START', true),
+    logLevel: logLevelRaw as LogLevel,
+    masterKey,
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    webhookRetryDelaysMs,
+    authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
+    allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
+    graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function isMasterKeyShape(v: string): boolean {
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return true;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(v)) return false;
+  return Buffer.from(v, 'base64').length === 32;
+}

@@ -1,0 +1,75 @@
+import { MikroORM, type Options } from '@mikro-orm/core';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Config } from '../config';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from '../../migrations';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded';
+
+export type DatabaseMode = 'postgres' | 'embedded';
+
+export interface Database {
+  orm: MikroORM<PostgreSqlDriver>;
+  mode: DatabaseMode;
+  close(): Promise<void>;
+}
+
+type Connection = { clientUrl: string } | { host: string; port: number; user: string; dbName: string };
+
+export function ormOptions(connection: Connection, poolSize: number): Options<PostgreSqlDriver> {
+  return {
+    driver: PostgreSqlDriver,
+    ...connection,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: MIGRATIONS,
+      tableName: 'schema_migrations',
+      transactional: true,
+      allOrNothing: true,
+      disableForeignKeys: false,
+      silent: true,
+    },
+    pool: { min: 0, max: poolSize },
+    discovery: { warnWhenNoEntities: true },
+    allowGlobalContext: false,
+    forceUndefined: false,
+    debug: false,
+    // Money columns stay strings end to end: never a float.
+    ignoreUndefinedInQuery: true,
+  };
+}
+
+/**
+ * Opens the database the configuration selects: the PostgreSQL server of DATABASE_URL, or
+ * the embedded PGlite database under DATA_DIR.
+ */
+export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
+  let embedded: EmbeddedDatabase | undefined;
+  let connection: Connection;
+  let poolSize = config.databasePoolSize;
+  if (config.databaseUrl) {
+    connection = { clientUrl: config.databaseUrl };
+  } else {
+    embedded = await startEmbeddedDatabase(config.dataDir);
+    connection = { ...embedded.target, user: 'postgres', dbName: 'postgres' };
+    poolSize = 1;
+  }
+  try {
+    const orm = await MikroORM.init(ormOptions(connection, poolSize));
+    if (options.migrate ?? config.migrateOnStart) {
+      await orm.getMigrator().up();
+    }
+    return {
+      orm,
+      mode: embedded ? 'embedded' : 'postgres',
+      async close() {
+        await orm.close(true);
+        await embedded?.close();
+      },
+    };
+  } catch (err) {
+    await embedded?.close();
+    throw err;
+  }
+}

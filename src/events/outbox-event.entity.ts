@@ -1,0 +1,41 @@
+import { OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { AppEnvironment } from '../merchants/app-environment.entity';
+import { Order } from '../orders/order.entity';
+
+/**
+ * Transactional outbox: written in the same transaction as the state change it reports,
+ * and the only source of webhooks and subscription events.
+ */
+@Entity({ tableName: 'outbox_event' })
+@Index({ properties: ['order', 'sequence'] })
+export class OutboxEvent {
+  [OptionalProps]?: 'order' | 'sequence' | 'createdAt';
+
+  /** The eventId merchants see; also the Standard Webhooks `webhook-id`. */
+  @PrimaryKey({ type: 'uuid' })
+  id!: string;
+
+  @ManyToOne(() => AppEnvironment, { deleteRule: 'cascade', index: true })
+  environment!: AppEnvironment;
+
+  @ManyToOne(() => Order, { nullable: true, deleteRule: 'cascade' })
+  order: Order | null = null;
+
+  /** `transaction` or `test_assess`. */
+  @Property({ type: 'string', length: 40 })
+  notify!: string;
+
+  /** `successful`, `failed`, … */
+  @Property({ type: 'string', length: 40 })
+  notifyType!: string;
+
+  @Property({ type: 'integer', default: 0 })
+  sequence: number = 0;
+
+  /** The full body as delivered, frozen at the time of the change. */
+  @Property({ type: 'json' })
+  payload!: Record<string, unknown>;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+}

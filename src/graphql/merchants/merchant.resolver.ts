@@ -1,0 +1,43 @@
+import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphqlContext } from '../context';
+import {
+  CreatedMerchantType,
+  CreateMerchantInput,
+  EnvironmentModeEnum,
+  MerchantType,
+  RotatedKeysType,
+  RotateKeysInput,
+} from './merchant.types';
+
+@Resolver()
+export class MerchantResolver {
+  @Authorized('TENANT')
+  @Query(() => MerchantType, { description: "The api-key's merchant and environment." })
+  async merchant(@Ctx() ctx: GraphqlContext): Promise<MerchantType> {
+    const tenant = await ctx.tenant();
+    const subsidiary = await ctx.services.merchants.getSubsidiary(tenant);
+    return {
+      subsidiary,
+      environment: tenant.mode as EnvironmentModeEnum,
+      encryptionKey: await ctx.services.merchants.currentEncryptionKey(tenant),
+    };
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => CreatedMerchantType, { description: 'Platform admin only (x-admin-token).' })
+  createMerchant(@Arg('input') input: CreateMerchantInput, @Ctx() ctx: GraphqlContext): Promise<CreatedMerchantType> {
+    return ctx.services.merchants.createMerchant(input);
+  }
+
+  @Authorized('PRIVATE_KEY')
+  @Mutation(() => RotatedKeysType, { description: "Replaces the environment's keys; private key only." })
+  async rotateKeys(@Arg('input') input: RotateKeysInput, @Ctx() ctx: GraphqlContext): Promise<RotatedKeysType> {
+    const rotated = await ctx.services.merchants.rotateKeys(await ctx.tenant(), input.keys, input.graceSeconds ?? 0);
+    return {
+      publicKey: rotated.publicKey ?? null,
+      privateKey: rotated.privateKey ?? null,
+      encryptionKey: rotated.encryptionKey ?? null,
+      previousKeysExpireAt: rotated.previousKeysExpireAt,
+    };
+  }
+}

@@ -1,0 +1,75 @@
+import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { GraphQLJSON } from 'graphql-scalars';
+
+export enum EnvironmentModeEnum {
+  TEST = 'test',
+  LIVE = 'live',
+}
+registerEnumType(EnvironmentModeEnum, { name: 'EnvironmentMode', description: 'The environment an api-key belongs to.' });
+
+export enum RotatableKeyEnum {
+  PUBLIC = 'public',
+  PRIVATE = 'private',
+  ENCRYPTION = 'encryption',
+}
+registerEnumType(RotatableKeyEnum, { name: 'RotatableKey' });
+
+@ObjectType('Subsidiary', { description: 'A merchant, as the legacy interface names it.' })
+export class SubsidiaryType {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field({ description: 'ISO 3166-1 alpha-2' }) country!: string;
+  @Field() supportEmail!: string;
+  @Field(() => GraphQLJSON, { nullable: true }) customization?: unknown;
+}
+
+@ObjectType('Merchant', { description: "The api-key's own merchant and environment." })
+export class MerchantType {
+  @Field(() => SubsidiaryType) subsidiary!: SubsidiaryType;
+  @Field(() => EnvironmentModeEnum) environment!: EnvironmentModeEnum;
+  @Field({ description: 'The encryption key to encrypt payloads with now.' }) encryptionKey!: string;
+}
+
+@ObjectType('EnvironmentKeys')
+export class EnvironmentKeysType {
+  @Field() publicKey!: string;
+  @Field() privateKey!: string;
+  @Field() encryptionKey!: string;
+}
+
+@ObjectType('MerchantKeys')
+export class MerchantKeysType {
+  @Field(() => EnvironmentKeysType) test!: EnvironmentKeysType;
+  @Field(() => EnvironmentKeysType) live!: EnvironmentKeysType;
+}
+
+@ObjectType('CreatedMerchant', { description: 'Private keys and the webhook secret are shown here once and never again.' })
+export class CreatedMerchantType {
+  @Field(() => SubsidiaryType) subsidiary!: SubsidiaryType;
+  @Field() webhookSecret!: string;
+  @Field(() => MerchantKeysType) keys!: MerchantKeysType;
+}
+
+@InputType()
+export class CreateMerchantInput {
+  @Field() name!: string;
+  @Field({ description: 'ISO 3166-1 alpha-2' }) country!: string;
+  @Field() supportEmail!: string;
+  @Field(() => String, { nullable: true, description: "The test environment's webhook URL." }) webhookUrl?: string | null;
+  @Field(() => String, { nullable: true, description: "The live environment's webhook URL." }) liveWebhookUrl?: string | null;
+}
+
+@InputType()
+export class RotateKeysInput {
+  @Field(() => [RotatableKeyEnum]) keys!: RotatableKeyEnum[];
+  @Field(() => Int, { nullable: true, description: 'Seconds the replaced keys keep working (0 to 604800, default 0).' })
+  graceSeconds?: number | null;
+}
+
+@ObjectType('RotatedKeys')
+export class RotatedKeysType {
+  @Field(() => String, { nullable: true }) publicKey!: string | null;
+  @Field(() => String, { nullable: true }) privateKey!: string | null;
+  @Field(() => String, { nullable: true }) encryptionKey!: string | null;
+  @Field() previousKeysExpireAt!: Date;
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { DomainError, validationError } from '../shared/errors';
+import type { Clock } from '../shared/clock';
+import type { Tenant } from '../merchants/tenant';
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const RETENTION_MS = 24 * 3600 * 1000;
+
+/**
+ * Idempotency-Key handling: the first request with a key does the work and its answer is
+ * stored; a repeat with the same content within 24 hours gets the stored answer without the
+ * work being done again. A repeat while the first is still running waits for it (up to
+ * `waitMs`), then gets a conflict. The same key with other content is refused.
+ */
+export class IdempotencyService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly waitMs = 10_000,
+  ) {}
+
+  static validateKey(key: string): void {
+    if (!KEY_PATTERN.test(key)) throw validationError('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+  }
+
+  static fingerprint(parts: unknown[]): string {
+    return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  }
+
+  async run(tenant: Tenant, key: string, fingerprint: string, work: () => Promise<{ status: number; body: string }>): Promise<StoredResponse> {
+    IdempotencyService.validateKey(key);
+    const conn = this.orm.em.getConnection();
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const inserted: Array<{ id: string }> = await conn.execute(
+        `insert into idempotency_key (environment_id, key, fingerprint, state, created_at)
+         values (?, ?, ?, 'in_progress', ?) on conflict (environment_id, key) do nothing returning id`,
+        [tenant.environmentId, key, fingerprint, this.clock.now()],
+      );
+      if (inserted.length === 1) {
+        const id = inserted[0]!.id;
+        let result: { status: number; body: string };
+        try {
+          result = await work();
+        } catch (err) {
+          await conn.execute('delete from idempotency_key where id = ?', [id]); // a fault: let the client retry
+          throw err;
+        }
+        if (result.status >= 500) {
+          await conn.execute('delete from idempotency_key where id = ?', [id]);
+        } else {
+          await conn.execute(
+            `update idempotency_key set state = 'completed', response_status = ?, response_body = ? where id = ?`,
+            [result.status, result.body, id],
+          );
+        }
+        return { ...result, replayed: false };
+      }
+
+      const rows: Array<{ id: string; fingerprint: string; state: string; response_status: number | null; response_body: string | null; created_at: Date }> =
+        await conn.execute('select id, fingerprint, state, response_status, response_body, created_at from idempotency_key where environment_id = ? and key = ?', [tenant.environmentId, key]);
+      const row = rows[0];
+      if (!row) continue; // deleted between our insert and select: try again
+      if (this.clock.now().getTime() - new Date(row.created_at).getTime() > RETENTION_MS) {
+        await conn.execute('delete from idempotency_key where id = ? and created_at = ?', [row.id, row.created_at]);
+        continue;
+      }
+      if (row.fingerprint !== fingerprint) {
+        throw new DomainError('conflict', 'This Idempotency-Key was already used with a different request.', '422');
+      }
+      if (row.state === 'completed') {
+        return { status: row.response_status!, body: row.response_body!, replayed: true };
+      }
+      if (Date.now() >= deadline) {
+        throw new DomainError('conflict', 'A request with this Idempotency-Key is still being processed; retry later.', '409');
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}

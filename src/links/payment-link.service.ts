@@ -1,0 +1,214 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { notFound, requiredField, unsupported, validationError } from '../shared/errors';
+import { currencyOf, parseAmount } from '../shared/money';
+import { randomReference } from '../shared/random';
+import { isHttpUrl } from '../shared/validation';
+import type { Tenant } from '../merchants/tenant';
+import { Subsidiary } from '../merchants/subsidiary.entity';
+import { AppEnvironment } from '../merchants/app-environment.entity';
+import { PaymentLink, type AuthOption } from './payment-link.entity';
+import { PaymentLinkType } from './payment-link-type.entity';
+import { Frequency } from './frequency.entity';
+
+/** Link input as both adapters hand it over; every rule about it lives here. */
+export interface PaymentLinkInput {
+  name?: string | null;
+  description?: string | null;
+  paymentType?: string | null;
+  currency?: string | null;
+  authOption?: string | null;
+  amount?: string | number | null;
+  mobile?: string | null;
+  backgroundImage?: string | null;
+  website?: string | null;
+  limit?: string | number | null;
+}
+
+export const PAYMENT_LINK_NOT_FOUND = 'payment link not found';
+const linkNotFound = () => notFound(PAYMENT_LINK_NOT_FOUND, '02');
+
+export interface PaymentLinkFilter {
+  id?: number;
+  isActive?: boolean;
+  currency?: string;
+  search?: string;
+}
+
+export class PaymentLinkService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly publicUrl: string,
+  ) {}
+
+  paymentLinkUrl(link: PaymentLink): string {
+    return `${this.publicUrl}/pay/${link.reference}`;
+  }
+
+  async create(tenant: Tenant, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
+    const em = this.orm.em.fork();
+    const fields = await this.validate(input, { creating: true });
+    const link = em.create(PaymentLink, {
+      environment: em.getReference(AppEnvironment, tenant.environmentId),
+      type: em.getReference(PaymentLinkType, fields.typeId),
+      name: fields.name,
+      description: fields.description,
+      reference: randomReference('PL', 16),
+      amount: fields.amount,
+      currency: fields.currency!,
+      authOption: fields.authOption ?? 'AUTH',
+      mobile: fields.mobile,
+      backgroundImage: fields.backgroundImage,
+      website: fields.website,
+      limit: fields.limit,
+      isActive: true,
+    });
+    await em.flush();
+    await em.populate(link, ['type']);
+    const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
+    return { link, subsidiary };
+  }
+
+  /** Changes fields only; state and currency stay as they are. */
+  async edit(tenant: Tenant, id: number | string, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
+    const em = this.orm.em.fork();
+    const linkId = this.parseId(id);
+    const fields = await this.validate(input, { creating: false });
+    const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
+    if (!link) throw linkNotFound();
+    link.name = fields.name;
+    link.description = fields.description;
+    link.type = em.getReference(PaymentLinkType, fields.typeId);
+    link.amount = fields.amount;
+    if (fields.authOption) link.authOption = fields.authOption;
+    link.mobile = fields.mobile;
+    link.backgroundImage = fields.backgroundImage;
+    link.website = fields.website;
+    link.limit = fields.limit;
+    await em.flush();
+    await em.populate(link, ['type'], { refresh: true });
+    const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
+    return { link, subsidiary };
+  }
+
+  /** activate / disable: idempotent; unknown ids (of this tenant) are "payment link not found". */
+  async setActive(tenant: Tenant, id: number | string, isActive: boolean): Promise<PaymentLink> {
+    const em = this.orm.em.fork();
+    const linkId = this.parseId(id);
+    const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
+    if (!link) throw linkNotFound();
+    link.isActive = isActive;
+    await em.flush();
+    return link;
+  }
+
+  /** The tenant's links, newest first. */
+  async list(tenant: Tenant, filter: PaymentLinkFilter = {}): Promise<PaymentLink[]> {
+    const em = this.orm.em.fork();
+    return em.find(PaymentLink, this.where(tenant, filter), { populate: ['type'], orderBy: { dateCreated: 'desc', id: 'desc' } });
+  }
+
+  async get(tenant: Tenant, id: number | string): Promise<PaymentLink> {
+    const linkId = this.parseId(id);
+    const link = linkId === undefined ? null : await this.orm.em.fork().findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
+    if (!link) throw linkNotFound();
+    return link;
+  }
+
+  async getByReference(tenant: Tenant, reference: string): Promise<PaymentLink> {
+    const link = await this.orm.em.fork().findOne(PaymentLink, { reference, environment: tenant.environmentId }, { populate: ['type'] });
+    if (!link) throw linkNotFound();
+    return link;
+  }
+
+  /** For the public checkout page: a link by its public reference, with its merchant environment. */
+  async findPublic(reference: string): Promise<PaymentLink | null> {
+    return this.orm.em.fork().findOne(PaymentLink, { reference }, { populate: ['type', 'environment', 'environment.subsidiary'] });
+  }
+
+  where(tenant: Tenant, filter: PaymentLinkFilter) {
+    const where: Record<string, unknown> = { environment: tenant.environmentId };
+    if (filter.id !== undefined) where.id = filter.id;
+    if (filter.isActive !== undefined) where.isActive = filter.isActive;
+    if (filter.currency) where.currency = filter.currency.toUpperCase();
+    if (filter.search) {
+      const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.$or = [{ name: { $ilike: like } }, { reference: { $ilike: like } }];
+    }
+    return where;
+  }
+
+  async types(): Promise<PaymentLinkType[]> {
+    return this.orm.em.fork().find(PaymentLinkType, {}, { orderBy: { id: 'asc' } });
+  }
+
+  async frequencies(): Promise<Frequency[]> {
+    return this.orm.em.fork().find(Frequency, {}, { orderBy: { id: 'asc' } });
+  }
+
+  private parseId(id: number | string): number | undefined {
+    const text = String(id).trim();
+    if (!/^\d{1,9}$/.test(text)) return undefined;
+    return Number(text);
+  }
+
+  private async validate(input: PaymentLinkInput, { creating }: { creating: boolean }) {
+    const text = (v: string | null | undefined) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+    const name = text(input.name);
+    if (!name) throw requiredField('Name');
+    if (name.length > 200) throw validationError('The Name field must be at most 200 characters.');
+    const description = text(input.description);
+    if (!description) throw requiredField('Description');
+    if (description.length > 2000) throw validationError('The Description field must be at most 2000 characters.');
+
+    const typeCode = text(input.paymentType)?.toUpperCase();
+    if (!typeCode) throw requiredField('PaymentType');
+    const type = await this.orm.em.fork().findOne(PaymentLinkType, { code: typeCode, status: true });
+    if (!type) throw unsupported('PaymentType');
+
+    let currency: string | null = null;
+    if (creating) {
+      currency = (text(input.currency) ?? 'NGN').toUpperCase();
+      if (!currencyOf(currency)) throw unsupported('Currency');
+    }
+
+    const authText = text(input.authOption)?.toUpperCase();
+    if (creating && !authText) throw requiredField('AuthOption');
+    if (authText && authText !== 'AUTH' && authText !== 'NOAUTH') throw unsupported('AuthOption');
+
+    let amount: string | null = null;
+    if (input.amount !== null && input.amount !== undefined && String(input.amount).trim() !== '') {
+      const parsed = parseAmount(input.amount);
+      if (typeof parsed === 'string') throw amountError(parsed);
+      amount = parsed.toFixed(2);
+    }
+
+    let limit: number | null = null;
+    if (input.limit !== null && input.limit !== undefined && String(input.limit).trim() !== '') {
+      const t = String(input.limit).trim();
+      if (!/^\d{1,9}$/.test(t) || Number(t) < 1) throw validationError('The Limit field must be a whole number of at least 1.');
+      limit = Number(t);
+    }
+
+    const mobile = text(input.mobile);
+    if (mobile && !/^\+?[0-9 ()-]{6,20}$/.test(mobile)) throw validationError('The Mobile field is not a valid phone number.');
+    const backgroundImage = text(input.backgroundImage);
+    if (backgroundImage && !isHttpUrl(backgroundImage)) throw validationError('The BackgroundImage field must be an http or https URL.');
+    const website = text(input.website);
+    if (website && !isHttpUrl(website)) throw validationError('The Website field must be an http or https URL.');
+
+    return { name, description, typeId: type.id, currency, authOption: authText as AuthOption | undefined, amount, limit, mobile, backgroundImage, website };
+  }
+}
+
+export function amountError(problem: 'invalid' | 'not_positive' | 'too_large' | 'too_precise', field = 'Amount') {
+  switch (problem) {
+    case 'not_positive':
+      return validationError(`The ${field} field must be greater than zero.`);
+    case 'too_large':
+      return validationError(`The ${field} field must be at most 999999999999.99.`);
+    case 'too_precise':
+      return validationError(`The ${field} field must have at most 2 decimal places.`);
+    default:
+      return validationError(`The ${field} field must be a number.`);
+  }
+}

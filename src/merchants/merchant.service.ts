@@ -1,0 +1,202 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
+import { generateRsaKeyMaterial } from '../crypto/encryption-key';
+import type { SecretBox } from '../crypto/secret-box';
+import type { Clock } from '../shared/clock';
+import { forbidden, notFound, validationError, requiredField } from '../shared/errors';
+import { isCountryCode, isEmail, isHttpUrl } from '../shared/validation';
+import { ApiKey, type ApiKeyKind } from './api-key.entity';
+import { AppEnvironment, type EnvironmentMode } from './app-environment.entity';
+import { EncryptionKey } from './encryption-key.entity';
+import { Subsidiary } from './subsidiary.entity';
+import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
+import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
+import type { Tenant } from './tenant';
+
+export interface CreateMerchantInput {
+  name: string;
+  country: string;
+  supportEmail: string;
+  webhookUrl?: string | null;
+  liveWebhookUrl?: string | null;
+}
+
+export interface EnvironmentKeys {
+  publicKey: string;
+  privateKey: string;
+  encryptionKey: string;
+}
+
+/** Exactly the JSON of contract section 2; private keys appear here once and never again. */
+export interface CreatedMerchant {
+  subsidiary: { id: number; name: string; country: string; supportEmail: string };
+  webhookSecret: string;
+  keys: { test: EnvironmentKeys; live: EnvironmentKeys };
+}
+
+export type RotatableKey = 'public' | 'private' | 'encryption';
+
+export interface RotatedKeys {
+  publicKey?: string;
+  privateKey?: string;
+  encryptionKey?: string;
+  /** When the replaced keys stop working. */
+  previousKeysExpireAt: Date;
+}
+
+/** Longest grace period a rotated key may keep working (Stripe allows up to 7 days too). */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
+
+export class MerchantService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+    private readonly rsaBits = 2048,
+  ) {}
+
+  async createMerchant(input: CreateMerchantInput): Promise<CreatedMerchant> {
+    const name = (input.name ?? '').trim();
+    const country = (input.country ?? '').trim().toUpperCase();
+    const supportEmail = (input.supportEmail ?? '').trim();
+    if (!name) throw requiredField('Name');
+    if (name.length > 200) throw validationError('The Name field must be at most 200 characters.');
+    if (!country) throw requiredField('Country');
+    if (!isCountryCode(country)) throw validationError('The Country field must be an ISO 3166-1 alpha-2 code.');
+    if (!supportEmail) throw requiredField('Email');
+    if (!isEmail(supportEmail)) throw validationError('The Email field is not a valid e-mail address.');
+    for (const [field, url] of [['WebhookUrl', input.webhookUrl], ['LiveWebhookUrl', input.liveWebhookUrl]] as const) {
+      if (url && !isHttpUrl(url)) throw validationError(`The ${field} field must be an http or https URL.`);
+    }
+
+    // RSA generation runs on libuv's thread pool, off the event loop; both at once.
+    const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(this.rsaBits), generateRsaKeyMaterial(this.rsaBits)]);
+    const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+
+    return this.orm.em.fork().transactional(async (em) => {
+      const subsidiary = em.create(Subsidiary, {
+        name,
+        country,
+        supportEmail,
+        webhookSecretSealed: 'pending',
+      });
+      await em.flush();
+      subsidiary.webhookSecretSealed = this.secrets.seal(webhookSecret, `subsidiary:${subsidiary.id}:webhook-secret`);
+
+      const keys = {} as CreatedMerchant['keys'];
+      for (const [mode, rsa, url] of [
+        ['test', testRsa, input.webhookUrl],
+        ['live', liveRsa, input.liveWebhookUrl],
+      ] as const) {
+        const environment = em.create(AppEnvironment, { subsidiary, mode });
+        const publicKey = this.addApiKey(em, environment, 'public');
+        const privateKey = this.addApiKey(em, environment, 'private');
+        await this.addEncryptionKey(em, environment, rsa);
+        if (url) em.create(WebhookEndpoint, { environment, url });
+        keys[mode] = { publicKey, privateKey, encryptionKey: rsa.encryptionKey };
+      }
+      await em.flush();
+      return {
+        subsidiary: { id: subsidiary.id, name, country, supportEmail },
+        webhookSecret,
+        keys,
+      };
+    });
+  }
+
+  /**
+   * Replaces the tenant's keys of the given kinds. The replaced keys keep working for
+   * `graceSeconds` (0: they stop at once), so a merchant can roll them out without downtime.
+   * Only a private key may rotate keys.
+   */
+  async rotateKeys(tenant: Tenant, kinds: RotatableKey[], graceSeconds = 0): Promise<RotatedKeys> {
+    if (tenant.keyKind !== 'private') throw forbidden('Keys can only be rotated with the private key.');
+    if (kinds.length === 0) throw validationError('Choose at least one key to rotate.');
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
+      throw validationError(`The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
+    }
+    const rsa = kinds.includes('encryption') ? await generateRsaKeyMaterial(this.rsaBits) : undefined;
+    const expireAt = new Date(this.clock.now().getTime() + graceSeconds * 1000);
+
+    return this.orm.em.fork().transactional(async (em) => {
+      // Serialises concurrent rotations of one environment.
+      const environment = await em.findOneOrFail(
+        AppEnvironment,
+        { id: tenant.environmentId },
+        { lockMode: 4 /* PESSIMISTIC_WRITE */ },
+      );
+      const result: RotatedKeys = { previousKeysExpireAt: expireAt };
+      for (const kind of ['public', 'private'] as const) {
+        if (!kinds.includes(kind)) continue;
+        await em.nativeUpdate(
+          ApiKey,
+          { environment, kind, $or: [{ expiresAt: null }, { expiresAt: { $gt: expireAt } }] },
+          { expiresAt: expireAt },
+        );
+        const key = this.addApiKey(em, environment, kind);
+        if (kind === 'public') result.publicKey = key;
+        else result.privateKey = key;
+      }
+      if (rsa) {
+        await em.nativeUpdate(
+          EncryptionKey,
+          { environment, $or: [{ expiresAt: null }, { expiresAt: { $gt: expireAt } }] },
+          { expiresAt: expireAt },
+        );
+        await this.addEncryptionKey(em, environment, rsa);
+        result.encryptionKey = rsa.encryptionKey;
+      }
+      await em.flush();
+      return result;
+    });
+  }
+
+  /** The tenant's own merchant record. */
+  async getSubsidiary(tenant: Tenant): Promise<Subsidiary> {
+    const subsidiary = await this.orm.em.fork().findOne(Subsidiary, { id: tenant.subsidiaryId });
+    if (!subsidiary) throw notFound('merchant not found', '13');
+    return subsidiary;
+  }
+
+  /** The encryption key merchants should use now (the newest unexpired one). */
+  async currentEncryptionKey(tenant: Tenant): Promise<string> {
+    const now = this.clock.now();
+    const key = await this.orm.em.fork().findOne(
+      EncryptionKey,
+      { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
+      { orderBy: { id: 'desc' } },
+    );
+    if (!key) throw notFound('encryption key not found', '13');
+    return key.encryptionKey;
+  }
+
+  /** The merchant's webhook secret, unsealed for signing. */
+  async webhookSecret(subsidiaryId: number): Promise<string> {
+    const subsidiary = await this.orm.em
+      .fork()
+      .findOneOrFail(Subsidiary, { id: subsidiaryId }, { populate: ['webhookSecretSealed'] });
+    return this.secrets.open(subsidiary.webhookSecretSealed, `subsidiary:${subsidiaryId}:webhook-secret`);
+  }
+
+  private addApiKey(em: EntityManager, environment: AppEnvironment, kind: ApiKeyKind): string {
+    const key = generateApiKey(kind, environment.mode as EnvironmentMode);
+    em.create(ApiKey, { environment, kind, keyHash: hashApiKey(key), hint: apiKeyHint(key) });
+    return key;
+  }
+
+  private async addEncryptionKey(
+    em: EntityManager,
+    environment: AppEnvironment,
+    rsa: { bits: number; encryptionKey: string; privateKeyPem: string },
+  ): Promise<void> {
+    const row = em.create(EncryptionKey, {
+      environment,
+      bits: rsa.bits,
+      encryptionKey: rsa.encryptionKey,
+      privateKeySealed: 'pending',
+    });
+    await em.flush();
+    // The row id is part of the seal's context, so a sealed key cannot be moved to another row.
+    row.privateKeySealed = this.secrets.seal(rsa.privateKeyPem, `encryption-key:${row.id}`);
+  }
+}

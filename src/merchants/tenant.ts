@@ -1,0 +1,14 @@
+import type { ApiKeyKind } from './api-key.entity';
+import type { EnvironmentMode } from './app-environment.entity';
+
+/**
+ * Who is calling, as resolved from the api-key. Every domain operation on tenant data takes
+ * one and filters by `environmentId` (which belongs to exactly one merchant), so a key never
+ * reaches another merchant's rows nor the other environment's.
+ */
+export interface Tenant {
+  environmentId: number;
+  subsidiaryId: number;
+  mode: EnvironmentMode;
+  keyKind: ApiKeyKind;
+}

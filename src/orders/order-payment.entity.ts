@@ -1,0 +1,60 @@
+import { Check, OptionalProps, Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { Order } from './order.entity';
+
+/** One attempt to pay an order (card or PayPal). */
+@Check({ name: 'order_payment_amount_positive', expression: '"amount" > 0 and "fee" >= 0' })
+@Entity({ tableName: 'order_payment' })
+export class OrderPayment {
+  [OptionalProps]?: 'instrument' | 'remarks' | 'processorToken' | 'authenticationExpiresAt' | 'dateCreated' | 'dateUpdated';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Order, { deleteRule: 'cascade', index: true })
+  order!: Order;
+
+  @Property({ type: 'string', length: 40, unique: true })
+  reference!: string;
+
+  /** 2 = Card Payment, 3 = PayPal. */
+  @Property({ type: 'smallint' })
+  paymentOptionId!: number;
+
+  @Property({ type: 'string', length: 40 })
+  paymentOption!: string;
+
+  @Property({ type: 'smallint' })
+  statusId!: number;
+
+  @Property({ type: 'string', length: 10 })
+  responseCode!: string;
+
+  @Property({ type: 'text' })
+  responseMessage!: string;
+
+  @Property({ type: 'text', nullable: true })
+  instrument: string | null = null;
+
+  @Property({ type: 'text', default: '' })
+  remarks: string = '';
+
+  @Property({ type: 'decimal', precision: 20, scale: 4 })
+  amount!: string;
+
+  @Property({ type: 'decimal', precision: 20, scale: 4 })
+  fee!: string;
+
+  /** Token of the processor for the authorized instrument (never the card number). */
+  @Property({ type: 'string', length: 100, nullable: true })
+  processorToken: string | null = null;
+
+  /** Unfinished 3-D Secure / PayPal authentication fails after this instant. */
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true, index: true })
+  authenticationExpiresAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  dateCreated: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()', onUpdate: () => new Date() })
+  dateUpdated: Date = new Date();
+}

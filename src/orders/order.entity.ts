@@ -1,0 +1,124 @@
+import { Check, OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { AppEnvironment } from '../merchants/app-environment.entity';
+import { PaymentLink } from '../links/payment-link.entity';
+import { Frequency } from '../links/frequency.entity';
+import { Customer } from './customer.entity';
+
+/** Order status ids of the specification. 3 is unused. */
+export const OrderStatus = { Initiated: 1, PendingAuthentication: 2, Failed: 4, Successful: 5 } as const;
+export type OrderStatusId = (typeof OrderStatus)[keyof typeof OrderStatus];
+
+/**
+ * One customer payment. The reference is unique per merchant environment (the environment
+ * row belongs to exactly one merchant), enforced by the database.
+ */
+@Check({ name: 'checkout_order_amount_positive', expression: '"amount" > 0' })
+@Check({ name: 'checkout_order_fees_non_negative', expression: '"fee" >= 0 and "subsidiary_fee" >= 0 and "customer_fee" >= 0 and "total_charged_amount" >= "amount"' })
+@Check({ name: 'checkout_order_status_known', expression: '"status_id" >= 1 and "status_id" <= 5' })
+@Index({ name: 'checkout_order_environment_id_status_id_index', properties: ['environment', 'statusId'] })
+@Entity({ tableName: 'checkout_order' })
+@Unique({ name: 'checkout_order_environment_reference_unique', properties: ['environment', 'reference'] })
+@Index({ properties: ['environment', 'createdAt'] })
+export class Order {
+  [OptionalProps]?: 'customer' | 'fee' | 'feeRate' | 'subsidiaryFee' | 'customerFee' | 'statusId' | 'remarks' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'paymentLink' | 'frequency' | 'numberOfPayments' | 'recurringPaymentId' | 'recurringPaymentReference' | 'ipAddress' | 'providerResponseDate' | 'datePaymentConfirmed' | 'eventSequence' | 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => AppEnvironment, { deleteRule: 'cascade' })
+  environment!: AppEnvironment;
+
+  @Property({ type: 'string', length: 100 })
+  reference!: string;
+
+  /** Our own reference toward the processor. */
+  @Property({ type: 'string', length: 40, unique: true })
+  processorReference!: string;
+
+  @Property({ type: 'string', length: 40, unique: true })
+  paymentReference!: string;
+
+  @ManyToOne(() => Customer, { nullable: true })
+  customer: Customer | null = null;
+
+  @Property({ type: 'decimal', precision: 20, scale: 4 })
+  amount!: string;
+
+  @Property({ type: 'string', length: 3, columnType: 'char(3)' })
+  currency!: string;
+
+  /** Fee quoted for the order at creation (card option), and how it splits. */
+  @Property({ type: 'decimal', precision: 20, scale: 4, default: '0' })
+  fee: string = '0';
+
+  @Property({ type: 'decimal', precision: 10, scale: 6, nullable: true })
+  feeRate: string | null = null;
+
+  @Property({ type: 'decimal', precision: 20, scale: 4, default: '0' })
+  subsidiaryFee: string = '0';
+
+  @Property({ type: 'decimal', precision: 20, scale: 4, default: '0' })
+  customerFee: string = '0';
+
+  @Property({ type: 'decimal', precision: 20, scale: 4 })
+  totalChargedAmount!: string;
+
+  @Property({ type: 'smallint' })
+  statusId: OrderStatusId = OrderStatus.Initiated;
+
+  @Property({ type: 'text' })
+  narration!: string;
+
+  @Property({ type: 'text', default: '' })
+  remarks: string = '';
+
+  @Property({ type: 'text' })
+  redirectUrl!: string;
+
+  @Property({ type: 'string', length: 20, nullable: true })
+  paymentMethod: string | null = null;
+
+  @Property({ type: 'string', length: 10, nullable: true })
+  paymentResponseCode: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  paymentResponseMessage: string | null = null;
+
+  @ManyToOne(() => PaymentLink, { nullable: true })
+  paymentLink: PaymentLink | null = null;
+
+  @ManyToOne(() => Frequency, { nullable: true })
+  frequency: Frequency | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  numberOfPayments: number | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  recurringPaymentId: number | null = null;
+
+  @Property({ type: 'string', length: 40, nullable: true })
+  recurringPaymentReference: string | null = null;
+
+  @Property({ type: 'string', length: 45, nullable: true })
+  ipAddress: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  providerResponseDate: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  datePaymentConfirmed: Date | null = null;
+
+  /** Per-order sequence of emitted events, so receivers can drop stale ones. */
+  @Property({ type: 'integer', default: 0 })
+  eventSequence: number = 0;
+
+  /** Optimistic lock: a concurrent state change of the same order fails instead of overwriting. */
+  @Property({ type: 'integer', version: true })
+  version!: number;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,207 @@
+import { isIP } from 'node:net';
+import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
+import { currencyOf, Money, parseAmount } from '../shared/money';
+import { countryIdOf } from '../shared/countries';
+import { randomReference } from '../shared/random';
+import { isEmail, isHttpUrl } from '../shared/validation';
+import type { Tenant } from '../merchants/tenant';
+import { AppEnvironment } from '../merchants/app-environment.entity';
+import { Subsidiary } from '../merchants/subsidiary.entity';
+import { PaymentLink } from '../links/payment-link.entity';
+import { Frequency } from '../links/frequency.entity';
+import { amountError, PAYMENT_LINK_NOT_FOUND } from '../links/payment-link.service';
+import type { FeeService } from '../fees/fee.service';
+import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { Customer } from './customer.entity';
+import { Order, OrderStatus } from './order.entity';
+import { OrderPayment } from './order-payment.entity';
+import { CardDetail } from './card-detail.entity';
+
+export interface CreateOrderInput {
+  customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
+  order?: { amount?: unknown; reference?: string | null; description?: string | null; currency?: string | null } | null;
+  payment?: { redirectUrl?: string | null; paymentLinkId?: unknown; frequencyId?: unknown; numberOfPayments?: unknown } | null;
+  paymentMeta?: { ipAddress?: string | null } | null;
+}
+
+export const ORDER_STATUS_NAMES: Record<number, string> = {
+  1: 'Initiated',
+  2: 'Pending Authentication',
+  3: 'Processing',
+  4: 'Failed',
+  5: 'Successful',
+};
+
+export const PAYMENT_OPTION_NAMES: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
+
+/** An order with everything its read models need, loaded in a bounded number of queries. */
+export interface OrderAggregate {
+  order: Order;
+  subsidiary: Subsidiary;
+  payments: OrderPayment[];
+  cards: CardDetail[];
+}
+
+const MAX_NUMBER_OF_PAYMENTS = 1000;
+
+export class OrderService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly fees: FeeService,
+    private readonly timeline: TimelineService,
+  ) {}
+
+  /** order/create: validates everything before writing anything; a duplicate reference changes nothing. */
+  async create(tenant: Tenant, input: CreateOrderInput): Promise<OrderAggregate> {
+    const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+    const c = input.customer;
+    if (!c) throw requiredField('Customer');
+    const o = input.order;
+    if (!o) throw requiredField('Order');
+    const p = input.payment;
+    if (!p) throw requiredField('Payment');
+
+    const firstName = text(c.firstname);
+    if (!firstName) throw requiredField('Firstname');
+    const lastName = text(c.lastname);
+    if (!lastName) throw requiredField('Lastname');
+    const mobile = text(c.mobile);
+    if (!mobile) throw requiredField('Mobile');
+    if (!/^\+?[0-9 ()-]{6,20}$/.test(mobile)) throw validationError('The Mobile field is not a valid phone number.');
+    const email = text(c.email)?.toLowerCase();
+    if (!email) throw requiredField('Email');
+    if (!isEmail(email)) throw validationError('The Email field is not a valid e-mail address.');
+    const country = text(c.country)?.toUpperCase();
+    if (!country) throw requiredField('Country');
+    if (!countryIdOf(country)) throw new DomainError('unsupported', 'Customer country is currently not supported.', '100');
+    for (const [field, value] of [['Firstname', firstName], ['Lastname', lastName]] as const) {
+      if (value.length > 100) throw validationError(`The ${field} field must be at most 100 characters.`);
+    }
+
+    const reference = text(o.reference);
+    if (!reference) throw requiredField('Reference');
+    if (reference.length > 100 || !/^[\x21-\x7e]+$/.test(reference)) {
+      throw validationError('The Reference field must be 1 to 100 visible characters without spaces.');
+    }
+    const currencyCode = (text(o.currency) ?? 'NGN').toUpperCase();
+    const currency = currencyOf(currencyCode);
+    if (!currency) throw unsupported('Currency');
+    if (o.amount === undefined || o.amount === null || o.amount === '') throw requiredField('Amount');
+    const amount = parseAmount(o.amount, currency.minorUnits);
+    if (typeof amount === 'string') throw amountError(amount);
+    const description = text(o.description) ?? '';
+    if (description.length > 2000) throw validationError('The Description field must be at most 2000 characters.');
+
+    const redirectUrl = text(p.redirectUrl);
+    if (!redirectUrl) throw requiredField('RedirectUrl');
+    if (!isHttpUrl(redirectUrl)) throw validationError('The RedirectUrl field must be an http or https URL.');
+    const paymentLinkId = optionalId(p.paymentLinkId, 'PaymentLinkId');
+    const frequencyId = optionalId(p.frequencyId, 'FrequencyId');
+    const numberOfPayments = optionalId(p.numberOfPayments, 'NumberOfPayments', MAX_NUMBER_OF_PAYMENTS);
+    if (frequencyId !== null && numberOfPayments === null) throw requiredField('NumberOfPayments');
+    if (numberOfPayments !== null && frequencyId === null) throw requiredField('FrequencyId');
+
+    let ipAddress: string | null = null;
+    if (input.paymentMeta) {
+      ipAddress = text(input.paymentMeta.ipAddress);
+      if (ipAddress && isIP(ipAddress) === 0) throw validationError('The IpAddress field is not a valid IP address.');
+    }
+
+    const quote = await this.fees.compute(tenant, amount, 'C', currency.code);
+
+    try {
+      return await this.orm.em.fork().transactional(async (em) => {
+        const environment = em.getReference(AppEnvironment, tenant.environmentId);
+        let link: PaymentLink | null = null;
+        if (paymentLinkId !== null) {
+          link = await em.findOne(PaymentLink, { id: paymentLinkId, environment }, { populate: ['type'] });
+          if (!link) throw notFound(PAYMENT_LINK_NOT_FOUND, '02');
+          if (!link.isActive) throw validationError('The payment link is not active.');
+          if (link.currency !== currency.code) throw validationError(`The Currency field must be ${link.currency}, the currency of the payment link.`);
+          if (link.amount !== null && !new Money(link.amount).eq(amount)) {
+            throw validationError(`The Amount field must be ${new Money(link.amount).toFixed(currency.minorUnits)}, the amount of the payment link.`);
+          }
+          if (link.type.code === 'SUB' && frequencyId === null) throw requiredField('FrequencyId');
+        }
+        let frequency: Frequency | null = null;
+        if (frequencyId !== null) {
+          frequency = await em.findOne(Frequency, { id: frequencyId, isActive: true });
+          if (!frequency) throw unsupported('FrequencyId');
+        }
+
+        let customer = await em.findOne(Customer, { environment, email });
+        if (customer) {
+          Object.assign(customer, { firstName, lastName, mobile, country });
+        } else {
+          customer = em.create(Customer, { environment, email, firstName, lastName, mobile, country });
+        }
+
+        const order = em.create(Order, {
+          environment,
+          reference,
+          processorReference: randomReference('PGW', 20),
+          paymentReference: randomReference('PAY', 20),
+          customer,
+          amount: amount.toFixed(currency.minorUnits),
+          currency: currency.code,
+          fee: quote.fee,
+          feeRate: quote.feeRate,
+          subsidiaryFee: quote.subsidiaryFee,
+          customerFee: quote.customerFee,
+          totalChargedAmount: quote.totalChargedAmount,
+          statusId: OrderStatus.Initiated,
+          narration: description,
+          redirectUrl,
+          paymentResponseCode: '01',
+          paymentResponseMessage: 'Created order successfully',
+          paymentLink: link,
+          frequency,
+          numberOfPayments,
+          ipAddress,
+          version: 1,
+        });
+        this.timeline.record(em, order, TimelineEvents.created, 'system', 'Order created');
+        await em.flush();
+        const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
+        return { order, subsidiary, payments: [], cards: [] };
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException && /checkout_order_environment_reference_unique/.test(err.message)) {
+        throw validationError('An order with this Reference already exists.');
+      }
+      throw err;
+    }
+  }
+
+  /** The tenant's order by reference, with payments, cards, link and customer. */
+  async getAggregate(tenant: Tenant, reference: string | null | undefined, em: EntityManager = this.orm.em.fork()): Promise<OrderAggregate> {
+    const ref = typeof reference === 'string' ? reference.trim() : '';
+    if (!ref) throw requiredField('Reference');
+    const order = await em.findOne(
+      Order,
+      { environment: tenant.environmentId, reference: ref },
+      { populate: ['customer', 'paymentLink', 'paymentLink.type'] },
+    );
+    if (!order) throw orderNotFound();
+    return this.aggregateOf(em, order, tenant.subsidiaryId);
+  }
+
+  async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
+    const [subsidiary, payments] = await Promise.all([
+      em.findOneOrFail(Subsidiary, { id: subsidiaryId }),
+      em.find(OrderPayment, { order }, { orderBy: { id: 'asc' } }),
+    ]);
+    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
+    return { order, subsidiary, payments, cards };
+  }
+}
+
+function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw validationError(`The ${field} field must be a whole number from 1 to ${max}.`);
+  }
+  return Number(text);
+}

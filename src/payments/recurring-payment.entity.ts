@@ -1,0 +1,54 @@
+import { Check, OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { AppEnvironment } from '../merchants/app-environment.entity';
+import { Frequency } from '../links/frequency.entity';
+import { Order } from '../orders/order.entity';
+
+export type RecurringState = 'pending' | 'active' | 'completed' | 'cancelled' | 'failed';
+
+/** A subscription: charges the saved card token at the frequency until the number of payments is reached. */
+@Check({ name: 'recurring_payment_counts', expression: '"number_of_payments" > 0 and "payments_made" >= 0 and "payments_made" <= "number_of_payments"' })
+@Entity({ tableName: 'recurring_payment' })
+@Index({ name: 'recurring_payment_due_index', properties: ['state', 'nextChargeAt'] })
+export class RecurringPayment {
+  [OptionalProps]?: 'paymentsMade' | 'consecutiveFailures' | 'state' | 'cardToken' | 'nextChargeAt' | 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @Property({ type: 'string', length: 40, unique: true })
+  reference!: string;
+
+  @ManyToOne(() => AppEnvironment, { deleteRule: 'cascade' })
+  environment!: AppEnvironment;
+
+  /** The order whose payment set the subscription up. */
+  @ManyToOne(() => Order, { deleteRule: 'cascade' })
+  order!: Order;
+
+  @ManyToOne(() => Frequency)
+  frequency!: Frequency;
+
+  @Property({ type: 'integer' })
+  numberOfPayments!: number;
+
+  @Property({ type: 'integer', default: 0 })
+  paymentsMade: number = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  consecutiveFailures: number = 0;
+
+  @Enum({ items: ['pending', 'active', 'completed', 'cancelled', 'failed'] })
+  state: RecurringState = 'pending';
+
+  @Property({ type: 'string', length: 100, nullable: true })
+  cardToken: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  nextChargeAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,22 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppServices } from '../app-context';
+import type { Tenant } from '../merchants/tenant';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tenant?: Tenant;
+  }
+}
+
+/** onRequest hook of the shim: every endpoint needs an api-key; the tenant rides on the request. */
+export function authenticateRequest(services: AppServices) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers['api-key'];
+    request.tenant = await services.auth.authenticate(Array.isArray(header) ? header[0] : header);
+  };
+}
+
+export function tenantOf(request: FastifyRequest): Tenant {
+  if (!request.tenant) throw new Error('route registered without authentication');
+  return request.tenant;
+}

@@ -1,0 +1,55 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError } from '../shared/errors';
+import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
+import { errorBody, httpStatusFor } from './envelopes';
+import { ENCRYPTED_DATA_MISSING } from './encrypted-body';
+
+export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
+  return reply.code(httpStatusFor(code)).send(errorBody(code, message));
+}
+
+/**
+ * One place maps every failure to the legacy error shape: domain errors by their code,
+ * decryption failures to one identical body, framework errors (bad JSON, oversized body,
+ * wrong media type) to documented codes, and anything unexpected to a 500 that is logged
+ * but says nothing of its cause.
+ */
+export function installRestErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof DomainError) return sendError(reply, error.code, error.message);
+    if (error instanceof PayloadDecryptionError) return sendError(reply, '400', PAYLOAD_DECRYPTION_FAILED);
+    const fe = error as FastifyError;
+    switch (fe.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendError(reply, 'VAL400', 'The request body is not valid JSON.');
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, '413', 'The request body is too large.');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(reply, '415', 'Content-Type must be application/json.');
+    }
+    if (fe.validation) {
+      if ((request.routeOptions.config as { encrypted?: boolean }).encrypted) return sendError(reply, '400', ENCRYPTED_DATA_MISSING);
+      return sendError(reply, 'VAL400', validationMessage(fe));
+    }
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return sendError(reply, 'VAL400', 'The request is not valid.');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, '500', 'An unexpected error occurred, please try again later.');
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, '404', 'The requested resource was not found.'));
+}
+
+function validationMessage(error: FastifyError): string {
+  const errors = error.validation ?? [];
+  const first = errors[0];
+  if (!first) return 'The request is not valid.';
+  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (!path) return 'The request body must be a JSON object.';
+  const expected = errors.find((e) => e.instancePath === first.instancePath && e.keyword === 'type')?.params as { type?: string } | undefined;
+  if (expected?.type === 'string' || expected?.type === 'number') return `The ${path} field must be a ${expected.type}.`;
+  return `The ${path} field is not valid.`;
+}

@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app-context';
+import { InputObject } from '../shared/input';
+import { notFound, validationError } from '../shared/errors';
+import { subsidiaryView } from '../merchants/subsidiary.view';
+import { paymentLinkView } from '../links/payment-link.view';
+import type { PaymentLinkInput } from '../links/payment-link.service';
+import { formatTimestamp } from '../shared/time';
+import { envelopeA } from './envelopes';
+import { tenantOf } from './authentication';
+import { ok, respond } from './respond';
+import { routeSchemas } from './schemas';
+
+const CREATE_FIELDS = ['Name', 'Description', 'PaymentType', 'Currency', 'AuthOption', 'Amount', 'Mobile', 'BackgroundImage', 'Website', 'Limit'];
+const EDIT_FIELDS = CREATE_FIELDS.filter((f) => f !== 'Currency');
+
+function linkInput(body: unknown, fields: string[]): PaymentLinkInput {
+  const input = InputObject.from(body ?? {}).allowOnly(fields);
+  return {
+    name: input.optionalString('Name', 200),
+    description: input.optionalString('Description', 2000),
+    paymentType: input.optionalString('PaymentType', 10),
+    currency: input.optionalString('Currency', 10),
+    authOption: input.optionalString('AuthOption', 10),
+    amount: input.raw('Amount') as string | number | null | undefined,
+    mobile: input.optionalString('Mobile', 40),
+    backgroundImage: input.optionalString('BackgroundImage', 2000),
+    website: input.optionalString('Website', 2000),
+    limit: input.raw('Limit') as string | number | null | undefined,
+  };
+}
+
+export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const links = ctx.services.links;
+  const url = (l: Parameters<typeof links.paymentLinkUrl>[0]) => links.paymentLinkUrl(l);
+  const linkAndSubsidiary = (r: Awaited<ReturnType<typeof links.create>>) =>
+    envelopeA({ paymentLink: paymentLinkView(r.link, url(r.link), 'single'), subsidiary: subsidiaryView(r.subsidiary) }, '00', 'Payment details fetched successfully');
+
+  app.post('/links/create', { schema: routeSchemas.createLink }, async (request, reply) =>
+    respond(ctx, request, reply, request.body, async () =>
+      ok(linkAndSubsidiary(await links.create(tenantOf(request), linkInput(request.body, CREATE_FIELDS)))),
+    ),
+  );
+
+  app.patch<{ Params: { id: string } }>('/links/:id/edit', { schema: routeSchemas.editLink }, async (request, reply) =>
+    respond(ctx, request, reply, request.body, async () =>
+      ok(linkAndSubsidiary(await links.edit(tenantOf(request), request.params.id, linkInput(request.body, EDIT_FIELDS)))),
+    ),
+  );
+
+  for (const [action, isActive, schema] of [
+    ['activate', true, routeSchemas.activateLink],
+    ['disable', false, routeSchemas.disableLink],
+  ] as const) {
+    app.patch<{ Params: { id: string } }>(`/links/:id/status/${action}`, { schema }, async (request, reply) =>
+      respond(ctx, request, reply, null, async () => {
+        await links.setActive(tenantOf(request), request.params.id, isActive);
+        return ok(envelopeA(null, '00', 'Payment link status updated successfully'));
+      }),
+    );
+  }
+
+  app.get<{ Querystring: { id?: string } }>('/links/all', { schema: routeSchemas.listLinks }, async (request) => {
+    const tenant = tenantOf(request);
+    const idText = request.query.id;
+    if (idText !== undefined && idText !== '') {
+      if (!/^\d{1,9}$/.test(idText)) throw validationError('The id field must be a whole number.');
+      const list = await links.list(tenant, { id: Number(idText) });
+      if (list.length === 0) throw notFound('payment link not found', '13');
+      return list.map((l) => paymentLinkView(l, url(l), 'list'));
+    }
+    return (await links.list(tenant)).map((l) => paymentLinkView(l, url(l), 'list'));
+  });
+
+  app.get('/links/types', { schema: routeSchemas.linkTypes }, async () => ({
+    paymentLinkTypes: (await links.types()).map((t) => ({
+      paymentLinkName: t.paymentLinkName,
+      description: t.description,
+      status: t.status,
+      code: t.code,
+      id: t.id,
+      dateCreated: formatTimestamp(t.dateCreated),
+      dateUpdated: formatTimestamp(t.dateUpdated),
+      dateDeleted: formatTimestamp(t.dateDeleted),
+      createdBy: t.createdBy,
+      updatedBy: t.updatedBy,
+      deletedBy: t.deletedBy,
+    })),
+    status: 'success',
+    statusCode: '00',
+    message: 'Payment link types retrieved successfully',
+  }));
+
+  app.get('/frequencies', { schema: routeSchemas.frequencies }, async () =>
+    envelopeA(
+      (await links.frequencies()).map((f) => ({
+        hours: f.hours,
+        days: f.days,
+        name: f.name,
+        description: f.description,
+        isActive: f.isActive,
+        id: f.id,
+        dateCreated: formatTimestamp(f.dateCreated),
+        dateUpdated: formatTimestamp(f.dateUpdated),
+        dateDeleted: formatTimestamp(f.dateDeleted),
+        createdBy: f.createdBy,
+        updatedBy: f.updatedBy,
+        deletedBy: f.deletedBy,
+      })),
+      '00',
+      'Operation successful',
+    ),
+  );
+}

@@ -1,0 +1,67 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { notFound, requiredField, validationError } from '../shared/errors';
+import type { Tenant } from '../merchants/tenant';
+import { Order } from '../orders/order.entity';
+import { TimelineEvent, type TimelineSource } from './timeline-event.entity';
+
+export const ORDER_NOT_FOUND = 'Order not found at the moment';
+export const orderNotFound = () => notFound(ORDER_NOT_FOUND, '13');
+
+/** System events the engine records; merchants' tracked events carry their own names. */
+export const TimelineEvents = {
+  created: 'order.created',
+  paymentInitiated: 'payment.initiated',
+  authenticationPassed: 'authentication.passed',
+  authenticationFailed: 'authentication.failed',
+  settled: 'order.settled',
+  failed: 'order.failed',
+  webhookDelivered: 'webhook.delivered',
+  webhookFailed: 'webhook.failed',
+} as const;
+
+export interface TrackEventInput {
+  orderReference?: string | null;
+  event?: string | null;
+  description?: string | null;
+  metadata?: unknown;
+}
+
+export class TimelineService {
+  constructor(private readonly orm: MikroORM) {}
+
+  /** Appends an entry inside the caller's transaction. */
+  record(em: EntityManager, order: Order, event: string, source: TimelineSource, description: string | null = null, metadata: Record<string, unknown> | null = null): TimelineEvent {
+    return em.create(TimelineEvent, { order, event, source, description, metadata });
+  }
+
+  /** A merchant's own event on one of its orders (REST order/event/track). */
+  async track(tenant: Tenant, input: TrackEventInput): Promise<TimelineEvent> {
+    const reference = typeof input.orderReference === 'string' ? input.orderReference.trim() : '';
+    if (!reference) throw requiredField('OrderReference');
+    const event = typeof input.event === 'string' ? input.event.trim() : '';
+    if (!event) throw requiredField('Event');
+    if (event.length > 100) throw validationError('The Event field must be at most 100 characters.');
+    const description = typeof input.description === 'string' && input.description.trim() ? input.description.trim() : null;
+    if (description && description.length > 2000) throw validationError('The Description field must be at most 2000 characters.');
+    let metadata: Record<string, unknown> | null = null;
+    if (input.metadata !== undefined && input.metadata !== null) {
+      if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw validationError('The Metadata field must be an object.');
+      if (JSON.stringify(input.metadata).length > 8192) throw validationError('The Metadata field must be at most 8 KiB of JSON.');
+      metadata = input.metadata as Record<string, unknown>;
+    }
+    const em = this.orm.em.fork();
+    const order = await em.findOne(Order, { environment: tenant.environmentId, reference });
+    if (!order) throw orderNotFound();
+    const entry = this.record(em, order, event, 'merchant', description, metadata);
+    await em.flush();
+    return entry;
+  }
+
+  /** The order's timeline, oldest first. */
+  async list(tenant: Tenant, reference: string): Promise<TimelineEvent[]> {
+    const em = this.orm.em.fork();
+    const order = await em.findOne(Order, { environment: tenant.environmentId, reference });
+    if (!order) throw orderNotFound();
+    return em.find(TimelineEvent, { order }, { orderBy: { id: 'asc' } });
+  }
+}

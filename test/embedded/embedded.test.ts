@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { createService, type Service } from '../../src/bootstrap';
+import { DataDirInUseError, startEmbeddedDatabase } from '../../src/db/embedded';
+import { graphql } from '../support/http';
+import { TEST_ADMIN_TOKEN } from '../support/service';
+
+/**
+ * Smoke test of the default database mode: no DATABASE_URL, PGlite under DATA_DIR, the same
+ * migrations; data survives a restart.
+ */
+describe('embedded database (PGlite)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-embedded-'));
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  async function start(): Promise<{ service: Service; baseUrl: string }> {
+    const service = await createService(config, { logger: false });
+    await service.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = service.app.server.address() as { port: number };
+    return { service, baseUrl: `http://127.0.0.1:${address.port}` };
+  }
+
+  it('migrates, serves, keeps data across a restart, and locks its DATA_DIR', async () => {
+    let { service, baseUrl } = await start();
+    expect(service.runtime.db.mode).toBe('embedded');
+    expect(service.runtime.generatedMasterKeyFile).toBe(path.join(dataDir, 'master.key'));
+    expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+    expect(await (await fetch(`${baseUrl}/health`)).json()).toEqual({ status: 'ok' });
+
+    // A second process on the same files is refused while the server holds them.
+    await expect(startEmbeddedDatabase(dataDir)).rejects.toBeInstanceOf(DataDirInUseError);
+
+    const created = await graphql(
+      baseUrl,
+      `mutation { createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test" }) { subsidiary { id } keys { test { publicKey } } } }`,
+      {},
+      { 'x-admin-token': TEST_ADMIN_TOKEN },
+    );
+    expect(created.body.errors).toBeUndefined();
+    const { publicKey } = created.body.data.createMerchant.keys.test;
+    await service.close();
+
+    ({ service, baseUrl } = await start());
+    try {
+      expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+      const merchant = await graphql(baseUrl, '{ merchant { subsidiary { name country } } }', {}, { 'api-key': publicKey });
+      expect(merchant.body).toEqual({ data: { merchant: { subsidiary: { name: 'Embedded Ltd', country: 'GH' } } } });
+      const banks = await fetch(`${baseUrl}/checkout/banks`, { headers: { 'api-key': publicKey } });
+      expect(((await banks.json()) as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(30);
+    } finally {
+      await service.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,110 @@
+import 'reflect-metadata';
+import { loadConfig } from '../../src/config';
+import { openDatabase, type Database } from '../../src/db/database';
+import { TEST_DATABASE_URL } from '../support/database';
+import { startTestService, type TestService } from '../support/service';
+import { createTestMerchant } from '../support/merchants';
+
+describe('data model on PostgreSQL', () => {
+  let db: Database;
+  let t: TestService;
+  beforeAll(async () => {
+    db = await openDatabase(loadConfig({ DATABASE_URL: TEST_DATABASE_URL, DATABASE_POOL_SIZE: '2' }), { migrate: false });
+    t = await startTestService();
+  });
+  afterAll(async () => {
+    await db.close();
+    await t.close();
+  });
+  const sql = (query: string, params: unknown[] = []) => db.orm.em.getConnection().execute(query, params);
+
+  it('has every migration applied and the entities in step with the migrations', async () => {
+    expect(await db.orm.getMigrator().getPendingMigrations()).toEqual([]);
+    const diff = await db.orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false, safe: true });
+    expect(diff.trim()).toBe('');
+  });
+
+  it('seeds the payment link types exactly as the specification', async () => {
+    expect(await sql('select id, code, payment_link_name from payment_link_type order by id')).toEqual([
+      { id: 1, code: 'SC', payment_link_name: 'Single Charge' },
+      { id: 2, code: 'MC', payment_link_name: 'Multiple Charge' },
+      { id: 5, code: 'SUB', payment_link_name: 'Subscription Payments' },
+    ]);
+  });
+
+  it('seeds the frequencies exactly as the specification', async () => {
+    const rows = await sql('select id, name, hours, days from frequency order by id');
+    expect(rows.map((r: any) => [r.id, r.name, r.hours, r.days])).toEqual([
+      [1, 'Hourly', 1, 0],
+      [2, 'Daily', 24, 1],
+      [3, 'Weekly', 168, 7],
+      [4, 'Bi-Weekly', 336, 14],
+      [5, 'Every 3 Weeks', 504, 21],
+      [6, 'Monthly', 720, 30],
+      [7, 'Bi-Monthly', 1440, 60],
+      [8, 'Every 3 Months', 2160, 90],
+      [9, 'Every 6 Months', 4320, 180],
+      [10, 'Yearly', 8760, 365],
+      [11, 'Bi-Yearly', 17520, 730],
+    ]);
+  });
+
+  it('seeds the Nigerian banks with unique codes', async () => {
+    const banks = await sql('select name, bank_code, country_id from bank order by id');
+    expect(banks.length).toBeGreaterThanOrEqual(30);
+    expect(banks).toEqual(expect.arrayContaining([
+      { name: 'Access Bank', bank_code: '044', country_id: 566 },
+      { name: 'Guaranty Trust Bank', bank_code: '058', country_id: 566 },
+      { name: 'Zenith Bank', bank_code: '057', country_id: 566 },
+    ]));
+  });
+
+  it('has no column that could hold a full card number or a security code', async () => {
+    const columns = (await sql(`select column_name from information_schema.columns where table_name = 'card_detail' order by ordinal_position`)).map((r: any) => r.column_name);
+    expect(columns).toEqual([
+      'id', 'order_payment_id', 'environment_id', 'status', 'country', 'card_token', 'card_expiry_month', 'card_expiry_year',
+      'card_type', 'card_issuer', 'card_first_six_digits', 'card_last_four_digits', 'date_created',
+    ]);
+  });
+
+  describe('orders', () => {
+    let testEnv: number;
+    let liveEnv: number;
+    let otherEnv: number;
+    beforeAll(async () => {
+      const [m, other] = await Promise.all([createTestMerchant(t), createTestMerchant(t)]);
+      const envs = await sql('select id, subsidiary_id, mode from app_environment where subsidiary_id in (?, ?)', [m.subsidiary.id, other.subsidiary.id]);
+      testEnv = envs.find((e: any) => e.subsidiary_id === m.subsidiary.id && e.mode === 'test')!.id;
+      liveEnv = envs.find((e: any) => e.subsidiary_id === m.subsidiary.id && e.mode === 'live')!.id;
+      otherEnv = envs.find((e: any) => e.subsidiary_id === other.subsidiary.id && e.mode === 'test')!.id;
+    });
+
+    let n = 0;
+    const insertOrder = (environmentId: number, reference: string, amount = '100.00') => {
+      n += 1;
+      return sql(
+        `insert into checkout_order (environment_id, reference, processor_reference, payment_reference, amount, currency, total_charged_amount, narration, redirect_url)
+         values (?, ?, ?, ?, ?, 'NGN', ?, 'n', 'https://m.test/done') returning id, amount::text as amount`,
+        [environmentId, reference, `PR-${process.pid}-${n}`, `PY-${process.pid}-${n}`, amount, amount],
+      );
+    };
+
+    it('enforces a unique reference per merchant and environment in the database', async () => {
+      await insertOrder(testEnv, 'ORD-1');
+      await expect(insertOrder(testEnv, 'ORD-1')).rejects.toThrow(/checkout_order_environment_reference_unique/);
+      // The same reference is free in the live environment and for another merchant.
+      await expect(insertOrder(liveEnv, 'ORD-1')).resolves.toHaveLength(1);
+      await expect(insertOrder(otherEnv, 'ORD-1')).resolves.toHaveLength(1);
+    });
+
+    it('stores amounts exactly, as decimals', async () => {
+      const [row] = await insertOrder(testEnv, 'ORD-EXACT', '1234567890123456.0001');
+      expect(row.amount).toBe('1234567890123456.0001');
+    });
+
+    it('refuses zero and negative amounts in the database itself', async () => {
+      await expect(insertOrder(testEnv, 'ORD-ZERO', '0')).rejects.toThrow(/checkout_order_amount_positive/);
+      await expect(insertOrder(testEnv, 'ORD-NEG', '-5')).rejects.toThrow(/checkout_order_amount_positive/);
+    });
+  });
+});

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { loadConfig, type Config } from '../../src/config';
+import { createService, type Service } from '../../src/bootstrap';
+import type { Clock } from '../../src/shared/clock';
+import { TEST_DATABASE_URL, TEST_MASTER_KEY } from './database';
+
+export interface TestService {
+  service: Service;
+  baseUrl: string;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** The real service on the test PostgreSQL, listening on a free loopback port. */
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: { clock?: Clock; logger?: unknown } = {},
+): Promise<TestService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
+  const config = loadConfig({
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATA_DIR: dataDir,
+    MASTER_KEY: TEST_MASTER_KEY,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    MIGRATE_ON_START: 'false',
+    DATABASE_POOL_SIZE: '4',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const service = await createService(config, { clock: options.clock, logger: (options.logger as never) ?? false });
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = service.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    service,
+    baseUrl,
+    config,
+    async close() {
+      await service.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import path from 'node:path';
+import { ConfigError, DEFAULT_WEBHOOK_RETRY_DELAYS_MS, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('applies the contract defaults on an empty environment', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      dataDir: path.resolve('/srv/app', '.data'),
+      publicUrl: 'http://localhost:4000',
+      adminToken: undefined,
+      migrateOnStart: true,
+      logLevel: 'info',
+      masterKey: undefined,
+      webhookRetryDelaysMs: DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
+    });
+  });
+
+  it('defaults PUBLIC_URL to the configured port and strips a trailing slash', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
+  });
+
+  it('reads every documented variable', () => {
+    const config = loadConfig({
+      PORT: '5000',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://u@db:5432/app',
+      DATA_DIR: '/var/lib/pgw',
+      PUBLIC_URL: 'https://pay.example.com',
+      ADMIN_TOKEN: 'a-long-enough-admin-token',
+      MIGRATE_ON_START: 'false',
+      LOG_LEVEL: 'DEBUG',
+      MASTER_KEY: 'ab'.repeat(32),
+      WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
+    });
+    expect(config).toMatchObject({
+      port: 5000,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://u@db:5432/app',
+      dataDir: '/var/lib/pgw',
+      publicUrl: 'https://pay.example.com',
+      adminToken: 'a-long-enough-admin-token',
+      migrateOnStart: false,
+      logLevel: 'debug',
+      masterKey: 'ab'.repeat(32),
+      webhookRetryDelaysMs: [10, 20, 30],
+    });
+  });
+
+  it('accepts a base64 master key of 32 bytes', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ MASTER_KEY: key }).masterKey).toBe(key);
+  });
+
+  it('reports every bad value at once, each with a clear message', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        PUBLIC_URL: 'ftp://x',
+        ADMIN_TOKEN: 'short',
+        MIGRATE_ON_START: 'maybe',
+        LOG_LEVEL: 'loud',
+        MASTER_KEY: 'abc',
+        WEBHOOK_RETRY_DELAYS_MS: '1,x',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      'PORT must be an integer from 0 to 65535 (got "eighty")',
+      'DATABASE_URL must be a postgres:// or postgresql:// URL',
+      'PUBLIC_URL must be an http:// or https:// URL (got "ftp://x")',
+      'ADMIN_TOKEN must be at least 16 characters long',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+      'MASTER_KEY must be 64 hex characters or the base64 of exactly 32 bytes',
+      'WEBHOOK_RETRY_DELAYS_MS must be comma-separated non-negative integers (got "1,x")',
+      'MIGRATE_ON_START must be true or false (got "maybe")',
+    ]);
+    expect((error as Error).message).toContain('Invalid configuration:');
+  });
+
+  it('refuses a port out of range', () => {
+    expect(() => loadConfig({ PORT: '70000' })).toThrow('PORT must be an integer from 0 to 65535');
+  });
+});
