@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import net from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import { createService, type Service } from '../../src/bootstrap';
 import type { Clock } from '../../src/shared/clock';
@@ -22,7 +23,10 @@ export async function startTestService(
   options: { clock?: Clock; logger?: unknown } = {},
 ): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
+  const port = await freePort();
   const config = loadConfig({
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: TEST_DATABASE_URL,
     DATA_DIR: dataDir,
     MASTER_KEY: TEST_MASTER_KEY,
@@ -33,10 +37,8 @@ export async function startTestService(
     ...env,
   });
   const service = await createService(config, { clock: options.clock, logger: (options.logger as never) ?? false });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = service.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  const baseUrl = `http://127.0.0.1:${address.port}`;
+  await service.app.listen({ port: config.port, host: '127.0.0.1' });
+  const baseUrl = config.publicUrl;
   return {
     service,
     baseUrl,
@@ -46,4 +48,16 @@ export async function startTestService(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A port free on loopback now, so PUBLIC_URL can name it before the server starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
