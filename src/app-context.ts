@@ -13,6 +13,7 @@ import { TimelineService } from './timeline/timeline.service';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { PaymentService } from './payments/payment.service';
 import { LinkCheckoutService } from './payments/link-checkout.service';
+import { RecurringBillingService } from './payments/recurring-billing.service';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
@@ -30,6 +31,7 @@ export interface AppServices {
   idempotency: IdempotencyService;
   payments: PaymentService;
   linkCheckout: LinkCheckoutService;
+  recurring: RecurringBillingService;
   orderStatusBus: OrderStatusBus;
 }
 
@@ -49,8 +51,11 @@ export function createServices(config: Config, orm: MikroORM, masterKey: Buffer,
   const outbox = new OutboxService(config.publicUrl);
   const links = new PaymentLinkService(orm, config.publicUrl);
   const payloads = new PayloadService(orm, secrets, clock);
+  const sandbox = new SandboxProcessor(orm);
+  // Subscriptions are charged through the sandbox only: live keys have no processor yet.
+  const recurring = new RecurringBillingService(orm, sandbox, orders, timeline, outbox, orderStatusBus, clock);
   // Live keys have no processor until one is configured: live payments are refused, never simulated.
-  const payments = new PaymentService(orm, { test: new SandboxProcessor(orm), live: null }, orders, timeline, outbox, orderStatusBus, clock, config.publicUrl, config.authenticationTimeoutMs);
+  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, orderStatusBus, clock, config.publicUrl, config.authenticationTimeoutMs, recurring);
   return {
     auth: new AuthService(orm, clock),
     merchants: new MerchantService(orm, secrets, clock),
@@ -62,6 +67,7 @@ export function createServices(config: Config, orm: MikroORM, masterKey: Buffer,
     orders,
     idempotency: new IdempotencyService(orm, clock),
     payments,
+    recurring,
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl),
     orderStatusBus,
   };

@@ -6,6 +6,7 @@ import { loadMasterKey } from './crypto/master-key';
 import { createServices, type AppContext } from './app-context';
 import { systemClock, type Clock } from './shared/clock';
 import { buildApp } from './app';
+import { PaymentScheduler } from './payments/payment-scheduler';
 
 export interface Runtime {
   ctx: AppContext;
@@ -38,12 +39,16 @@ export async function createService(
   const runtime = await openRuntime(config, options);
   try {
     const app = await buildApp(runtime.ctx, { logger: options.logger });
+    const { payments, recurring } = runtime.ctx.services;
+    const scheduler = new PaymentScheduler(payments, recurring, app.log);
+    scheduler.start(config.schedulerIntervalMs);
     let closing: Promise<void> | undefined;
     return {
       runtime,
       app,
       close: () =>
         (closing ??= (async () => {
+          await scheduler.stop();
           await app.close();
           await runtime.close();
         })()),

@@ -26,6 +26,8 @@ export interface Config {
   authenticationTimeoutMs: number;
   /** Lets live webhook URLs point at loopback or private addresses (off by default). */
   allowPrivateWebhookUrls: boolean;
+  /** How often background jobs run (expiring authentications, subscription charges); 0 disables them. */
+  schedulerIntervalMs: number;
   /** GraphQL introspection; on by default outside production. */
   graphqlIntrospection: boolean;
 }
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookRetryDelaysMs,
     authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
+    schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -188,6 +188,7 @@ export class OrderService {
   }
 
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
+    await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
     const [subsidiary, payments] = await Promise.all([
       em.findOneOrFail(Subsidiary, { id: subsidiaryId }),
       em.find(OrderPayment, { order }, { orderBy: { id: 'asc' } }),

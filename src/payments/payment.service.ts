@@ -15,6 +15,7 @@ import type { OrderStatusBus, OrderStatusChange } from '../events/order-status-b
 import { randomReference } from '../shared/random';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
+import type { RecurringBillingService } from './recurring-billing.service';
 
 export interface BillingAddressInput {
   street?: string | null;
@@ -66,6 +67,7 @@ export class PaymentService {
     private readonly clock: Clock,
     private readonly publicUrl: string,
     private readonly authenticationTimeoutMs: number,
+    private readonly recurring?: RecurringBillingService,
   ) {}
 
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
@@ -264,6 +266,7 @@ export class PaymentService {
     if (approved) order.datePaymentConfirmed = now;
     const card = await em.findOne(CardDetail, { orderPayment: payment });
     if (card) card.status = approved;
+    if (approved && this.recurring) await this.recurring.setUp(em, order, payment);
     this.timeline.record(em, order, approved ? TimelineEvents.settled : TimelineEvents.failed, 'system', approved ? 'Payment successful' : `Payment failed: ${result.message}`, {
       responseCode: result.code,
     });

@@ -34,6 +34,7 @@ export async function startTestService(
     MIGRATE_ON_START: 'false',
     DATABASE_POOL_SIZE: '4',
     LOG_LEVEL: 'silent',
+    SCHEDULER_INTERVAL_MS: '0',
     ...env,
   });
   const service = await createService(config, { clock: options.clock, logger: (options.logger as never) ?? false });

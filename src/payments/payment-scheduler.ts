@@ -1,0 +1,43 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { PaymentService } from './payment.service';
+import type { RecurringBillingService } from './recurring-billing.service';
+
+/**
+ * Background jobs of the payment engine, run every `intervalMs` in each instance: expire
+ * unfinished authentications, charge due subscriptions. Both are safe to run in several
+ * instances at once (row locks, SKIP LOCKED). A run never overlaps the previous one.
+ */
+export class PaymentScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly payments: PaymentService,
+    private readonly recurring: RecurringBillingService,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(intervalMs: number): void {
+    if (intervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.runOnce().finally(() => (this.running = undefined));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async runOnce(): Promise<void> {
+    try {
+      const expired = await this.payments.expireStaleAuthentications();
+      const charged = await this.recurring.chargeDue();
+      if (expired || charged) this.log.info({ expired, charged }, 'payment jobs ran');
+    } catch (err) {
+      this.log.error({ err }, 'payment jobs failed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}
