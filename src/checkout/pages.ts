@@ -140,8 +140,8 @@ ${link.environment.subsidiary.paypalEnabled ? '<label><input type="radio" name="
 </fieldset>
 <fieldset id="card-fields"><legend>Card</legend>
 ${field('cardNumber', 'Card number', 'inputmode="numeric" autocomplete="cc-number" data-required="true"')}
-<div class="row"><div>${field('expiryMonth', 'Expiry month (MM)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-month" data-required="true"')}</div>
-<div>${field('expiryYear', 'Expiry year (YY)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-year" data-required="true"')}</div>
+<div class="row"><div>${field('expiryMonth', 'Month (MM)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-month" data-required="true"')}</div>
+<div>${field('expiryYear', 'Year (YY)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-year" data-required="true"')}</div>
 <div>${field('cvv', 'CVV', 'inputmode="numeric" maxlength="4" autocomplete="cc-csc" data-required="true"')}</div></div>
 </fieldset>
 <fieldset id="paypal-fields" hidden><legend>PayPal</legend>${field('house', 'House or building')}</fieldset>
