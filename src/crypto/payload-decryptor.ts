@@ -24,6 +24,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * padding yields a deterministic pseudo-random message and fails at the UTF-8/JSON step,
  * exactly like a payload encrypted under another key.
  */
+/** At most this many RSA blocks per payload (about 7.6 KiB of plaintext with 2048-bit keys). */
+export const MAX_BLOCKS = 32;
+
 export class PayloadDecryptor {
   readonly modulusBytes: number;
   /** Per-key secret for synthetic messages; unknown to an attacker, stable for a key. */
@@ -47,6 +50,8 @@ export class PayloadDecryptor {
     if (typeof dataBase64 !== 'string' || dataBase64.length === 0 || !BASE64.test(dataBase64)) throw new PayloadDecryptionError();
     const data = Buffer.from(dataBase64, 'base64');
     if (data.length === 0 || data.length % k !== 0 || data.toString('base64') !== dataBase64) throw new PayloadDecryptionError();
+    // Bounded work per request: every plaintext of the interface fits in a few blocks.
+    if (data.length / k > MAX_BLOCKS) throw new PayloadDecryptionError();
 
     const parts: Buffer[] = [];
     for (let offset = 0; offset < data.length; offset += k) {
