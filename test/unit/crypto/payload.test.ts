@@ -2,7 +2,7 @@ import { constants, createPrivateKey, createPublicKey, publicEncrypt, randomByte
 import forge from 'node-forge';
 import { generateRsaKeyMaterial, type RsaKeyMaterial } from '../../../src/crypto/encryption-key';
 import { encryptPayload } from '../../../src/crypto/payload-client';
-import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError, PayloadDecryptor } from '../../../src/crypto/payload-decryptor';
+import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError, PayloadDecryptor, MAX_BLOCKS } from '../../../src/crypto/payload-decryptor';
 
 const K = 128; // RSA-1024 in most tests
 const SLICE = K - 11;
@@ -54,6 +54,13 @@ function expectDecryptionFailure(data: unknown, using: PayloadDecryptor = decryp
 describe('PayloadDecryptor', () => {
   it('knows the modulus size', () => {
     expect(decryptor.modulusBytes).toBe(K);
+  });
+
+  it('refuses more than MAX_BLOCKS blocks with the same error (bounded work per request)', () => {
+    const text = JSON.stringify({ pad: 'x'.repeat((K - 11) * MAX_BLOCKS) });
+    const data = encryptPayload(text, key.encryptionKey);
+    expect(blocksOf(data)).toBeGreaterThan(MAX_BLOCKS);
+    expectDecryptionFailure(data);
   });
 
   it('refuses a public or non-RSA key', () => {
