@@ -7,6 +7,7 @@ export interface GraphqlContext {
   /** Resolves (once) the tenant of the api-key; throws `unauthenticated` without a valid key. */
   tenant(): Promise<Tenant>;
   isAdmin: boolean;
+  publicUrl: string;
 }
 
 export function createGraphqlContext(
@@ -18,6 +19,7 @@ export function createGraphqlContext(
     services: app.services,
     tenant: () => (tenant ??= app.services.auth.authenticate(headers.apiKey)),
     isAdmin: isAdminToken(app.config.adminToken, headers.adminToken),
+    publicUrl: app.config.publicUrl,
   };
 }
 

@@ -1,11 +1,15 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { createPubSub } from '@graphql-yoga/subscription';
 import { authChecker } from './auth-checker';
 import { HealthResolver } from './health.resolver';
 import { MerchantResolver } from './merchants/merchant.resolver';
+import { PaymentLinkResolver } from './links/payment-link.resolver';
+import { OrderResolver } from './orders/order.resolver';
+import { ReferenceResolver } from './reference/reference.resolver';
 
-export const RESOLVERS = [HealthResolver, MerchantResolver] as const;
+export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -16,6 +20,8 @@ export function buildGraphqlSchema(): Promise<GraphQLSchema> {
     authChecker,
     authMode: 'error',
     validate: false,
+    // Subscriptions bring their own source (the order status bus); type-graphql still wants a pub/sub.
+    pubSub: createPubSub(),
   });
   return cached;
 }

@@ -32,6 +32,8 @@ export interface PaymentLinkFilter {
   isActive?: boolean;
   currency?: string;
   search?: string;
+  createdFrom?: Date;
+  createdTo?: Date;
 }
 
 export class PaymentLinkService {
@@ -107,6 +109,20 @@ export class PaymentLinkService {
     return em.find(PaymentLink, this.where(tenant, filter), { populate: ['type'], orderBy: { dateCreated: 'desc', id: 'desc' } });
   }
 
+  /** A keyset page, newest first, after the cursor; and the count of all matching links. */
+  async page(tenant: Tenant, filter: PaymentLinkFilter, limit: number, after?: { createdAt: Date; id: number }): Promise<{ rows: PaymentLink[]; totalCount: number }> {
+    const em = this.orm.em.fork();
+    const where = this.where(tenant, filter);
+    const pageWhere = after
+      ? { $and: [where, { $or: [{ dateCreated: { $lt: after.createdAt } }, { dateCreated: after.createdAt, id: { $lt: after.id } }] }] }
+      : where;
+    const [rows, totalCount] = await Promise.all([
+      limit > 0 ? em.find(PaymentLink, pageWhere, { populate: ['type'], orderBy: { dateCreated: 'desc', id: 'desc' }, limit }) : Promise.resolve([]),
+      em.fork().count(PaymentLink, where),
+    ]);
+    return { rows, totalCount };
+  }
+
   async get(tenant: Tenant, id: number | string): Promise<PaymentLink> {
     const linkId = this.parseId(id);
     const link = linkId === undefined ? null : await this.orm.em.fork().findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
@@ -130,6 +146,9 @@ export class PaymentLinkService {
     if (filter.id !== undefined) where.id = filter.id;
     if (filter.isActive !== undefined) where.isActive = filter.isActive;
     if (filter.currency) where.currency = filter.currency.toUpperCase();
+    if (filter.createdFrom || filter.createdTo) {
+      where.dateCreated = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
+    }
     if (filter.search) {
       const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       where.$or = [{ name: { $ilike: like } }, { reference: { $ilike: like } }];

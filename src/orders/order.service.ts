@@ -187,6 +187,60 @@ export class OrderService {
     return this.aggregateOf(em, order, tenant.subsidiaryId);
   }
 
+  /**
+   * A keyset page of the tenant's orders, newest first, with every aggregate loaded in a fixed
+   * number of queries whatever the page size (orders, customers, links, link types, payments,
+   * cards, merchant, count).
+   */
+  async page(tenant: Tenant, filter: OrderFilter, limit: number, after?: { createdAt: Date; id: number }): Promise<{ rows: OrderAggregate[]; totalCount: number }> {
+    const em = this.orm.em.fork();
+    const where: Record<string, unknown> = { environment: tenant.environmentId };
+    if (filter.statusIds?.length) where.statusId = { $in: filter.statusIds };
+    if (filter.paymentLinkId) where.paymentLink = filter.paymentLinkId;
+    if (filter.currency) where.currency = filter.currency.toUpperCase();
+    if (filter.createdFrom || filter.createdTo) {
+      where.createdAt = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
+    }
+    if (filter.search) {
+      const like = `${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.$or = [{ reference: { $like: like } }, { customer: { email: filter.search.toLowerCase() } }];
+    }
+    const pageWhere = after ? { $and: [where, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }] } : where;
+    const [orders, totalCount] = await Promise.all([
+      limit > 0
+        ? em.find(Order, pageWhere, { populate: ['customer', 'paymentLink', 'paymentLink.type'], orderBy: { createdAt: 'desc', id: 'desc' }, limit })
+        : Promise.resolve([] as Order[]),
+      em.fork().count(Order, where),
+    ]);
+    return { rows: await this.aggregatesOf(em, orders, tenant.subsidiaryId), totalCount };
+  }
+
+  /** Aggregates of many orders in three queries (merchant, payments, cards). */
+  async aggregatesOf(em: EntityManager, orders: Order[], subsidiaryId: number): Promise<OrderAggregate[]> {
+    if (orders.length === 0) return [];
+    const [subsidiary, payments] = await Promise.all([
+      em.findOneOrFail(Subsidiary, { id: subsidiaryId }),
+      em.find(OrderPayment, { order: { $in: orders } }, { orderBy: { id: 'asc' } }),
+    ]);
+    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
+    return orders.map((order) => {
+      const own = payments.filter((p) => p.order.id === order.id);
+      const ids = new Set(own.map((p) => p.id));
+      return { order, subsidiary, payments: own, cards: cards.filter((c) => ids.has(c.orderPayment.id)) };
+    });
+  }
+
+  /** Counts and sums by status and currency over a period (dashboard figures), exact decimals. */
+  async summary(tenant: Tenant, from: Date, to: Date): Promise<Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }>> {
+    const rows: Array<{ status_id: number; currency: string; count: string; amount: string; fees: string }> = await this.orm.em.getConnection().execute(
+      `select status_id, currency, count(*) as count, sum(amount)::text as amount, sum(fee)::text as fees
+         from checkout_order where environment_id = ? and created_at >= ? and created_at < ?
+        group by status_id, currency order by status_id, currency`,
+      [tenant.environmentId, from, to],
+    );
+    return rows.map((r) => ({ statusId: r.status_id, currency: r.currency, count: Number(r.count), amount: r.amount, fees: r.fees }));
+  }
+
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
     await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
     const [subsidiary, payments] = await Promise.all([
@@ -196,6 +250,15 @@ export class OrderService {
     const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
     return { order, subsidiary, payments, cards };
   }
+}
+
+export interface OrderFilter {
+  statusIds?: number[];
+  createdFrom?: Date;
+  createdTo?: Date;
+  paymentLinkId?: number;
+  currency?: string;
+  search?: string;
 }
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {

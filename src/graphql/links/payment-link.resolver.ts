@@ -1,0 +1,125 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphqlContext } from '../context';
+import type { PaymentLink } from '../../links/payment-link.entity';
+import { decodeCursor, pageSize, toPage } from '../connection';
+import {
+  AuthOptionEnum,
+  CreatePaymentLinkInput,
+  EditPaymentLinkInput,
+  FrequencyType,
+  PaymentLinkCode,
+  PaymentLinkConnection,
+  PaymentLinkFilterInput,
+  PaymentLinkType,
+  PaymentLinkTypeInfo,
+} from './payment-link.types';
+import { validationError } from '../../shared/errors';
+
+@ArgsType()
+class PageArgs {
+  @Field(() => Int, { nullable: true }) first?: number | null;
+  @Field(() => String, { nullable: true }) after?: string | null;
+}
+
+export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkType {
+  return {
+    id: link.id,
+    name: link.name,
+    description: link.description,
+    reference: link.reference,
+    isActive: link.isActive,
+    amount: link.amount === null ? null : Number(link.amount).toFixed(2),
+    currency: link.currency,
+    paymentLinkUrl: url,
+    paymentLinkCode: link.type.code as PaymentLinkCode,
+    paymentLinkType: link.type.paymentLinkName,
+    authOption: link.authOption as AuthOptionEnum,
+    limit: link.limit,
+    logo: link.logo,
+    website: link.website,
+    mobile: link.mobile,
+    backgroundImage: link.backgroundImage,
+    appEnvironmentId: typeof link.environment === 'object' ? link.environment.id : (link.environment as number),
+    dateCreated: link.dateCreated,
+    dateUpdated: link.dateUpdated,
+  };
+}
+
+@Resolver()
+export class PaymentLinkResolver {
+  @Authorized('TENANT')
+  @Query(() => PaymentLinkConnection, { description: 'The merchant environment\'s links, newest first.' })
+  async paymentLinks(
+    @Args() { first, after }: PageArgs,
+    @Arg('filter', () => PaymentLinkFilterInput, { nullable: true }) filter: PaymentLinkFilterInput | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<PaymentLinkConnection> {
+    const tenant = await ctx.tenant();
+    const size = pageSize(first);
+    const page = await ctx.services.links.page(tenant, {
+      isActive: filter?.isActive ?? undefined,
+      currency: filter?.currency ?? undefined,
+      search: filter?.search ?? undefined,
+      createdFrom: filter?.createdFrom ?? undefined,
+      createdTo: filter?.createdTo ?? undefined,
+    }, size + 1, after ? decodeCursor(after) : undefined);
+    const links = ctx.services.links;
+    return {
+      ...toPage(page.rows, size, Boolean(after), (l) => ({ createdAt: l.dateCreated, id: l.id }), (l) => toPaymentLinkType(l, links.paymentLinkUrl(l))),
+      totalCount: page.totalCount,
+    };
+  }
+
+  @Authorized('TENANT')
+  @Query(() => PaymentLinkType, { description: 'One link, by id or by reference.' })
+  async paymentLink(
+    @Arg('id', () => Int, { nullable: true }) id: number | null,
+    @Arg('reference', () => String, { nullable: true }) reference: string | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<PaymentLinkType> {
+    const tenant = await ctx.tenant();
+    if ((id === null || id === undefined) === (reference === null || reference === undefined)) throw validationError('Give either id or reference.');
+    const link = id !== null && id !== undefined ? await ctx.services.links.get(tenant, id) : await ctx.services.links.getByReference(tenant, reference!);
+    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => PaymentLinkType)
+  async createPaymentLink(@Arg('input') input: CreatePaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
+    const { link } = await ctx.services.links.create(await ctx.tenant(), input);
+    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => PaymentLinkType)
+  async editPaymentLink(@Arg('id', () => Int) id: number, @Arg('input') input: EditPaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
+    const { link } = await ctx.services.links.edit(await ctx.tenant(), id, input);
+    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => PaymentLinkType)
+  async activatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
+    const link = await ctx.services.links.setActive(await ctx.tenant(), id, true);
+    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => PaymentLinkType)
+  async deactivatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
+    const link = await ctx.services.links.setActive(await ctx.tenant(), id, false);
+    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+  }
+
+  @Authorized('TENANT')
+  @Query(() => [PaymentLinkTypeInfo])
+  async paymentLinkTypes(@Ctx() ctx: GraphqlContext): Promise<PaymentLinkTypeInfo[]> {
+    return ctx.services.links.types();
+  }
+
+  @Authorized('TENANT')
+  @Query(() => [FrequencyType])
+  async frequencies(@Ctx() ctx: GraphqlContext): Promise<FrequencyType[]> {
+    return ctx.services.links.frequencies();
+  }
+}

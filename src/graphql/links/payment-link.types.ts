@@ -1,0 +1,109 @@
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DecimalScalar } from '../scalars';
+import { PageInfo } from '../connection';
+
+export enum PaymentLinkCode {
+  SC = 'SC',
+  MC = 'MC',
+  SUB = 'SUB',
+}
+registerEnumType(PaymentLinkCode, { name: 'PaymentLinkCode', description: 'SC single charge, MC multiple charge, SUB subscription.' });
+
+export enum AuthOptionEnum {
+  AUTH = 'AUTH',
+  NOAUTH = 'NOAUTH',
+}
+registerEnumType(AuthOptionEnum, { name: 'AuthOption', description: 'AUTH: 3-D Secure; NOAUTH: none.' });
+
+@ObjectType('PaymentLink')
+export class PaymentLinkType {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field(() => String, { nullable: true }) description!: string | null;
+  @Field() reference!: string;
+  @Field() isActive!: boolean;
+  @Field(() => DecimalScalar, { nullable: true, description: 'null: the customer enters the amount.' }) amount!: string | null;
+  @Field() currency!: string;
+  @Field() paymentLinkUrl!: string;
+  @Field(() => PaymentLinkCode) paymentLinkCode!: PaymentLinkCode;
+  @Field({ description: 'The type name, e.g. "Single Charge".' }) paymentLinkType!: string;
+  @Field(() => AuthOptionEnum) authOption!: AuthOptionEnum;
+  @Field(() => Int, { nullable: true, description: 'Number of paying customers the link accepts.' }) limit!: number | null;
+  @Field(() => String, { nullable: true }) logo!: string | null;
+  @Field(() => String, { nullable: true }) website!: string | null;
+  @Field(() => String, { nullable: true }) mobile!: string | null;
+  @Field(() => String, { nullable: true }) backgroundImage!: string | null;
+  @Field(() => Int) appEnvironmentId!: number;
+  @Field() dateCreated!: Date;
+  @Field() dateUpdated!: Date;
+}
+
+@ObjectType('PaymentLinkEdge')
+export class PaymentLinkEdge {
+  @Field() cursor!: string;
+  @Field(() => PaymentLinkType) node!: PaymentLinkType;
+}
+
+@ObjectType('PaymentLinkConnection')
+export class PaymentLinkConnection {
+  @Field(() => [PaymentLinkEdge]) edges!: PaymentLinkEdge[];
+  @Field(() => PageInfo) pageInfo!: PageInfo;
+  @Field(() => Int) totalCount!: number;
+}
+
+@InputType()
+export class PaymentLinkFilterInput {
+  @Field(() => Boolean, { nullable: true }) isActive?: boolean | null;
+  @Field(() => String, { nullable: true }) currency?: string | null;
+  @Field(() => String, { nullable: true, description: 'Matches name or reference.' }) search?: string | null;
+  @Field(() => Date, { nullable: true }) createdFrom?: Date | null;
+  @Field(() => Date, { nullable: true }) createdTo?: Date | null;
+}
+
+@InputType()
+export class CreatePaymentLinkInput {
+  @Field() name!: string;
+  @Field() description!: string;
+  @Field(() => PaymentLinkCode) paymentType!: PaymentLinkCode;
+  @Field(() => String, { nullable: true, description: 'Default NGN.' }) currency?: string | null;
+  @Field(() => AuthOptionEnum, { nullable: true, defaultValue: AuthOptionEnum.AUTH }) authOption?: AuthOptionEnum | null;
+  @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
+  @Field(() => Int, { nullable: true }) limit?: number | null;
+  @Field(() => String, { nullable: true }) mobile?: string | null;
+  @Field(() => String, { nullable: true }) backgroundImage?: string | null;
+  @Field(() => String, { nullable: true }) website?: string | null;
+}
+
+@InputType()
+export class EditPaymentLinkInput {
+  @Field() name!: string;
+  @Field() description!: string;
+  @Field(() => PaymentLinkCode) paymentType!: PaymentLinkCode;
+  @Field(() => AuthOptionEnum, { nullable: true }) authOption?: AuthOptionEnum | null;
+  @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
+  @Field(() => Int, { nullable: true }) limit?: number | null;
+  @Field(() => String, { nullable: true }) mobile?: string | null;
+  @Field(() => String, { nullable: true }) backgroundImage?: string | null;
+  @Field(() => String, { nullable: true }) website?: string | null;
+}
+
+@ObjectType('PaymentLinkTypeInfo', { description: 'A payment link type (SC, MC, SUB).' })
+export class PaymentLinkTypeInfo {
+  @Field(() => Int) id!: number;
+  @Field() code!: string;
+  @Field() paymentLinkName!: string;
+  @Field() description!: string;
+  @Field() status!: boolean;
+}
+
+@ObjectType('Frequency')
+export class FrequencyType {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field() description!: string;
+  @Field(() => Int) hours!: number;
+  @Field(() => Int) days!: number;
+  @Field(() => Boolean, { nullable: true }) isActive!: boolean | null;
+}
+
+export { ID };

@@ -1,0 +1,195 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { GraphqlContext } from '../context';
+import { decodeCursor, pageSize, toPage } from '../connection';
+import { toPaymentLinkType } from '../links/payment-link.resolver';
+import type { OrderAggregate } from '../../orders/order.service';
+import { ORDER_STATUS_NAMES } from '../../orders/order.service';
+import { orderDetailsView } from '../../orders/order-details.view';
+import { Money } from '../../shared/money';
+import { validationError } from '../../shared/errors';
+import { InputObject } from '../../shared/input';
+import type { OrderStatusChange } from '../../events/order-status-bus';
+import { DecimalScalar } from '../scalars';
+import {
+  CreateOrderInput,
+  DashboardSummaryType,
+  FeeQuoteType,
+  OrderConnection,
+  OrderFilterInput,
+  OrderStatusChangeType,
+  OrderType,
+  PaymentOptionEnum,
+  PayOrderInput,
+  PayOrderResultType,
+  TimelineEntryType,
+  TrackOrderEventInput,
+} from './order.types';
+
+@ArgsType()
+class OrderPageArgs {
+  @Field(() => Int, { nullable: true }) first?: number | null;
+  @Field(() => String, { nullable: true }) after?: string | null;
+}
+
+const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
+
+export function toOrderType(a: OrderAggregate, publicUrl: string, linkUrl: (reference: string) => string): OrderType {
+  const view = orderDetailsView(a, publicUrl);
+  const { order } = a;
+  return {
+    ...view,
+    amount: exact(order.amount),
+    totalAmountCharged: exact(order.totalChargedAmount),
+    fee: exact(order.fee),
+    feeRate: new Money(order.feeRate ?? 0).toString(),
+    subsidiaryFee: exact(order.subsidiaryFee),
+    customerFee: exact(order.customerFee),
+    dateCreated: order.createdAt,
+    dateUpdated: order.updatedAt,
+    datePaymentConfirmed: order.datePaymentConfirmed,
+    orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
+    cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
+    paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, linkUrl(order.paymentLink.reference)) : null,
+  };
+}
+
+@Resolver()
+export class OrderResolver {
+  private orderType(ctx: GraphqlContext, a: OrderAggregate): OrderType {
+    const publicUrl = ctx.publicUrl;
+    return toOrderType(a, publicUrl, (ref) => `${publicUrl}/pay/${ref}`);
+  }
+
+  @Authorized('TENANT')
+  @Query(() => OrderType, { description: 'The order details, fields named as in order/verify.' })
+  async order(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
+    return this.orderType(ctx, await ctx.services.orders.getAggregate(await ctx.tenant(), reference));
+  }
+
+  @Authorized('TENANT')
+  @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first." })
+  async orders(
+    @Args() { first, after }: OrderPageArgs,
+    @Arg('filter', () => OrderFilterInput, { nullable: true }) filter: OrderFilterInput | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<OrderConnection> {
+    const size = pageSize(first);
+    const page = await ctx.services.orders.page(
+      await ctx.tenant(),
+      {
+        statusIds: filter?.statusIds ?? undefined,
+        createdFrom: filter?.createdFrom ?? undefined,
+        createdTo: filter?.createdTo ?? undefined,
+        paymentLinkId: filter?.paymentLinkId ?? undefined,
+        currency: filter?.currency ?? undefined,
+        search: filter?.search ?? undefined,
+      },
+      size + 1,
+      after ? decodeCursor(after) : undefined,
+    );
+    return {
+      ...toPage(page.rows, size, Boolean(after), (a) => ({ createdAt: a.order.createdAt, id: a.order.id }), (a) => this.orderType(ctx, a)),
+      totalCount: page.totalCount,
+    };
+  }
+
+  @Authorized('TENANT')
+  @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first." })
+  async orderTimeline(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType[]> {
+    const entries = await ctx.services.timeline.list(await ctx.tenant(), reference);
+    return entries.map((e) => ({ id: String(e.id), event: e.event, description: e.description, source: e.source, metadata: e.metadata, createdAt: e.createdAt }));
+  }
+
+  @Authorized('TENANT')
+  @Query(() => FeeQuoteType)
+  async feeQuote(
+    @Arg('amount', () => DecimalScalar) amount: string,
+    @Arg('paymentOption', () => PaymentOptionEnum) paymentOption: PaymentOptionEnum,
+    @Arg('currency', () => String, { nullable: true }) currency: string | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<FeeQuoteType> {
+    const q = await ctx.services.fees.quote(await ctx.tenant(), { amount, paymentOption, currency });
+    return { ...q, paymentOption: q.paymentOption as PaymentOptionEnum };
+  }
+
+  @Authorized('TENANT')
+  @Query(() => DashboardSummaryType, { description: 'Counts and sums by status and currency over [from, to).' })
+  async dashboardSummary(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: GraphqlContext): Promise<DashboardSummaryType> {
+    if (!(from < to)) throw validationError('from must be before to.');
+    const rows = await ctx.services.orders.summary(await ctx.tenant(), from, to);
+    const count = (statusId: number) => rows.filter((r) => r.statusId === statusId).reduce((n, r) => n + r.count, 0);
+    const settled = count(5) + count(4);
+    return {
+      from,
+      to,
+      byStatus: rows.map((r) => ({ ...r, status: ORDER_STATUS_NAMES[r.statusId] ?? 'Unknown', amount: exact(r.amount), fees: exact(r.fees) })),
+      successRate: settled === 0 ? 0 : count(5) / settled,
+    };
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => OrderType)
+  async createOrder(@Arg('input') input: CreateOrderInput, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
+    const created = await ctx.services.orders.create(await ctx.tenant(), {
+      customer: input.customer,
+      order: { amount: input.amount, reference: input.reference, description: input.description, currency: input.currency },
+      payment: { redirectUrl: input.redirectUrl, paymentLinkId: input.paymentLinkId, frequencyId: input.frequencyId, numberOfPayments: input.numberOfPayments },
+      paymentMeta: input.ipAddress ? { ipAddress: input.ipAddress } : null,
+    });
+    return this.orderType(ctx, created);
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => PayOrderResultType, { description: 'The card part only as an encrypted payload, never as plain fields.' })
+  async payOrder(@Arg('input') input: PayOrderInput, @Ctx() ctx: GraphqlContext): Promise<PayOrderResultType> {
+    const tenant = await ctx.tenant();
+    const secret = InputObject.from(await ctx.services.payloads.decrypt(tenant, input.encryptedPayload)).allowOnly(['card', 'paypal']);
+    const card = secret.optionalObject('card');
+    const paypal = secret.optionalObject('paypal');
+    const address = (o: InputObject | null) =>
+      o && { street: o.optionalString('street'), city: o.optionalString('city'), state: o.optionalString('state'), country: o.optionalString('country'), zipcode: o.optionalString('zipcode') };
+    const result = await ctx.services.payments.pay(tenant, {
+      reference: input.reference,
+      paymentOption: input.paymentOption,
+      country: input.country,
+      card: card && {
+        cardNumber: card.optionalString('cardNumber', 30),
+        expiryMonth: card.optionalString('expiryMonth', 4),
+        expiryYear: card.optionalString('expiryYear', 4),
+        cvv: card.optionalString('cvv', 4),
+        billingAddress: address(card.optionalObject('billingAddress')),
+      },
+      paypal: paypal && {
+        fullName: paypal.optionalString('fullName', 200),
+        mobile: paypal.optionalString('mobile', 40),
+        house: paypal.optionalString('house', 200),
+        billingAddress: address(paypal.optionalObject('billingAddress')),
+      },
+    });
+    return { redirectUrl: result.redirectUrl, final: result.final, order: this.orderType(ctx, result.aggregate) };
+  }
+
+  @Authorized('TENANT')
+  @Mutation(() => TimelineEntryType)
+  async trackOrderEvent(@Arg('input') input: TrackOrderEventInput, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType> {
+    const e = await ctx.services.timeline.track(await ctx.tenant(), input);
+    return { id: String(e.id), event: e.event, description: e.description, source: e.source, metadata: e.metadata, createdAt: e.createdAt };
+  }
+
+  @Authorized('TENANT')
+  @Subscription(() => OrderStatusChangeType, {
+    description: "Each state change of the order (or of every order of the key's merchant environment when reference is omitted).",
+    subscribe: async ({ args, context }) => {
+      const ctx = context as GraphqlContext;
+      const tenant = await ctx.tenant();
+      return filterByReference(ctx.services.orderStatusBus.subscribe(tenant.environmentId), (args as { reference?: string | null }).reference ?? null);
+    },
+  })
+  orderStatusChanged(@Root() change: OrderStatusChange, @Arg('reference', () => String, { nullable: true }) _reference: string | null): OrderStatusChangeType {
+    return { reference: change.reference, statusId: change.statusId, status: change.status, sequence: change.sequence, eventId: change.eventId };
+  }
+}
+
+async function* filterByReference(source: AsyncIterable<OrderStatusChange>, reference: string | null): AsyncIterable<OrderStatusChange> {
+  for await (const change of source) if (reference === null || change.reference === reference) yield change;
+}

@@ -1,0 +1,217 @@
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { GraphQLJSON } from 'graphql-scalars';
+import { DecimalScalar } from '../scalars';
+import { PageInfo } from '../connection';
+import { PaymentLinkType } from '../links/payment-link.types';
+
+export enum PaymentOptionEnum {
+  C = 'C',
+  PAYPAL = 'PAYPAL',
+}
+registerEnumType(PaymentOptionEnum, { name: 'PaymentOption', description: 'C: card; PAYPAL: PayPal.' });
+
+export enum OrderStatusEnum {
+  INITIATED = 1,
+  PENDING_AUTHENTICATION = 2,
+  FAILED = 4,
+  SUCCESSFUL = 5,
+}
+registerEnumType(OrderStatusEnum, { name: 'OrderStatus' });
+
+@ObjectType('OrderPayment')
+export class OrderPaymentType {
+  @Field(() => Int) orderId!: number;
+  @Field() orderPaymentReference!: string;
+  @Field(() => Int) paymentOptionId!: number;
+  @Field() paymentOption!: string;
+  @Field(() => Int) statusId!: number;
+  @Field() status!: string;
+  @Field() responseCode!: string;
+  @Field() responseMessage!: string;
+  @Field(() => String, { nullable: true }) orderPaymentInstrument!: string | null;
+  @Field() remarks!: string;
+  @Field() dateCreated!: Date;
+  @Field() dateUpdated!: Date;
+}
+
+@ObjectType('Customer')
+export class CustomerType {
+  @Field(() => String, { nullable: true }) customerId!: string | null;
+  @Field(() => String, { nullable: true }) firstName!: string | null;
+  @Field(() => String, { nullable: true }) lastName!: string | null;
+  @Field(() => String, { nullable: true }) emailAddress!: string | null;
+  @Field(() => String, { nullable: true }) countryShortName!: string | null;
+  @Field(() => Int) countryId!: number;
+  @Field(() => String, { nullable: true }) mobileNumber!: string | null;
+  @Field() isBlacklisted!: boolean;
+}
+
+@ObjectType('CardDetail', { description: 'What is kept of a card: never the full number nor the security code.' })
+export class CardDetailType {
+  @Field(() => Int) orderPaymentId!: number;
+  @Field() status!: boolean;
+  @Field(() => String, { nullable: true }) country!: string | null;
+  @Field() cardExpiryMonth!: string;
+  @Field() cardExpiryYear!: string;
+  @Field() cardType!: string;
+  @Field() cardIssuer!: string;
+  @Field() cardFirstSixDigits!: string;
+  @Field() cardLastFourDigits!: string;
+  @Field() dateCreated!: Date;
+}
+
+@ObjectType('Order', { description: 'Order details; fields named as in order/verify. Money is exact (Decimal strings).' })
+export class OrderType {
+  @Field() orderReference!: string;
+  @Field() paymentReference!: string;
+  @Field() productName!: string;
+  @Field(() => DecimalScalar) amount!: string;
+  @Field(() => DecimalScalar) totalAmountCharged!: string;
+  @Field(() => Int) statusId!: number;
+  @Field() status!: string;
+  @Field() paymentMethod!: string;
+  @Field() paymentResponseCode!: string;
+  @Field() paymentResponseMessage!: string;
+  @Field() narration!: string;
+  @Field() remarks!: string;
+  @Field(() => Int) currencyId!: number;
+  @Field() currencyName!: string;
+  @Field(() => Int, { nullable: true }) paymentLinkId!: number | null;
+  @Field(() => String, { nullable: true }) paymentLinkReference!: string | null;
+  @Field(() => Int, { nullable: true }) recurringPaymentId!: number | null;
+  @Field(() => String, { nullable: true }) recurringPaymentReference!: string | null;
+  @Field(() => DecimalScalar) fee!: string;
+  @Field(() => DecimalScalar) feeRate!: string;
+  @Field(() => DecimalScalar) subsidiaryFee!: string;
+  @Field(() => DecimalScalar) customerFee!: string;
+  @Field() dateCreated!: Date;
+  @Field() dateUpdated!: Date;
+  @Field(() => Date, { nullable: true }) datePaymentConfirmed!: Date | null;
+  @Field(() => [OrderPaymentType]) orderPayments!: OrderPaymentType[];
+  @Field(() => CustomerType) customer!: CustomerType;
+  @Field(() => [CardDetailType]) cardDetails!: CardDetailType[];
+  @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;
+}
+
+@ObjectType('OrderEdge')
+export class OrderEdge {
+  @Field() cursor!: string;
+  @Field(() => OrderType) node!: OrderType;
+}
+
+@ObjectType('OrderConnection')
+export class OrderConnection {
+  @Field(() => [OrderEdge]) edges!: OrderEdge[];
+  @Field(() => PageInfo) pageInfo!: PageInfo;
+  @Field(() => Int) totalCount!: number;
+}
+
+@InputType()
+export class OrderFilterInput {
+  @Field(() => [Int], { nullable: true, description: 'Status ids: 1 Initiated, 2 pending authentication, 4 Failed, 5 Successful.' }) statusIds?: number[] | null;
+  @Field(() => Date, { nullable: true }) createdFrom?: Date | null;
+  @Field(() => Date, { nullable: true }) createdTo?: Date | null;
+  @Field(() => Int, { nullable: true }) paymentLinkId?: number | null;
+  @Field(() => String, { nullable: true }) currency?: string | null;
+  @Field(() => String, { nullable: true, description: 'Order reference (prefix) or exact customer e-mail.' }) search?: string | null;
+}
+
+@ObjectType('TimelineEntry')
+export class TimelineEntryType {
+  @Field() id!: string;
+  @Field() event!: string;
+  @Field(() => String, { nullable: true }) description!: string | null;
+  @Field({ description: 'system or merchant' }) source!: string;
+  @Field(() => GraphQLJSON, { nullable: true }) metadata!: unknown;
+  @Field() createdAt!: Date;
+}
+
+@ObjectType('FeeQuote')
+export class FeeQuoteType {
+  @Field(() => DecimalScalar) amount!: string;
+  @Field(() => DecimalScalar) fee!: string;
+  @Field(() => DecimalScalar) feeRate!: string;
+  @Field(() => DecimalScalar) subsidiaryFee!: string;
+  @Field(() => DecimalScalar) customerFee!: string;
+  @Field(() => DecimalScalar) totalChargedAmount!: string;
+  @Field(() => PaymentOptionEnum) paymentOption!: PaymentOptionEnum;
+  @Field() currency!: string;
+  @Field({ description: 'merchant or customer' }) bearer!: string;
+}
+
+@ObjectType('OrderStatusChange')
+export class OrderStatusChangeType {
+  @Field() reference!: string;
+  @Field(() => Int) statusId!: number;
+  @Field() status!: string;
+  @Field(() => Int, { description: 'Per-order sequence: drop an event older than one already seen.' }) sequence!: number;
+  @Field() eventId!: string;
+}
+
+@ObjectType('StatusSummary')
+export class StatusSummaryType {
+  @Field(() => Int) statusId!: number;
+  @Field() status!: string;
+  @Field() currency!: string;
+  @Field(() => Int) count!: number;
+  @Field(() => DecimalScalar, { description: 'Sum of amounts.' }) amount!: string;
+  @Field(() => DecimalScalar, { description: 'Sum of fees.' }) fees!: string;
+}
+
+@ObjectType('DashboardSummary')
+export class DashboardSummaryType {
+  @Field() from!: Date;
+  @Field() to!: Date;
+  @Field(() => [StatusSummaryType]) byStatus!: StatusSummaryType[];
+  @Field(() => Float, { description: 'Successful orders / settled (successful + failed) orders, 0 when none.' }) successRate!: number;
+}
+
+@InputType()
+export class CreateOrderCustomerInput {
+  @Field() firstname!: string;
+  @Field() lastname!: string;
+  @Field() mobile!: string;
+  @Field() country!: string;
+  @Field() email!: string;
+}
+
+@InputType()
+export class CreateOrderInput {
+  @Field(() => CreateOrderCustomerInput) customer!: CreateOrderCustomerInput;
+  @Field(() => DecimalScalar) amount!: string;
+  @Field() reference!: string;
+  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => String, { nullable: true, description: 'Default NGN.' }) currency?: string | null;
+  @Field() redirectUrl!: string;
+  @Field(() => Int, { nullable: true }) paymentLinkId?: number | null;
+  @Field(() => Int, { nullable: true }) frequencyId?: number | null;
+  @Field(() => Int, { nullable: true }) numberOfPayments?: number | null;
+  @Field(() => String, { nullable: true }) ipAddress?: string | null;
+}
+
+@InputType()
+export class PayOrderInput {
+  @Field() reference!: string;
+  @Field(() => PaymentOptionEnum) paymentOption!: PaymentOptionEnum;
+  @Field({ description: 'ISO 3166-1 alpha-2 of the customer.' }) country!: string;
+  @Field({
+    description:
+      'The card or PayPal part, encrypted with the encryption key exactly like the REST `data`: the plaintext is `{ "card": { cardNumber, expiryMonth, expiryYear, cvv, billingAddress } }` or `{ "paypal": { fullName, mobile, house, billingAddress } }`. Plain card fields are never accepted.',
+  })
+  encryptedPayload!: string;
+}
+
+@ObjectType('PayOrderResult')
+export class PayOrderResultType {
+  @Field({ description: 'Where to send the customer: the 3-D Secure or PayPal page, or the merchant when final.' }) redirectUrl!: string;
+  @Field({ description: 'true when the payment is settled already (NOAUTH links).' }) final!: boolean;
+  @Field(() => OrderType) order!: OrderType;
+}
+
+@InputType()
+export class TrackOrderEventInput {
+  @Field() orderReference!: string;
+  @Field() event!: string;
+  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => GraphQLJSON, { nullable: true }) metadata?: Record<string, unknown> | null;
+}
