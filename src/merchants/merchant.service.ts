@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { generateRsaKeyMaterial } from '../crypto/encryption-key';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
-import { forbidden, notFound, validationError, requiredField } from '../shared/errors';
+import { forbidden, notFound, validationError, requiredField, unsupported } from '../shared/errors';
 import { isCountryCode, isEmail, isHttpUrl } from '../shared/validation';
 import { ApiKey, type ApiKeyKind } from './api-key.entity';
-import { AppEnvironment, type EnvironmentMode } from './app-environment.entity';
+import { AppEnvironment, type EnvironmentMode, type FeeBearer } from './app-environment.entity';
 import { EncryptionKey } from './encryption-key.entity';
 import { Subsidiary } from './subsidiary.entity';
 import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
@@ -149,6 +149,21 @@ export class MerchantService {
       await em.flush();
       return result;
     });
+  }
+
+  /** Who bears the processing fee in the tenant's environment (private key only). */
+  async setFeeBearer(tenant: Tenant, bearer: FeeBearer): Promise<FeeBearer> {
+    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    if (bearer !== 'merchant' && bearer !== 'customer') throw unsupported('FeeBearer');
+    const em = this.orm.em.fork();
+    const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
+    environment.feeBearer = bearer;
+    await em.flush();
+    return bearer;
+  }
+
+  async feeBearer(tenant: Tenant): Promise<FeeBearer> {
+    return (await this.orm.em.fork().findOneOrFail(AppEnvironment, { id: tenant.environmentId })).feeBearer;
   }
 
   /** The tenant's own merchant record. */

@@ -4,6 +4,9 @@ import {
   CreatedMerchantType,
   CreateMerchantInput,
   EnvironmentModeEnum,
+  FeeBearerEnum,
+  MerchantSettingsInput,
+  MerchantSettingsType,
   MerchantType,
   RotatedKeysType,
   RotateKeysInput,
@@ -20,7 +23,16 @@ export class MerchantResolver {
       subsidiary,
       environment: tenant.mode as EnvironmentModeEnum,
       encryptionKey: await ctx.services.merchants.currentEncryptionKey(tenant),
+      feeBearer: (await ctx.services.merchants.feeBearer(tenant)) as FeeBearerEnum,
     };
+  }
+
+  @Authorized('PRIVATE_KEY')
+  @Mutation(() => MerchantSettingsType, { description: "Settings of the key's environment; private key only." })
+  async updateMerchantSettings(@Arg('input') input: MerchantSettingsInput, @Ctx() ctx: GraphqlContext): Promise<MerchantSettingsType> {
+    const tenant = await ctx.tenant();
+    if (input.feeBearer) await ctx.services.merchants.setFeeBearer(tenant, input.feeBearer);
+    return { feeBearer: (await ctx.services.merchants.feeBearer(tenant)) as FeeBearerEnum };
   }
 
   @Authorized('ADMIN')

@@ -28,6 +28,7 @@ export class MerchantType {
   @Field(() => SubsidiaryType) subsidiary!: SubsidiaryType;
   @Field(() => EnvironmentModeEnum) environment!: EnvironmentModeEnum;
   @Field({ description: 'The encryption key to encrypt payloads with now.' }) encryptionKey!: string;
+  @Field(() => FeeBearerEnum) feeBearer!: FeeBearerEnum;
 }
 
 @ObjectType('EnvironmentKeys')
@@ -72,4 +73,20 @@ export class RotatedKeysType {
   @Field(() => String, { nullable: true }) privateKey!: string | null;
   @Field(() => String, { nullable: true }) encryptionKey!: string | null;
   @Field() previousKeysExpireAt!: Date;
+}
+
+export enum FeeBearerEnum {
+  MERCHANT = 'merchant',
+  CUSTOMER = 'customer',
+}
+registerEnumType(FeeBearerEnum, { name: 'FeeBearer', description: 'Who pays the processing fee.' });
+
+@InputType()
+export class MerchantSettingsInput {
+  @Field(() => FeeBearerEnum, { nullable: true }) feeBearer?: FeeBearerEnum | null;
+}
+
+@ObjectType('MerchantSettings', { description: "Settings of the api-key's environment." })
+export class MerchantSettingsType {
+  @Field(() => FeeBearerEnum) feeBearer!: FeeBearerEnum;
 }

@@ -169,6 +169,13 @@ export class OrderResolver {
     return { redirectUrl: result.redirectUrl, final: result.final, order: this.orderType(ctx, result.aggregate) };
   }
 
+  @Authorized('PRIVATE_KEY')
+  @Mutation(() => Boolean, { description: 'Stops a subscription: nothing more is charged. Private key only.' })
+  async cancelRecurringPayment(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<boolean> {
+    const recurring = await ctx.services.recurring.cancel(await ctx.tenant(), reference);
+    return recurring.state === 'cancelled';
+  }
+
   @Authorized('TENANT')
   @Mutation(() => TimelineEntryType)
   async trackOrderEvent(@Arg('input') input: TrackOrderEventInput, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType> {

@@ -219,6 +219,21 @@ describe('GraphQL API', () => {
     });
   });
 
+  describe('merchant settings', () => {
+    it('sets who bears the fee with the private key only, and quotes follow', async () => {
+      const fresh = await createTestMerchant(t);
+      const SET = `mutation { updateMerchantSettings(input: { feeBearer: CUSTOMER }) { feeBearer } }`;
+      const refused = await gql(SET, {}, fresh.keys.test.publicKey);
+      expect(refused.errors[0]).toMatchObject({ message: 'This operation requires the private key.', extensions: { code: 'FORBIDDEN' } });
+      const res = await gql(SET, {}, fresh.keys.test.privateKey);
+      expect(res.data.updateMerchantSettings).toEqual({ feeBearer: 'CUSTOMER' });
+      const quote = await gql(`{ feeQuote(amount: "1000", paymentOption: C) { customerFee totalChargedAmount bearer } merchant { feeBearer } }`, {}, fresh.keys.test.publicKey);
+      expect(quote.data).toEqual({ feeQuote: { customerFee: '15.00', totalChargedAmount: '1015.00', bearer: 'customer' }, merchant: { feeBearer: 'CUSTOMER' } });
+      // The live environment keeps its own setting.
+      expect((await gql(`{ merchant { feeBearer } }`, {}, fresh.keys.live.publicKey)).data.merchant.feeBearer).toBe('MERCHANT');
+    });
+  });
+
   describe('limits and authentication', () => {
     it('refuses a query selecting more fields than the limit, before running it', async () => {
       const ok = `{ ${Array.from({ length: 400 }, (_, i) => `a${i}: health`).join(' ')} }`;
