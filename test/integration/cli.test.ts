@@ -1,0 +1,62 @@
+import { PassThrough } from 'node:stream';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../src/cli/main';
+import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../support/database';
+import { startTestService, type TestService } from '../support/service';
+import { request } from '../support/http';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
+  out.on('data', (c) => chunks.out.push(c));
+  err.on('data', (c) => chunks.err.push(c));
+  const code = await runCli(args, out, err);
+  return { code, out: Buffer.concat(chunks.out).toString(), err: Buffer.concat(chunks.err).toString() };
+}
+
+describe('CLI merchant:create', () => {
+  const saved = { ...process.env };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-cli-'));
+  let t: TestService;
+  beforeAll(async () => {
+    Object.assign(process.env, { DATABASE_URL: TEST_DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    t = await startTestService();
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await t.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints exactly the documented JSON, and the keys it prints authenticate', async () => {
+    const { code, out } = await cli(['merchant:create', '--name', 'Acme Stores', '--country', 'NG', '--email', 'support@acme.test', '--webhook-url', 'https://acme.test/hooks', '--json']);
+    expect(code).toBe(0);
+    const printed = JSON.parse(out);
+    expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'keys']);
+    expect(printed).toEqual({
+      subsidiary: { id: expect.any(Number), name: 'Acme Stores', country: 'NG', supportEmail: 'support@acme.test' },
+      webhookSecret: expect.stringMatching(/^whsec_/),
+      keys: {
+        test: { publicKey: expect.stringMatching(/^PGW-PUBLICKEY-TEST-[0-9a-f]{32}$/), privateKey: expect.stringMatching(/^PGW-SECRETKEY-TEST-[0-9a-f]{32}$/), encryptionKey: expect.any(String) },
+        live: { publicKey: expect.stringMatching(/^PGW-PUBLICKEY-LIVE-[0-9a-f]{32}$/), privateKey: expect.stringMatching(/^PGW-SECRETKEY-LIVE-[0-9a-f]{32}$/), encryptionKey: expect.any(String) },
+      },
+    });
+    expect(out.trim().split('\n').length).toBeGreaterThan(1); // one object, pretty-printed, nothing else
+    for (const key of [printed.keys.test.publicKey, printed.keys.test.privateKey, printed.keys.live.publicKey, printed.keys.live.privateKey]) {
+      expect((await request(t.baseUrl, 'GET', '/checkout/banks', { apiKey: key })).status).toBe(200);
+    }
+  });
+
+  it('explains bad input and exits non-zero', async () => {
+    const missing = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--json']);
+    expect(missing).toMatchObject({ code: 65, out: '' });
+    expect(missing.err).toContain('The Email field is required.');
+    const unknown = await cli(['merchant:create', '--colour', 'red']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.err).toContain('Usage:');
+    expect((await cli(['nonsense'])).code).toBe(64);
+  });
+});
