@@ -1,10 +1,9 @@
-import { OptionalProps, Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { ReferenceAudit } from '../shared/reference-audit';
 
 /** Seeded reference data: banks of Nigeria with their CBN / NIP codes. */
 @Entity({ tableName: 'bank' })
-export class Bank {
-  [OptionalProps]?: 'isMicrofinance' | 'isMortgage' | 'ussdBankCode' | 'dateUpdated' | 'dateDeleted' | 'updatedBy' | 'deletedBy';
-
+export class Bank extends ReferenceAudit {
   @PrimaryKey({ type: 'integer', autoincrement: false })
   id!: number;
 
@@ -28,22 +27,4 @@ export class Bank {
 
   @Property({ type: 'text' })
   logo!: string;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)' })
-  dateCreated!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
-  dateUpdated: Date | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
-  dateDeleted: Date | null = null;
-
-  @Property({ type: 'integer' })
-  createdBy!: number;
-
-  @Property({ type: 'integer', nullable: true })
-  updatedBy: number | null = null;
-
-  @Property({ type: 'integer', nullable: true })
-  deletedBy: number | null = null;
 }

@@ -1,10 +1,9 @@
-import { OptionalProps, Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { ReferenceAudit } from '../shared/reference-audit';
 
 /** Seeded reference data: charge frequencies of recurring payments (ids 1..11 of the specification). */
 @Entity({ tableName: 'frequency' })
-export class Frequency {
-  [OptionalProps]?: 'isActive' | 'dateUpdated' | 'dateDeleted' | 'updatedBy' | 'deletedBy';
-
+export class Frequency extends ReferenceAudit {
   @PrimaryKey({ type: 'integer', autoincrement: false })
   id!: number;
 
@@ -22,22 +21,4 @@ export class Frequency {
 
   @Property({ type: 'boolean', nullable: true })
   isActive: boolean | null = true;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)' })
-  dateCreated!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
-  dateUpdated: Date | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
-  dateDeleted: Date | null = null;
-
-  @Property({ type: 'integer' })
-  createdBy!: number;
-
-  @Property({ type: 'integer', nullable: true })
-  updatedBy: number | null = null;
-
-  @Property({ type: 'integer', nullable: true })
-  deletedBy: number | null = null;
 }

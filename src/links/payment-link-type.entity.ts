@@ -1,10 +1,9 @@
-import { OptionalProps, Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { ReferenceAudit } from '../shared/reference-audit';
 
 /** Seeded reference data: SC (1), MC (2), SUB (5), exactly as the specification's table. */
 @Entity({ tableName: 'payment_link_type' })
-export class PaymentLinkType {
-  [OptionalProps]?: 'dateUpdated' | 'dateDeleted' | 'updatedBy' | 'deletedBy';
-
+export class PaymentLinkType extends ReferenceAudit {
   @PrimaryKey({ type: 'integer', autoincrement: false })
   id!: number;
 
@@ -19,22 +18,4 @@ export class PaymentLinkType {
 
   @Property({ type: 'boolean' })
   status!: boolean;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)' })
-  dateCreated!: Date;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
-  dateUpdated: Date | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
-  dateDeleted: Date | null = null;
-
-  @Property({ type: 'integer' })
-  createdBy!: number;
-
-  @Property({ type: 'integer', nullable: true })
-  updatedBy: number | null = null;
-
-  @Property({ type: 'integer', nullable: true })
-  deletedBy: number | null = null;
 }

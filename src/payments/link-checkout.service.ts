@@ -7,6 +7,7 @@ import type { OrderService } from '../orders/order.service';
 import type { PayloadService } from '../crypto/payload.service';
 import { InputObject } from '../shared/input';
 import type { PaymentService, PayResult } from './payment.service';
+import { readPaymentInstrument } from './pay-input';
 
 export interface LinkCheckoutInput {
   amount?: unknown;
@@ -51,26 +52,11 @@ export class LinkCheckoutService {
       order: { amount, reference: randomReference('LNK-', 16), description: link.name, currency: link.currency },
       payment: { redirectUrl: link.website ?? `${this.publicUrl}/pay/${link.reference}/result`, paymentLinkId: link.id },
     });
-    const card = secret.optionalObject('card');
-    const paypal = secret.optionalObject('paypal');
-    const address = (o: InputObject | null) => o && { street: o.optionalString('street'), city: o.optionalString('city'), state: o.optionalString('state'), country: o.optionalString('country'), zipcode: o.optionalString('zipcode') };
     return this.payments.pay(tenant, {
       reference: order.order.reference,
       paymentOption: input.paymentOption,
       country: input.customer?.country ?? null,
-      card: card && {
-        cardNumber: card.optionalString('cardNumber', 30),
-        expiryMonth: card.optionalString('expiryMonth', 4),
-        expiryYear: card.optionalString('expiryYear', 4),
-        cvv: card.optionalString('cvv', 4),
-        billingAddress: address(card.optionalObject('billingAddress')),
-      },
-      paypal: paypal && {
-        fullName: paypal.optionalString('fullName', 200),
-        mobile: paypal.optionalString('mobile', 40),
-        house: paypal.optionalString('house', 200),
-        billingAddress: address(paypal.optionalObject('billingAddress')),
-      },
+      ...readPaymentInstrument(secret),
     });
   }
 }

@@ -7,7 +7,8 @@ import { envelopeA, envelopeB } from './envelopes';
 import { tenantOf } from './authentication';
 import { readEncryptedBody } from './encrypted-body';
 import { feeView, orderCreatedView, orderStatusView, payResultView } from './order.presenters';
-import type { PayOrderInput, BillingAddressInput } from '../payments/payment.service';
+import type { PayOrderInput } from '../payments/payment.service';
+import { readPaymentInstrument } from '../payments/pay-input';
 import { DomainError } from '../shared/errors';
 import { ok, respond } from './respond';
 import { routeSchemas } from './schemas';
@@ -43,33 +44,14 @@ function createOrderInput(plaintext: Record<string, unknown>): CreateOrderInput 
   };
 }
 
-function billingAddress(o: InputObject | null): BillingAddressInput | null {
-  const a = o?.allowOnly(['street', 'city', 'state', 'country', 'zipcode']);
-  return a ? { street: a.optionalString('street', 200), city: a.optionalString('city', 100), state: a.optionalString('state', 100), country: a.optionalString('country', 10), zipcode: a.optionalString('zipcode', 20) } : null;
-}
-
 /** Plaintext of order/pay (contract section 4). */
 export function payOrderInput(plaintext: Record<string, unknown>): PayOrderInput {
   const root = InputObject.from(plaintext).allowOnly(['reference', 'paymentOption', 'country', 'card', 'paypal']);
-  const card = root.optionalObject('card')?.allowOnly(['cardNumber', 'expiryMonth', 'expiryYear', 'cvv', 'billingAddress']);
-  const paypal = root.optionalObject('paypal')?.allowOnly(['fullName', 'mobile', 'house', 'billingAddress']);
   return {
     reference: root.optionalString('reference', 100),
     paymentOption: root.optionalString('paymentOption', 20),
     country: root.optionalString('country', 10),
-    card: card && {
-      cardNumber: card.optionalString('cardNumber', 30),
-      expiryMonth: card.optionalString('expiryMonth', 4),
-      expiryYear: card.optionalString('expiryYear', 4),
-      cvv: card.optionalString('cvv', 4),
-      billingAddress: billingAddress(card.optionalObject('billingAddress')),
-    },
-    paypal: paypal && {
-      fullName: paypal.optionalString('fullName', 200),
-      mobile: paypal.optionalString('mobile', 40),
-      house: paypal.optionalString('house', 200),
-      billingAddress: billingAddress(paypal.optionalObject('billingAddress')),
-    },
+    ...readPaymentInstrument(root),
   };
 }
 

@@ -8,6 +8,7 @@ import { orderDetailsView } from '../../orders/order-details.view';
 import { Money } from '../../shared/money';
 import { validationError } from '../../shared/errors';
 import { InputObject } from '../../shared/input';
+import { readPaymentInstrument } from '../../payments/pay-input';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import { DecimalScalar } from '../scalars';
 import {
@@ -144,27 +145,11 @@ export class OrderResolver {
   async payOrder(@Arg('input') input: PayOrderInput, @Ctx() ctx: GraphqlContext): Promise<PayOrderResultType> {
     const tenant = await ctx.tenant();
     const secret = InputObject.from(await ctx.services.payloads.decrypt(tenant, input.encryptedPayload)).allowOnly(['card', 'paypal']);
-    const card = secret.optionalObject('card');
-    const paypal = secret.optionalObject('paypal');
-    const address = (o: InputObject | null) =>
-      o && { street: o.optionalString('street'), city: o.optionalString('city'), state: o.optionalString('state'), country: o.optionalString('country'), zipcode: o.optionalString('zipcode') };
     const result = await ctx.services.payments.pay(tenant, {
       reference: input.reference,
       paymentOption: input.paymentOption,
       country: input.country,
-      card: card && {
-        cardNumber: card.optionalString('cardNumber', 30),
-        expiryMonth: card.optionalString('expiryMonth', 4),
-        expiryYear: card.optionalString('expiryYear', 4),
-        cvv: card.optionalString('cvv', 4),
-        billingAddress: address(card.optionalObject('billingAddress')),
-      },
-      paypal: paypal && {
-        fullName: paypal.optionalString('fullName', 200),
-        mobile: paypal.optionalString('mobile', 40),
-        house: paypal.optionalString('house', 200),
-        billingAddress: address(paypal.optionalObject('billingAddress')),
-      },
+      ...readPaymentInstrument(secret),
     });
     return { redirectUrl: result.redirectUrl, final: result.final, order: this.orderType(ctx, result.aggregate) };
   }
