@@ -91,6 +91,27 @@ describe('GraphQL API', () => {
       expect((await gql(LINKS, { first: 10 }, m.keys.live.publicKey)).data.paymentLinks.totalCount).toBe(0);
     });
 
+    it('reads one link by id or reference, edits it, deactivates and activates it', async () => {
+      const created = (await gql(CREATE_LINK, { input: { name: 'Yoga', description: 'Weekly class', paymentType: 'MC', amount: '1500.5' } })).data.createPaymentLink;
+      const LINK = `query ($id: Int, $reference: String) { paymentLink(id: $id, reference: $reference) { id name amount isActive paymentLinkCode } }`;
+      const byId = await gql(LINK, { id: created.id });
+      const byRef = await gql(LINK, { reference: created.reference });
+      expect(byId.data.paymentLink).toEqual({ id: created.id, name: 'Yoga', amount: '1500.50', isActive: true, paymentLinkCode: 'MC' });
+      expect(byRef.data).toEqual(byId.data);
+      expect((await gql(LINK, {})).errors[0]).toMatchObject({ message: 'Give either id or reference.', extensions: { code: 'VAL400' } });
+      expect((await gql(LINK, { id: created.id }, m.keys.live.publicKey)).errors[0].extensions.code).toBe('02');
+
+      const edited = await gql(`mutation ($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { name description amount paymentLinkCode authOption currency } }`, {
+        id: created.id,
+        input: { name: 'Yoga (evening)', description: 'Weekly class, 7pm', paymentType: 'SUB', authOption: 'NOAUTH', amount: '2000' },
+      });
+      expect(edited.data.editPaymentLink).toEqual({ name: 'Yoga (evening)', description: 'Weekly class, 7pm', amount: '2000.00', paymentLinkCode: 'SUB', authOption: 'NOAUTH', currency: 'NGN' });
+      const off = await gql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { isActive } }`, { id: created.id });
+      expect(off.data.deactivatePaymentLink.isActive).toBe(false);
+      const on = await gql(`mutation ($id: Int!) { activatePaymentLink(id: $id) { isActive } }`, { id: created.id });
+      expect(on.data.activatePaymentLink.isActive).toBe(true);
+    });
+
     it('lists reference data', async () => {
       const res = await gql('{ paymentLinkTypes { id code paymentLinkName } frequencies { id name hours days } banks { name bankCode countryId } }');
       expect(res.data.paymentLinkTypes).toEqual([
@@ -216,6 +237,23 @@ describe('GraphQL API', () => {
         ],
         successRate: 0,
       });
+    });
+  });
+
+  describe('subscriptions (recurring payments)', () => {
+    it('cancels a recurring payment with the private key', async () => {
+      const input = orderInput({ frequencyId: 2, numberOfPayments: 3 });
+      await gql(CREATE_ORDER, { input });
+      const payload = encryptPayload({ card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);
+      const paid = await gql(`mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl } }`, { input: { reference: input.reference, paymentOption: 'C', country: 'NG', encryptedPayload: payload } });
+      await fetch(paid.data.payOrder.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      const order = await gql(`query ($reference: String!) { order(reference: $reference) { statusId recurringPaymentReference } }`, { reference: input.reference });
+      expect(order.data.order.statusId).toBe(5);
+      const CANCEL = `mutation ($reference: String!) { cancelRecurringPayment(reference: $reference) }`;
+      const reference = order.data.order.recurringPaymentReference;
+      expect((await gql(CANCEL, { reference })).errors[0].extensions.code).toBe('FORBIDDEN');
+      expect((await gql(CANCEL, { reference }, m.keys.test.privateKey)).data).toEqual({ cancelRecurringPayment: true });
+      expect((await gql(CANCEL, { reference: 'RP-unknown' }, m.keys.test.privateKey)).errors[0].extensions.code).toBe('13');
     });
   });
 
