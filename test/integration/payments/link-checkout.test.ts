@@ -1,0 +1,69 @@
+import { startTestService, type TestService } from '../../support/service';
+import { request } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import { encryptPayload } from '../../../src/crypto/payload-client';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+
+const billing = { street: '1 Marina', city: 'Lagos', country: 'NG' };
+const customer = { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' };
+
+/** The hosted payment-link page's server side, driven as the page's script drives it. */
+describe('payment link checkout', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+  beforeAll(async () => {
+    t = await startTestService();
+    m = await createTestMerchant(t, { name: 'Ikeja Books' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const createLink = async (body: Record<string, string>) =>
+    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Description: 'd', AuthOption: 'AUTH', ...body } })).body.data.paymentLink;
+  const cardPayload = (cardNumber = '5123450000000008') => encryptPayload({ card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);
+  const checkout = (reference: string, body: Record<string, unknown>) => request(t.baseUrl, 'POST', `/pay/${reference}`, { body });
+
+  it('lets the customer enter the amount when the link has none, and pays through 3-D Secure', async () => {
+    const link = await createLink({ Name: 'Donation', PaymentType: 'MC' });
+    const page = await fetch(link.paymentLinkUrl);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('Ikeja Books');
+    expect(html).toContain('name="amount"');
+    expect(html).toContain(`data-encryption-key="${m.keys.test.encryptionKey}"`);
+
+    const res = await checkout(link.reference, { amount: '750.25', paymentOption: 'C', customer, data: cardPayload() });
+    expect(res.status).toBe(200);
+    expect(res.body.redirectUrl).toMatch(/\/sandbox\/3ds\/OP/);
+    const done = await fetch(res.body.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+    const landed = new URL(done.headers.get('location')!);
+    expect(landed.pathname).toBe(`/pay/${link.reference}/result`); // no Website: the service's own result page
+    expect(landed.searchParams.get('status')).toBe('successful');
+    const result = await fetch(landed);
+    expect(await result.text()).toContain('Payment successful');
+
+    const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: m.keys.test.privateKey, body: { reference: landed.searchParams.get('reference') } });
+    expect(verify.body.data).toMatchObject({ statusId: 5, totalAmountCharged: 750.25, paymentLinkId: link.id, productName: 'Donation' });
+  });
+
+  it('pays with PayPal from the page', async () => {
+    const link = await createLink({ Name: 'Book', PaymentType: 'MC', Amount: '3000' });
+    const paypal = encryptPayload({ paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '4', billingAddress: billing } }, m.keys.test.encryptionKey);
+    const res = await checkout(link.reference, { paymentOption: 'PAYPAL', customer, data: paypal });
+    expect(res.body.redirectUrl).toMatch(/\/sandbox\/paypal\//);
+  });
+
+  it('answers clear errors, never a 500', async () => {
+    const link = await createLink({ Name: 'Single', PaymentType: 'SC', Amount: '100' });
+    const tampered = await checkout(link.reference, { paymentOption: 'C', customer, data: cardPayload().replace(/^../, 'AA') });
+    expect(tampered).toMatchObject({ status: 400, body: { message: 'Your card details could not be read. Please reload the page and try again.' } });
+    const noCustomer = await checkout(link.reference, { paymentOption: 'C', data: cardPayload() });
+    expect(noCustomer).toMatchObject({ status: 400, body: { message: 'The Customer field is required.' } });
+    const luhn = await checkout(link.reference, { paymentOption: 'C', customer, data: cardPayload('4111111111111112') });
+    expect(luhn).toMatchObject({ status: 400, body: { message: 'The CardNumber field is not a valid card number.' } });
+    const missing = await fetch(`${t.baseUrl}/pay/PLNOSUCHLINK`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('Payment link not found');
+  });
+});
