@@ -50,6 +50,11 @@ export function toOrderType(a: OrderAggregate, publicUrl: string, linkUrl: (refe
     datePaymentConfirmed: order.datePaymentConfirmed,
     orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
     cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
+    customer: {
+      ...view.customer,
+      dateCreated: order.customer?.dateCreated ?? null,
+      dateUpdated: order.customer?.dateUpdated ?? null,
+    },
     paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, linkUrl(order.paymentLink.reference)) : null,
   };
 }

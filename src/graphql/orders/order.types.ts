@@ -42,8 +42,14 @@ export class CustomerType {
   @Field(() => String, { nullable: true }) emailAddress!: string | null;
   @Field(() => String, { nullable: true }) countryShortName!: string | null;
   @Field(() => Int) countryId!: number;
+  @Field(() => String, { nullable: true }) customerGroup!: string | null;
+  @Field(() => Int) globalStatusId!: number;
+  @Field(() => String, { nullable: true }) globalStatus!: string | null;
   @Field(() => String, { nullable: true }) mobileNumber!: string | null;
   @Field() isBlacklisted!: boolean;
+  @Field(() => String, { nullable: true }) reasonBlacklisted!: string | null;
+  @Field(() => Date, { nullable: true, description: 'null when no customer data exists.' }) dateCreated!: Date | null;
+  @Field(() => Date, { nullable: true }) dateUpdated!: Date | null;
 }
 
 @ObjectType('CardDetail', { description: 'What is kept of a card: never the full number nor the security code.' })
@@ -51,6 +57,8 @@ export class CardDetailType {
   @Field(() => Int) orderPaymentId!: number;
   @Field() status!: boolean;
   @Field(() => String, { nullable: true }) country!: string | null;
+  @Field(() => String, { nullable: true, description: "The processor's token; never the card number." }) cardToken!: string | null;
+  @Field(() => Int) appEnvironmentId!: number;
   @Field() cardExpiryMonth!: string;
   @Field() cardExpiryYear!: string;
   @Field() cardType!: string;
