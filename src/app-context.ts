@@ -51,7 +51,7 @@ export function createServices(config: Config, orm: MikroORM, masterKey: Buffer,
   const outbox = new OutboxService(config.publicUrl);
   const links = new PaymentLinkService(orm, config.publicUrl);
   const payloads = new PayloadService(orm, secrets, clock);
-  const sandbox = new SandboxProcessor(orm);
+  const sandbox = new SandboxProcessor();
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
   const recurring = new RecurringBillingService(orm, sandbox, orders, timeline, outbox, orderStatusBus, clock);
   // Live keys have no processor until one is configured: live payments are refused, never simulated.

@@ -11,7 +11,8 @@ import { PaymentLink } from '../links/payment-link.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
 import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
-import type { OrderStatusBus, OrderStatusChange } from '../events/order-status-bus';
+import type { OrderStatusChange } from '../events/order-status-bus';
+import type { EventFanout } from '../events/event-fanout';
 import { randomReference } from '../shared/random';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
@@ -63,7 +64,7 @@ export class PaymentService {
     private readonly orders: OrderService,
     private readonly timeline: TimelineService,
     private readonly outbox: OutboxService,
-    private readonly bus: OrderStatusBus,
+    private readonly events: EventFanout,
     private readonly clock: Clock,
     private readonly publicUrl: string,
     private readonly authenticationTimeoutMs: number,
@@ -128,7 +129,7 @@ export class PaymentService {
           reference: order.processorReference,
           environmentId: tenant.environmentId,
           threeDSecure,
-        });
+        }, em);
         em.create(CardDetail, {
           orderPayment: payment,
           environment: order.environment,
@@ -144,7 +145,7 @@ export class PaymentService {
         });
         payment.instrument = `${card.brand} ${card.firstSix}******${card.lastFour}`;
       } else {
-        const { token } = await processor.startPaypal({ amount: order.totalChargedAmount, currency: order.currency, reference: order.processorReference, environmentId: tenant.environmentId });
+        const { token } = await processor.startPaypal({ amount: order.totalChargedAmount, currency: order.currency, reference: order.processorReference, environmentId: tenant.environmentId }, em);
         outcome = { kind: 'challenge', token, issuer: 'PayPal' };
         payment.instrument = 'PayPal';
       }
@@ -166,7 +167,7 @@ export class PaymentService {
       const aggregate = await this.orders.aggregateOf(em, order, tenant.subsidiaryId);
       return { aggregate, payment, redirectUrl: merchantRedirect(order), final: true };
     });
-    for (const change of changes) this.bus.publish(change);
+    this.events.afterCommit(changes);
     return result;
   }
 
@@ -198,9 +199,9 @@ export class PaymentService {
       if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) {
         result = { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired };
       } else if ('otp' in answer) {
-        result = await processor.completeChallenge(payment.processorToken!, answer.otp);
+        result = await processor.completeChallenge(payment.processorToken!, answer.otp, em);
       } else {
-        result = await processor.completePaypal(payment.processorToken!, answer.approve);
+        result = await processor.completePaypal(payment.processorToken!, answer.approve, em);
       }
       const passed = result.code !== ResponseCodes.authenticationFailed.code && result.code !== ResponseCodes.authenticationExpired.code && result.code !== ResponseCodes.customerCancelled.code;
       this.timeline.record(
@@ -222,7 +223,7 @@ export class PaymentService {
       await this.settle(em, order, payment, result, changes, subsidiaryId);
       return { order, redirectUrl: merchantRedirect(order), status: result.kind === 'approved' ? 'successful' : 'failed' } as AuthenticationOutcome;
     });
-    for (const change of changes) this.bus.publish(change);
+    this.events.afterCommit(changes);
     return outcome;
   }
 

@@ -1,3 +1,5 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
 /**
  * What the payment engine asks of an acquirer. The sandbox is one provider; a live
  * acquirer plugs in behind the same interface.
@@ -21,16 +23,22 @@ export type ProcessorResult =
   | { kind: 'approved'; token: string; issuer: string; code: '00'; message: string }
   | { kind: 'declined'; token: string | null; issuer: string; code: string; message: string };
 
+/**
+ * Every call gets the engine's transaction: a processor that keeps state in this database
+ * (the sandbox) must use it, since the embedded database has a single connection and the
+ * engine holds it, with the order's row lock, for the whole transition. A remote acquirer
+ * ignores it.
+ */
 export interface PaymentProcessor {
   readonly name: string;
-  authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult>;
+  authorizeCard(request: CardAuthorizationRequest, tx: EntityManager): Promise<ProcessorResult>;
   /** Completes a 3-D Secure challenge with the one-time password the cardholder typed. */
-  completeChallenge(token: string, otp: string): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
+  completeChallenge(token: string, otp: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
   /** Starts a PayPal approval. */
-  startPaypal(request: { amount: string; currency: string; reference: string; environmentId: number }): Promise<{ token: string }>;
-  completePaypal(token: string, approved: boolean): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
+  startPaypal(request: { amount: string; currency: string; reference: string; environmentId: number }, tx: EntityManager): Promise<{ token: string }>;
+  completePaypal(token: string, approved: boolean, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
   /** Charges a saved token without the cardholder (subscriptions). */
-  chargeToken(token: string, amount: string, currency: string, reference: string): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
+  chargeToken(token: string, amount: string, currency: string, reference: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
 }
 
 /** Response codes the engine itself assigns. */

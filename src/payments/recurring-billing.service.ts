@@ -10,7 +10,8 @@ import { CardDetail } from '../orders/card-detail.entity';
 import type { OrderService } from '../orders/order.service';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
-import type { OrderStatusBus, OrderStatusChange } from '../events/order-status-bus';
+import type { OrderStatusChange } from '../events/order-status-bus';
+import type { EventFanout } from '../events/event-fanout';
 import { RecurringPayment } from './recurring-payment.entity';
 import type { PaymentProcessor } from './processor';
 
@@ -31,7 +32,7 @@ export class RecurringBillingService {
     private readonly orders: OrderService,
     private readonly timeline: TimelineService,
     private readonly outbox: OutboxService,
-    private readonly bus: OrderStatusBus,
+    private readonly events: EventFanout,
     private readonly clock: Clock,
   ) {}
 
@@ -74,7 +75,7 @@ export class RecurringBillingService {
         await this.chargeOne(em, rows[0]!.id, changes);
         return true;
       });
-      for (const c of changes) this.bus.publish(c);
+      this.events.afterCommit(changes);
       if (!did) break;
       charged += 1;
     }
@@ -125,7 +126,7 @@ export class RecurringBillingService {
       recurringPaymentReference: recurring.reference,
       version: 1,
     });
-    const result = await this.processor.chargeToken(recurring.cardToken!, parent.totalChargedAmount, parent.currency, order.processorReference);
+    const result = await this.processor.chargeToken(recurring.cardToken!, parent.totalChargedAmount, parent.currency, order.processorReference, em);
     const approved = result.kind === 'approved';
     const statusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
     const now = this.clock.now();

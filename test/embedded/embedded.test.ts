@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createService, type Service } from '../../src/bootstrap';
 import { DataDirInUseError, startEmbeddedDatabase } from '../../src/db/embedded';
-import { graphql } from '../support/http';
+import { graphql, postEncrypted, request } from '../support/http';
 import { TEST_ADMIN_TOKEN } from '../support/service';
 
 /**
@@ -36,12 +36,12 @@ describe('embedded database (PGlite)', () => {
 
     const created = await graphql(
       baseUrl,
-      `mutation { createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test" }) { subsidiary { id } keys { test { publicKey } } } }`,
+      `mutation { createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test" }) { subsidiary { id } keys { test { publicKey privateKey encryptionKey } } } }`,
       {},
       { 'x-admin-token': TEST_ADMIN_TOKEN },
     );
     expect(created.body.errors).toBeUndefined();
-    const { publicKey } = created.body.data.createMerchant.keys.test;
+    const { publicKey, privateKey, encryptionKey } = created.body.data.createMerchant.keys.test;
     await service.close();
 
     ({ service, baseUrl } = await start());
@@ -51,6 +51,27 @@ describe('embedded database (PGlite)', () => {
       expect(merchant.body).toEqual({ data: { merchant: { subsidiary: { name: 'Embedded Ltd', country: 'GH' } } } });
       const banks = await fetch(`${baseUrl}/checkout/banks`, { headers: { 'api-key': publicKey } });
       expect(((await banks.json()) as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(30);
+
+      // A card payment through 3-D Secure on the single embedded connection.
+      const reference = `EMB-${Date.now()}`;
+      const order = await postEncrypted(baseUrl, '/checkout/order/create', publicKey, encryptionKey, {
+        customer: { firstname: 'Kofi', lastname: 'Mensah', mobile: '+233201234567', country: 'GH', email: 'kofi@example.test' },
+        order: { amount: 250, reference, description: 'Embedded', currency: 'GHS' },
+        payment: { RedirectUrl: 'https://m.test/back' },
+      });
+      expect(order.body.statusCode).toBe('01');
+      const paid = await postEncrypted(baseUrl, '/checkout/order/pay', publicKey, encryptionKey, {
+        reference,
+        paymentOption: 'C',
+        country: 'GH',
+        card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: { street: 's', city: 'Accra', country: 'GH' } },
+      });
+      expect(paid.body.statusCode).toBe('02');
+      const otpUrl = paid.body.data.paymentDetail.redirectUrl.replace(/^https?:\/\/[^/]+/, baseUrl);
+      const answer = await fetch(otpUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      expect(answer.headers.get('location')).toContain('status=successful');
+      const verify = await request(baseUrl, 'POST', '/checkout/order/verify', { apiKey: privateKey, body: { reference } });
+      expect(verify.body.data).toMatchObject({ statusId: 5, totalAmountCharged: 250 });
     } finally {
       await service.close();
     }

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import type { CardAuthorizationRequest, PaymentProcessor, ProcessorResult } from '../processor';
 import { SandboxAuthorization } from './sandbox-authorization.entity';
@@ -30,34 +30,32 @@ const UNKNOWN_CARD: TestCard = { code: '14', message: 'Invalid card number', iss
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
 
-  constructor(private readonly orm: MikroORM) {}
-
-  async authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult> {
+  async authorizeCard(request: CardAuthorizationRequest, tx: EntityManager): Promise<ProcessorResult> {
     const card = SANDBOX_CARDS[request.cardNumber] ?? UNKNOWN_CARD;
     if (card === UNKNOWN_CARD) return { kind: 'declined', token: null, issuer: card.issuer, code: card.code, message: card.message };
-    const token = await this.remember('card', card);
+    const token = await this.remember(tx, 'card', card);
     if (request.threeDSecure) return { kind: 'challenge', token, issuer: card.issuer };
     return this.finish(token, card);
   }
 
-  async completeChallenge(token: string, otp: string): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
-    const auth = await this.take(token);
+  async completeChallenge(token: string, otp: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
+    const auth = await this.take(tx, token);
     if (otp !== SANDBOX_OTP) return { kind: 'declined', token, issuer: auth.issuer, code: 'Z1', message: 'Authentication failed' };
     return this.finish(token, { code: auth.outcomeCode, message: auth.outcomeMessage, issuer: auth.issuer });
   }
 
-  async startPaypal(): Promise<{ token: string }> {
-    return { token: await this.remember('paypal', { code: '00', message: 'Approved', issuer: 'PayPal' }) };
+  async startPaypal(_request: unknown, tx: EntityManager): Promise<{ token: string }> {
+    return { token: await this.remember(tx, 'paypal', { code: '00', message: 'Approved', issuer: 'PayPal' }) };
   }
 
-  async completePaypal(token: string, approved: boolean): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
-    const auth = await this.take(token);
+  async completePaypal(token: string, approved: boolean, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
+    const auth = await this.take(tx, token);
     if (!approved) return { kind: 'declined', token, issuer: auth.issuer, code: '17', message: 'Customer cancelled' };
     return { kind: 'approved', token, issuer: auth.issuer, code: '00', message: 'Approved' };
   }
 
-  async chargeToken(token: string): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
-    const auth = await this.orm.em.fork().findOne(SandboxAuthorization, { token });
+  async chargeToken(token: string, _amount: string, _currency: string, _reference: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
+    const auth = await tx.findOne(SandboxAuthorization, { token });
     if (!auth) return { kind: 'declined', token, issuer: 'Unknown issuer', code: '14', message: 'Invalid card number' };
     return this.finish(token, { code: auth.outcomeCode, message: auth.outcomeMessage, issuer: auth.issuer });
   }
@@ -68,42 +66,16 @@ export class SandboxProcessor implements PaymentProcessor {
       : { kind: 'declined', token, issuer: card.issuer, code: card.code, message: card.message };
   }
 
-  private async remember(kind: 'card' | 'paypal', card: TestCard): Promise<string> {
+  private async remember(tx: EntityManager, kind: 'card' | 'paypal', card: TestCard): Promise<string> {
     const token = `sbx_${kind}_${randomBytes(16).toString('hex')}`;
-    const em = this.orm.em.fork();
-    em.create(SandboxAuthorization, { token, kind, outcomeCode: card.code, outcomeMessage: card.message, issuer: card.issuer });
-    await em.flush();
+    tx.create(SandboxAuthorization, { token, kind, outcomeCode: card.code, outcomeMessage: card.message, issuer: card.issuer });
+    await tx.flush();
     return token;
   }
 
-  private async take(token: string): Promise<SandboxAuthorization> {
-    const em = this.orm.em.fork();
-    const auth = await em.findOneOrFail(SandboxAuthorization, { token });
+  private async take(tx: EntityManager, token: string): Promise<SandboxAuthorization> {
+    const auth = await tx.findOneOrFail(SandboxAuthorization, { token });
     auth.state = 'completed';
-    await em.flush();
     return auth;
-  }
-}
-
-/** Live keys until a live acquirer is configured: refuse, never simulate. */
-export class UnconfiguredLiveProcessor implements PaymentProcessor {
-  readonly name = 'unconfigured';
-  private refuse(): never {
-    throw new Error('no live processor configured');
-  }
-  authorizeCard(): Promise<ProcessorResult> {
-    return this.refuse();
-  }
-  completeChallenge(): Promise<never> {
-    return this.refuse();
-  }
-  startPaypal(): Promise<never> {
-    return this.refuse();
-  }
-  completePaypal(): Promise<never> {
-    return this.refuse();
-  }
-  chargeToken(): Promise<never> {
-    return this.refuse();
   }
 }
