@@ -29,6 +29,7 @@ export function ormOptions(connection: Connection, poolSize: number): Options<Po
       allOrNothing: true,
       disableForeignKeys: false,
       silent: true,
+      snapshot: false,
     },
     pool: { min: 0, max: poolSize },
     discovery: { warnWhenNoEntities: true },
