@@ -17,6 +17,10 @@ import { RecurringBillingService } from './payments/recurring-billing.service';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
+import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
+import { WebhookDispatcher } from './events/webhook-dispatcher';
+import { WebhookEndpointService } from './events/webhook-endpoint.service';
+import type { DatabaseMode } from './db/database';
 
 /** The domain services, wired once; adapters receive this and nothing else. */
 export interface AppServices {
@@ -33,6 +37,12 @@ export interface AppServices {
   linkCheckout: LinkCheckoutService;
   recurring: RecurringBillingService;
   orderStatusBus: OrderStatusBus;
+  /** Committed order changes to this instance's bus and dispatcher (LISTEN/NOTIFY on a PostgreSQL server). */
+  eventFanout: EventFanout;
+  /** Webhook delivery: redeliver, test ping, delivery log; the background dispatcher. */
+  webhooks: WebhookDispatcher;
+  /** The merchant's webhook URL per environment. */
+  webhookEndpoints: WebhookEndpointService;
 }
 
 export interface AppContext {
@@ -42,23 +52,44 @@ export interface AppContext {
   services: AppServices;
 }
 
-export function createServices(config: Config, orm: MikroORM, masterKey: Buffer, clock: Clock): AppServices {
+export function createServices(
+  config: Config,
+  orm: MikroORM,
+  masterKey: Buffer,
+  clock: Clock,
+  mode: DatabaseMode = config.databaseUrl ? 'postgres' : 'embedded',
+): AppServices {
   const secrets = new SecretBox(masterKey);
   const fees = new FeeService(orm);
   const timeline = new TimelineService(orm);
   const orders = new OrderService(orm, fees, timeline);
   const orderStatusBus = new OrderStatusBus();
-  const outbox = new OutboxService(config.publicUrl);
+  const webhookUrlPolicy = { allowPrivate: config.allowPrivateWebhookUrls };
+  const merchants = new MerchantService(orm, secrets, clock, undefined, webhookUrlPolicy);
+  const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
+  const webhooks = new WebhookDispatcher(orm, outbox, merchants, timeline, clock, {
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    concurrency: config.webhookConcurrency,
+    endpointConcurrency: config.webhookEndpointConcurrency,
+    pollIntervalMs: config.webhookPollIntervalMs,
+    allowPrivateUrls: config.allowPrivateWebhookUrls,
+  });
+  const wake = () => webhooks.wake();
+  const eventFanout: EventFanout =
+    mode === 'postgres' && config.databaseUrl
+      ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl, changesSince: (since) => outbox.changesSince(orm.em.fork(), since) })
+      : new InProcessFanout(orderStatusBus, wake);
   const links = new PaymentLinkService(orm, config.publicUrl);
   const payloads = new PayloadService(orm, secrets, clock);
   const sandbox = new SandboxProcessor();
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
-  const recurring = new RecurringBillingService(orm, sandbox, orders, timeline, outbox, orderStatusBus, clock);
+  const recurring = new RecurringBillingService(orm, sandbox, orders, timeline, outbox, eventFanout, clock);
   // Live keys have no processor until one is configured: live payments are refused, never simulated.
-  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, orderStatusBus, clock, config.publicUrl, config.authenticationTimeoutMs, recurring);
+  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, eventFanout, clock, config.publicUrl, config.authenticationTimeoutMs, recurring);
   return {
     auth: new AuthService(orm, clock),
-    merchants: new MerchantService(orm, secrets, clock),
+    merchants,
     payloads,
     banks: new BankService(orm, config.publicUrl),
     links,
@@ -70,5 +101,8 @@ export function createServices(config: Config, orm: MikroORM, masterKey: Buffer,
     recurring,
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl),
     orderStatusBus,
+    eventFanout,
+    webhooks,
+    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy),
   };
 }

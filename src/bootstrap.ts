@@ -21,7 +21,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const masterKey = loadMasterKey(config.masterKey, config.dataDir);
   const db = await openDatabase(config, { migrate: options.migrate });
   const clock = options.clock ?? systemClock;
-  const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock) };
+  const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock, db.mode) };
   return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close: () => db.close() };
 }
 
@@ -39,9 +39,12 @@ export async function createService(
   const runtime = await openRuntime(config, options);
   try {
     const app = await buildApp(runtime.ctx, { logger: options.logger });
-    const { payments, recurring } = runtime.ctx.services;
+    const { payments, recurring, eventFanout, webhooks } = runtime.ctx.services;
     const scheduler = new PaymentScheduler(payments, recurring, app.log);
     scheduler.start(config.schedulerIntervalMs);
+    // Listening before the server answers: a subscriber never misses a change committed after it subscribed.
+    await eventFanout.start(app.log);
+    webhooks.start(app.log);
     let closing: Promise<void> | undefined;
     return {
       runtime,
@@ -49,6 +52,8 @@ export async function createService(
       close: () =>
         (closing ??= (async () => {
           await scheduler.stop();
+          await webhooks.stop();
+          await eventFanout.stop();
           await app.close();
           await runtime.close();
         })()),

@@ -22,6 +22,14 @@ export interface Config {
   databasePoolSize: number;
   /** Delays between webhook attempts (contract section 6). */
   webhookRetryDelaysMs: number[];
+  /** How long a receiver has to answer a webhook (contract: 10 s). */
+  webhookTimeoutMs: number;
+  /** Webhook requests in flight per instance; 0: this instance delivers none (another one does). */
+  webhookConcurrency: number;
+  /** Webhook requests in flight per URL, across instances: one slow merchant cannot take every worker. */
+  webhookEndpointConcurrency: number;
+  /** How often an idle dispatcher looks for due deliveries (retries, expired leases, missed wake-ups). */
+  webhookPollIntervalMs: number;
   /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
   authenticationTimeoutMs: number;
   /** Lets live webhook URLs point at loopback or private addresses (off by default). */
@@ -44,6 +52,9 @@ export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [
   5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
   86_400_000,
 ];
+
+export const MAX_WEBHOOK_RETRIES = 100;
+export const MAX_WEBHOOK_RETRY_DELAY_MS = 30 * 24 * 3_600_000;
 
 type Env = Record<string, string | undefined>;
 
@@ -125,6 +136,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const parts = delaysRaw.split(',').map((p) => p.trim());
     if (parts.some((p) => !/^\d+$/.test(p))) {
       problems.push(`WEBHOOK_RETRY_DELAYS_MS must be comma-separated non-negative integers (got "${delaysRaw}")`);
+    } else if (parts.length > MAX_WEBHOOK_RETRIES || parts.some((p) => Number(p) > MAX_WEBHOOK_RETRY_DELAY_MS)) {
+      problems.push(`WEBHOOK_RETRY_DELAYS_MS must have at most ${MAX_WEBHOOK_RETRIES} delays of at most ${MAX_WEBHOOK_RETRY_DELAY_MS} ms (30 days) each`);
     } else {
       webhookRetryDelaysMs = parts.map(Number);
     }
@@ -144,6 +157,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
     webhookRetryDelaysMs,
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 50, 120_000),
+    webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 16, 0, 1000),
+    webhookEndpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100),
+    webhookPollIntervalMs: integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),

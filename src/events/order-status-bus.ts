@@ -1,5 +1,3 @@
-import { createPubSub } from '@graphql-yoga/subscription';
-
 /** What subscribers of `orderStatusChanged` receive; always about one tenant's order. */
 export interface OrderStatusChange {
   eventId: string;
@@ -10,21 +8,93 @@ export interface OrderStatusChange {
   sequence: number;
 }
 
+/** Changes a subscriber may have waiting before the oldest are dropped (a consumer that stopped reading). */
+export const SUBSCRIBER_BUFFER = 1000;
+
 /**
- * Fan-out of committed order state changes to live subscribers. In one process this is an
- * in-memory pub/sub; across instances the events issue feeds it from PostgreSQL.
+ * Fan-out of committed order state changes to live subscribers in this process; the
+ * EventFanout feeds it (from PostgreSQL LISTEN/NOTIFY across instances, or after commit in
+ * the embedded mode). Topics are environments, so a subscriber only ever sees its own
+ * tenant's changes.
+ *
+ * A plain set of subscribers per environment with one small queue each: publishing to N
+ * subscribers is N queue pushes (no event objects, no listener limits), and a subscriber that
+ * stops reading keeps at most SUBSCRIBER_BUFFER changes (the oldest are dropped).
  */
 export class OrderStatusBus {
-  private readonly pubsub = createPubSub<{ [topic: string]: [OrderStatusChange] }>();
+  private readonly topics = new Map<number, Set<Subscription>>();
 
   publish(change: OrderStatusChange): void {
-    this.pubsub.publish(topicOf(change.environmentId), change);
+    const subscribers = this.topics.get(change.environmentId);
+    if (!subscribers) return;
+    for (const subscriber of subscribers) subscriber.push(change);
   }
 
-  /** Events of one tenant only: the topic is the environment. */
-  subscribe(environmentId: number): AsyncIterable<OrderStatusChange> {
-    return this.pubsub.subscribe(topicOf(environmentId));
+  /**
+   * Changes of one environment from now on, until the iterator's `return()` is called (what
+   * `for await … break` and GraphQL servers do when a client goes away).
+   */
+  subscribe(environmentId: number): AsyncIterableIterator<OrderStatusChange> {
+    let subscribers = this.topics.get(environmentId);
+    if (!subscribers) this.topics.set(environmentId, (subscribers = new Set()));
+    const set = subscribers;
+    const subscription = new Subscription(() => {
+      set.delete(subscription);
+      if (set.size === 0 && this.topics.get(environmentId) === set) this.topics.delete(environmentId);
+    });
+    set.add(subscription);
+    return subscription;
+  }
+
+  /** Live subscribers of one environment (for tests and metrics). */
+  subscriberCount(environmentId: number): number {
+    return this.topics.get(environmentId)?.size ?? 0;
   }
 }
 
-const topicOf = (environmentId: number) => `order-status:${environmentId}`;
+class Subscription implements AsyncIterableIterator<OrderStatusChange> {
+  private queue: OrderStatusChange[] = [];
+  private waiting: Array<(result: IteratorResult<OrderStatusChange>) => void> = [];
+  private closed = false;
+
+  constructor(private readonly onClose: () => void) {}
+
+  push(change: OrderStatusChange): void {
+    if (this.closed) return;
+    const waiter = this.waiting.shift();
+    if (waiter) {
+      waiter({ value: change, done: false });
+      return;
+    }
+    this.queue.push(change);
+    if (this.queue.length > SUBSCRIBER_BUFFER) this.queue.shift();
+  }
+
+  next(): Promise<IteratorResult<OrderStatusChange>> {
+    if (this.queue.length > 0) return Promise.resolve({ value: this.queue.shift()!, done: false });
+    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  return(): Promise<IteratorResult<OrderStatusChange>> {
+    this.close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<OrderStatusChange>> {
+    this.close();
+    return Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<OrderStatusChange> {
+    return this;
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.onClose();
+    for (const waiter of this.waiting.splice(0)) waiter({ value: undefined, done: true });
+  }
+}

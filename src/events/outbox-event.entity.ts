@@ -32,10 +32,15 @@ export class OutboxEvent {
   @Property({ type: 'integer', default: 0 })
   sequence: number = 0;
 
-  /** The full body as delivered, frozen at the time of the change. */
-  @Property({ type: 'json' })
+  /**
+   * The full body as delivered, frozen at the time of the change. `json`, not `jsonb`: the
+   * text is kept exactly as written, so every attempt sends the same bytes in the documented order.
+   */
+  @Property({ type: 'json', columnType: 'json' })
   payload!: Record<string, unknown>;
 
+  /** Indexed: a LISTEN connection that was down reads back the events it missed by time. */
+  @Index()
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();
 }

@@ -8,19 +8,30 @@ import { OutboxEvent } from './outbox-event.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import type { OrderStatusChange } from './order-status-bus';
+import type { Clock } from '../shared/clock';
+import { encodeNotification, type EventNotification } from './event-fanout';
 
 /**
  * Writes the event of an order state change in the caller's transaction (transactional
  * outbox): the webhook body frozen with the order's full state, a per-order sequence number,
  * and a pending delivery when the environment has a webhook URL. Nothing is published
- * before commit: the caller hands the returned change to the bus after committing.
+ * before commit: the caller hands the returned change to the EventFanout after committing.
+ * On a PostgreSQL server the same transaction also NOTIFYs `notifyChannel`, which PostgreSQL
+ * delivers to every instance's LISTEN connection at commit (and never on rollback).
  */
 export class OutboxService {
-  constructor(private readonly publicUrl: string) {}
+  constructor(
+    private readonly publicUrl: string,
+    private readonly clock: Clock,
+    /** The NOTIFY channel on a PostgreSQL server; null in the embedded mode (NOTIFY does not leave PGlite). */
+    private readonly notifyChannel: string | null = null,
+  ) {}
 
   async recordOrderChange(em: EntityManager, aggregate: OrderAggregate, notifyType: 'successful' | 'failed' | 'pending'): Promise<OrderStatusChange> {
     const order: Order = aggregate.order;
     order.eventSequence += 1;
+    // Written before the body is frozen: the order's dateUpdated in the webhook is then the one order/verify returns.
+    await em.flush();
     const eventId = randomUUID();
     const environment = em.getReference(AppEnvironment, typeof order.environment === 'object' ? order.environment.id : (order.environment as number));
     const payload = {
@@ -33,13 +44,16 @@ export class OutboxService {
       statusCode: '00',
       message: 'Order details fetched successfully',
     };
+    const now = this.clock.now();
     const event = em.create(OutboxEvent, { id: eventId, environment, order, notify: 'transaction', notifyType, sequence: order.eventSequence, payload });
     // Only settled states are announced to webhooks (contract section 6); every change reaches subscribers.
+    let delivery = false;
     if (notifyType !== 'pending') {
       const endpoint = await em.findOne(WebhookEndpoint, { environment, isActive: true });
-      if (endpoint) em.create(WebhookDelivery, { event, url: endpoint.url });
+      if (endpoint) em.create(WebhookDelivery, { event, url: endpoint.url, nextAttemptAt: now });
+      delivery = endpoint !== null;
     }
-    return {
+    const change: OrderStatusChange = {
       eventId,
       environmentId: environment.id,
       reference: order.reference,
@@ -47,5 +61,71 @@ export class OutboxService {
       status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
       sequence: order.eventSequence,
     };
+    await this.notify(em, { kind: 'order', change, delivery });
+    return change;
+  }
+
+  /**
+   * A test ping (`"notify": "test_assess"`) to the given URL, with its pending delivery, in the
+   * caller's transaction. Returns the delivery.
+   */
+  async recordTestPing(em: EntityManager, environmentId: number, url: string): Promise<WebhookDelivery> {
+    const eventId = randomUUID();
+    const now = this.clock.now();
+    const payload = {
+      notify: 'test_assess',
+      notifyType: 'test_assess',
+      eventId,
+      sequence: 0,
+      data: null,
+      status: 'success',
+      statusCode: '00',
+      message: 'Webhook test ping',
+    };
+    const environment = em.getReference(AppEnvironment, environmentId);
+    const event = em.create(OutboxEvent, { id: eventId, environment, notify: 'test_assess', notifyType: 'test_assess', payload });
+    const delivery = em.create(WebhookDelivery, { event, url, nextAttemptAt: now });
+    await this.notify(em, { kind: 'wake' });
+    return delivery;
+  }
+
+  /** A new pending delivery of a stored event (redelivery on request), in the caller's transaction. */
+  async recordRedelivery(em: EntityManager, event: OutboxEvent, url: string): Promise<WebhookDelivery> {
+    const now = this.clock.now();
+    const delivery = em.create(WebhookDelivery, { event, url, nextAttemptAt: now });
+    await this.notify(em, { kind: 'wake' });
+    return delivery;
+  }
+
+  /**
+   * Order changes committed since an instant, oldest first (at most `limit`): what a LISTEN
+   * connection missed while it was down.
+   */
+  async changesSince(em: EntityManager, since: Date, limit = 1000): Promise<OrderStatusChange[]> {
+    const rows: Array<{ id: string; environment_id: number; sequence: number; payload: { data?: { orderReference?: unknown; statusId?: unknown; status?: unknown } } }> =
+      await em.getConnection().execute(
+        `select id, environment_id, sequence, payload from outbox_event where notify = 'transaction' and created_at >= ? order by created_at, sequence limit ?`,
+        [since, limit],
+      );
+    return rows.flatMap((row) => {
+      const data = row.payload?.data;
+      if (!data || typeof data.orderReference !== 'string' || typeof data.statusId !== 'number') return [];
+      return [{
+        eventId: row.id,
+        environmentId: row.environment_id,
+        reference: data.orderReference,
+        statusId: data.statusId,
+        status: typeof data.status === 'string' ? data.status : (ORDER_STATUS_NAMES[data.statusId] ?? 'Unknown'),
+        sequence: row.sequence,
+      }];
+    });
+  }
+
+  /** NOTIFY in the caller's transaction: PostgreSQL delivers it at commit, never on rollback. */
+  private async notify(em: EntityManager, notification: EventNotification): Promise<void> {
+    if (!this.notifyChannel) return;
+    // Outside a transaction the NOTIFY would go out before the rows it announces are committed.
+    if (!em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
+    await em.getConnection().execute('select pg_notify(?, ?)', [this.notifyChannel, encodeNotification(notification)], 'all', em.getTransactionContext());
   }
 }

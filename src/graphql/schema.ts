@@ -8,8 +8,9 @@ import { MerchantResolver } from './merchants/merchant.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
+import { WebhookResolver } from './events/webhook.resolver';
 
-export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver] as const;
+export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver, WebhookResolver] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 

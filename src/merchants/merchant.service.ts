@@ -4,12 +4,13 @@ import { generateRsaKeyMaterial } from '../crypto/encryption-key';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
 import { forbidden, notFound, validationError, requiredField, unsupported } from '../shared/errors';
-import { isCountryCode, isEmail, isHttpUrl } from '../shared/validation';
+import { isCountryCode, isEmail } from '../shared/validation';
 import { ApiKey, type ApiKeyKind } from './api-key.entity';
 import { AppEnvironment, type EnvironmentMode, type FeeBearer } from './app-environment.entity';
 import { EncryptionKey } from './encryption-key.entity';
 import { Subsidiary } from './subsidiary.entity';
 import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
+import { validateWebhookUrl, type WebhookUrlPolicy } from '../events/webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
 
@@ -53,6 +54,7 @@ export class MerchantService {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly rsaBits = 2048,
+    private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
   ) {}
 
   async createMerchant(input: CreateMerchantInput): Promise<CreatedMerchant> {
@@ -65,8 +67,9 @@ export class MerchantService {
     if (!isCountryCode(country)) throw validationError('The Country field must be an ISO 3166-1 alpha-2 code.');
     if (!supportEmail) throw requiredField('Email');
     if (!isEmail(supportEmail)) throw validationError('The Email field is not a valid e-mail address.');
-    for (const [field, url] of [['WebhookUrl', input.webhookUrl], ['LiveWebhookUrl', input.liveWebhookUrl]] as const) {
-      if (url && !isHttpUrl(url)) throw validationError(`The ${field} field must be an http or https URL.`);
+    const webhookUrls = { test: null as string | null, live: null as string | null };
+    for (const [mode, field, url] of [['test', 'WebhookUrl', input.webhookUrl], ['live', 'LiveWebhookUrl', input.liveWebhookUrl]] as const) {
+      if (url && url.trim()) webhookUrls[mode] = validateWebhookUrl(url, mode, this.webhookUrlPolicy, field);
     }
 
     // RSA generation runs on libuv's thread pool, off the event loop; both at once.
@@ -85,8 +88,8 @@ export class MerchantService {
 
       const keys = {} as CreatedMerchant['keys'];
       for (const [mode, rsa, url] of [
-        ['test', testRsa, input.webhookUrl],
-        ['live', liveRsa, input.liveWebhookUrl],
+        ['test', testRsa, webhookUrls.test],
+        ['live', liveRsa, webhookUrls.live],
       ] as const) {
         const environment = em.create(AppEnvironment, { subsidiary, mode });
         const publicKey = this.addApiKey(em, environment, 'public');

@@ -35,6 +35,9 @@ export async function startTestService(
     DATABASE_POOL_SIZE: '4',
     LOG_LEVEL: 'silent',
     SCHEDULER_INTERVAL_MS: '0',
+    // Test files share one database and some run on a hand-moved clock: no background webhook
+    // delivery unless a test asks for it (test/integration/events), or calls webhooks.runOnce().
+    WEBHOOK_CONCURRENCY: '0',
     ...env,
   });
   const service = await createService(config, { clock: options.clock, logger: (options.logger as never) ?? false });

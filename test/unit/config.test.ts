@@ -86,6 +86,24 @@ describe('loadConfig', () => {
     expect((error as Error).message).toContain('Invalid configuration:');
   });
 
+  it('reads and bounds the webhook delivery settings', () => {
+    expect(loadConfig({})).toMatchObject({ webhookTimeoutMs: 10_000, webhookConcurrency: 16, webhookEndpointConcurrency: 2, webhookPollIntervalMs: 1000, allowPrivateWebhookUrls: false });
+    expect(
+      loadConfig({ WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_CONCURRENCY: '0', WEBHOOK_ENDPOINT_CONCURRENCY: '4', WEBHOOK_POLL_INTERVAL_MS: '50', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }),
+    ).toMatchObject({ webhookTimeoutMs: 500, webhookConcurrency: 0, webhookEndpointConcurrency: 4, webhookPollIntervalMs: 50, allowPrivateWebhookUrls: true });
+    let error: unknown;
+    try {
+      loadConfig({ WEBHOOK_TIMEOUT_MS: '0', WEBHOOK_ENDPOINT_CONCURRENCY: '0', WEBHOOK_RETRY_DELAYS_MS: String(31 * 24 * 3_600_000) });
+    } catch (err) {
+      error = err;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'WEBHOOK_RETRY_DELAYS_MS must have at most 100 delays of at most 2592000000 ms (30 days) each',
+      'WEBHOOK_TIMEOUT_MS must be an integer from 50 to 120000 (got "0")',
+      'WEBHOOK_ENDPOINT_CONCURRENCY must be an integer from 1 to 100 (got "0")',
+    ]);
+  });
+
   it('refuses a port out of range', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow('PORT must be an integer from 0 to 65535');
   });

@@ -1,0 +1,260 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import type { OrderStatusBus, OrderStatusChange } from './order-status-bus';
+
+/** The PostgreSQL channel every instance LISTENs on (NOTIFY is per database). */
+export const EVENTS_CHANNEL = 'pgw_events';
+
+/** What a notification carries: an order's state change (and whether it added a delivery), or only "a delivery is due". */
+export type EventNotification = { kind: 'order'; change: OrderStatusChange; delivery: boolean } | { kind: 'wake' };
+
+/** A notification payload (well under PostgreSQL's 8000-byte limit: no order details, only the change). */
+export function encodeNotification(notification: EventNotification): string {
+  return JSON.stringify(notification.kind === 'order' ? { k: 'order', c: notification.change, d: notification.delivery } : { k: 'wake' });
+}
+
+export function decodeNotification(payload: string | undefined): EventNotification | null {
+  if (!payload) return null;
+  try {
+    const parsed = JSON.parse(payload) as { k?: unknown; c?: Partial<OrderStatusChange>; d?: unknown };
+    if (parsed.k === 'wake') return { kind: 'wake' };
+    const c = parsed.c;
+    if (
+      parsed.k === 'order' && c &&
+      typeof c.eventId === 'string' && typeof c.environmentId === 'number' && typeof c.reference === 'string' &&
+      typeof c.statusId === 'number' && typeof c.status === 'string' && typeof c.sequence === 'number'
+    ) {
+      return {
+        kind: 'order',
+        change: { eventId: c.eventId, environmentId: c.environmentId, reference: c.reference, statusId: c.statusId, status: c.status, sequence: c.sequence },
+        delivery: parsed.d !== false,
+      };
+    }
+  } catch {
+    // not ours
+  }
+  return null;
+}
+
+export interface EventLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export const silentLog: EventLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * How committed order changes reach this instance's OrderStatusBus and wake its webhook
+ * dispatcher. Callers hand their changes to `afterCommit` after their transaction commits;
+ * each change is published exactly once per instance whatever the database mode.
+ */
+export interface EventFanout {
+  readonly mode: 'in-process' | 'postgres';
+  afterCommit(changes: readonly OrderStatusChange[]): void;
+  start(log?: EventLog): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Embedded database (PGlite behind a socket: NOTIFY does not cross it, and only this process
+ * uses the database): publish to the local bus after commit.
+ */
+export class InProcessFanout implements EventFanout {
+  readonly mode = 'in-process' as const;
+  constructor(
+    private readonly bus: OrderStatusBus,
+    private readonly wake: () => void,
+  ) {}
+
+  afterCommit(changes: readonly OrderStatusChange[]): void {
+    for (const change of changes) this.bus.publish(change);
+    if (changes.length > 0) this.wake();
+  }
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+}
+
+export interface PostgresFanoutOptions {
+  connectionString: string;
+  /** Changes committed since an instant (for the gap after a lost LISTEN connection). */
+  changesSince(since: Date): Promise<OrderStatusChange[]>;
+  channel?: string;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** How often the idle LISTEN connection is checked with a query. */
+  healthCheckMs?: number;
+}
+
+/**
+ * PostgreSQL server: OutboxService NOTIFYs in the writing transaction (delivered at commit,
+ * to every instance on the database, this one included); this instance holds one LISTEN
+ * connection and publishes what arrives to its bus, and wakes its dispatcher when a delivery
+ * was added. `afterCommit` does nothing: publishing there too would publish twice.
+ *
+ * A lost connection is re-established with exponential backoff; events committed meanwhile
+ * are read back from the outbox and published, de-duplicated by eventId.
+ */
+export class PostgresFanout implements EventFanout {
+  readonly mode = 'postgres' as const;
+  /** `application_name` of the LISTEN connection (lets operators and tests find it). */
+  readonly applicationName = `pgw-events-${randomBytes(4).toString('hex')}`;
+  private readonly channel: string;
+  private client: Client | null = null;
+  private stopped = true;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private disconnectedAt: Date | null = null;
+  private readonly recent = new Set<string>();
+  /** Live notifications held back while missed events are read back. */
+  private held: OrderStatusChange[] | null = null;
+  private log: EventLog = silentLog;
+  private connecting: Promise<void> | undefined;
+
+  constructor(
+    private readonly bus: OrderStatusBus,
+    private readonly wake: () => void,
+    private readonly options: PostgresFanoutOptions,
+  ) {
+    this.channel = options.channel ?? EVENTS_CHANNEL;
+  }
+
+  afterCommit(): void {}
+
+  /** True while the LISTEN connection is up. */
+  get listening(): boolean {
+    return this.client !== null;
+  }
+
+  /** Connects once (a failure is logged and retried in the background). */
+  async start(log?: EventLog): Promise<void> {
+    if (log) this.log = log;
+    if (!this.stopped) return;
+    this.stopped = false;
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.healthTimer);
+    await this.connecting;
+    const client = this.client;
+    this.client = null;
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private connect(): Promise<void> {
+    this.connecting ??= this.doConnect().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async doConnect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.options.connectionString, application_name: this.applicationName, keepAlive: true });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = null;
+      client.removeAllListeners('notification');
+      client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.disconnectedAt ??= new Date();
+      this.log.warn({ err }, 'event LISTEN connection lost; reconnecting');
+      this.scheduleReconnect();
+    };
+    client.on('error', (err) => onLost(err));
+    client.on('end', () => onLost());
+    client.on('notification', (msg) => {
+      if (msg.channel === this.channel) this.receive(msg.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`listen "${this.channel}"`);
+    } catch (err) {
+      onLost(err as Error);
+      return;
+    }
+    if (lost) return;
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.attempt = 0;
+    this.startHealthCheck(client, onLost);
+    const gapStart = this.disconnectedAt;
+    this.disconnectedAt = null;
+    if (gapStart) {
+      this.log.info({}, 'event LISTEN connection restored');
+      await this.catchUp(gapStart);
+    }
+  }
+
+  /** After a connection attempt still in progress (maybe one already lost again), connect unless connected. */
+  private async reconnect(): Promise<void> {
+    await this.connecting;
+    if (this.stopped || this.client) return;
+    await this.connect();
+  }
+
+  private scheduleReconnect(): void {
+    clearTimeout(this.reconnectTimer);
+    const base = Math.min(this.options.maxBackoffMs ?? 10_000, (this.options.minBackoffMs ?? 100) * 2 ** this.attempt);
+    this.attempt = Math.min(this.attempt + 1, 20);
+    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    this.reconnectTimer = setTimeout(() => void this.reconnect(), delay);
+    this.reconnectTimer.unref();
+  }
+
+  private startHealthCheck(client: Client, onLost: (err?: Error) => void): void {
+    clearInterval(this.healthTimer);
+    const every = this.options.healthCheckMs ?? 30_000;
+    this.healthTimer = setInterval(() => {
+      if (this.client !== client) return;
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('LISTEN connection health check timed out')), 5_000).unref());
+      Promise.race([client.query('select 1'), timeout]).catch((err: Error) => onLost(err));
+    }, every);
+    this.healthTimer.unref();
+  }
+
+  /**
+   * Publishes what was committed while no connection listened (the lookback covers commit
+   * lag). Notifications arriving meanwhile wait until the read-back is published, so each
+   * order's changes still reach subscribers in sequence.
+   */
+  private async catchUp(since: Date): Promise<void> {
+    const held: OrderStatusChange[] = [];
+    this.held = held;
+    try {
+      const changes = await this.options.changesSince(new Date(since.getTime() - 10_000));
+      for (const change of changes) this.publish(change);
+    } catch (err) {
+      this.log.error({ err }, 'catching up on missed events failed');
+    } finally {
+      if (this.held === held) this.held = null;
+      for (const change of held) this.publish(change);
+    }
+    this.wake();
+  }
+
+  private receive(payload: string | undefined): void {
+    const notification = decodeNotification(payload);
+    if (!notification) return;
+    if (notification.kind === 'order') {
+      if (this.held) this.held.push(notification.change);
+      else this.publish(notification.change);
+    }
+    if (notification.kind === 'wake' || notification.delivery) this.wake();
+  }
+
+  private publish(change: OrderStatusChange): void {
+    if (this.recent.has(change.eventId)) return;
+    this.recent.add(change.eventId);
+    if (this.recent.size > 10_000) this.recent.delete(this.recent.values().next().value as string);
+    this.bus.publish(change);
+  }
+}

@@ -1,0 +1,442 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { Clock } from '../shared/clock';
+import { forbidden, notFound, validationError } from '../shared/errors';
+import type { Tenant } from '../merchants/tenant';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import { Order } from '../orders/order.entity';
+import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { OutboxEvent } from './outbox-event.entity';
+import type { OutboxService } from './outbox.service';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import { WebhookDelivery, type DeliveryState } from './webhook-delivery.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { webhookSignatureHeaders } from './webhook-signature';
+import { postWebhook, type WebhookHttpResult } from './webhook-http';
+import { isInternalHost } from './webhook-url';
+import { silentLog, type EventLog } from './event-fanout';
+
+export interface WebhookDispatcherOptions {
+  /** WEBHOOK_RETRY_DELAYS_MS: the delay before attempt n+1 is `retryDelaysMs[n-1]`; after the last, dead. */
+  retryDelaysMs: readonly number[];
+  /** A receiver's deadline (contract: 10 s). */
+  timeoutMs: number;
+  /** Requests in flight in this instance; 0: start() does nothing (runOnce() still works). */
+  concurrency: number;
+  /** Requests in flight per URL, across instances. */
+  endpointConcurrency: number;
+  /** How often an idle dispatcher looks for due deliveries. */
+  pollIntervalMs: number;
+  /** ALLOW_PRIVATE_WEBHOOK_URLS: live deliveries may go to internal addresses. */
+  allowPrivateUrls: boolean;
+  /** Lease beyond the timeout before a claimed delivery may be claimed again (default: the timeout, at least 5 s). */
+  leaseMarginMs?: number;
+  /** Relative jitter of retry delays (default 0.1: ±10 %). */
+  jitter?: number;
+}
+
+/** One HTTP attempt of a delivery. */
+export interface WebhookAttemptView {
+  id: string;
+  /** The receiver's HTTP status; null when none arrived in time. */
+  statusCode: number | null;
+  latencyMs: number;
+  /** Why no status arrived (timeout, connection refused, …); null when one did. */
+  error: string | null;
+  /** The first 2 KiB of the receiver's answer. */
+  responseBody: string | null;
+  createdAt: Date;
+}
+
+/** One delivery of one event to one URL, with its attempts (oldest first). */
+export interface WebhookDeliveryView {
+  id: string;
+  /** The eventId (also the `webhook-id` header); every attempt and redelivery carries it. */
+  eventId: string;
+  /** `transaction` or `test_assess`. */
+  notify: string;
+  /** `successful`, `failed`, `test_assess`. */
+  notifyType: string;
+  /** The order of a `transaction` event; null for a test ping. */
+  orderReference: string | null;
+  /** The event's per-order sequence number (0 for a test ping). */
+  sequence: number;
+  url: string;
+  state: DeliveryState;
+  attemptCount: number;
+  /** When the next attempt is due; null once delivered or dead. */
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+  attempts: WebhookAttemptView[];
+}
+
+export interface WebhookDeliveryFilter {
+  eventId?: string | null;
+  orderReference?: string | null;
+  /** Newest first, at most this many (default 50, at most 200). */
+  limit?: number | null;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  url: string;
+  attemptCount: number;
+  lease: Date;
+  eventId: string;
+  orderId: number | null;
+  body: string;
+  mode: EnvironmentMode;
+  subsidiaryId: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Serialises claims across instances, so the per-URL limit holds exactly (claims take milliseconds). */
+const CLAIM_LOCK_KEY = 7_305_114_002;
+const USER_AGENT = 'checkout-gateway-webhooks/1';
+export const EVENT_NOT_FOUND = 'Event not found at the moment';
+
+/**
+ * Delivers the outbox's webhooks at least once. Workers claim due deliveries with
+ * FOR UPDATE SKIP LOCKED and take a lease (committed before any request goes out), POST the
+ * stored body with Standard Webhooks signature headers, record every attempt, and either
+ * finish the delivery (2xx), schedule the next attempt (backoff with jitter), or mark it
+ * dead after the last. A worker that dies mid-way leaves a lease that runs out, and the
+ * delivery is claimed again: a receiver may see an event twice, never zero times.
+ */
+export class WebhookDispatcher {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly inflight = new Set<Promise<void>>();
+  private woken = false;
+  private wakeSleeper: (() => void) | undefined;
+  private nextDueAt = Number.POSITIVE_INFINITY;
+  private log: EventLog = silentLog;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly outbox: OutboxService,
+    private readonly secrets: { webhookSecret(subsidiaryId: number): Promise<string> },
+    private readonly timeline: TimelineService,
+    private readonly clock: Clock,
+    private readonly options: WebhookDispatcherOptions,
+  ) {}
+
+  /** Starts the background loop (no-op when concurrency is 0 or already started). */
+  start(log?: EventLog): void {
+    if (log) this.log = log;
+    if (this.options.concurrency <= 0 || this.loop) return;
+    this.running = true;
+    this.loop = this.runLoop();
+  }
+
+  /** Stops claiming and waits for the requests in flight (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+    this.loop = undefined;
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Something may be due now (an event was committed, a slot freed up). */
+  wake(): void {
+    this.woken = true;
+    this.wakeSleeper?.();
+  }
+
+  /**
+   * Delivers everything due now and waits for the outcomes; returns the number of attempts
+   * made. For tests and tools; the background loop does the same continuously.
+   */
+  async runOnce(): Promise<number> {
+    let attempts = 0;
+    for (let round = 0; round < 1000; round += 1) {
+      const jobs = await this.claim(Math.max(this.options.concurrency, 8));
+      if (jobs.length === 0) break;
+      await Promise.all(jobs.map((job) => this.deliver(job)));
+      attempts += jobs.length;
+    }
+    return attempts;
+  }
+
+  /** A new pending delivery of a stored event of the tenant, to the environment's current URL. */
+  async redeliver(tenant: Tenant, eventId: string): Promise<WebhookDeliveryView> {
+    requirePrivateKey(tenant);
+    if (typeof eventId !== 'string' || !UUID.test(eventId)) throw notFound(EVENT_NOT_FOUND, '13');
+    const view = await this.orm.em.fork().transactional(async (em) => {
+      const event = await em.findOne(OutboxEvent, { id: eventId.toLowerCase(), environment: tenant.environmentId }, { populate: ['order'] });
+      if (!event) throw notFound(EVENT_NOT_FOUND, '13');
+      if (event.notify === 'transaction' && event.notifyType === 'pending') {
+        throw validationError('Only successful and failed order events are delivered as webhooks.');
+      }
+      const endpoint = await this.activeEndpoint(em, tenant);
+      const delivery = await this.outbox.recordRedelivery(em, event, endpoint.url);
+      await em.flush();
+      return deliveryView(delivery, []);
+    });
+    this.wake();
+    return view;
+  }
+
+  /** Sends `"notify": "test_assess"` to the environment's webhook URL (validation error when none is set). */
+  async sendTestPing(tenant: Tenant): Promise<WebhookDeliveryView> {
+    requirePrivateKey(tenant);
+    const view = await this.orm.em.fork().transactional(async (em) => {
+      const endpoint = await this.activeEndpoint(em, tenant);
+      const delivery = await this.outbox.recordTestPing(em, tenant.environmentId, endpoint.url);
+      await em.flush();
+      return deliveryView(delivery, []);
+    });
+    this.wake();
+    return view;
+  }
+
+  /** The tenant's deliveries, newest first, each with its attempts; optionally of one event or one order. */
+  async listDeliveries(tenant: Tenant, filter: WebhookDeliveryFilter = {}): Promise<WebhookDeliveryView[]> {
+    requirePrivateKey(tenant);
+    const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 200);
+    const event: FilterQuery<OutboxEvent> & Record<string, unknown> = { environment: tenant.environmentId };
+    if (filter.eventId) {
+      if (!UUID.test(filter.eventId)) return [];
+      event.id = filter.eventId.toLowerCase();
+    }
+    if (filter.orderReference) event.order = { reference: filter.orderReference, environment: tenant.environmentId };
+    const em = this.orm.em.fork();
+    const deliveries = await em.find(WebhookDelivery, { event }, { populate: ['event', 'event.order'], exclude: ['event.payload'], orderBy: { id: 'desc' }, limit });
+    if (deliveries.length === 0) return [];
+    const attempts = await em.find(WebhookAttempt, { delivery: { $in: deliveries.map((d) => d.id) } }, { orderBy: { id: 'asc' } });
+    const byDelivery = new Map<string, WebhookAttempt[]>();
+    for (const a of attempts) {
+      const key = String(typeof a.delivery === 'object' ? a.delivery.id : a.delivery);
+      byDelivery.set(key, [...(byDelivery.get(key) ?? []), a]);
+    }
+    return deliveries.map((d) => deliveryView(d, byDelivery.get(String(d.id)) ?? []));
+  }
+
+  private async activeEndpoint(em: EntityManager, tenant: Tenant): Promise<WebhookEndpoint> {
+    const endpoint = await em.findOne(WebhookEndpoint, { environment: tenant.environmentId, isActive: true });
+    if (!endpoint) throw validationError('No webhook URL is set for this environment.');
+    return endpoint;
+  }
+
+  private async runLoop(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      if (this.nextDueAt <= this.clock.now().getTime()) this.nextDueAt = Number.POSITIVE_INFINITY;
+      const free = this.options.concurrency - this.inflight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const jobs = await this.claim(free);
+          claimed = jobs.length;
+          for (const job of jobs) this.track(this.deliver(job));
+          failures = 0;
+        } catch (err) {
+          failures += 1;
+          this.log.error({ err }, 'claiming webhook deliveries failed');
+        }
+      }
+      if (!this.running) break;
+      if (failures === 0 && (this.woken || (free > 0 && claimed === free))) continue;
+      const idle = Math.max(5, Math.min(this.options.pollIntervalMs, this.nextDueAt - this.clock.now().getTime()));
+      await this.sleep(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** Math.min(failures, 5), 30_000) : idle);
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inflight.add(work);
+    void work.finally(() => {
+      this.inflight.delete(work);
+      this.wake();
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wakeSleeper === done) this.wakeSleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.wakeSleeper = done;
+      if (this.woken || !this.running) done();
+    });
+  }
+
+  /**
+   * Claims up to `max` due deliveries, at most `endpointConcurrency` in flight per URL
+   * (counting other instances' leases), and leases them; committed before returning.
+   */
+  private async claim(max: number): Promise<ClaimedDelivery[]> {
+    const now = this.clock.now();
+    const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
+    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; mode: EnvironmentMode; subsidiary_id: number }> =
+      await this.orm.em.fork().transactional(async (em) => {
+        const connection = em.getConnection();
+        const trx = em.getTransactionContext();
+        await connection.execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY], 'all', trx);
+        return connection.execute(
+          `with busy as (
+             select url, count(*) as n from webhook_delivery
+              where state = 'pending' and locked_until > ? group by url
+           ), ranked as (
+             select d.id, d.next_attempt_at,
+                    row_number() over (partition by d.url order by d.next_attempt_at, d.id) + coalesce(b.n, 0) as slot
+               from webhook_delivery d left join busy b on b.url = d.url
+              where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= ?)
+           ), picked as (
+             select d.id from webhook_delivery d
+              where d.id in (select id from ranked where slot <= ? order by next_attempt_at, id limit ?)
+                and d.state = 'pending' and (d.locked_until is null or d.locked_until <= ?)
+              order by d.next_attempt_at, d.id
+              for update of d skip locked
+           )
+           update webhook_delivery d set locked_until = ?
+             from picked, outbox_event e, app_environment env
+            where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
+           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.mode, env.subsidiary_id`,
+          [now, now, now, this.options.endpointConcurrency, max, now, lease],
+          'all',
+          trx,
+        );
+      });
+    return rows.map((r) => ({
+      id: String(r.id),
+      url: r.url,
+      attemptCount: r.attempt_count,
+      lease,
+      eventId: r.event_id,
+      orderId: r.order_id,
+      body: r.body,
+      mode: r.mode,
+      subsidiaryId: r.subsidiary_id,
+    }));
+  }
+
+  private async deliver(job: ClaimedDelivery): Promise<void> {
+    let result: WebhookHttpResult;
+    try {
+      const guarded = job.mode === 'live' && !this.options.allowPrivateUrls;
+      if (guarded && isInternalHostOf(job.url)) {
+        result = { statusCode: null, latencyMs: 0, error: 'refused: the URL points to an internal address', responseBody: null };
+      } else {
+        const secret = await this.secrets.webhookSecret(job.subsidiaryId);
+        const timestamp = Math.floor(this.clock.now().getTime() / 1000);
+        const headers = {
+          ...webhookSignatureHeaders(secret, job.eventId, timestamp, job.body),
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+        };
+        result = await postWebhook(job.url, job.body, headers, { timeoutMs: this.options.timeoutMs, refuseInternalAddresses: guarded });
+      }
+    } catch (err) {
+      result = { statusCode: null, latencyMs: 0, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, responseBody: null };
+    }
+    try {
+      await this.recordAttempt(job, result);
+    } catch (err) {
+      // The lease runs out and the delivery is attempted again: at least once, maybe twice.
+      this.log.error({ err, deliveryId: job.id }, 'recording a webhook attempt failed');
+    }
+  }
+
+  private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<void> {
+    const now = this.clock.now();
+    await this.orm.em.fork().transactional(async (em) => {
+      const delivery = await em.findOne(WebhookDelivery, { id: job.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!delivery) return;
+      em.create(WebhookAttempt, {
+        delivery,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        error: result.error,
+        responseBody: result.responseBody,
+        createdAt: now,
+      });
+      // Our lease ran out and another worker claimed the delivery: the attempt is kept, the state is theirs.
+      if (delivery.state !== 'pending' || delivery.lockedUntil?.getTime() !== job.lease.getTime()) return;
+      delivery.attemptCount += 1;
+      delivery.lockedUntil = null;
+      const order = job.orderId === null ? null : em.getReference(Order, job.orderId);
+      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      if (ok) {
+        delivery.state = 'delivered';
+        delivery.deliveredAt = now;
+        if (order) {
+          this.timeline.record(em, order, TimelineEvents.webhookDelivered, 'system', `Webhook delivered to ${job.url}`, {
+            eventId: job.eventId,
+            url: job.url,
+            attempts: delivery.attemptCount,
+            statusCode: result.statusCode,
+          });
+        }
+      } else if (delivery.attemptCount > this.options.retryDelaysMs.length) {
+        delivery.state = 'dead';
+        if (order) {
+          this.timeline.record(em, order, TimelineEvents.webhookFailed, 'system', `Webhook to ${job.url} failed after ${delivery.attemptCount} attempts`, {
+            eventId: job.eventId,
+            url: job.url,
+            attempts: delivery.attemptCount,
+            statusCode: result.statusCode,
+            error: result.error,
+          });
+        }
+      } else {
+        const delay = this.jittered(this.options.retryDelaysMs[delivery.attemptCount - 1]!);
+        delivery.nextAttemptAt = new Date(now.getTime() + delay);
+        this.nextDueAt = Math.min(this.nextDueAt, delivery.nextAttemptAt.getTime());
+      }
+    });
+  }
+
+  private jittered(delayMs: number): number {
+    const jitter = this.options.jitter ?? 0.1;
+    return Math.max(0, Math.round(delayMs * (1 + (Math.random() * 2 - 1) * jitter)));
+  }
+}
+
+function requirePrivateKey(tenant: Tenant): void {
+  if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+}
+
+function isInternalHostOf(url: string): boolean {
+  try {
+    return isInternalHost(new URL(url).hostname);
+  } catch {
+    return true;
+  }
+}
+
+type DeliveryRow = Pick<WebhookDelivery, 'id' | 'url' | 'state' | 'attemptCount' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'> & {
+  event: Pick<OutboxEvent, 'id' | 'notify' | 'notifyType' | 'sequence' | 'order'>;
+};
+
+function deliveryView(d: DeliveryRow, attempts: WebhookAttempt[]): WebhookDeliveryView {
+  const event = d.event;
+  return {
+    id: String(d.id),
+    eventId: event.id,
+    notify: event.notify,
+    notifyType: event.notifyType,
+    orderReference: event.order ? event.order.reference : null,
+    sequence: event.sequence,
+    url: d.url,
+    state: d.state,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null,
+    deliveredAt: d.deliveredAt,
+    createdAt: d.createdAt,
+    attempts: attempts.map((a) => ({
+      id: String(a.id),
+      statusCode: a.statusCode,
+      latencyMs: a.latencyMs,
+      error: a.error,
+      responseBody: a.responseBody,
+      createdAt: a.createdAt,
+    })),
+  };
+}
