@@ -92,6 +92,14 @@ describe('events across service processes', () => {
       eventIds,
     ) as Promise<Array<{ event_id: string; state: string; attempt_count: number; locked_until: string | null }>>;
 
+  it('shuts down gracefully on SIGTERM: closes its server and database, then exits 0', async () => {
+    const service = await spawnService();
+    expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200);
+    await service.kill('SIGTERM');
+    expect(service.child.exitCode).toBe(0);
+    await expect(fetch(`${service.baseUrl}/health`)).rejects.toThrow();
+  }, 30_000);
+
   describe('two processes', () => {
     let a: ServiceProcess;
     let b: ServiceProcess;
