@@ -12,6 +12,8 @@ export interface StoredResponse {
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RETENTION_MS = 24 * 3600 * 1000;
+/** A key still "in progress" after this long belongs to a request whose process died: it is released. */
+const ABANDONED_MS = 60 * 1000;
 
 /**
  * Idempotency-Key handling: the first request with a key does the work and its answer is
@@ -32,6 +34,18 @@ export class IdempotencyService {
 
   static fingerprint(parts: unknown[]): string {
     return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  }
+
+  /** Deletes answers older than the 24-hour window; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - RETENTION_MS);
+    const abandoned = new Date(this.clock.now().getTime() - ABANDONED_MS);
+    const res = await this.orm.em.getConnection().execute(
+      `delete from idempotency_key where created_at < ? or (state = 'in_progress' and created_at < ?)`,
+      [cutoff, abandoned],
+      'run',
+    );
+    return (res as { affectedRows?: number }).affectedRows ?? 0;
   }
 
   async run(tenant: Tenant, key: string, fingerprint: string, work: () => Promise<{ status: number; body: string }>): Promise<StoredResponse> {
@@ -68,7 +82,8 @@ export class IdempotencyService {
         await conn.execute('select id, fingerprint, state, response_status, response_body, created_at from idempotency_key where environment_id = ? and key = ?', [tenant.environmentId, key]);
       const row = rows[0];
       if (!row) continue; // deleted between our insert and select: try again
-      if (this.clock.now().getTime() - new Date(row.created_at).getTime() > RETENTION_MS) {
+      const age = this.clock.now().getTime() - new Date(row.created_at).getTime();
+      if (age > RETENTION_MS || (row.state === 'in_progress' && age > ABANDONED_MS)) {
         await conn.execute('delete from idempotency_key where id = ? and created_at = ?', [row.id, row.created_at]);
         continue;
       }

@@ -15,6 +15,8 @@ export class PaymentScheduler {
     private readonly payments: PaymentService,
     private readonly recurring: RecurringBillingService,
     private readonly log: FastifyBaseLogger,
+    /** Other periodic housekeeping run alongside (e.g. purging expired idempotency keys). */
+    private readonly housekeeping: Array<() => Promise<unknown>> = [],
   ) {}
 
   start(intervalMs: number): void {
@@ -29,6 +31,7 @@ export class PaymentScheduler {
     try {
       const expired = await this.payments.expireStaleAuthentications();
       const charged = await this.recurring.chargeDue();
+      for (const job of this.housekeeping) await job();
       if (expired || charged) this.log.info({ expired, charged }, 'payment jobs ran');
     } catch (err) {
       this.log.error({ err }, 'payment jobs failed');
