@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_initial } from './Migration20261121000000_initial';
 import { Migration20261121000100_fees_idempotency_sandbox } from './Migration20261121000100_fees_idempotency_sandbox';
 import { Migration20261121000200_webhook_delivery } from './Migration20261121000200_webhook_delivery';
+import { Migration20261121000300_order_link_index } from './Migration20261121000300_order_link_index';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
   { name: 'Migration20261121000100_fees_idempotency_sandbox', class: Migration20261121000100_fees_idempotency_sandbox },
   { name: 'Migration20261121000200_webhook_delivery', class: Migration20261121000200_webhook_delivery },
+  { name: 'Migration20261121000300_order_link_index', class: Migration20261121000300_order_link_index },
 ];

@@ -16,6 +16,7 @@ export type OrderStatusId = (typeof OrderStatus)[keyof typeof OrderStatus];
 @Check({ name: 'checkout_order_fees_non_negative', expression: '"fee" >= 0 and "subsidiary_fee" >= 0 and "customer_fee" >= 0 and "total_charged_amount" >= "amount"' })
 @Check({ name: 'checkout_order_status_known', expression: '"status_id" >= 1 and "status_id" <= 5' })
 @Index({ name: 'checkout_order_environment_id_status_id_index', properties: ['environment', 'statusId'] })
+@Index({ name: 'checkout_order_payment_link_id_status_id_index', properties: ['paymentLink', 'statusId'] })
 @Entity({ tableName: 'checkout_order' })
 @Unique({ name: 'checkout_order_environment_reference_unique', properties: ['environment', 'reference'] })
 @Index({ properties: ['environment', 'createdAt'] })
