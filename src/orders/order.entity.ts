@@ -8,6 +8,9 @@ import { Customer } from './customer.entity';
 export const OrderStatus = { Initiated: 1, PendingAuthentication: 2, Failed: 4, Successful: 5 } as const;
 export type OrderStatusId = (typeof OrderStatus)[keyof typeof OrderStatus];
 
+/** Settled: nothing will change the order any more (no requery needed). */
+export const isFinalStatus = (statusId: number): boolean => statusId === OrderStatus.Successful || statusId === OrderStatus.Failed;
+
 /**
  * One customer payment. The reference is unique per merchant environment (the environment
  * row belongs to exactly one merchant), enforced by the database.

@@ -2,7 +2,7 @@ import { currencyOf, moneyNumber } from '../shared/money';
 import { formatTimestamp } from '../shared/time';
 import { subsidiaryView } from '../merchants/subsidiary.view';
 import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES, type OrderAggregate } from '../orders/order.service';
-import { OrderStatus } from '../orders/order.entity';
+import { isFinalStatus } from '../orders/order.entity';
 import type { FeeQuote } from '../fees/fee.service';
 
 /** order/create `data`. */
@@ -53,7 +53,7 @@ export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
 /** order/status `data` (snake_case) and the Envelope B extras. */
 export function orderStatusView(a: OrderAggregate) {
   const { order } = a;
-  const final = order.statusId === OrderStatus.Successful || order.statusId === OrderStatus.Failed;
+  const final = isFinalStatus(order.statusId);
   const record = {
     payment_reference: order.paymentReference,
     order_reference: order.reference,

@@ -4,6 +4,7 @@ import { decodeCursor, pageSize, toPage } from '../connection';
 import { toPaymentLinkType } from '../links/payment-link.resolver';
 import type { OrderAggregate } from '../../orders/order.service';
 import { ORDER_STATUS_NAMES } from '../../orders/order.service';
+import { isFinalStatus } from '../../orders/order.entity';
 import { orderDetailsView } from '../../orders/order-details.view';
 import { Money } from '../../shared/money';
 import { validationError } from '../../shared/errors';
@@ -18,6 +19,7 @@ import {
   OrderConnection,
   OrderFilterInput,
   OrderStatusChangeType,
+  OrderStatusInfoType,
   OrderType,
   PaymentOptionEnum,
   PayOrderInput,
@@ -70,6 +72,23 @@ export class OrderResolver {
   @Query(() => OrderType, { description: 'The order details, fields named as in order/verify.' })
   async order(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
     return this.orderType(ctx, await ctx.services.orders.getAggregate(await ctx.tenant(), reference));
+  }
+
+  @Authorized('TENANT')
+  @Query(() => OrderStatusInfoType, { description: 'The status of an order, as order/status answers it.' })
+  async orderStatus(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderStatusInfoType> {
+    const { order } = await ctx.services.orders.getAggregate(await ctx.tenant(), reference);
+    const final = isFinalStatus(order.statusId);
+    return {
+      reference: order.reference,
+      statusId: order.statusId,
+      status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
+      isFinalStatus: final,
+      requeryNeeded: !final,
+      paymentResponseCode: order.paymentResponseCode ?? '',
+      paymentResponseMessage: order.paymentResponseMessage ?? '',
+      datePaymentConfirmed: order.datePaymentConfirmed,
+    };
   }
 
   @Authorized('TENANT')

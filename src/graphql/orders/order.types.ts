@@ -223,3 +223,15 @@ export class TrackOrderEventInput {
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => GraphQLJSON, { nullable: true }) metadata?: Record<string, unknown> | null;
 }
+
+@ObjectType('OrderStatusInfo', { description: 'What order/status answers: the status and whether it is settled.' })
+export class OrderStatusInfoType {
+  @Field() reference!: string;
+  @Field(() => Int) statusId!: number;
+  @Field() status!: string;
+  @Field({ description: 'Successful or Failed: nothing will change any more.' }) isFinalStatus!: boolean;
+  @Field({ description: 'Query again later: the status may still change.' }) requeryNeeded!: boolean;
+  @Field() paymentResponseCode!: string;
+  @Field() paymentResponseMessage!: string;
+  @Field(() => Date, { nullable: true }) datePaymentConfirmed!: Date | null;
+}

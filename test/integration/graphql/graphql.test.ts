@@ -161,6 +161,9 @@ describe('GraphQL API', () => {
       });
       expect(order.data.order.datePaymentConfirmed).toEqual(expect.any(String));
 
+      const status = await gql(`query ($reference: String!) { orderStatus(reference: $reference) { reference statusId status isFinalStatus requeryNeeded paymentResponseCode } }`, { reference: input.reference });
+      expect(status.data.orderStatus).toEqual({ reference: input.reference, statusId: 5, status: 'Successful', isFinalStatus: true, requeryNeeded: false, paymentResponseCode: '00' });
+
       const timeline = await gql(`query ($reference: String!) { orderTimeline(reference: $reference) { id event description source createdAt } }`, { reference: input.reference });
       expect(timeline.data.orderTimeline.map((e: any) => [e.event, e.source])).toEqual([
         ['order.created', 'system'],
