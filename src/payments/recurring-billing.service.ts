@@ -72,7 +72,15 @@ export class RecurringBillingService {
           em.getTransactionContext(),
         );
         if (rows.length === 0) return false;
-        await this.chargeOne(em, rows[0]!.id, changes);
+        const id = rows[0]!.id;
+        try {
+          // A savepoint: a fault in one subscription must not stop the others from being charged.
+          await em.transactional((inner) => this.chargeOne(inner, id, changes));
+        } catch (err) {
+          changes.length = 0;
+          this.onFault(err, id);
+          await this.deferAfterFault(em, id);
+        }
         return true;
       });
       this.events.afterCommit(changes);
@@ -80,6 +88,25 @@ export class RecurringBillingService {
       charged += 1;
     }
     return charged;
+  }
+
+  /** Where faults of single charges are reported (the scheduler's log). */
+  onFault: (err: unknown, recurringPaymentId: number) => void = () => {};
+
+  /** A charge that failed for a reason of ours is retried later, like a declined one, then given up. */
+  private async deferAfterFault(em: EntityManager, id: number): Promise<void> {
+    const retryAt = new Date(this.clock.now().getTime() + RETRY_DELAY_MS);
+    await em.getConnection().execute(
+      `update recurring_payment
+          set consecutive_failures = consecutive_failures + 1,
+              state = case when consecutive_failures + 1 > ? then 'failed' else state end,
+              next_charge_at = case when consecutive_failures + 1 > ? then null else ?::timestamptz end,
+              updated_at = ?
+        where id = ?`,
+      [MAX_CHARGE_RETRIES, MAX_CHARGE_RETRIES, retryAt, this.clock.now(), id],
+      'run',
+      em.getTransactionContext(),
+    );
   }
 
   async cancel(tenant: Tenant, reference: string): Promise<RecurringPayment> {
@@ -107,7 +134,8 @@ export class RecurringBillingService {
     const n = Number(count) + 1;
     const order = em.create(Order, {
       environment: parent.environment,
-      reference: `${parent.reference.slice(0, 90)}-R${n}`,
+      // Named after the subscription (a unique reference of ours), never after a merchant's own order.
+      reference: `${recurring.reference}-${n}`,
       processorReference: randomReference('PGW', 20),
       paymentReference: randomReference('PAY', 20),
       customer: parent.customer,
@@ -126,6 +154,8 @@ export class RecurringBillingService {
       recurringPaymentReference: recurring.reference,
       version: 1,
     });
+    // The order (and its reference) exists before any money moves.
+    await em.flush();
     const result = await this.processor.chargeToken(recurring.cardToken!, parent.totalChargedAmount, parent.currency, order.processorReference, em);
     const approved = result.kind === 'approved';
     const statusId = approved ? OrderStatus.Successful : OrderStatus.Failed;

@@ -74,9 +74,27 @@ describe('subscriptions', () => {
     const charges = await chargesOf(recurring.id);
     expect(charges).toEqual([
       { reference, status_id: 5, payment_response_code: '00' },
-      { reference: `${reference}-R2`, status_id: 5, payment_response_code: '00' },
-      { reference: `${reference}-R3`, status_id: 5, payment_response_code: '00' },
+      { reference: `${recurring.reference}-2`, status_id: 5, payment_response_code: '00' },
+      { reference: `${recurring.reference}-3`, status_id: 5, payment_response_code: '00' },
     ]);
+  });
+
+  it("keeps charging other subscriptions when one fails for a reason of ours, and retries that one later", async () => {
+    const blocked = `SUBX-${Date.now()}`;
+    await subscribe(blocked, '4111111111111111', 3);
+    const other = `SUBY-${Date.now()}`;
+    await subscribe(other, '4111111111111111', 3);
+    const stuck = await recurringOf(blocked);
+    // The merchant happens to own an order named like the next renewal: the insert fails.
+    await sql(
+      `insert into checkout_order (environment_id, reference, processor_reference, payment_reference, amount, currency, total_charged_amount, narration, redirect_url)
+       select environment_id, ?, ?, ?, 1, 'NGN', 1, 'x', 'https://m.test' from recurring_payment where id = ?`,
+      [`${stuck.reference}-2`, `PRX${Date.now()}`, `PYX${Date.now()}`, stuck.id],
+    );
+    clock.advance(HOUR);
+    await t.service.runtime.ctx.services.recurring.chargeDue();
+    expect(await recurringOf(other)).toMatchObject({ state: 'active', payments_made: 2 });
+    expect(await recurringOf(blocked)).toMatchObject({ state: 'active', payments_made: 1, consecutive_failures: 1 });
   });
 
   it('can be cancelled, after which nothing is charged', async () => {
