@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { DomainError } from '../shared/errors';
+import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 
 /** GraphQL `extensions.code` of a domain error: the REST code, so both adapters speak alike. */
@@ -14,6 +14,9 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   const original = unwrapResolverError(error);
   if (original instanceof DomainError) {
     return { ...formatted, message: original.message, extensions: { code: codeOf(original), kind: original.kind } };
+  }
+  if (isUnstorableText(original)) {
+    return { ...formatted, message: UNSTORABLE_TEXT, extensions: { code: 'VAL400', kind: 'validation' } };
   }
   if (original instanceof PayloadDecryptionError) {
     return { ...formatted, message: PAYLOAD_DECRYPTION_FAILED, extensions: { code: '400' } };

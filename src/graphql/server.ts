@@ -4,7 +4,8 @@ import websocket from '@fastify/websocket';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
-import { DomainError } from '../shared/errors';
+import { GraphQLError } from 'graphql';
+import { containsNul, DomainError, UNSTORABLE_TEXT } from '../shared/errors';
 import { createGraphqlContext, headerValue, type GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
 import { depthAndSizeLimit } from './limits';
@@ -25,6 +26,20 @@ export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Pr
     formatError: formatGraphqlError,
     includeStacktraceInErrorResponses: false,
     validationRules: [depthAndSizeLimit(MAX_QUERY_DEPTH, MAX_QUERY_FIELDS)],
+    plugins: [
+      {
+        // NUL characters cannot be stored: refuse them before any resolver runs.
+        async requestDidStart() {
+          return {
+            async didResolveOperation({ request }) {
+              if (containsNul(request.variables) || (request.query ?? '').includes('\u0000') || /\\u0000/i.test(request.query ?? '')) {
+                throw new GraphQLError(UNSTORABLE_TEXT, { extensions: { code: 'VAL400', http: { status: 200 } } });
+              }
+            },
+          };
+        },
+      },
+    ],
   });
   await apollo.start();
   // Fastify drains HTTP connections on close; Apollo stops with it (its drain plugin would call close again).

@@ -27,7 +27,7 @@ export interface CreateOrderInput {
 
 export const ORDER_STATUS_NAMES: Record<number, string> = {
   1: 'Initiated',
-  2: 'Pending Authentication',
+  2: 'pending authentication', // as the specification's status table writes it
   3: 'Processing',
   4: 'Failed',
   5: 'Successful',

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { DomainError } from '../shared/errors';
+import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { errorBody, httpStatusFor } from './envelopes';
 import { ENCRYPTED_DATA_MISSING } from './encrypted-body';
@@ -17,6 +17,7 @@ export function sendError(reply: FastifyReply, code: string, message: string): F
 export function installRestErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (error instanceof DomainError) return sendError(reply, error.code, error.message);
+    if (isUnstorableText(error)) return sendError(reply, 'VAL400', UNSTORABLE_TEXT);
     if (error instanceof PayloadDecryptionError) return sendError(reply, '400', PAYLOAD_DECRYPTION_FAILED);
     const fe = error as FastifyError;
     switch (fe.code) {

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import { InputObject } from '../shared/input';
-import { notFound, validationError } from '../shared/errors';
+import { validationError } from '../shared/errors';
+import { orderNotFound } from '../timeline/timeline.service';
 import { subsidiaryView } from '../merchants/subsidiary.view';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { PaymentLinkInput } from '../links/payment-link.service';
@@ -66,7 +67,8 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
     if (idText !== undefined && idText !== '') {
       if (!/^\d{1,9}$/.test(idText)) throw validationError('The id field must be a whole number.');
       const list = await links.list(tenant, { id: Number(idText) });
-      if (list.length === 0) throw notFound('payment link not found', '13');
+      // Code 13's one message, which the specification also shows for list and lookup endpoints.
+      if (list.length === 0) throw orderNotFound();
       return list.map((l) => paymentLinkView(l, url(l), 'list'));
     }
     return (await links.list(tenant)).map((l) => paymentLinkView(l, url(l), 'list'));

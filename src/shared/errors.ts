@@ -33,3 +33,25 @@ export const conflict = (message: string, code = 'VAL400'): DomainError => new D
 export const API_KEY_MISSING = 'api-key was not passed in the header.';
 export const unauthenticated = (): DomainError => new DomainError('unauthenticated', API_KEY_MISSING, '401');
 export const forbidden = (message: string): DomainError => new DomainError('forbidden', message, '403');
+
+/** The message for text PostgreSQL cannot store (a NUL character), whichever adapter it came through. */
+export const UNSTORABLE_TEXT = 'The request contains a character that is not allowed (NUL).';
+
+/**
+ * PostgreSQL refuses NUL characters: in a bound text parameter the driver's message is
+ * malformed (08P01), in text 22021, as \u0000 in JSON 22P05. Input checks refuse them first;
+ * this recognises any that got through, so the answer is a validation error (and the
+ * transaction rolled back) rather than a 500.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05' || code === '08P01';
+}
+
+/** True when a request value holds a NUL character anywhere (strings, arrays, object keys and values). */
+export function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
+  return Object.entries(value as Record<string, unknown>).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+}

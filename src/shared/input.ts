@@ -57,6 +57,7 @@ export class InputObject {
     else if (typeof v === 'number' && Number.isFinite(v)) s = String(v);
     else throw validationError(`The ${this.label(name)} field must be a string.`);
     if (s === '') return null;
+    if (s.includes('\u0000')) throw validationError(`The ${this.label(name)} field is not valid.`);
     if (s.length > maxLength) throw validationError(`The ${this.label(name)} field must be at most ${maxLength} characters.`);
     return s;
   }

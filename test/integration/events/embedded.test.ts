@@ -57,6 +57,6 @@ describe('events on the embedded database', () => {
     await sleep(200);
     await iterator.return?.();
     await pump;
-    expect(seen.map((c) => [c.reference, c.sequence, c.status])).toEqual([[reference, 1, 'Pending Authentication'], [reference, 2, 'Successful']]);
+    expect(seen.map((c) => [c.reference, c.sequence, c.status])).toEqual([[reference, 1, 'pending authentication'], [reference, 2, 'Successful']]);
   }, 30_000);
 });

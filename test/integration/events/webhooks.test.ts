@@ -236,8 +236,8 @@ describe('webhooks', () => {
     await iterator.return?.();
     await pump;
     const project = (ref: string) => seen.filter((c) => c.reference === ref).map((c) => [c.sequence, c.status]);
-    expect(project(first)).toEqual([[1, 'Pending Authentication'], [2, 'Successful']]);
-    expect(project(second)).toEqual([[1, 'Pending Authentication'], [2, 'Failed']]);
+    expect(project(first)).toEqual([[1, 'pending authentication'], [2, 'Successful']]);
+    expect(project(second)).toEqual([[1, 'pending authentication'], [2, 'Failed']]);
     expect(new Set(seen.map((c) => c.eventId)).size).toBe(seen.length);
     // Webhooks carry the settled events only, with their sequence numbers.
     expect(r.received.map((h) => [h.json.data.orderReference, h.json.sequence, h.json.notifyType]).sort()).toEqual(

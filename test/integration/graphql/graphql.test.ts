@@ -62,6 +62,8 @@ describe('GraphQL API', () => {
       expect(res.errors[0]).toMatchObject({ message: 'The Name field is required.', extensions: { code: 'VAL400' } });
       const unsupported = await gql(CREATE_LINK, { input: { name: 'a', description: 'b', paymentType: 'MC', currency: 'JPY' } });
       expect(unsupported.errors[0]).toMatchObject({ message: 'Currency is currently not supported.', extensions: { code: 'VAL400' } });
+      const nul = await gql(CREATE_LINK, { input: { name: 'a\u0000b', description: 'x', paymentType: 'MC' } });
+      expect(nul.errors[0]).toMatchObject({ message: 'The request contains a character that is not allowed (NUL).', extensions: { code: 'VAL400' } });
       const notFound = await gql(`mutation { deactivatePaymentLink(id: 999999999) { id } }`);
       expect(notFound.errors[0]).toMatchObject({ message: 'payment link not found', extensions: { code: '02' } });
     });
@@ -338,7 +340,7 @@ describe('GraphQL API', () => {
 
       await waitFor(() => mine.events.length >= 2 && all.events.length >= 2);
       expect(mine.events).toEqual([
-        { reference: input.reference, statusId: 2, status: 'Pending Authentication', sequence: 1 },
+        { reference: input.reference, statusId: 2, status: 'pending authentication', sequence: 1 },
         { reference: input.reference, statusId: 5, status: 'Successful', sequence: 2 },
       ]);
       expect(all.events.filter((e) => e.reference === input.reference)).toEqual(mine.events);

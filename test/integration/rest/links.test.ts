@@ -95,6 +95,7 @@ describe('REST: payment links', () => {
     [{ ...validLink, Name: ['a'] }, 'The Name field must be a string.'],
     [{ ...validLink, Colour: 'red' }, 'Colour is currently not supported.'],
     [{ ...validLink, name: 'dup' }, 'The name field is given more than once.'],
+    [{ ...validLink, Name: 'Gym\u0000' }, 'The Name field is not valid.'],
   ])('refuses bad input with VAL400: %j', async (body, message) => {
     const before = await request(t.baseUrl, 'GET', '/checkout/links/all', { apiKey: key });
     const res = await create(body);
@@ -207,7 +208,7 @@ describe('REST: payment links', () => {
       expect(one.body).toEqual([{ ...first, paymentType: 'Single Charge', paymentLinkType: null, paymentLinkCode: null }]);
       const none = await request(t.baseUrl, 'GET', '/checkout/links/all?id=999999999', { apiKey: k });
       expect(none.status).toBe(404);
-      expect(none.body).toEqual({ status: 'failed', status_code: '13', message: 'payment link not found' });
+      expect(none.body).toEqual({ status: 'failed', status_code: '13', message: 'Order not found at the moment' });
     });
   });
 

@@ -374,9 +374,20 @@ describe('REST: orders', () => {
       ]);
     });
 
+    it('refuses a NUL character hidden in the metadata, and records nothing', async () => {
+      const reference = nextRef();
+      await createOrder(orderPlaintext(reference));
+      const res = await track({ orderReference: reference, event: 'x', metadata: { note: 'a\u0000b' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The request contains a character that is not allowed (NUL).' });
+      const entries = await t.service.runtime.ctx.services.timeline.list(await t.service.runtime.ctx.services.auth.authenticate(pub), reference);
+      expect(entries.map((e) => e.event)).toEqual(['order.created']);
+    });
+
     it.each([
       [{ event: 'x' }, 400, { status: 'failed', statusCode: 'VAL400', message: 'The OrderReference field is required.' }],
       [{ orderReference: 'nope', event: 'x' }, 404, { status: 'failed', status_code: '13', message: 'Order not found at the moment' }],
+      [{ orderReference: 'nope', event: 'x\u0000' }, 400, { status: 'failed', statusCode: 'VAL400', message: 'The event field is not valid.' }],
     ])('refuses %j', async (plaintext, status, body) => {
       const res = await track(plaintext);
       expect(res.status).toBe(status);
