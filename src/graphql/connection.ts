@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
 import { validationError } from '../shared/errors';
 
 @ObjectType('PageInfo')
@@ -55,4 +55,9 @@ export function toPage<T, N>(rows: T[], size: number, hadCursor: boolean, cursor
   };
 }
 
-export { Int };
+/** `first` / `after` of every connection. */
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true }) first?: number | null;
+  @Field(() => String, { nullable: true }) after?: string | null;
+}

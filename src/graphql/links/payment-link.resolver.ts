@@ -1,7 +1,7 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphqlContext } from '../context';
 import type { PaymentLink } from '../../links/payment-link.entity';
-import { decodeCursor, pageSize, toPage } from '../connection';
+import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
 import {
   AuthOptionEnum,
   CreatePaymentLinkInput,
@@ -15,11 +15,6 @@ import {
 } from './payment-link.types';
 import { validationError } from '../../shared/errors';
 
-@ArgsType()
-class PageArgs {
-  @Field(() => Int, { nullable: true }) first?: number | null;
-  @Field(() => String, { nullable: true }) after?: string | null;
-}
 
 export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkType {
   return {

@@ -1,6 +1,6 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { GraphqlContext } from '../context';
-import { decodeCursor, pageSize, toPage } from '../connection';
+import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
 import { toPaymentLinkType } from '../links/payment-link.resolver';
 import type { OrderAggregate } from '../../orders/order.service';
 import { ORDER_STATUS_NAMES } from '../../orders/order.service';
@@ -28,11 +28,6 @@ import {
   TrackOrderEventInput,
 } from './order.types';
 
-@ArgsType()
-class OrderPageArgs {
-  @Field(() => Int, { nullable: true }) first?: number | null;
-  @Field(() => String, { nullable: true }) after?: string | null;
-}
 
 const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
 
@@ -94,7 +89,7 @@ export class OrderResolver {
   @Authorized('TENANT')
   @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first." })
   async orders(
-    @Args() { first, after }: OrderPageArgs,
+    @Args() { first, after }: PageArgs,
     @Arg('filter', () => OrderFilterInput, { nullable: true }) filter: OrderFilterInput | null,
     @Ctx() ctx: GraphqlContext,
   ): Promise<OrderConnection> {
