@@ -6,6 +6,7 @@ import { DomainError } from '../shared/errors';
 import { PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { SUPPORTED_COUNTRIES } from '../shared/countries';
 import { OrderStatus } from '../orders/order.entity';
+import { merchantRedirect } from '../payments/payment.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
 import { escapeHtml, formatAmount, page } from './html';
@@ -88,7 +89,7 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       if (!found) return unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
       const { order, payment, merchantName } = found;
       if (payment.statusId !== OrderStatus.PendingAuthentication) {
-        return reply.redirect(merchantRedirectOf(order.redirectUrl, order.reference, order.statusId), 303);
+        return reply.redirect(merchantRedirect(order), 303);
       }
       const amount = formatAmount(order.totalChargedAmount, order.currency);
       return html(reply, 200, kind === '3ds' ? otpPage(merchantName, amount, request.url) : paypalPage(merchantName, amount, request.url));
@@ -102,13 +103,6 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       return reply.redirect(outcome.redirectUrl, 303);
     });
   }
-}
-
-function merchantRedirectOf(redirectUrl: string, reference: string, statusId: number): string {
-  const url = new URL(redirectUrl);
-  url.searchParams.set('reference', reference);
-  url.searchParams.set('status', statusId === OrderStatus.Successful ? 'successful' : 'failed');
-  return url.toString();
 }
 
 function linkPage(link: PaymentLink, encryptionKey: string, url: string): string {

@@ -3,6 +3,7 @@ import { notFound, requiredField, unsupported, validationError } from '../shared
 import { currencyOf, parseAmount } from '../shared/money';
 import { randomReference } from '../shared/random';
 import { isHttpUrl } from '../shared/validation';
+import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { AppEnvironment } from '../merchants/app-environment.entity';
@@ -171,7 +172,7 @@ export class PaymentLinkService {
   }
 
   private async validate(input: PaymentLinkInput, { creating }: { creating: boolean }) {
-    const text = (v: string | null | undefined) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+    const text = trimmedText;
     const name = text(input.name);
     if (!name) throw requiredField('Name');
     if (name.length > 200) throw validationError('The Name field must be at most 200 characters.');

@@ -5,6 +5,7 @@ import { currencyOf, Money, parseAmount } from '../shared/money';
 import { countryIdOf } from '../shared/countries';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
+import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
@@ -54,7 +55,7 @@ export class OrderService {
 
   /** order/create: validates everything before writing anything; a duplicate reference changes nothing. */
   async create(tenant: Tenant, input: CreateOrderInput): Promise<OrderAggregate> {
-    const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+    const text = trimmedText;
     const c = input.customer;
     if (!c) throw requiredField('Customer');
     const o = input.order;

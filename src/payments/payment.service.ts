@@ -15,6 +15,7 @@ import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import { randomReference } from '../shared/random';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
+import { trimmedText as text } from '../shared/input';
 import { ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 
@@ -347,10 +348,6 @@ function validateBillingAddress(a: BillingAddressInput | null | undefined): void
   const country = text(a.country)?.toUpperCase();
   if (!country) throw requiredField('Country');
   if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
-}
-
-function text(v: unknown): string | null {
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
 }
 
 /** The merchant's RedirectUrl with `reference` and `status` added (contract section 5). */

@@ -1,5 +1,10 @@
 import { DomainError, requiredField, validationError } from './errors';
 
+/** A non-empty trimmed string, or null for anything else (absent, blank, not a string). */
+export function trimmedText(v: unknown): string | null {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
+}
+
 /**
  * Reading request objects whose property names are matched case-insensitively (contract
  * section 4): `RedirectUrl`, `redirectUrl` and `redirecturl` are one field. A field given
@@ -66,17 +71,6 @@ export class InputObject {
     const s = this.optionalString(name, maxLength);
     if (s === null) throw requiredField(this.label(name));
     return s;
-  }
-
-  /** A positive whole number given as a JSON integer or a string of digits. */
-  optionalPositiveInteger(name: string, max = 2_147_483_647): number | null {
-    const v = this.raw(name);
-    if (v === undefined || v === null || v === '') return null;
-    const text = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
-    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
-      throw validationError(`The ${this.label(name)} field must be a whole number from 1 to ${max}.`);
-    }
-    return Number(text);
   }
 
   optionalObject(name: string): InputObject | null {
