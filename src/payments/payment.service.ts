@@ -164,8 +164,7 @@ export class PaymentService {
         const path = option === 'C' ? 'sandbox/3ds' : 'sandbox/paypal';
         return { aggregate, payment, redirectUrl: `${this.publicUrl}/${path}/${payment.reference}`, final: false };
       }
-      await this.settle(em, order, payment, outcome, changes, tenant.subsidiaryId);
-      const aggregate = await this.orders.aggregateOf(em, order, tenant.subsidiaryId);
+      const aggregate = await this.settle(em, order, payment, outcome, changes, tenant.subsidiaryId);
       return { aggregate, payment, redirectUrl: merchantRedirect(order), final: true };
     });
     this.events.afterCommit(changes);
@@ -253,7 +252,7 @@ export class PaymentService {
     result: Exclude<ProcessorResult, { kind: 'challenge' }>,
     changes: OrderStatusChange[],
     subsidiaryId: number,
-  ): Promise<void> {
+  ): Promise<OrderAggregate> {
     const now = this.clock.now();
     const approved = result.kind === 'approved';
     const statusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
@@ -276,6 +275,7 @@ export class PaymentService {
     const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
     await em.flush();
+    return aggregate;
   }
 
   private assertPayable(order: Order): void {
