@@ -16,8 +16,4 @@ export class BankService {
   logoUrl(bank: Bank): string {
     return bank.logo.startsWith('/') ? `${this.publicUrl}${bank.logo}` : bank.logo;
   }
-
-  async findByCode(code: string): Promise<Bank | null> {
-    return this.orm.em.fork().findOne(Bank, { bankCode: code, dateDeleted: null });
-  }
 }

@@ -39,16 +39,6 @@ export function validateWebhookUrl(value: string, mode: EnvironmentMode, policy:
   return url;
 }
 
-/** True when a URL may be delivered to without resolving it (its host is not internal), under the policy. */
-export function isDeliverableUrl(value: string, mode: EnvironmentMode, policy: WebhookUrlPolicy): boolean {
-  try {
-    validateWebhookUrl(value, mode, policy);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const linkLocal = new net.BlockList();
 linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
 linkLocal.addSubnet('fe80::', 10, 'ipv6');
