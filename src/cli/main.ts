@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig, type Config } from '../config';
 import { openRuntime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
 import { DataDirInUseError } from '../db/embedded';
@@ -8,6 +8,9 @@ import { DataDirInUseError } from '../db/embedded';
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
                           [--webhook-url URL] [--live-webhook-url URL] [--json]
+                          [--fee-bearer merchant|customer]
+  npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
+                          [--fee-bearer merchant|customer] [--json]
   npm run --silent cli -- migrate
 `;
 
@@ -32,6 +35,8 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     return 0;
   }
 
+  if (command === 'merchant:settings') return merchantSettings(config, rest, out, err);
+
   if (command !== 'merchant:create') {
     err.write(USAGE);
     return 64; // EX_USAGE
@@ -47,6 +52,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
         email: { type: 'string' },
         'webhook-url': { type: 'string' },
         'live-webhook-url': { type: 'string' },
+        'fee-bearer': { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
@@ -67,6 +73,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       supportEmail: values.email ?? '',
       webhookUrl: values['webhook-url'],
       liveWebhookUrl: values['live-webhook-url'],
+      feeBearer: values['fee-bearer'],
     });
     if (values.json) {
       out.write(`${JSON.stringify(created, null, 2)}\n`);
@@ -89,6 +96,57 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     if (e instanceof DomainError) {
       err.write(`error: ${e.message}\n`);
       return 65; // EX_DATAERR
+    }
+    throw e;
+  } finally {
+    await runtime.close();
+  }
+}
+
+/**
+ * `merchant:settings`: shows, and with options changes, a merchant's settings (both
+ * environments unless --environment names one). Prints the settings of both afterwards.
+ */
+async function merchantSettings(config: Config, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        id: { type: 'string' },
+        environment: { type: 'string' },
+        'fee-bearer': { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    err.write(`${(e as Error).message}\n${USAGE}`);
+    return 64;
+  }
+  const id = values.id ?? '';
+  const environment = values.environment;
+  if (!/^[0-9]{1,9}$/.test(id) || (environment !== undefined && environment !== 'test' && environment !== 'live')) {
+    err.write(`merchant:settings needs --id <merchant id> and optionally --environment test|live\n${USAGE}`);
+    return 64;
+  }
+  const runtime = await openRuntime(config);
+  try {
+    const settings = await runtime.ctx.services.merchants.updateSettings(
+      Number(id),
+      { feeBearer: values['fee-bearer'] },
+      environment ? [environment] : ['test', 'live'],
+    );
+    out.write(
+      values.json
+        ? `${JSON.stringify(settings, null, 2)}\n`
+        : `Merchant ${settings.subsidiaryId}: test fee bearer ${settings.test.feeBearer}, live fee bearer ${settings.live.feeBearer}.\n`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof DomainError) {
+      err.write(`error: ${e.message}\n`);
+      return 65;
     }
     throw e;
   } finally {

@@ -20,6 +20,30 @@ export interface CreateMerchantInput {
   supportEmail: string;
   webhookUrl?: string | null;
   liveWebhookUrl?: string | null;
+  /** Who bears the processing fee in both environments (default `merchant`). */
+  feeBearer?: string | null;
+}
+
+/** Settings of one environment that the merchant (private key) or an operator (CLI) may change. */
+export interface EnvironmentSettings {
+  feeBearer: FeeBearer;
+}
+
+/** A merchant's settings per environment, as an operator sees them. */
+export interface MerchantSettings {
+  subsidiaryId: number;
+  test: EnvironmentSettings;
+  live: EnvironmentSettings;
+}
+
+const FEE_BEARERS: readonly FeeBearer[] = ['merchant', 'customer'];
+
+/** Reads a fee bearer case-insensitively (`MERCHANT`, `customer`, …); unknown values are refused. */
+export function parseFeeBearer(value: unknown): FeeBearer {
+  const bearer = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (!bearer) throw requiredField('FeeBearer');
+  if (!(FEE_BEARERS as readonly string[]).includes(bearer)) throw unsupported('FeeBearer');
+  return bearer as FeeBearer;
 }
 
 export interface EnvironmentKeys {
@@ -71,6 +95,7 @@ export class MerchantService {
     for (const [mode, field, url] of [['test', 'WebhookUrl', input.webhookUrl], ['live', 'LiveWebhookUrl', input.liveWebhookUrl]] as const) {
       if (url && url.trim()) webhookUrls[mode] = validateWebhookUrl(url, mode, this.webhookUrlPolicy, field);
     }
+    const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? 'merchant' : parseFeeBearer(input.feeBearer);
 
     // RSA generation runs on libuv's thread pool, off the event loop; both at once.
     const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(this.rsaBits), generateRsaKeyMaterial(this.rsaBits)]);
@@ -91,7 +116,7 @@ export class MerchantService {
         ['test', testRsa, webhookUrls.test],
         ['live', liveRsa, webhookUrls.live],
       ] as const) {
-        const environment = em.create(AppEnvironment, { subsidiary, mode });
+        const environment = em.create(AppEnvironment, { subsidiary, mode, feeBearer });
         const publicKey = this.addApiKey(em, environment, 'public');
         const privateKey = this.addApiKey(em, environment, 'private');
         await this.addEncryptionKey(em, environment, rsa);
@@ -157,16 +182,41 @@ export class MerchantService {
   /** Who bears the processing fee in the tenant's environment (private key only). */
   async setFeeBearer(tenant: Tenant, bearer: FeeBearer): Promise<FeeBearer> {
     if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
-    if (bearer !== 'merchant' && bearer !== 'customer') throw unsupported('FeeBearer');
+    const parsed = parseFeeBearer(bearer);
     const em = this.orm.em.fork();
     const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
-    environment.feeBearer = bearer;
+    environment.feeBearer = parsed;
     await em.flush();
-    return bearer;
+    return parsed;
   }
 
   async feeBearer(tenant: Tenant): Promise<FeeBearer> {
     return (await this.orm.em.fork().findOneOrFail(AppEnvironment, { id: tenant.environmentId })).feeBearer;
+  }
+
+  /**
+   * The operator's view (command line): changes the settings of one or both environments of a
+   * merchant chosen by id, and answers the settings of both. Orders keep the fee split they
+   * were created with; only orders created afterwards follow a new setting.
+   */
+  async updateSettings(
+    subsidiaryId: number,
+    changes: { feeBearer?: string | null },
+    modes: readonly EnvironmentMode[] = ['test', 'live'],
+  ): Promise<MerchantSettings> {
+    const feeBearer = changes.feeBearer === undefined || changes.feeBearer === null ? undefined : parseFeeBearer(changes.feeBearer);
+    return this.orm.em.fork().transactional(async (em) => {
+      const environments = await em.find(AppEnvironment, { subsidiary: subsidiaryId });
+      if (environments.length === 0) throw notFound('merchant not found', '13');
+      for (const environment of environments) {
+        if (feeBearer && modes.includes(environment.mode)) environment.feeBearer = feeBearer;
+      }
+      await em.flush();
+      const of = (mode: EnvironmentMode): EnvironmentSettings => ({
+        feeBearer: environments.find((e) => e.mode === mode)?.feeBearer ?? 'merchant',
+      });
+      return { subsidiaryId, test: of('test'), live: of('live') };
+    });
   }
 
   /** The tenant's own merchant record. */

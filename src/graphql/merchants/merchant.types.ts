@@ -14,6 +14,12 @@ export enum RotatableKeyEnum {
 }
 registerEnumType(RotatableKeyEnum, { name: 'RotatableKey' });
 
+export enum FeeBearerEnum {
+  MERCHANT = 'merchant',
+  CUSTOMER = 'customer',
+}
+registerEnumType(FeeBearerEnum, { name: 'FeeBearer', description: 'Who pays the processing fee.' });
+
 @ObjectType('Subsidiary', { description: 'A merchant, as the legacy interface names it.' })
 export class SubsidiaryType {
   @Field(() => Int) id!: number;
@@ -58,6 +64,8 @@ export class CreateMerchantInput {
   @Field() supportEmail!: string;
   @Field(() => String, { nullable: true, description: "The test environment's webhook URL." }) webhookUrl?: string | null;
   @Field(() => String, { nullable: true, description: "The live environment's webhook URL." }) liveWebhookUrl?: string | null;
+  @Field(() => FeeBearerEnum, { nullable: true, description: 'Who bears the processing fee in both environments (default MERCHANT).' })
+  feeBearer?: FeeBearerEnum | null;
 }
 
 @InputType()
@@ -74,12 +82,6 @@ export class RotatedKeysType {
   @Field(() => String, { nullable: true }) encryptionKey!: string | null;
   @Field() previousKeysExpireAt!: Date;
 }
-
-export enum FeeBearerEnum {
-  MERCHANT = 'merchant',
-  CUSTOMER = 'customer',
-}
-registerEnumType(FeeBearerEnum, { name: 'FeeBearer', description: 'Who pays the processing fee.' });
 
 @InputType()
 export class MerchantSettingsInput {
