@@ -1,7 +1,8 @@
 /** Jest runs TypeScript through SWC (fast, no type-check: `npm test` type-checks first). */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/packages'],
+  modulePathIgnorePatterns: ['<rootDir>/packages/[^/]+/dist/'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j)sx?$': [

@@ -1,0 +1,11 @@
+/**
+ * The checkout gateway's merchant SDK: payload encryption for any key size, a typed client
+ * for every REST endpoint, webhook verification (Standard Webhooks) and a small GraphQL
+ * client with typed operations and subscriptions.
+ */
+export { CheckoutClient, type CheckoutClientOptions, type RequestOptions, type ResponseMeta, type FetchLike } from './client';
+export { CheckoutApiError, GraphQLRequestError } from './errors';
+export { encryptPayload, parseEncryptionKey, blocksFor, EncryptionKeyError, MIN_KEY_BITS, MAX_KEY_BITS, type ParsedEncryptionKey } from './encryption';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks';
+export * from './graphql';
+export type * from './types';
