@@ -1,4 +1,4 @@
-import { encryptPayload } from '../../src/crypto/payload-client';
+import { encryptPayload } from '../../packages/sdk/src';
 
 export interface HttpResult {
   status: number;
@@ -33,7 +33,7 @@ export async function request(
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
-/** POSTs `{ data: encrypt(plaintext) }` exactly as a merchant's client would. */
+/** POSTs `{ data: encrypt(plaintext) }` exactly as a merchant's client would: with the merchant SDK's encryption. */
 export function postEncrypted(baseUrl: string, path: string, apiKey: string, encryptionKey: string, plaintext: unknown) {
   return request(baseUrl, 'POST', path, { apiKey, body: { data: encryptPayload(plaintext as object, encryptionKey) } });
 }
