@@ -1,0 +1,245 @@
+import WebSocket from 'ws';
+import {
+  CheckoutApiError,
+  CheckoutClient,
+  GraphQLClient,
+  GraphQLRequestError,
+  blocksFor,
+  verifyWebhook,
+  WebhookVerificationError,
+  type OrderStatusChange,
+  type WebSocketConstructor,
+  type CreateOrderRequest,
+} from '../../packages/sdk/src';
+import { startTestService, type TestService } from '../support/service';
+import { createTestMerchant } from '../support/merchants';
+import type { CreatedMerchant } from '../../src/merchants/merchant.service';
+import { EVENTS_ENV, createScratchDatabase, startReceiver, waitFor, type Receiver } from '../integration/events/helpers';
+
+const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
+const CARD = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing };
+let counter = 0;
+
+function orderRequest(overrides: { description?: string; amount?: number } = {}): CreateOrderRequest {
+  counter += 1;
+  return {
+    customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada+sdk${counter}@example.test` },
+    order: { amount: overrides.amount ?? 1000, reference: `SDK-${process.pid}-${Date.now()}-${counter}`, description: overrides.description ?? 'Coffee beans', currency: 'NGN' },
+    payment: { RedirectUrl: 'https://merchant.test/return' },
+  };
+}
+
+/** The customer's side of 3-D Secure: open the page the service sent, post the OTP, follow nothing. */
+async function authenticate(redirectUrl: string, otp = '123456'): Promise<URL> {
+  const page = await fetch(redirectUrl, { redirect: 'manual' });
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  expect(action).toBeDefined();
+  const answer = await fetch(new URL(action!.replace(/&amp;/g, '&'), redirectUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ otp }).toString(),
+  });
+  expect(answer.status).toBe(303);
+  return new URL(answer.headers.get('location')!);
+}
+
+/**
+ * The merchant SDK against the real service over real HTTP and WebSocket: every REST endpoint,
+ * a card payment through 3-D Secure, the signed webhook verified with the SDK, and the GraphQL
+ * client. The service runs on a database of this file's own so its webhook dispatcher shares
+ * work with no other test file.
+ */
+describe('issue 11 point 7: the merchant SDK drives the real service', () => {
+  let t: TestService;
+  let receiver: Receiver;
+  let m: CreatedMerchant;
+  let client: CheckoutClient;
+  let dropDatabase: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    const scratch = await createScratchDatabase('sdk');
+    dropDatabase = scratch.drop;
+    receiver = await startReceiver();
+    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
+    m = await createTestMerchant(t, { name: 'SDK Coffee', webhookUrl: receiver.url });
+    client = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.publicKey, encryptionKey: m.keys.test.encryptionKey });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+    await dropDatabase();
+  });
+
+  it('manages payment links and reads the reference lists', async () => {
+    const created = await client.createPaymentLink({ Name: 'Beans', Description: '1 kg', PaymentType: 'SC', Currency: 'NGN', AuthOption: 'AUTH', Amount: '12500' });
+    expect(created).toMatchObject({ status: 'success', statusCode: '00', message: 'Payment details fetched successfully' });
+    const link = created.data.paymentLink;
+    expect(link).toMatchObject({ name: 'Beans', amount: 12500, currency: 'NGN', isActive: true, paymentLinkCode: 'SC' });
+    expect(link.paymentLinkUrl.endsWith(link.reference)).toBe(true);
+    expect(created.data.subsidiary).toMatchObject({ id: m.subsidiary.id, name: 'SDK Coffee' });
+
+    const edited = await client.editPaymentLink(link.id, { Name: 'Beans, dark roast', Description: '1 kg', PaymentType: 'SC', Amount: 13000 });
+    expect(edited.data.paymentLink).toMatchObject({ id: link.id, name: 'Beans, dark roast', amount: 13000 });
+    expect(await client.disablePaymentLink(link.id)).toEqual({ data: null, status: 'success', statusCode: '00', message: 'Payment link status updated successfully' });
+    expect((await client.listPaymentLinks({ id: link.id }))[0]).toMatchObject({ id: link.id, isActive: false, paymentType: 'Single Charge' });
+    await client.activatePaymentLink(link.id);
+    expect((await client.listPaymentLinks()).map((l) => [l.id, l.isActive])).toContainEqual([link.id, true]);
+
+    const types = await client.paymentLinkTypes();
+    expect(types.paymentLinkTypes.map((x) => x.code)).toEqual(expect.arrayContaining(['SC', 'MC', 'SUB']));
+    expect((await client.frequencies()).data.find((f) => f.id === 6)).toMatchObject({ name: 'Monthly', hours: 720, days: 30 });
+    expect((await client.banks()).data.length).toBeGreaterThan(0);
+  });
+
+  it('answers errors as CheckoutApiError with the code and HTTP status', async () => {
+    const unknownLink = await client.disablePaymentLink(999_999_999).catch((e: unknown) => e);
+    expect(unknownLink).toBeInstanceOf(CheckoutApiError);
+    expect(unknownLink).toMatchObject({ code: '02', status: 404, message: 'payment link not found' });
+    await expect(client.orderStatus('NO-SUCH-ORDER')).rejects.toMatchObject({ code: '13', status: 404, message: 'Order not found at the moment' });
+    // order/verify needs the private key.
+    await expect(client.verifyOrder('NO-SUCH-ORDER')).rejects.toMatchObject({ code: '403', status: 403 });
+    await expect(client.createPaymentLink({ Name: '', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' })).rejects.toMatchObject({ code: 'VAL400', status: 400 });
+    const stranger = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: 'PGW-PUBLICKEY-TEST-00000000000000000000000000000000' });
+    await expect(stranger.banks()).rejects.toMatchObject({ code: '401', status: 401, message: 'api-key was not passed in the header.' });
+  });
+
+  it('replays a request sent again with the same idempotency key', async () => {
+    const key = `sdk-${Date.now()}`;
+    const body = { Name: 'Once', Description: 'idempotent', PaymentType: 'SC', AuthOption: 'AUTH' } as const;
+    const first = await client.createPaymentLink(body, { idempotencyKey: key });
+    expect(client.lastResponse).toMatchObject({ status: 200, idempotentReplayed: false });
+    const again = await client.createPaymentLink(body, { idempotencyKey: key });
+    expect(client.lastResponse).toMatchObject({ status: 200, idempotentReplayed: true });
+    expect(again.data.paymentLink.id).toBe(first.data.paymentLink.id);
+  });
+
+  it('creates, quotes, tracks, pays (3-D Secure), verifies, and gets the signed webhook it verifies', async () => {
+    const input = orderRequest();
+    const reference = input.order.reference;
+    const created = await client.createOrder(input);
+    expect(created).toMatchObject({ status: 'success', statusCode: '01', message: 'Created order successfully' });
+    expect(created.data.order).toMatchObject({ reference, amount: 1000, statusId: 1, status: 'Initiated', currency: 'NGN' });
+
+    const fee = await client.orderFee({ amount: 1000, paymentOption: 'C' });
+    expect(fee).toMatchObject({ statusCode: '00', message: 'Operation successful' });
+    expect(fee.data).toEqual({ fee: 15, amount: 1000, subsidiaryFee: 15, customerFee: 0, totalChargedAmount: 1000, paymentOption: 'C' });
+
+    const initiated = await client.orderStatus(reference);
+    expect(initiated).toMatchObject({ is_final_status: false, requery_needed: true, status_code: '00', message: 'Order Status fetched successfully' });
+    expect(initiated.data).toMatchObject({ order_reference: reference, payment_status: 1, total_charged_amount: 1000 });
+
+    expect(await client.trackOrderEvent({ orderReference: reference, event: 'checkout.opened', description: 'Customer opened the checkout', metadata: { step: 1 } }))
+      .toEqual({ data: null, status: 'success', statusCode: '00', message: 'Event logged successfully' });
+
+    const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: CARD });
+    expect(paid).toMatchObject({ statusCode: '02', message: 'pending-authenticaion' });
+    expect(paid.data.paymentDetail.redirectUrl.startsWith(t.baseUrl)).toBe(true);
+    const landed = await authenticate(paid.data.paymentDetail.redirectUrl);
+    expect(`${landed.origin}${landed.pathname}`).toBe('https://merchant.test/return');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ reference, status: 'successful' });
+
+    const settled = await client.orderStatus(reference);
+    expect(settled).toMatchObject({ is_final_status: true, requery_needed: false });
+    expect(settled.data.payment_status).toBe(5);
+
+    const verified = await client.verifyOrder(reference, { apiKey: m.keys.test.privateKey });
+    expect(verified).toMatchObject({ statusCode: '00', message: 'Order details fetched successfully' });
+    expect(verified.data).toMatchObject({ orderReference: reference, statusId: 5, status: 'Successful', totalAmountCharged: 1000, fee: 15 });
+    expect(verified.data.cardDetails[0]).toMatchObject({ cardFirstSixDigits: '512345', cardLastFourDigits: '0008' });
+
+    const hooks = await receiver.waitForCount(1);
+    const hook = hooks.find((h) => h.json?.data?.orderReference === reference)!;
+    expect(hook).toBeDefined();
+    const event = verifyWebhook(hook.body, hook.headers as Record<string, string>, m.webhookSecret);
+    expect(event).toMatchObject({ notify: 'transaction', notifyType: 'successful', eventId: hook.headers['webhook-id'], statusCode: '00' });
+    expect(event.data).toEqual(verified.data);
+    // The SDK refuses a body that is not byte for byte the signed one, and another merchant's secret.
+    expect(() => verifyWebhook(JSON.stringify(hook.json, null, 1), hook.headers as Record<string, string>, m.webhookSecret)).toThrow(WebhookVerificationError);
+    const other = await createTestMerchant(t);
+    expect(() => verifyWebhook(hook.body, hook.headers as Record<string, string>, other.webhookSecret)).toThrow(WebhookVerificationError);
+  });
+
+  it('sends a plaintext longer than one block as several blocks the service accepts', async () => {
+    const input = orderRequest({ description: 'A long order description. '.repeat(60) });
+    expect(blocksFor(input, m.keys.test.encryptionKey)).toBeGreaterThan(1);
+    const created = await client.createOrder(input);
+    expect(created.data.order).toMatchObject({ reference: input.order.reference, narration: input.order.description.trim() });
+  });
+
+  describe('GraphQLClient', () => {
+    let gqlPrivate: GraphQLClient;
+    let gqlPublic: GraphQLClient;
+    beforeAll(() => {
+      gqlPrivate = new GraphQLClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.privateKey, webSocketImpl: WebSocket as unknown as WebSocketConstructor });
+      gqlPublic = new GraphQLClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.publicKey, webSocketImpl: WebSocket as unknown as WebSocketConstructor });
+    });
+
+    it('creates and pages payment links with typed results', async () => {
+      const link = await gqlPublic.createPaymentLink({ name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 10 });
+      expect(link).toMatchObject({ name: 'Gym', amount: '5000.00', currency: 'NGN', isActive: true, paymentLinkCode: 'SC', limit: 10 });
+      const page = await gqlPublic.paymentLinks({ first: 2 });
+      expect(page.edges[0]!.node).toEqual(link); // newest first
+      expect(page.totalCount).toBeGreaterThanOrEqual(3);
+      expect(page.pageInfo.hasNextPage).toBe(true);
+      const next = await gqlPublic.paymentLinks({ first: 2, after: page.pageInfo.endCursor! });
+      expect(next.edges.map((e) => e.node.id)).not.toContain(link.id);
+      const merchant = await gqlPublic.merchant();
+      expect(merchant).toMatchObject({ environment: 'TEST', feeBearer: 'MERCHANT', encryptionKey: m.keys.test.encryptionKey });
+    });
+
+    it('reads an order and its timeline, streams its status, and reports GraphQL errors with their code', async () => {
+      const input = orderRequest();
+      const reference = input.order.reference;
+      await client.createOrder(input);
+      const seen: OrderStatusChange[] = [];
+      const errors: unknown[] = [];
+      const subscription = gqlPublic.orderStatusChanged(reference, { next: (e) => seen.push(e), error: (e) => errors.push(e) });
+      await subscription.ready;
+      await new Promise((r) => setTimeout(r, 150)); // let the server register the subscription
+      try {
+        const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: CARD });
+        await authenticate(paid.data.paymentDetail.redirectUrl);
+        await waitFor(() => seen.length >= 2, 5000, 'two status changes');
+      } finally {
+        subscription.unsubscribe();
+      }
+      expect(errors).toEqual([]);
+      expect(seen.map(({ reference: r, statusId, sequence }) => ({ r, statusId, sequence }))).toEqual([
+        { r: reference, statusId: 2, sequence: 1 },
+        { r: reference, statusId: 5, sequence: 2 },
+      ]);
+
+      const order = await gqlPrivate.order(reference);
+      expect(order).toMatchObject({ orderReference: reference, amount: '1000.00', totalAmountCharged: '1000.00', fee: '15.00', statusId: 5, status: 'Successful' });
+      expect(order.cardDetails[0]).toMatchObject({ cardFirstSixDigits: '512345', cardLastFourDigits: '0008' });
+      const timeline = await gqlPrivate.orderTimeline(reference);
+      expect(timeline.length).toBeGreaterThanOrEqual(3);
+      expect(timeline.map((e) => e.createdAt)).toEqual([...timeline.map((e) => e.createdAt)].sort());
+
+      const refused = await gqlPrivate.order('NO-SUCH-ORDER').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(GraphQLRequestError);
+      expect(refused).toMatchObject({ code: '13', message: 'Order not found at the moment' });
+    });
+
+    it('sets the webhook URL and rotates keys; the SDK works with the new keys and not the old', async () => {
+      const own = await createTestMerchant(t);
+      const gql = new GraphQLClient({ baseUrl: t.baseUrl, apiKey: own.keys.test.privateKey });
+      expect(await gql.setWebhookUrl(receiver.url)).toEqual({ webhookUrl: receiver.url });
+      expect(await gql.setWebhookUrl(null)).toEqual({ webhookUrl: null });
+
+      const rotated = await gql.rotateKeys({ keys: ['PUBLIC', 'ENCRYPTION'], graceSeconds: 0 });
+      expect(rotated.publicKey).toMatch(/^PGW-PUBLICKEY-TEST-/);
+      expect(rotated.encryptionKey).not.toBe(own.keys.test.encryptionKey);
+      const input = orderRequest();
+      const fresh = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: rotated.publicKey!, encryptionKey: rotated.encryptionKey! });
+      expect((await fresh.createOrder(input)).statusCode).toBe('01');
+      const stale = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: own.keys.test.publicKey, encryptionKey: own.keys.test.encryptionKey });
+      await expect(stale.orderStatus(input.order.reference)).rejects.toMatchObject({ code: '401', status: 401 });
+      const staleKey = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: rotated.publicKey!, encryptionKey: own.keys.test.encryptionKey });
+      await expect(staleKey.orderStatus(input.order.reference)).rejects.toMatchObject({ code: '400', status: 400 });
+    });
+  });
+});
