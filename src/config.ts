@@ -159,6 +159,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
+  const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 10_000, 50, 120_000);
   const webhookConcurrency = integer('WEBHOOK_CONCURRENCY', 16, 0, 1000);
   const webhookEndpointConcurrency = integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100);
 
@@ -176,7 +177,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
     webhookRetryDelaysMs,
-    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 50, 120_000),
+    webhookTimeoutMs,
     webhookConcurrency,
     webhookEndpointConcurrency,
     // Default: a quarter of an instance's workers, and at least one destination's allowance.

@@ -63,7 +63,7 @@ class ConnectionGuard {
   check(host: string | null | undefined): NodeJS.ErrnoException | null {
     const ip = host ? hostAddress(host) : null;
     if (ip !== null && this.policy.isRefused(ip)) return refusal(`${ip} is an internal address`);
-    if (ip === null && host && this.policy.isRefusedName(host)) return refusal(`${host} is this machine`);
+    if (ip === null && host && this.policy.isRefusedName(host)) return refusal(`${host} names this machine: an internal address`);
     return null;
   }
 
