@@ -331,4 +331,20 @@ describe('webhooks', () => {
     // 6 pings at 2 at a time, 400 ms each: about 1.2 s; the other merchant did not wait for them.
     expect(fastAfter).toBeLessThan(400);
   });
+
+  it('issue 10 point 13: counts requests in flight per destination (scheme, host, port), not per exact URL', async () => {
+    const slow = await receiver(() => ({ status: 200, delayMs: 300 }));
+    const base = slow.url.replace(/\/hooks$/, '');
+    // Two merchants, each with its own path (and query) on the same server: one allowance of 2 between them.
+    const a = await merchantWith(null);
+    const b = await merchantWith(null);
+    await services().webhookEndpoints.setWebhookUrl(a.tenant, `${base}/a`);
+    await services().webhookEndpoints.setWebhookUrl(b.tenant, `${base}/b?x=1`);
+    for (let i = 0; i < 3; i += 1) {
+      await services().webhooks.sendTestPing(a.tenant);
+      await services().webhooks.sendTestPing(b.tenant);
+    }
+    await slow.waitForCount(6, 5000);
+    expect(slow.maxInflight).toBe(2);
+  });
 });
