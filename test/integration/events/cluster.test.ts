@@ -27,13 +27,13 @@ describe('events across service processes', () => {
 
   beforeAll(async () => {
     const [, scratch] = await Promise.all([
-      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 60_000 }),
+      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 150_000 }),
       createScratchDatabase('events_cluster'),
     ]);
     clusterUrl = scratch.url;
     dropDatabase = scratch.drop;
     t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: clusterUrl, WEBHOOK_CONCURRENCY: '0' });
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill('SIGKILL')));
