@@ -159,10 +159,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
-  const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 10_000, 50, 120_000);
-  const webhookConcurrency = integer('WEBHOOK_CONCURRENCY', 16, 0, 1000);
-  const webhookEndpointConcurrency = integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100);
-
   const production = env.NODE_ENV === 'production';
   const config: Config = {
     port,
@@ -177,19 +173,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
     webhookRetryDelaysMs,
-    webhookTimeoutMs,
-    webhookConcurrency,
-    webhookEndpointConcurrency,
-    // Default: a quarter of an instance's workers, and at least one destination's allowance.
-    webhookMerchantConcurrency: integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(webhookEndpointConcurrency, Math.ceil(webhookConcurrency / 4)), 1, 1000),
-    webhookTestPingsPerMinute: integer('WEBHOOK_TEST_PINGS_PER_MINUTE', 10, 1, 10_000),
-    webhookAllowedNetworks,
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 50, 120_000),
+    webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 16, 0, 1000),
+    webhookEndpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100),
     webhookPollIntervalMs: integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
+    webhookMerchantConcurrency: 0, // below: its default depends on the two concurrency settings
+    webhookTestPingsPerMinute: integer('WEBHOOK_TEST_PINGS_PER_MINUTE', 10, 1, 10_000),
+    webhookAllowedNetworks,
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
   };
+  // Default: a quarter of an instance's workers, and at least one destination's allowance.
+  config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
