@@ -309,8 +309,8 @@ export class WebhookDispatcher {
    * Claims up to `max` due deliveries and leases them; committed before returning. Leases of
    * every instance count against two allowances, so that no receiver and no merchant can hold
    * the dispatcher: at most `endpointConcurrency` in flight per destination and at most
-   * `merchantConcurrency` per merchant. Among what fits, each merchant's first due delivery
-   * comes before anyone's second.
+   * `merchantConcurrency` per merchant. Among what fits, merchants with fewer requests in
+   * flight go first: each merchant's first before anyone's second.
    */
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
@@ -342,13 +342,12 @@ export class WebhookDispatcher {
                from due left join busy_destination b on b.destination = due.destination
            ), per_merchant as (
              select p.id, p.next_attempt_at,
-                    row_number() over (partition by p.subsidiary_id order by p.next_attempt_at, p.id) as turn,
                     row_number() over (partition by p.subsidiary_id order by p.next_attempt_at, p.id) + coalesce(b.n, 0) as slot
                from per_destination p left join busy_merchant b on b.subsidiary_id = p.subsidiary_id
               where p.slot <= ?
            ), picked as (
              select d.id from webhook_delivery d
-              where d.id in (select id from per_merchant where slot <= ? order by turn, next_attempt_at, id limit ?)
+              where d.id in (select id from per_merchant where slot <= ? order by slot, next_attempt_at, id limit ?)
                 and d.state = 'pending' and (d.locked_until is null or d.locked_until <= ?)
               for update of d skip locked
            )
