@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { createService, type Service } from '../src/bootstrap';
 import { encryptPayload } from '../src/crypto/payload-client';
 import { OrderStatusBus, type OrderStatusChange } from '../src/events/order-status-bus';
-import { postWebhook } from '../src/events/webhook-http';
+import { WebhookHttpClient } from '../src/events/webhook-http';
 import type { Tenant } from '../src/merchants/tenant';
 
 const SEQUENTIAL_EVENTS = 300;
@@ -18,14 +18,16 @@ const BURST_EVENTS = 200;
 const SUBSCRIBERS = 1000;
 const PUBLISHES = 200;
 const WAIT_MS = 10_000;
+const FAIR_EVENTS = 50;
 
-/** A local receiver answering 200 at once; records when each webhook arrived, in order. */
-async function startReceiver(): Promise<{ url: string; arrivals: number[]; waitCount(n: number): Promise<void>; close(): Promise<void> }> {
+/** A local receiver answering 200 at once (or never, when `hang`); records when each webhook arrived, in order. */
+async function startReceiver(hang = false): Promise<{ url: string; arrivals: number[]; waitCount(n: number): Promise<void>; close(): Promise<void> }> {
   const arrivals: number[] = [];
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       arrivals.push(performance.now());
+      if (hang) return;
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');
     });
@@ -115,6 +117,9 @@ export async function runWebhookBench(): Promise<{ name: string; lines: string[]
       PUBLIC_URL: baseUrl,
       LOG_LEVEL: 'silent',
       SCHEDULER_INTERVAL_MS: '0',
+      WEBHOOK_TIMEOUT_MS: '10000',
+      // The receiver is on loopback, which webhooks may not reach unless exempted.
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     });
     service = await createService(config, { logger: false });
     await service.app.listen({ port, host: '127.0.0.1' });
@@ -131,14 +136,16 @@ export async function runWebhookBench(): Promise<{ name: string; lines: string[]
 
     // Baseline: the same POST (same size, same client code) straight to the receiver.
     const headers = { 'content-type': 'application/json', 'webhook-id': 'baseline', 'webhook-timestamp': '0', 'webhook-signature': 'v1,x' };
-    for (let i = 0; i < 20; i += 1) await postWebhook(receiver.url, event.body, headers, { timeoutMs: 10_000, refuseInternalAddresses: false });
+    const client = new WebhookHttpClient({ allowedNetworks: config.webhookAllowedNetworks });
+    for (let i = 0; i < 20; i += 1) await client.post(receiver.url, event.body, headers, 10_000);
     const baseline: number[] = [];
     for (let i = 0; i < SEQUENTIAL_EVENTS; i += 1) {
       const t0 = performance.now();
-      const r = await postWebhook(receiver.url, event.body, headers, { timeoutMs: 10_000, refuseInternalAddresses: false });
+      const r = await client.post(receiver.url, event.body, headers, 10_000);
       if (r.statusCode !== 200) throw new Error('bench: baseline POST failed');
       baseline.push(performance.now() - t0);
     }
+    client.close();
 
     // One at a time: commit a delivery (a redelivery of the order event), wait for it at the receiver.
     const { arrivals } = receiver;
@@ -183,6 +190,32 @@ export async function runWebhookBench(): Promise<{ name: string; lines: string[]
       `burst: ${BURST_EVENTS} deliveries committed back to back to one URL (at most 2 in flight): all received ${ms(burstMs)} after the first commit, ` +
         `delivered at ${Math.round(((BURST_EVENTS - 1) * 1000) / (arrivals[arrivals.length - 1]! - arrivals[before]!))}/s, lag p50 ${ms(percentile(burstLags, 50))}, p99 ${ms(percentile(burstLags, 99))}`,
     );
+
+    // Fairness: another merchant's receiver hangs (10 s deadline per attempt), with pings
+    // queued under four URLs of two host names; this merchant's deliveries, one at a time.
+    const hanging = await startReceiver(true);
+    try {
+      const port = new URL(hanging.url).port;
+      const other = await services.merchants.createMerchant({ name: 'Hanging Ltd', country: 'NG', supportEmail: 'hang@bench.test', webhookUrl: hanging.url });
+      const otherTenant = await services.auth.authenticate(other.keys.test.privateKey);
+      for (const url of [`http://127.0.0.1:${port}/a`, `http://127.0.0.1:${port}/b`, `http://localhost:${port}/c`, `http://localhost:${port}/d`]) {
+        await services.webhookEndpoints.setWebhookUrl(otherTenant, url);
+        await services.webhooks.sendTestPing(otherTenant);
+        await services.webhooks.sendTestPing(otherTenant);
+      }
+      await hanging.waitCount(1);
+      lags.length = 0;
+      commits.length = 0;
+      await measureOne(FAIR_EVENTS, true);
+      lines.push(
+        `fairness: while another merchant's receiver hangs (${hanging.arrivals.length} of its 8 queued pings in flight, 10 s deadline each), ` +
+          `${FAIR_EVENTS} deliveries of this merchant: lag p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))} ` +
+          `(${(percentile(lags, 50) / p50).toFixed(1)}x the p50 without it)`,
+      );
+    } finally {
+      // Closing the hanging receiver first ends its requests at once instead of at their deadline.
+      await hanging.close();
+    }
   } finally {
     await service?.close();
     await receiver.close();

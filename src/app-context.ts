@@ -64,7 +64,8 @@ export function createServices(
   const timeline = new TimelineService(orm);
   const orders = new OrderService(orm, fees, timeline);
   const orderStatusBus = new OrderStatusBus();
-  const webhookUrlPolicy = { allowPrivate: config.allowPrivateWebhookUrls };
+  // One address rule for setting URLs and for delivering, in both environments.
+  const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
   const merchants = new MerchantService(orm, secrets, clock, undefined, webhookUrlPolicy);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const webhooks = new WebhookDispatcher(orm, outbox, merchants, timeline, clock, {
@@ -72,8 +73,10 @@ export function createServices(
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     endpointConcurrency: config.webhookEndpointConcurrency,
+    merchantConcurrency: config.webhookMerchantConcurrency,
+    testPingsPerMinute: config.webhookTestPingsPerMinute,
     pollIntervalMs: config.webhookPollIntervalMs,
-    allowPrivateUrls: config.allowPrivateWebhookUrls,
+    urlPolicy: webhookUrlPolicy,
   });
   const wake = () => webhooks.wake();
   const eventFanout: EventFanout =

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
-import { loadMasterKey } from './crypto/master-key';
+import { loadMasterKey, verifyMasterKey } from './crypto/master-key';
+import { SecretBox } from './crypto/secret-box';
 import { createServices, type AppContext } from './app-context';
 import { systemClock, type Clock } from './shared/clock';
 import { buildApp } from './app';
@@ -22,6 +23,18 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const db = await openDatabase(config, { migrate: options.migrate });
   const clock = options.clock ?? systemClock;
   const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock, db.mode) };
+  try {
+    // A wrong MASTER_KEY refuses to start (MasterKeyMismatchError) instead of running and failing on every secret.
+    const connection = db.orm.em.getConnection();
+    await verifyMasterKey(connection, new SecretBox(masterKey.key), async () => {
+      const [first] = await connection.execute('select min(id) as id from subsidiary');
+      if (first?.id == null) return 'none';
+      return ctx.services.merchants.webhookSecret(Number(first.id)).then(() => 'opened' as const, () => 'failed' as const);
+    });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close: () => db.close() };
 }
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 /** Log levels pino understands; anything else is refused at start. */
@@ -26,13 +27,19 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Webhook requests in flight per instance; 0: this instance delivers none (another one does). */
   webhookConcurrency: number;
-  /** Webhook requests in flight per URL, across instances: one slow merchant cannot take every worker. */
+  /** Webhook requests in flight per destination (scheme, host, port), across instances: one slow receiver cannot take every worker. */
   webhookEndpointConcurrency: number;
+  /** Webhook requests in flight per merchant, across instances: one merchant's share of the dispatcher. */
+  webhookMerchantConcurrency: number;
+  /** Test pings one environment may request per minute. */
+  webhookTestPingsPerMinute: number;
+  /** Networks (CIDRs) webhooks may reach although they are internal (WEBHOOK_ALLOWED_NETWORKS), e.g. 127.0.0.0/8 for local development. */
+  webhookAllowedNetworks: string[];
   /** How often an idle dispatcher looks for due deliveries (retries, expired leases, missed wake-ups). */
   webhookPollIntervalMs: number;
   /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
   authenticationTimeoutMs: number;
-  /** Lets live webhook URLs point at loopback or private addresses (off by default). */
+  /** Deprecated (use webhookAllowedNetworks): exempts loopback, private and unique-local networks from the webhook address rule. */
   allowPrivateWebhookUrls: boolean;
   /** How often background jobs run (expiring authentications, subscription charges); 0 disables them. */
   schedulerIntervalMs: number;
@@ -143,6 +150,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
+  const webhookAllowedNetworks: string[] = [];
+  const networksRaw = value('WEBHOOK_ALLOWED_NETWORKS');
+  if (networksRaw !== undefined) {
+    for (const part of networksRaw.split(',').map((p) => p.trim()).filter(Boolean)) {
+      if (isCidr(part)) webhookAllowedNetworks.push(part);
+      else problems.push(`WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation such as 127.0.0.0/8 or ::1/128 (got "${part}")`);
+    }
+  }
+
   const production = env.NODE_ENV === 'production';
   const config: Config = {
     port,
@@ -163,11 +179,24 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookPollIntervalMs: integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
+    webhookMerchantConcurrency: 0, // below: its default depends on the two concurrency settings
+    webhookTestPingsPerMinute: integer('WEBHOOK_TEST_PINGS_PER_MINUTE', 10, 1, 10_000),
+    webhookAllowedNetworks,
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
   };
+  // Default: a quarter of an instance's workers, and at least one destination's allowance.
+  config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `a.b.c.d/n` or `x::/n`, or a bare address (one host). */
+function isCidr(v: string): boolean {
+  const [address, prefix, ...rest] = v.split('/');
+  const family = address ? net.isIP(address) : 0;
+  if (rest.length > 0 || family === 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 function isMasterKeyShape(v: string): boolean {

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config';
 import { createService } from './bootstrap';
 import { DataDirInUseError } from './db/embedded';
+import { MasterKeyMismatchError } from './crypto/master-key';
 
 /** `npm start`: validate configuration, open the database, listen, shut down gracefully. */
 async function main(): Promise<void> {
@@ -50,6 +51,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof MasterKeyMismatchError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
   if (err instanceof DataDirInUseError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { openRuntime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
 import { DataDirInUseError } from '../db/embedded';
+import { MasterKeyMismatchError } from '../crypto/master-key';
 
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
@@ -158,7 +159,7 @@ if (require.main === module) {
   runCli(process.argv.slice(2), process.stdout, process.stderr)
     .then((code) => process.exit(code))
     .catch((e) => {
-      process.stderr.write(e instanceof DataDirInUseError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
+      process.stderr.write(e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
       process.exit(1);
     });
 }

@@ -10,6 +10,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import { encodeNotification, type EventNotification } from './event-fanout';
+import { webhookDestination } from './webhook-url';
 
 /**
  * Writes the event of an order state change in the caller's transaction (transactional
@@ -50,7 +51,7 @@ export class OutboxService {
     let delivery = false;
     if (notifyType !== 'pending') {
       const endpoint = await em.findOne(WebhookEndpoint, { environment, isActive: true });
-      if (endpoint) em.create(WebhookDelivery, { event, url: endpoint.url, nextAttemptAt: now });
+      if (endpoint) em.create(WebhookDelivery, { event, url: endpoint.url, destination: webhookDestination(endpoint.url), nextAttemptAt: now });
       delivery = endpoint !== null;
     }
     const change: OrderStatusChange = {
@@ -83,8 +84,9 @@ export class OutboxService {
       message: 'Webhook test ping',
     };
     const environment = em.getReference(AppEnvironment, environmentId);
-    const event = em.create(OutboxEvent, { id: eventId, environment, notify: 'test_assess', notifyType: 'test_assess', payload });
-    const delivery = em.create(WebhookDelivery, { event, url, nextAttemptAt: now });
+    // Stamped with the service clock: the test-ping rate limit counts by it.
+    const event = em.create(OutboxEvent, { id: eventId, environment, notify: 'test_assess', notifyType: 'test_assess', payload, createdAt: now });
+    const delivery = em.create(WebhookDelivery, { event, url, destination: webhookDestination(url), nextAttemptAt: now });
     await this.notify(em, { kind: 'wake' });
     return delivery;
   }
@@ -92,7 +94,7 @@ export class OutboxService {
   /** A new pending delivery of a stored event (redelivery on request), in the caller's transaction. */
   async recordRedelivery(em: EntityManager, event: OutboxEvent, url: string): Promise<WebhookDelivery> {
     const now = this.clock.now();
-    const delivery = em.create(WebhookDelivery, { event, url, nextAttemptAt: now });
+    const delivery = em.create(WebhookDelivery, { event, url, destination: webhookDestination(url), nextAttemptAt: now });
     await this.notify(em, { kind: 'wake' });
     return delivery;
   }

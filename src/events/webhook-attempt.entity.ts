@@ -21,7 +21,7 @@ export class WebhookAttempt {
   @Property({ type: 'text', nullable: true })
   error: string | null = null;
 
-  /** First 2 KiB of the response body. */
+  /** At most the first 1 KiB of the response body. */
   @Property({ type: 'text', nullable: true })
   responseBody: string | null = null;
 

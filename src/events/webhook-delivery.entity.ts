@@ -18,6 +18,10 @@ export class WebhookDelivery {
   @Property({ type: 'text' })
   url!: string;
 
+  /** The URL's origin (scheme, host, port): requests in flight are limited per destination. */
+  @Property({ type: 'text' })
+  destination!: string;
+
   @Enum({ items: ['pending', 'delivered', 'dead'] })
   state: DeliveryState = 'pending';
 

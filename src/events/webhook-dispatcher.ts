@@ -1,9 +1,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
-import { forbidden, notFound, validationError } from '../shared/errors';
+import { DomainError, forbidden, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
-import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { Order } from '../orders/order.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
@@ -12,23 +11,29 @@ import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookDelivery, type DeliveryState } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { webhookSignatureHeaders } from './webhook-signature';
-import { postWebhook, type WebhookHttpResult } from './webhook-http';
-import { isInternalHost } from './webhook-url';
+import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
+import type { WebhookResolver, WebhookUrlPolicy } from './webhook-url';
 import { silentLog, type EventLog } from './event-fanout';
 
 export interface WebhookDispatcherOptions {
   /** WEBHOOK_RETRY_DELAYS_MS: the delay before attempt n+1 is `retryDelaysMs[n-1]`; after the last, dead. */
   retryDelaysMs: readonly number[];
-  /** A receiver's deadline (contract: 10 s). */
+  /** A receiver's deadline (contract: 10 s): a hard bound on each attempt. */
   timeoutMs: number;
   /** Requests in flight in this instance; 0: start() does nothing (runOnce() still works). */
   concurrency: number;
-  /** Requests in flight per URL, across instances. */
+  /** Requests in flight per destination (scheme, host, port), across instances. */
   endpointConcurrency: number;
+  /** Requests in flight per merchant (both environments), across instances: one merchant's share. */
+  merchantConcurrency: number;
+  /** Test pings one environment may request per minute. */
+  testPingsPerMinute: number;
   /** How often an idle dispatcher looks for due deliveries. */
   pollIntervalMs: number;
-  /** ALLOW_PRIVATE_WEBHOOK_URLS: live deliveries may go to internal addresses. */
-  allowPrivateUrls: boolean;
+  /** The networks webhooks may reach (WEBHOOK_ALLOWED_NETWORKS); the same rules in both environments. */
+  urlPolicy: WebhookUrlPolicy;
+  /** Host name resolution for deliveries (default: the system resolver); tests inject their own. */
+  resolve?: WebhookResolver;
   /** Lease beyond the timeout before a claimed delivery may be claimed again (default: the timeout, at least 5 s). */
   leaseMarginMs?: number;
   /** Relative jitter of retry delays (default 0.1: ±10 %). */
@@ -43,7 +48,7 @@ export interface WebhookAttemptView {
   latencyMs: number;
   /** Why no status arrived (timeout, connection refused, …); null when one did. */
   error: string | null;
-  /** The first 2 KiB of the receiver's answer. */
+  /** At most the first 1 KiB of the receiver's answer. */
   responseBody: string | null;
   createdAt: Date;
 }
@@ -86,7 +91,6 @@ interface ClaimedDelivery {
   eventId: string;
   orderId: number | null;
   body: string;
-  mode: EnvironmentMode;
   subsidiaryId: number;
 }
 
@@ -95,6 +99,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CLAIM_LOCK_KEY = 7_305_114_002;
 const USER_AGENT = 'checkout-gateway-webhooks/1';
 export const EVENT_NOT_FOUND = 'Event not found at the moment';
+/** The `code` of a refused test ping (GraphQL `extensions.code`). */
+export const RATE_LIMITED = 'RATE_LIMITED';
+const TEST_PING_WINDOW_MS = 60_000;
 
 /**
  * Delivers the outbox's webhooks at least once. Workers claim due deliveries with
@@ -112,6 +119,7 @@ export class WebhookDispatcher {
   private wakeSleeper: (() => void) | undefined;
   private nextDueAt = Number.POSITIVE_INFINITY;
   private log: EventLog = silentLog;
+  private readonly http: WebhookHttpClient;
 
   constructor(
     private readonly orm: MikroORM,
@@ -120,7 +128,9 @@ export class WebhookDispatcher {
     private readonly timeline: TimelineService,
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
-  ) {}
+  ) {
+    this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve });
+  }
 
   /** Starts the background loop (no-op when concurrency is 0 or already started). */
   start(log?: EventLog): void {
@@ -137,6 +147,7 @@ export class WebhookDispatcher {
     await this.loop;
     this.loop = undefined;
     await Promise.allSettled([...this.inflight]);
+    this.http.close();
   }
 
   /** Something may be due now (an event was committed, a slot freed up). */
@@ -179,11 +190,17 @@ export class WebhookDispatcher {
     return view;
   }
 
-  /** Sends `"notify": "test_assess"` to the environment's webhook URL (validation error when none is set). */
+  /**
+   * Sends `"notify": "test_assess"` to the environment's webhook URL (validation error when none
+   * is set). At most `testPingsPerMinute` per environment in any minute, across instances;
+   * beyond that a `RATE_LIMITED` error says when to try again.
+   */
   async sendTestPing(tenant: Tenant): Promise<WebhookDeliveryView> {
     requirePrivateKey(tenant);
     const view = await this.orm.em.fork().transactional(async (em) => {
-      const endpoint = await this.activeEndpoint(em, tenant);
+      // Locked: concurrent pings of one environment are counted one after the other.
+      const endpoint = await this.activeEndpoint(em, tenant, true);
+      await this.checkTestPingRate(em, tenant);
       const delivery = await this.outbox.recordTestPing(em, tenant.environmentId, endpoint.url);
       await em.flush();
       return deliveryView(delivery, []);
@@ -214,10 +231,31 @@ export class WebhookDispatcher {
     return deliveries.map((d) => deliveryView(d, byDelivery.get(String(d.id)) ?? []));
   }
 
-  private async activeEndpoint(em: EntityManager, tenant: Tenant): Promise<WebhookEndpoint> {
-    const endpoint = await em.findOne(WebhookEndpoint, { environment: tenant.environmentId, isActive: true });
+  private async activeEndpoint(em: EntityManager, tenant: Tenant, lock = false): Promise<WebhookEndpoint> {
+    const endpoint = await em.findOne(WebhookEndpoint, { environment: tenant.environmentId, isActive: true }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!endpoint) throw validationError('No webhook URL is set for this environment.');
     return endpoint;
+  }
+
+  private async checkTestPingRate(em: EntityManager, tenant: Tenant): Promise<void> {
+    const limit = this.options.testPingsPerMinute;
+    const now = this.clock.now().getTime();
+    const rows: Array<{ n: string | number; oldest: Date | string | null }> = await em.getConnection().execute(
+      `select count(*) as n, min(created_at) as oldest from outbox_event
+        where environment_id = ? and notify = 'test_assess' and created_at > ?`,
+      [tenant.environmentId, new Date(now - TEST_PING_WINDOW_MS)],
+      'all',
+      em.getTransactionContext(),
+    );
+    const sent = Number(rows[0]?.n ?? 0);
+    if (sent < limit) return;
+    const oldest = rows[0]?.oldest ? new Date(rows[0].oldest).getTime() : now;
+    const seconds = Math.max(1, Math.ceil((oldest + TEST_PING_WINDOW_MS - now) / 1000));
+    throw new DomainError(
+      'conflict',
+      `Too many test webhooks: at most ${limit} a minute for this environment. Try again in ${seconds} seconds.`,
+      RATE_LIMITED,
+    );
   }
 
   private async runLoop(): Promise<void> {
@@ -268,38 +306,56 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Claims up to `max` due deliveries, at most `endpointConcurrency` in flight per URL
-   * (counting other instances' leases), and leases them; committed before returning.
+   * Claims up to `max` due deliveries and leases them; committed before returning. Leases of
+   * every instance count against two allowances, so that no receiver and no merchant can hold
+   * the dispatcher: at most `endpointConcurrency` in flight per destination and at most
+   * `merchantConcurrency` per merchant. Among what fits, merchants with fewer requests in
+   * flight go first: each merchant's first before anyone's second.
    */
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
-    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; mode: EnvironmentMode; subsidiary_id: number }> =
+    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number }> =
       await this.orm.em.fork().transactional(async (em) => {
         const connection = em.getConnection();
         const trx = em.getTransactionContext();
         await connection.execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY], 'all', trx);
         return connection.execute(
-          `with busy as (
-             select url, count(*) as n from webhook_delivery
-              where state = 'pending' and locked_until > ? group by url
-           ), ranked as (
-             select d.id, d.next_attempt_at,
-                    row_number() over (partition by d.url order by d.next_attempt_at, d.id) + coalesce(b.n, 0) as slot
-               from webhook_delivery d left join busy b on b.url = d.url
+          `with leased as (
+             select d.destination, env.subsidiary_id
+               from webhook_delivery d
+               join outbox_event e on e.id = d.event_id
+               join app_environment env on env.id = e.environment_id
+              where d.state = 'pending' and d.locked_until > ?
+           ), busy_destination as (
+             select destination, count(*) as n from leased group by destination
+           ), busy_merchant as (
+             select subsidiary_id, count(*) as n from leased group by subsidiary_id
+           ), due as (
+             select d.id, d.next_attempt_at, d.destination, env.subsidiary_id
+               from webhook_delivery d
+               join outbox_event e on e.id = d.event_id
+               join app_environment env on env.id = e.environment_id
               where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= ?)
+           ), per_destination as (
+             select due.*, row_number() over (partition by due.destination order by due.next_attempt_at, due.id) + coalesce(b.n, 0) as slot
+               from due left join busy_destination b on b.destination = due.destination
+           ), per_merchant as (
+             select p.id, p.next_attempt_at,
+                    row_number() over (partition by p.subsidiary_id order by p.next_attempt_at, p.id) + coalesce(b.n, 0) as slot
+               from per_destination p left join busy_merchant b on b.subsidiary_id = p.subsidiary_id
+              where p.slot <= ?
            ), picked as (
              select d.id from webhook_delivery d
-              where d.id in (select id from ranked where slot <= ? order by next_attempt_at, id limit ?)
+              where d.id in (select id from per_merchant where slot <= ? order by slot, next_attempt_at, id limit ?)
                 and d.state = 'pending' and (d.locked_until is null or d.locked_until <= ?)
-              order by d.next_attempt_at, d.id
               for update of d skip locked
            )
            update webhook_delivery d set locked_until = ?
              from picked, outbox_event e, app_environment env
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
-           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.mode, env.subsidiary_id`,
-          [now, now, now, this.options.endpointConcurrency, max, now, lease],
+           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id`,
+          [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
           'all',
           trx,
         );
@@ -312,7 +368,6 @@ export class WebhookDispatcher {
       eventId: r.event_id,
       orderId: r.order_id,
       body: r.body,
-      mode: r.mode,
       subsidiaryId: r.subsidiary_id,
     }));
   }
@@ -320,19 +375,15 @@ export class WebhookDispatcher {
   private async deliver(job: ClaimedDelivery): Promise<void> {
     let result: WebhookHttpResult;
     try {
-      const guarded = job.mode === 'live' && !this.options.allowPrivateUrls;
-      if (guarded && isInternalHostOf(job.url)) {
-        result = { statusCode: null, latencyMs: 0, error: 'refused: the URL points to an internal address', responseBody: null };
-      } else {
-        const secret = await this.secrets.webhookSecret(job.subsidiaryId);
-        const timestamp = Math.floor(this.clock.now().getTime() / 1000);
-        const headers = {
-          ...webhookSignatureHeaders(secret, job.eventId, timestamp, job.body),
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-        };
-        result = await postWebhook(job.url, job.body, headers, { timeoutMs: this.options.timeoutMs, refuseInternalAddresses: guarded });
-      }
+      const secret = await this.secrets.webhookSecret(job.subsidiaryId);
+      const timestamp = Math.floor(this.clock.now().getTime() / 1000);
+      const headers = {
+        ...webhookSignatureHeaders(secret, job.eventId, timestamp, job.body),
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+      };
+      // The client refuses internal addresses (both environments) on every connection it opens.
+      result = await this.http.post(job.url, job.body, headers, this.options.timeoutMs);
     } catch (err) {
       result = { statusCode: null, latencyMs: 0, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, responseBody: null };
     }
@@ -401,14 +452,6 @@ export class WebhookDispatcher {
 
 function requirePrivateKey(tenant: Tenant): void {
   if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
-}
-
-function isInternalHostOf(url: string): boolean {
-  try {
-    return isInternalHost(new URL(url).hostname);
-  } catch {
-    return true;
-  }
 }
 
 type DeliveryRow = Pick<WebhookDelivery, 'id' | 'url' | 'state' | 'attemptCount' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'> & {

@@ -18,13 +18,14 @@ export class WebhookEndpointService {
   }
 
   /**
-   * Sets the environment's webhook URL (validated by the webhook URL rules), or removes it
+   * Sets the environment's webhook URL (validated by the webhook URL rules, its host resolved
+   * and refused when it names an internal address), or removes it
    * with null or an empty string. Events committed from then on are delivered to the new URL;
    * deliveries already pending keep the URL they were created with. Returns the URL now in force.
    */
   async setWebhookUrl(tenant: Tenant, url: string | null): Promise<string | null> {
     if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
-    const value = url === null || url.trim() === '' ? null : validateWebhookUrl(url, tenant.mode, this.policy);
+    const value = url === null || url.trim() === '' ? null : await validateWebhookUrl(url, this.policy);
     const connection = this.orm.em.getConnection();
     if (value === null) {
       await connection.execute('update webhook_endpoint set is_active = false, updated_at = now() where environment_id = ?', [tenant.environmentId]);

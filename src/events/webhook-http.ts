@@ -1,11 +1,11 @@
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isInternalAddress } from './webhook-url';
+import type { Duplex } from 'node:stream';
+import type { LookupFunction, Socket } from 'node:net';
+import { hostAddress, systemResolver, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from './webhook-url';
 
-/** The part of a receiver's answer kept with each attempt. */
-export const RESPONSE_BODY_LIMIT_BYTES = 2048;
+/** The part of a receiver's answer kept with each attempt (contract: at most 1 KiB). */
+export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 
 export interface WebhookHttpResult {
   /** The HTTP status, when one arrived in time. */
@@ -14,118 +14,198 @@ export interface WebhookHttpResult {
   latencyMs: number;
   /** Why no status arrived (timeout, refused, refused address, …). */
   error: string | null;
-  /** The first 2 KiB of the response body, as text. */
+  /** The first 1 KiB of the response body, as text. */
   responseBody: string | null;
 }
 
-export interface WebhookHttpOptions {
-  timeoutMs: number;
-  /** Refuse to connect when the host name resolves to an internal address (live environment). */
-  refuseInternalAddresses: boolean;
+/** The error code of a connection the address rules refused. */
+export const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
+
+function refusal(message: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`refused: ${message}`);
+  err.code = ADDRESS_NOT_ALLOWED;
+  return err;
 }
 
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
-};
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
 
 /**
- * A DNS lookup that fails when any address of the name is internal, so a public-looking host
- * name cannot lead a live webhook into the gateway's own network (also after DNS rebinding:
- * the check runs on the addresses actually connected to).
+ * Guards every new connection of an agent: a literal IP host is checked before connecting, a
+ * host name's addresses when it is resolved (each new socket resolves again, so DNS rebinding
+ * gains nothing), and the socket's remote address once connected. Sockets kept alive were
+ * all checked when they were opened, by the same rules: the agents belong to one policy.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return (callback as (e: NodeJS.ErrnoException | null, a: string, f: number) => void)(err, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const internal = list.find((a) => isInternalAddress(a.address));
-    if (internal || list.length === 0) {
-      const refused: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to an internal address`);
-      refused.code = 'EADDRNOTALLOWED';
-      return (callback as (e: NodeJS.ErrnoException | null, a: string, f: number) => void)(refused, '', 0);
-    }
-    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    return (callback as (e: null, a: string, f: number) => void)(null, list[0]!.address, list[0]!.family);
-  });
-};
+class ConnectionGuard {
+  constructor(
+    private readonly policy: WebhookAddressPolicy,
+    private readonly resolve: WebhookResolver,
+  ) {}
 
-/**
- * POSTs one webhook: the exact body, the given headers, no redirects followed, one deadline
- * for the whole exchange. Never throws: every outcome is a result.
- */
-export function postWebhook(url: string, body: string, headers: Record<string, string>, options: WebhookHttpOptions): Promise<WebhookHttpResult> {
-  const started = process.hrtime.bigint();
-  const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-  return new Promise<WebhookHttpResult>((resolve) => {
-    let settled = false;
-    let statusCode: number | null = null;
-    let latencyMs = 0;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (error: string | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      const text = chunks.length ? Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString('utf8') : null;
-      resolve({
-        statusCode,
-        latencyMs: statusCode === null ? elapsed() : latencyMs,
-        error: statusCode === null ? cleanText(error ?? 'no response') : null,
-        responseBody: text === null ? null : cleanText(text),
-      });
-    };
-
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      finish('invalid URL');
-      return;
-    }
-    const secure = target.protocol === 'https:';
-    const payload = Buffer.from(body, 'utf8');
-    let req: http.ClientRequest;
-    try {
-      req = (secure ? https : http).request(target, {
-        method: 'POST',
-        agent: secure ? agents.https : agents.http,
-        headers: { ...headers, 'content-length': String(payload.length) },
-        lookup: options.refuseInternalAddresses ? guardedLookup : undefined,
-      });
-    } catch (err) {
-      finish(err instanceof Error ? err.message : String(err));
-      return;
-    }
-    const timer = setTimeout(() => {
-      req.destroy(new Error(`timeout after ${options.timeoutMs} ms`));
-    }, options.timeoutMs);
-
-    req.on('response', (res) => {
-      statusCode = res.statusCode ?? null;
-      latencyMs = elapsed();
-      res.on('data', (chunk: Buffer) => {
-        if (size >= RESPONSE_BODY_LIMIT_BYTES) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        // Enough kept: stop reading (the connection is not reused).
-        if (size >= RESPONSE_BODY_LIMIT_BYTES) {
-          res.destroy();
-          finish(null);
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    const done = callback as unknown as LookupCallback;
+    this.resolve(hostname).then(
+      (all) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const candidates = all.filter((a) => family === 0 || a.family === family);
+        const permitted = candidates.filter((a) => !this.policy.isRefused(a.address));
+        if (permitted.length === 0) {
+          const shown = candidates.map((a) => a.address).join(', ') || 'no address';
+          return done(refusal(`${hostname} resolves to ${shown}: an internal address`), '', 0);
         }
+        if (options.all) return done(null, permitted);
+        return done(null, permitted[0]!.address, permitted[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => done(err, '', 0),
+    );
+  };
+
+  /** Null when the connection may go ahead; otherwise the reason. */
+  check(host: string | null | undefined): NodeJS.ErrnoException | null {
+    const ip = host ? hostAddress(host) : null;
+    if (ip !== null && this.policy.isRefused(ip)) return refusal(`${ip} is an internal address`);
+    if (ip === null && host && this.policy.isRefusedName(host)) return refusal(`${host} names this machine: an internal address`);
+    return null;
+  }
+
+  /** Destroys the socket when the address it actually connected to is refused. */
+  watch(socket: Duplex | undefined): void {
+    const s = socket as Socket | undefined;
+    s?.once?.('connect', () => {
+      const remote = s.remoteAddress;
+      if (!remote || this.policy.isRefused(remote)) s.destroy(refusal(`connected to ${remote ?? 'an unknown address'}: an internal address`));
+    });
+  }
+}
+
+type CreateConnection = (options: http.ClientRequestArgs, callback?: (err: Error | null, socket: Duplex) => void) => Duplex | undefined;
+
+function guardAgent<A extends http.Agent>(agent: A, guard: ConnectionGuard): A {
+  const original = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
+  (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, callback) => {
+    const refused = guard.check(options.host ?? options.hostname);
+    if (refused) {
+      // The agent then fails the request with this error; nothing is sent anywhere.
+      process.nextTick(() => callback?.(refused, undefined as unknown as Duplex));
+      return undefined;
+    }
+    const socket = original({ ...options, lookup: guard.lookup }, callback);
+    guard.watch(socket);
+    return socket;
+  };
+  return agent;
+}
+
+export interface WebhookHttpClientOptions {
+  /** Host name resolution (default: the system resolver); tests inject their own. */
+  resolve?: WebhookResolver;
+}
+
+/**
+ * POSTs webhooks under one address policy: never to the service's own network (unless its
+ * network is exempted), checked on every address actually connected to, in both environments.
+ */
+export class WebhookHttpClient {
+  private readonly http: http.Agent;
+  private readonly https: https.Agent;
+
+  constructor(policy: WebhookUrlPolicy, options: WebhookHttpClientOptions = {}) {
+    const guard = new ConnectionGuard(WebhookAddressPolicy.of(policy), options.resolve ?? policy.resolve ?? systemResolver);
+    this.http = guardAgent(new http.Agent({ keepAlive: true, maxSockets: 64 }), guard);
+    this.https = guardAgent(new https.Agent({ keepAlive: true, maxSockets: 64 }), guard);
+  }
+
+  /** Closes the kept-alive sockets. */
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+
+  /**
+   * POSTs one webhook: the exact body, the given headers, no redirects followed, one hard
+   * deadline for the whole exchange (resolution, connection, answer). Never throws: every
+   * outcome is a result.
+   */
+  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<WebhookHttpResult> {
+    const started = process.hrtime.bigint();
+    const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    return new Promise<WebhookHttpResult>((resolve) => {
+      let settled = false;
+      let statusCode: number | null = null;
+      let latencyMs = 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let req: http.ClientRequest | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (error: string | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const text = chunks.length ? Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString('utf8') : null;
+        resolve({
+          statusCode,
+          latencyMs: statusCode === null ? elapsed() : latencyMs,
+          error: statusCode === null ? cleanText(error ?? 'no response') : null,
+          responseBody: text === null ? null : cleanText(text),
+        });
+      };
+
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        finish('invalid URL');
+        return;
+      }
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        finish('invalid URL');
+        return;
+      }
+      const secure = target.protocol === 'https:';
+      const payload = Buffer.from(body, 'utf8');
+      // The deadline holds whatever the receiver does (trickling, hanging, never closing).
+      timer = setTimeout(() => {
+        const error = `timeout after ${timeoutMs} ms`;
+        req?.destroy(new Error(error));
+        finish(error);
+      }, timeoutMs);
+      try {
+        req = (secure ? https : http).request(target, {
+          method: 'POST',
+          agent: secure ? this.https : this.http,
+          headers: { ...headers, 'content-length': String(payload.length) },
+        });
+      } catch (err) {
+        finish(err instanceof Error ? err.message : String(err));
+        return;
+      }
+
+      req.on('response', (res) => {
+        statusCode = res.statusCode ?? null;
+        latencyMs = elapsed();
+        res.on('data', (chunk: Buffer) => {
+          if (size >= RESPONSE_BODY_LIMIT_BYTES) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          // Enough kept: stop reading (the connection is not reused).
+          if (size >= RESPONSE_BODY_LIMIT_BYTES) {
+            res.destroy();
+            finish(null);
+          }
+        });
+        res.on('end', () => finish(null));
+        res.on('error', () => finish(null));
+        res.on('close', () => finish(null));
       });
-      res.on('end', () => finish(null));
-      res.on('error', () => finish(null));
-      res.on('close', () => finish(null));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        finish(describeError(err));
+      });
+      req.end(payload);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      finish(describeError(err));
-    });
-    req.end(payload);
-  });
+  }
 }
 
 function describeError(err: NodeJS.ErrnoException): string {
-  if (err.code && !err.message.includes(err.code)) return `${err.code}: ${err.message}`;
+  if (err.code && err.code !== ADDRESS_NOT_ALLOWED && !err.message.includes(err.code)) return `${err.code}: ${err.message}`;
   return err.message;
 }
 

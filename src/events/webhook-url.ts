@@ -1,22 +1,42 @@
+import dns from 'node:dns';
 import net from 'node:net';
 import { validationError } from '../shared/errors';
-import type { EnvironmentMode } from '../merchants/app-environment.entity';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-export interface WebhookUrlPolicy {
-  /** ALLOW_PRIVATE_WEBHOOK_URLS: live URLs may name loopback, private or link-local addresses. */
-  allowPrivate: boolean;
-}
+/** How long setting a URL waits for its host name to resolve before leaving the check to delivery. */
+export const SET_TIME_RESOLVE_TIMEOUT_MS = 3000;
+
+/** Resolves a host name to every address it has (dns.lookup with `all: true`; tests inject their own). */
+export type WebhookResolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export const systemResolver: WebhookResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /**
- * The one rule for merchants' webhook URLs: http or https with a host; in the live
- * environment not a loopback, private, link-local or otherwise internal address (unless
- * ALLOW_PRIVATE_WEBHOOK_URLS), so that webhooks cannot be aimed at the gateway's own network.
- * Host names that resolve to such addresses are refused again at delivery time (see
- * `guardedLookup`). Returns the URL, trimmed.
+ * Which networks webhooks may reach. By default none of the service's own network: loopback,
+ * private, link-local, unique-local, multicast, unspecified and other reserved addresses are
+ * refused, in both environments. `allowedNetworks` (WEBHOOK_ALLOWED_NETWORKS) exempts
+ * operator-chosen CIDRs, e.g. `127.0.0.0/8` for local development.
  */
-export function validateWebhookUrl(value: string, mode: EnvironmentMode, policy: WebhookUrlPolicy, field = 'WebhookUrl'): string {
+export interface WebhookUrlPolicy {
+  /** WEBHOOK_ALLOWED_NETWORKS: CIDRs (`a.b.c.d/n`, `x::/n`) exempted from the rule. */
+  allowedNetworks?: readonly string[];
+  /** ALLOW_PRIVATE_WEBHOOK_URLS (deprecated): exempts loopback, private and unique-local networks. */
+  allowPrivate?: boolean;
+  /** Host name resolution (default: the system resolver). */
+  resolve?: WebhookResolver;
+}
+
+/** What the deprecated ALLOW_PRIVATE_WEBHOOK_URLS=true stands for. Link-local stays refused. */
+export const LEGACY_PRIVATE_NETWORKS: readonly string[] = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '::1/128', 'fc00::/7'];
+
+/**
+ * The one rule for merchants' webhook URLs when they are set: http or https with a host; the
+ * host must not be, nor resolve to, an internal address (unless its network is exempted).
+ * A name that does not resolve now is accepted: delivery checks every address it connects to
+ * anyway (`WebhookAddressPolicy`, used by the HTTP client). Returns the URL, trimmed.
+ */
+export async function validateWebhookUrl(value: string, policy: WebhookUrlPolicy, field = 'WebhookUrl'): Promise<string> {
   const url = value.trim();
   if (!url) throw validationError(`The ${field} field is required.`);
   if (url.length > MAX_WEBHOOK_URL_LENGTH) throw validationError(`The ${field} field must be at most ${MAX_WEBHOOK_URL_LENGTH} characters.`);
@@ -29,44 +49,58 @@ export function validateWebhookUrl(value: string, mode: EnvironmentMode, policy:
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
     throw validationError(`The ${field} field must be an http or https URL.`);
   }
-  // Link-local addresses (cloud metadata services) are never a merchant's server, in any environment.
-  if (isLinkLocalHost(parsed.hostname)) {
-    throw validationError(`The ${field} field must not point to a link-local address.`);
+  const addresses = addressPolicyOf(policy);
+  const refused = () => validationError(`The ${field} field must not point to a loopback, private, link-local or other internal address.`);
+  const literal = hostAddress(parsed.hostname);
+  if (literal !== null) {
+    if (addresses.isRefused(literal)) throw refused();
+    return url;
   }
-  if (mode === 'live' && !policy.allowPrivate && isInternalHost(parsed.hostname)) {
-    throw validationError(`The ${field} field must not point to a loopback, private or link-local address.`);
-  }
+  if (addresses.isRefusedName(parsed.hostname)) throw refused();
+  const resolved = await resolveWithin(policy.resolve ?? systemResolver, parsed.hostname.replace(/\.$/, ''), SET_TIME_RESOLVE_TIMEOUT_MS);
+  if (resolved.some((a) => addresses.isRefused(a.address))) throw refused();
   return url;
 }
 
-const linkLocal = new net.BlockList();
-linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
-linkLocal.addSubnet('fe80::', 10, 'ipv6');
-
-/** A URL host that is a link-local IPv4 or IPv6 address (169.254.0.0/16, fe80::/10). */
-export function isLinkLocalHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  const ip = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  const family = net.isIP(ip);
-  if (family === 0) return false;
-  if (family === 6 && /^::ffff:/.test(ip)) {
-    const mapped = ip.slice(7);
-    if (net.isIP(mapped) === 4) return linkLocal.check(mapped, 'ipv4');
+/** The addresses of a name, or none when it does not resolve in time (delivery checks again). */
+async function resolveWithin(resolve: WebhookResolver, hostname: string, ms: number): Promise<Array<{ address: string }>> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      resolve(hostname).catch(() => []),
+      new Promise<[]>((done) => {
+        timer = setTimeout(() => done([]), ms);
+        timer.unref();
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
-  return linkLocal.check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** A URL host (as `URL.hostname` gives it) that is an internal address or a local-only name. */
-export function isInternalHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const ip = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return net.isIP(ip) !== 0 && isInternalAddress(ip);
+/**
+ * Where a delivery goes, for per-destination limits: the URL's origin (scheme, host, port), so
+ * that paths and query strings on one server share one allowance.
+ */
+export function webhookDestination(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? url : origin;
+  } catch {
+    return url;
+  }
+}
+
+/** The IP address a URL host names (brackets and IPv6 zone removed), or null for a host name. */
+export function hostAddress(hostname: string): string | null {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  const ip = host.split('%')[0]!;
+  return net.isIP(ip) ? ip : null;
 }
 
 const internalV4 = new net.BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this" network
+  ['0.0.0.0', 8], // "this" network, unspecified
   ['10.0.0.0', 8], // private
   ['100.64.0.0', 10], // carrier-grade NAT
   ['127.0.0.0', 8], // loopback
@@ -93,17 +127,82 @@ for (const [network, prefix] of [
   internalV6.addSubnet(network, prefix, 'ipv6');
 }
 
-/** True for a loopback, private, link-local, multicast or reserved IPv4/IPv6 address. */
+/** True for a loopback, private, link-local, unique-local, multicast, unspecified or reserved IPv4/IPv6 address. */
 export function isInternalAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 4) return internalV4.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const embedded = embeddedIpv4(address);
-  if (embedded) return internalV4.check(embedded, 'ipv4');
-  return internalV6.check(address, 'ipv6');
+  const ip = canonicalAddress(address);
+  if (ip === null) return false;
+  return net.isIP(ip) === 4 ? internalV4.check(ip, 'ipv4') : internalV6.check(ip, 'ipv6');
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible or NAT64 (64:ff9b::/96) IPv6 address. */
+/**
+ * An address in the form the rules compare: IPv4 as dotted quad, and the IPv4 address inside
+ * an IPv4-mapped (::ffff:a.b.c.d, ::ffff:7f00:1), IPv4-compatible or NAT64 (64:ff9b::/96) IPv6
+ * address, so that no IPv6 spelling of an IPv4 address escapes the IPv4 rules. Null when not an address.
+ */
+export function canonicalAddress(address: string): string | null {
+  const text = (address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address).split('%')[0]!;
+  const family = net.isIP(text);
+  if (family === 4) return text;
+  if (family !== 6) return null;
+  return embeddedIpv4(text) ?? text.toLowerCase();
+}
+
+/** Checks addresses against the internal networks and the operator's exemptions. */
+export class WebhookAddressPolicy {
+  private readonly allowedV4 = new net.BlockList();
+  private readonly allowedV6 = new net.BlockList();
+
+  constructor(allowedNetworks: readonly string[] = []) {
+    for (const cidr of allowedNetworks) {
+      const parsed = parseCidr(cidr);
+      if (!parsed) throw new Error(`not a network in CIDR notation: ${cidr}`);
+      if (parsed.family === 4) this.allowedV4.addSubnet(parsed.network, parsed.prefix, 'ipv4');
+      else this.allowedV6.addSubnet(parsed.network, parsed.prefix, 'ipv6');
+    }
+  }
+
+  static of(policy: WebhookUrlPolicy): WebhookAddressPolicy {
+    return new WebhookAddressPolicy([...(policy.allowedNetworks ?? []), ...(policy.allowPrivate ? LEGACY_PRIVATE_NETWORKS : [])]);
+  }
+
+  /** True when a webhook must not connect to this address (anything that is not an IP address included). */
+  isRefused(address: string): boolean {
+    const ip = canonicalAddress(address);
+    if (ip === null) return true;
+    if (!isInternalAddress(ip)) return false;
+    return !(net.isIP(ip) === 4 ? this.allowedV4.check(ip, 'ipv4') : this.allowedV6.check(ip, 'ipv6'));
+  }
+
+  /** Names that mean this machine whatever DNS says (`localhost`, `*.localhost`): refused unless loopback is exempted. */
+  isRefusedName(hostname: string): boolean {
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    if (host !== 'localhost' && !host.endsWith('.localhost')) return false;
+    return this.isRefused('127.0.0.1') && this.isRefused('::1');
+  }
+}
+
+const cachedPolicies = new WeakMap<WebhookUrlPolicy, WebhookAddressPolicy>();
+
+function addressPolicyOf(policy: WebhookUrlPolicy): WebhookAddressPolicy {
+  let addresses = cachedPolicies.get(policy);
+  if (!addresses) cachedPolicies.set(policy, (addresses = WebhookAddressPolicy.of(policy)));
+  return addresses;
+}
+
+/** `a.b.c.d/n` or `x:y::/n` (a bare address means that one address). Null when malformed. */
+export function parseCidr(text: string): { network: string; prefix: number; family: 4 | 6 } | null {
+  const [address, prefixText, ...rest] = text.trim().split('/');
+  if (rest.length > 0 || !address) return null;
+  const family = net.isIP(address);
+  if (family === 0) return null;
+  const max = family === 4 ? 32 : 128;
+  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return null;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (prefix > max) return null;
+  return { network: address, prefix, family: family as 4 | 6 };
+}
+
+/** The IPv4 address inside an IPv4-mapped, IPv4-compatible or NAT64 (64:ff9b::/96) IPv6 address. */
 function embeddedIpv4(address: string): string | null {
   const groups = expandIpv6(address);
   if (!groups) return null;

@@ -93,7 +93,7 @@ export class MerchantService {
     if (!isEmail(supportEmail)) throw validationError('The Email field is not a valid e-mail address.');
     const webhookUrls = { test: null as string | null, live: null as string | null };
     for (const [mode, field, url] of [['test', 'WebhookUrl', input.webhookUrl], ['live', 'LiveWebhookUrl', input.liveWebhookUrl]] as const) {
-      if (url && url.trim()) webhookUrls[mode] = validateWebhookUrl(url, mode, this.webhookUrlPolicy, field);
+      if (url && url.trim()) webhookUrls[mode] = await validateWebhookUrl(url, this.webhookUrlPolicy, field);
     }
     const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? 'merchant' : parseFeeBearer(input.feeBearer);
 

@@ -1,57 +1,111 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { postWebhook } from '../../src/events/webhook-http';
+import { RESPONSE_BODY_LIMIT_BYTES, WebhookHttpClient } from '../../src/events/webhook-http';
+import type { WebhookResolver } from '../../src/events/webhook-url';
 
-describe('postWebhook', () => {
+/** Only loopback is ever connected to here: names resolve through a table, never through DNS. */
+describe('WebhookHttpClient', () => {
   let server: http.Server;
   let port: number;
-  const seen: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+  const seen: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+  const clients: WebhookHttpClient[] = [];
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        seen.push({ url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         if (req.url === '/big') return res.writeHead(500).end('é'.repeat(3000));
         if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end(), 500);
+        if (req.url === '/trickle') {
+          res.writeHead(200);
+          const timer = setInterval(() => res.write('.'), 20);
+          res.on('close', () => clearInterval(timer));
+          return;
+        }
+        if (req.url === '/hang') return;
         if (req.url === '/redirect') return res.writeHead(302, { location: '/ok' }).end();
         res.writeHead(204).end();
       });
     });
+    server.keepAliveTimeout = 30_000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
+    for (const c of clients) c.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  const options = { timeoutMs: 2000, refuseInternalAddresses: false };
+  const client = (allowedNetworks: string[], resolve?: WebhookResolver) => {
+    const c = new WebhookHttpClient({ allowedNetworks }, { resolve });
+    clients.push(c);
+    return c;
+  };
+  const loopbackAllowed = () => client(['127.0.0.0/8']);
 
   it('POSTs the exact body with the given headers', async () => {
     const body = '{"b":1,"a":"ü"}';
-    const result = await postWebhook(`http://127.0.0.1:${port}/ok`, body, { 'content-type': 'application/json', 'webhook-id': 'x' }, options);
+    const result = await loopbackAllowed().post(`http://127.0.0.1:${port}/ok`, body, { 'content-type': 'application/json', 'webhook-id': 'x' }, 2000);
     expect(result).toMatchObject({ statusCode: 204, error: null, responseBody: null });
     expect(seen.at(-1)!.body).toBe(body);
     expect(seen.at(-1)!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': 'x', 'content-length': String(Buffer.byteLength(body)) });
   });
 
-  it('keeps the first 2 KiB of the answer, does not follow redirects, and gives up at the deadline', async () => {
-    const big = await postWebhook(`http://127.0.0.1:${port}/big`, '{}', {}, options);
+  it('issue 10 point 12: keeps at most 1 KiB of the answer; does not follow redirects', async () => {
+    const c = loopbackAllowed();
+    expect(RESPONSE_BODY_LIMIT_BYTES).toBe(1024);
+    const big = await c.post(`http://127.0.0.1:${port}/big`, '{}', {}, 2000);
     expect(big.statusCode).toBe(500);
-    expect(Buffer.byteLength(big.responseBody!)).toBeLessThanOrEqual(2048);
+    expect(Buffer.byteLength(big.responseBody!)).toBeLessThanOrEqual(1024);
     expect(big.responseBody!.startsWith('éé')).toBe(true);
-    expect((await postWebhook(`http://127.0.0.1:${port}/redirect`, '{}', {}, options)).statusCode).toBe(302);
-    const slow = await postWebhook(`http://127.0.0.1:${port}/slow`, '{}', {}, { ...options, timeoutMs: 100 });
-    expect(slow).toMatchObject({ statusCode: null, error: 'timeout after 100 ms' });
-    expect(slow.latencyMs).toBeGreaterThanOrEqual(90);
-    const refused = await postWebhook('http://127.0.0.1:9/', '{}', {}, options);
+    expect((await c.post(`http://127.0.0.1:${port}/redirect`, '{}', {}, 2000)).statusCode).toBe(302);
+    const refused = await c.post('http://127.0.0.1:9/', '{}', {}, 2000);
     expect(refused).toMatchObject({ statusCode: null, error: expect.stringContaining('ECONNREFUSED') });
   });
 
-  it('refuses, when asked, a host name that resolves to an internal address', async () => {
-    const guarded = await postWebhook(`http://localhost:${port}/ok`, '{}', {}, { ...options, refuseInternalAddresses: true });
-    expect(guarded).toMatchObject({ statusCode: null, error: expect.stringContaining('resolves to an internal address') });
-    const open = await postWebhook(`http://localhost:${port}/ok`, '{}', {}, options);
-    expect(open.statusCode).toBe(204);
+  it('issue 10 point 13: a hard deadline per attempt, whether the receiver is slow, hangs or trickles', async () => {
+    const c = loopbackAllowed();
+    const slow = await c.post(`http://127.0.0.1:${port}/slow`, '{}', {}, 100);
+    expect(slow).toMatchObject({ statusCode: null, error: 'timeout after 100 ms' });
+    expect(slow.latencyMs).toBeGreaterThanOrEqual(90);
+    const started = Date.now();
+    expect(await c.post(`http://127.0.0.1:${port}/hang`, '{}', {}, 150)).toMatchObject({ statusCode: null, error: 'timeout after 150 ms' });
+    const trickle = await c.post(`http://127.0.0.1:${port}/trickle`, '{}', {}, 200);
+    expect(trickle.statusCode).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('issue 10 point 12: refuses internal addresses in every form, before any byte is sent', async () => {
+    const strict = client([], async () => [{ address: '127.0.0.1', family: 4 }]);
+    const before = seen.length;
+    for (const host of ['127.0.0.1', '2130706433', '0x7f.1', '017700000001', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', 'localhost', 'public.example']) {
+      const result = await strict.post(`http://${host}:${port}/ok`, '{}', {}, 2000);
+      expect(result).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: /) });
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it('issue 10 point 12: checks the address of every new connection, so DNS rebinding is caught', async () => {
+    // First resolution: loopback (exempted here, as in local development)... the rules still hold per connection.
+    let answer = '127.0.0.1';
+    const rebinding = client(['127.0.0.1/32'], async () => [{ address: answer, family: 4 }]);
+    expect((await rebinding.post(`http://rebind.example:${port}/ok`, '{}', { connection: 'close' }, 2000)).statusCode).toBe(204);
+    answer = '127.0.0.2'; // now another loopback address, not exempted (and nothing listens there: never reached)
+    expect(await rebinding.post(`http://rebind.example:${port}/ok`, '{}', {}, 2000)).toMatchObject({
+      statusCode: null,
+      error: `refused: rebind.example resolves to 127.0.0.2: an internal address`,
+    });
+  });
+
+  it('issue 10 point 12: a socket kept alive under one policy is never reused under a stricter one', async () => {
+    const resolve: WebhookResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const permissive = client(['127.0.0.0/8'], resolve);
+    const strict = client([], resolve);
+    const before = seen.length;
+    expect((await permissive.post(`http://hooks.example:${port}/ok`, '{}', {}, 2000)).statusCode).toBe(204);
+    // Same host and port, keep-alive socket open: the strict client resolves and refuses anyway.
+    expect(await strict.post(`http://hooks.example:${port}/ok`, '{}', {}, 2000)).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: /) });
+    expect(seen.length).toBe(before + 1);
   });
 });

@@ -8,7 +8,7 @@ export class WebhookAttemptType {
   @Field(() => Int, { nullable: true, description: "The receiver's HTTP status; null when none arrived in time." }) statusCode!: number | null;
   @Field(() => Int) latencyMs!: number;
   @Field(() => String, { nullable: true }) error!: string | null;
-  @Field(() => String, { nullable: true, description: "The first 2 KiB of the receiver's answer." }) responseBody!: string | null;
+  @Field(() => String, { nullable: true, description: "At most the first 1 KiB of the receiver's answer." }) responseBody!: string | null;
   @Field() createdAt!: Date;
 }
 

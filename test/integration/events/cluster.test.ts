@@ -27,13 +27,13 @@ describe('events across service processes', () => {
 
   beforeAll(async () => {
     const [, scratch] = await Promise.all([
-      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 60_000 }),
+      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 150_000 }),
       createScratchDatabase('events_cluster'),
     ]);
     clusterUrl = scratch.url;
     dropDatabase = scratch.drop;
     t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: clusterUrl, WEBHOOK_CONCURRENCY: '0' });
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill('SIGKILL')));
@@ -168,6 +168,24 @@ describe('events across service processes', () => {
       }
     }, 40_000);
   });
+
+  it('issue 10 point 14: a process with another MASTER_KEY refuses to start: a clear message, status 78, never healthy', async () => {
+    // The in-process instance stored the check value under the test key.
+    const port = await freePort();
+    const child = spawn(process.execPath, ['dist/src/main.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: clusterUrl, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', PORT: String(port), MASTER_KEY: 'cd'.repeat(32), LOG_LEVEL: 'silent', SCHEDULER_INTERVAL_MS: '0', WEBHOOK_CONCURRENCY: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(78);
+    expect(stderr).toMatch(/^MASTER_KEY does not match this database: the check value stored at its first start does not open with it\. /);
+    expect(stderr).not.toContain('    at '); // a message, not a stack trace
+    expect(stderr).not.toContain('cd'.repeat(32));
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+  }, 30_000);
 
   it('delivers after a kill -9 of the process that committed the event and held the delivery', async () => {
     // The first request is never answered: the process dies holding it.

@@ -16,6 +16,8 @@ export const EVENTS_ENV = {
   WEBHOOK_RETRY_DELAYS_MS: '100,100',
   WEBHOOK_TIMEOUT_MS: '1000',
   WEBHOOK_POLL_INTERVAL_MS: '200',
+  // The receivers listen on loopback, which webhooks may reach only when exempted (local development).
+  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
 };
 
 export interface ReceivedWebhook {

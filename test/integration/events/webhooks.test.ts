@@ -122,7 +122,7 @@ describe('webhooks', () => {
     }, 5000, 'delivered state');
     expect(delivery!.attemptCount).toBe(2);
     expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([500, 204]);
-    expect(delivery!.attempts[0]!.responseBody).toBe('x'.repeat(2048));
+    expect(delivery!.attempts[0]!.responseBody).toBe('x'.repeat(1024));
   });
 
   it('retries after a timeout with the same eventId', async () => {
@@ -288,25 +288,29 @@ describe('webhooks', () => {
     expect(seen.map((c) => [c.reference, c.sequence])).toEqual([[reference, 1], [reference, 2]]);
   });
 
-  it('applies the webhook URL rules to merchant creation and to the settings, live URLs not internal', async () => {
+  it('applies the webhook URL rules to merchant creation and to the settings, in both environments', async () => {
     const create = (input: { webhookUrl?: string; liveWebhookUrl?: string }) =>
       services().merchants.createMerchant({ name: 'Rules Ltd', country: 'NG', supportEmail: 'r@rules.test', ...input }).then(() => null, (e: unknown) => e);
     expect(await create({ liveWebhookUrl: 'http://10.0.0.7/latest' })).toMatchObject({
       code: 'VAL400',
-      message: 'The LiveWebhookUrl field must not point to a loopback, private or link-local address.',
+      message: 'The LiveWebhookUrl field must not point to a loopback, private, link-local or other internal address.',
     });
-    // Cloud metadata (link-local) is refused in the test environment too.
+    // Cloud metadata (link-local) and private networks are refused in the test environment too.
     expect(await create({ webhookUrl: 'http://169.254.169.254/latest' })).toMatchObject({
       code: 'VAL400',
-      message: 'The WebhookUrl field must not point to a link-local address.',
+      message: 'The WebhookUrl field must not point to a loopback, private, link-local or other internal address.',
     });
+    expect(await create({ webhookUrl: 'http://192.168.1.1/' })).toMatchObject({ code: 'VAL400' });
     expect(await create({ webhookUrl: 'ftp://x' })).toMatchObject({ code: 'VAL400', message: 'The WebhookUrl field must be an http or https URL.' });
+    // Loopback is exempted in this file (WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8), in both environments alike.
     const created = await services().merchants.createMerchant({ name: 'Rules Ltd', country: 'NG', supportEmail: 'r@rules.test', webhookUrl: 'http://127.0.0.1:9/hooks', liveWebhookUrl: 'https://rules.example.com/hooks' });
     const test = await services().auth.authenticate(created.keys.test.privateKey);
     const live = await services().auth.authenticate(created.keys.live.privateKey);
     expect(await services().webhookEndpoints.getWebhookUrl(test)).toBe('http://127.0.0.1:9/hooks');
     expect(await services().webhookEndpoints.getWebhookUrl(live)).toBe('https://rules.example.com/hooks');
     await expect(services().webhookEndpoints.setWebhookUrl(live, 'http://[::1]:8080/')).rejects.toMatchObject({ code: 'VAL400' });
+    await expect(services().webhookEndpoints.setWebhookUrl(live, 'http://[fd00::1]:8080/')).rejects.toMatchObject({ code: 'VAL400' });
+    expect(await services().webhookEndpoints.setWebhookUrl(live, 'http://127.0.0.1:9/live')).toBe('http://127.0.0.1:9/live');
     await expect(services().webhookEndpoints.setWebhookUrl(await services().auth.authenticate(created.keys.live.publicKey), 'https://x.example.com/')).rejects.toMatchObject({ kind: 'forbidden' });
     expect(await services().webhookEndpoints.setWebhookUrl(live, 'https://rules.example.com/v2')).toBe('https://rules.example.com/v2');
     expect(await services().webhookEndpoints.getWebhookUrl(live)).toBe('https://rules.example.com/v2');
@@ -317,8 +321,8 @@ describe('webhooks', () => {
     const fast = await receiver();
     const a = await merchantWith(slow);
     const b = await merchantWith(fast);
-    const started = Date.now();
     for (let i = 0; i < 6; i += 1) await services().webhooks.sendTestPing(a.tenant);
+    const started = Date.now();
     await services().webhooks.sendTestPing(b.tenant);
     await fast.waitForCount(1);
     const fastAfter = Date.now() - started;
@@ -326,5 +330,21 @@ describe('webhooks', () => {
     expect(slow.maxInflight).toBe(2);
     // 6 pings at 2 at a time, 400 ms each: about 1.2 s; the other merchant did not wait for them.
     expect(fastAfter).toBeLessThan(400);
+  });
+
+  it('issue 10 point 13: counts requests in flight per destination (scheme, host, port), not per exact URL', async () => {
+    const slow = await receiver(() => ({ status: 200, delayMs: 300 }));
+    const base = slow.url.replace(/\/hooks$/, '');
+    // Two merchants, each with its own path (and query) on the same server: one allowance of 2 between them.
+    const a = await merchantWith(null);
+    const b = await merchantWith(null);
+    await services().webhookEndpoints.setWebhookUrl(a.tenant, `${base}/a`);
+    await services().webhookEndpoints.setWebhookUrl(b.tenant, `${base}/b?x=1`);
+    for (let i = 0; i < 3; i += 1) {
+      await services().webhooks.sendTestPing(a.tenant);
+      await services().webhooks.sendTestPing(b.tenant);
+    }
+    await slow.waitForCount(6, 5000);
+    expect(slow.maxInflight).toBe(2);
   });
 });
