@@ -38,6 +38,8 @@ export interface Config {
   schedulerIntervalMs: number;
   /** GraphQL introspection; on by default outside production. */
   graphqlIntrospection: boolean;
+  /** Operations (subscriptions, and queries still running) one GraphQL WebSocket may hold at once. */
+  maxSubscriptionsPerSocket: number;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
+    maxSubscriptionsPerSocket: integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 10_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

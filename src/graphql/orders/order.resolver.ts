@@ -63,8 +63,8 @@ export class OrderResolver {
     return toOrderType(a, publicUrl, (ref) => `${publicUrl}/pay/${ref}`);
   }
 
-  @Authorized('TENANT')
-  @Query(() => OrderType, { description: 'The order details, fields named as in order/verify.' })
+  @Authorized('PRIVATE_KEY')
+  @Query(() => OrderType, { description: 'The order details, fields named as in order/verify. Private key only: it holds customer and card details.' })
   async order(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
     return this.orderType(ctx, await ctx.services.orders.getAggregate(await ctx.tenant(), reference));
   }
@@ -86,8 +86,8 @@ export class OrderResolver {
     };
   }
 
-  @Authorized('TENANT')
-  @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first." })
+  @Authorized('PRIVATE_KEY')
+  @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first. Private key only: it holds customer and card details." })
   async orders(
     @Args() { first, after }: PageArgs,
     @Arg('filter', () => OrderFilterInput, { nullable: true }) filter: OrderFilterInput | null,
@@ -113,8 +113,8 @@ export class OrderResolver {
     };
   }
 
-  @Authorized('TENANT')
-  @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first." })
+  @Authorized('PRIVATE_KEY')
+  @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first. Private key only: it holds customer and card details." })
   async orderTimeline(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType[]> {
     const entries = await ctx.services.timeline.list(await ctx.tenant(), reference);
     return entries.map((e) => ({ id: String(e.id), event: e.event, description: e.description, source: e.source, metadata: e.metadata, createdAt: e.createdAt }));
