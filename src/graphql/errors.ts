@@ -47,6 +47,11 @@ function isRequestError(error: unknown): boolean {
  * GraphQL describes them, everything else masked.
  */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  if (formatted.extensions && 'http' in formatted.extensions) {
+    // How Apollo sets the HTTP status; never part of the answer (graphql-ws would send it).
+    const { http: _http, ...extensions } = formatted.extensions;
+    formatted = { ...formatted, extensions };
+  }
   const cause = rootCause(error);
   if (cause instanceof DomainError) {
     return { ...formatted, message: cause.message, extensions: { code: codeOf(cause), kind: cause.kind } };

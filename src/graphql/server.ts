@@ -82,7 +82,6 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
 /** What this server keeps per socket, beside graphql-ws's own state. */
 type SocketState = {
   apiKey?: string;
-  untrack?: () => void;
 };
 
 type SocketContext = WsContext<Record<string, unknown>, Extra & Partial<SocketState>>;
@@ -143,11 +142,10 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       const ws = socket.extra.socket;
       if (ws.readyState === ws.OPEN) {
         socket.extra.apiKey = apiKey;
-        socket.extra.untrack = sockets.add(environmentId, apiKey!, (code, reason) => ws.close(code, reason));
+        ws.once('close', sockets.add(environmentId, apiKey!, (code, reason) => ws.close(code, reason)));
       }
       return true;
     },
-    onClose: (socket) => socket.extra.untrack?.(),
     // Everything HTTP does before execution, in the same order; the operation runs only if this returns its arguments.
     onSubscribe: (socket, id, payload) => {
       // graphql-ws has already registered this operation: more than the limit means one too many.

@@ -201,6 +201,24 @@ export class OrderResolver {
   }
 }
 
-async function* filterByReference(source: AsyncIterable<OrderStatusChange>, reference: string | null): AsyncIterable<OrderStatusChange> {
-  for await (const change of source) if (reference === null || change.reference === reference) yield change;
+/**
+ * The changes of one order. Not an async generator: a generator waiting for the next change
+ * cannot be returned until one arrives, so an unsubscribe (or a closed socket) would keep the
+ * bus subscription, and graphql-ws waiting for it. Here `return()` reaches the source at once.
+ */
+function filterByReference(source: AsyncIterableIterator<OrderStatusChange>, reference: string | null): AsyncIterableIterator<OrderStatusChange> {
+  if (reference === null) return source;
+  return {
+    async next() {
+      for (;;) {
+        const result = await source.next();
+        if (result.done || result.value.reference === reference) return result;
+      }
+    },
+    return: () => source.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+    throw: (error?: unknown) => source.throw?.(error) ?? Promise.reject(error),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
