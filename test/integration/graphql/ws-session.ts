@@ -64,6 +64,11 @@ export class WsSession {
 }
 
 /** Resolves with the close, or with null when the socket is still open after `ms`. */
-export function closedWithin(session: WsSession, ms: number): Promise<{ code: number; reason: string } | null> {
-  return Promise.race([session.closed, new Promise<null>((r) => setTimeout(() => r(null), ms))]);
+export async function closedWithin(session: WsSession, ms: number): Promise<{ code: number; reason: string } | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([session.closed, new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
