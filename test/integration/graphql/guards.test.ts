@@ -77,6 +77,8 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
       expect(refused.errors).toEqual([expect.objectContaining({ message: "The query's estimated cost is 1073741824; the limit is 25000.", extensions: { code: 'QUERY_TOO_COMPLEX' } })]);
       expect(health.data).toEqual({ health: 'ok' });
       expect(elapsed).toBeLessThan(1000);
+      // Refused as invalid: HTTP 400, like any validation failure.
+      expect((await graphql(t.baseUrl, bomb)).status).toBe(400);
     });
 
     it('issue 10 point 7: refuses 80 aliased pages of orders, and costs pages by their first argument', async () => {
