@@ -3,7 +3,7 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import type { Context as WsContext } from 'graphql-ws';
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
@@ -41,7 +41,7 @@ function logInternalErrors(log: RequestLog, errors: readonly unknown[], details:
   }
 }
 
-async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline): Promise<RouteHandlerMethod> {
+async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
     // The introspection switch is one of the pipeline's validation rules (the same over WebSocket).
@@ -76,7 +76,7 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
         { apiKey: headerValue(request.headers['api-key']), adminToken: headerValue(request.headers['x-admin-token']) },
         request,
       ),
-  }) as RouteHandlerMethod;
+  });
 }
 
 /** What this server keeps per socket, beside graphql-ws's own state. */
@@ -91,20 +91,22 @@ function apiKeyOf(connectionParams: Readonly<Record<string, unknown>> | undefine
   return typeof value === 'string' ? value : undefined;
 }
 
-async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
+/**
+ * Sockets opened with an api-key close (4403) when a rotation makes that key stop working, on
+ * every instance: the merchants domain reports the rotation, the event fan-out carries it to
+ * all instances, and each checks its own sockets of that environment.
+ */
+function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeySockets {
   const { auth, merchants, eventFanout } = ctx.services;
-  const maxOperations = ctx.config.maxSubscriptionsPerSocket;
-
-  // Sockets opened with an api-key close (4403) when a rotation makes that key stop working, on
-  // every instance: the rotation is announced through the event fan-out.
   const sockets = new KeySockets(
-    (apiKey) => auth.authenticate(apiKey).then(
-      () => true,
-      (err) => {
-        if (err instanceof DomainError) return false;
-        throw err;
-      },
-    ),
+    (apiKey) =>
+      auth.authenticate(apiKey).then(
+        () => true,
+        (err) => {
+          if (err instanceof DomainError) return false;
+          throw err;
+        },
+      ),
     () => ctx.clock.now(),
     app.log,
   );
@@ -117,6 +119,13 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
     stopListening();
     sockets.stop();
   });
+  return sockets;
+}
+
+async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
+  const { auth } = ctx.services;
+  const maxOperations = ctx.config.maxSubscriptionsPerSocket;
+  const sockets = closeSocketsOfReplacedKeys(app, ctx);
 
   const format = (socket: SocketContext, operationId: string, errors: readonly GraphQLError[]) => {
     logInternalErrors(socket.extra.request.log, errors, { operationId });
@@ -131,6 +140,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
     // The api-key travels in connectionParams; a bad one closes the socket (4403) before any operation.
     onConnect: async (socket) => {
       const apiKey = apiKeyOf(socket.connectionParams);
+      if (apiKey === undefined) return false;
       let environmentId: number;
       try {
         environmentId = (await auth.authenticate(apiKey)).environmentId;
@@ -142,7 +152,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       const ws = socket.extra.socket;
       if (ws.readyState === ws.OPEN) {
         socket.extra.apiKey = apiKey;
-        ws.once('close', sockets.add(environmentId, apiKey!, (code, reason) => ws.close(code, reason)));
+        ws.once('close', sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)));
       }
       return true;
     },
