@@ -140,7 +140,6 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
     // The api-key travels in connectionParams; a bad one closes the socket (4403) before any operation.
     onConnect: async (socket) => {
       const apiKey = apiKeyOf(socket.connectionParams);
-      if (apiKey === undefined) return false;
       let environmentId: number;
       try {
         environmentId = (await auth.authenticate(apiKey)).environmentId;
@@ -150,7 +149,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         throw new Error('Internal server error');
       }
       const ws = socket.extra.socket;
-      if (ws.readyState === ws.OPEN) {
+      if (apiKey !== undefined && ws.readyState === ws.OPEN) {
         socket.extra.apiKey = apiKey;
         ws.once('close', sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)));
       }
