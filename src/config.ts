@@ -45,6 +45,8 @@ export interface Config {
   schedulerIntervalMs: number;
   /** GraphQL introspection; on by default outside production. */
   graphqlIntrospection: boolean;
+  /** Operations (subscriptions, and queries still running) one GraphQL WebSocket may hold at once. */
+  maxSubscriptionsPerSocket: number;
 }
 
 export class ConfigError extends Error {
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookAllowedNetworks,
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
+    maxSubscriptionsPerSocket: integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 10_000),
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);

@@ -5,19 +5,35 @@ import type { OrderStatusBus, OrderStatusChange } from './order-status-bus';
 /** The PostgreSQL channel every instance LISTENs on (NOTIFY is per database). */
 export const EVENTS_CHANNEL = 'pgw_events';
 
-/** What a notification carries: an order's state change (and whether it added a delivery), or only "a delivery is due". */
-export type EventNotification = { kind: 'order'; change: OrderStatusChange; delivery: boolean } | { kind: 'wake' };
+/** Api-keys of an environment that stop working at `expiresAt` (replaced by a rotation). */
+export interface KeysExpiry {
+  environmentId: number;
+  expiresAt: Date;
+}
+
+/**
+ * What a notification carries: an order's state change (and whether it added a delivery), only
+ * "a delivery is due", or api-keys that stop working.
+ */
+export type EventNotification =
+  | { kind: 'order'; change: OrderStatusChange; delivery: boolean }
+  | { kind: 'wake' }
+  | { kind: 'keys'; expiry: KeysExpiry };
 
 /** A notification payload (well under PostgreSQL's 8000-byte limit: no order details, only the change). */
 export function encodeNotification(notification: EventNotification): string {
+  if (notification.kind === 'keys') return JSON.stringify({ k: 'keys', e: notification.expiry.environmentId, at: notification.expiry.expiresAt.toISOString() });
   return JSON.stringify(notification.kind === 'order' ? { k: 'order', c: notification.change, d: notification.delivery } : { k: 'wake' });
 }
 
 export function decodeNotification(payload: string | undefined): EventNotification | null {
   if (!payload) return null;
   try {
-    const parsed = JSON.parse(payload) as { k?: unknown; c?: Partial<OrderStatusChange>; d?: unknown };
+    const parsed = JSON.parse(payload) as { k?: unknown; c?: Partial<OrderStatusChange>; d?: unknown; e?: unknown; at?: unknown };
     if (parsed.k === 'wake') return { kind: 'wake' };
+    if (parsed.k === 'keys' && typeof parsed.e === 'number' && typeof parsed.at === 'string' && !Number.isNaN(Date.parse(parsed.at))) {
+      return { kind: 'keys', expiry: { environmentId: parsed.e, expiresAt: new Date(parsed.at) } };
+    }
     const c = parsed.c;
     if (
       parsed.k === 'order' && c &&
@@ -44,6 +60,20 @@ export interface EventLog {
 
 export const silentLog: EventLog = { info: () => {}, warn: () => {}, error: () => {} };
 
+/** The listeners of `onKeysExpiry`, shared by both fan-outs. */
+class KeysExpiryListeners {
+  private readonly listeners = new Set<(expiry: KeysExpiry) => void>();
+
+  add(listener: (expiry: KeysExpiry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(expiry: KeysExpiry): void {
+    for (const listener of this.listeners) listener(expiry);
+  }
+}
+
 /**
  * How committed order changes reach this instance's OrderStatusBus and wake its webhook
  * dispatcher. Callers hand their changes to `afterCommit` after their transaction commits;
@@ -52,6 +82,10 @@ export const silentLog: EventLog = { info: () => {}, warn: () => {}, error: () =
 export interface EventFanout {
   readonly mode: 'in-process' | 'postgres';
   afterCommit(changes: readonly OrderStatusChange[]): void;
+  /** Tells every instance (this one included) that some api-keys of an environment stop working. */
+  announceKeysExpiry(expiry: KeysExpiry): Promise<void>;
+  /** Hears such announcements, from any instance; returns the unsubscribe. */
+  onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void;
   start(log?: EventLog): Promise<void>;
   stop(): Promise<void>;
 }
@@ -62,6 +96,7 @@ export interface EventFanout {
  */
 export class InProcessFanout implements EventFanout {
   readonly mode = 'in-process' as const;
+  private readonly keysExpiry = new KeysExpiryListeners();
   constructor(
     private readonly bus: OrderStatusBus,
     private readonly wake: () => void,
@@ -70,6 +105,14 @@ export class InProcessFanout implements EventFanout {
   afterCommit(changes: readonly OrderStatusChange[]): void {
     for (const change of changes) this.bus.publish(change);
     if (changes.length > 0) this.wake();
+  }
+
+  async announceKeysExpiry(expiry: KeysExpiry): Promise<void> {
+    this.keysExpiry.emit(expiry);
+  }
+
+  onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void {
+    return this.keysExpiry.add(listener);
   }
 
   async start(): Promise<void> {}
@@ -112,6 +155,7 @@ export class PostgresFanout implements EventFanout {
   private held: OrderStatusChange[] | null = null;
   private log: EventLog = silentLog;
   private connecting: Promise<void> | undefined;
+  private readonly keysExpiry = new KeysExpiryListeners();
 
   constructor(
     private readonly bus: OrderStatusBus,
@@ -122,6 +166,27 @@ export class PostgresFanout implements EventFanout {
   }
 
   afterCommit(): void {}
+
+  /**
+   * NOTIFYs on the LISTEN connection, so every instance hears it (this one through its own
+   * LISTEN). Without that connection, at least this instance is told.
+   */
+  async announceKeysExpiry(expiry: KeysExpiry): Promise<void> {
+    const client = this.client;
+    if (client) {
+      try {
+        await client.query('select pg_notify($1, $2)', [this.channel, encodeNotification({ kind: 'keys', expiry })]);
+        return;
+      } catch (err) {
+        this.log.warn({ err }, 'announcing expiring api-keys failed; only this instance is told');
+      }
+    }
+    this.keysExpiry.emit(expiry);
+  }
+
+  onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void {
+    return this.keysExpiry.add(listener);
+  }
 
   /** True while the LISTEN connection is up. */
   get listening(): boolean {
@@ -244,6 +309,10 @@ export class PostgresFanout implements EventFanout {
   private receive(payload: string | undefined): void {
     const notification = decodeNotification(payload);
     if (!notification) return;
+    if (notification.kind === 'keys') {
+      this.keysExpiry.emit(notification.expiry);
+      return;
+    }
     if (notification.kind === 'order') {
       if (this.held) this.held.push(notification.change);
       else this.publish(notification.change);

@@ -2,8 +2,16 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext, AppServices } from '../app-context';
 import type { Tenant } from '../merchants/tenant';
 
+/** Where a request's faults are logged (Fastify's request logger: every line carries the request id). */
+export interface RequestLog {
+  error(obj: object, msg?: string): void;
+}
+
 export interface GraphqlContext {
   services: AppServices;
+  /** The id of the HTTP request (for WebSocket: of the upgrade request), as in x-request-id. */
+  requestId: string;
+  log: RequestLog;
   /** Resolves (once) the tenant of the api-key; throws `unauthenticated` without a valid key. */
   tenant(): Promise<Tenant>;
   isAdmin: boolean;
@@ -13,10 +21,13 @@ export interface GraphqlContext {
 export function createGraphqlContext(
   app: AppContext,
   headers: { apiKey?: string; adminToken?: string },
+  request: { id: string; log: RequestLog },
 ): GraphqlContext {
   let tenant: Promise<Tenant> | undefined;
   return {
     services: app.services,
+    requestId: request.id,
+    log: request.log,
     tenant: () => (tenant ??= app.services.auth.authenticate(headers.apiKey)),
     isAdmin: isAdminToken(app.config.adminToken, headers.adminToken),
     publicUrl: app.config.publicUrl,

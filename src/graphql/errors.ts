@@ -1,7 +1,8 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { unwrapResolverError } from '@apollo/server/errors';
 import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
+
+export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred, please try again later.';
 
 /** GraphQL `extensions.code` of a domain error: the REST code, so both adapters speak alike. */
 function codeOf(err: DomainError): string {
@@ -10,20 +11,62 @@ function codeOf(err: DomainError): string {
   return err.code;
 }
 
+/**
+ * What an error really is, under the GraphQLErrors that wrap it on the way out (a resolver's
+ * located error, Apollo's ValidationError, graphql-ws's wrapper of a failed stream).
+ */
+export function rootCause(error: unknown): unknown {
+  let cause = error;
+  for (let i = 0; i < 10 && cause instanceof GraphQLError && cause.originalError; i++) cause = cause.originalError;
+  return cause;
+}
+
+/**
+ * True for a fault of ours (a bug, the database, a dependency): its message is not for the
+ * client, which gets INTERNAL_SERVER_ERROR instead; the server logs it with the request id.
+ */
+export function isInternalError(error: unknown): boolean {
+  const cause = rootCause(error);
+  if (cause instanceof DomainError || cause instanceof GraphQLError || isUnstorableText(cause) || cause instanceof PayloadDecryptionError) return false;
+  return !isRequestError(error);
+}
+
+/**
+ * An error about the request itself that Apollo labelled (BAD_USER_INPUT of a variable a
+ * scalar refused): it has no path, since nothing ran yet.
+ */
+function isRequestError(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.path) return false;
+  const code = error.extensions?.code;
+  return typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR';
+}
+
+/**
+ * The one error formatter of HTTP (Apollo's formatError) and WebSocket (graphql-ws onNext and
+ * onError): domain errors with their codes, request errors (syntax, validation, limits) as
+ * GraphQL describes them, everything else masked.
+ */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
-  if (original instanceof DomainError) {
-    return { ...formatted, message: original.message, extensions: { code: codeOf(original), kind: original.kind } };
+  if (formatted.extensions && 'http' in formatted.extensions) {
+    // How Apollo sets the HTTP status; never part of the answer (graphql-ws would send it).
+    const { http: _http, ...extensions } = formatted.extensions;
+    formatted = { ...formatted, extensions };
   }
-  if (isUnstorableText(original)) {
+  const cause = rootCause(error);
+  if (cause instanceof DomainError) {
+    return { ...formatted, message: cause.message, extensions: { code: codeOf(cause), kind: cause.kind } };
+  }
+  if (isUnstorableText(cause)) {
     return { ...formatted, message: UNSTORABLE_TEXT, extensions: { code: 'VAL400', kind: 'validation' } };
   }
-  if (original instanceof PayloadDecryptionError) {
+  if (cause instanceof PayloadDecryptionError) {
     return { ...formatted, message: PAYLOAD_DECRYPTION_FAILED, extensions: { code: '400' } };
   }
-  const code = formatted.extensions?.code;
-  if (original instanceof GraphQLError || (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR')) {
-    return formatted;
+  if (cause instanceof GraphQLError) {
+    // A code of the error itself (QUERY_TOO_COMPLEX, VAL400 of a scalar) wins over a wrapper's generic one.
+    const own = cause.extensions?.code;
+    return typeof own === 'string' && own !== formatted.extensions?.code ? { ...formatted, extensions: { ...formatted.extensions, code: own } } : formatted;
   }
-  return { message: 'An unexpected error occurred, please try again later.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  if (isRequestError(error)) return formatted;
+  return { message: INTERNAL_ERROR_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }

@@ -1,40 +1,64 @@
 import { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
-import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
+import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
+import type { Context as WsContext } from 'graphql-ws';
 import type { FastifyInstance } from 'fastify';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
-import { GraphQLError } from 'graphql';
-import { containsNul, DomainError, UNSTORABLE_TEXT } from '../shared/errors';
-import { createGraphqlContext, headerValue, type GraphqlContext } from './context';
-import { formatGraphqlError } from './errors';
-import { depthAndSizeLimit } from './limits';
+import { DomainError } from '../shared/errors';
+import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
+import { formatGraphqlError, isInternalError, rootCause } from './errors';
+import { OperationPipeline, unstorableTextError } from './pipeline';
+import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 
-export const MAX_QUERY_DEPTH = 12;
-export const MAX_QUERY_FIELDS = 400;
+/** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */
+export const TOO_MANY_SUBSCRIPTIONS = 'TOO_MANY_SUBSCRIPTIONS';
 
 /**
  * GraphQL on /graphql: Apollo Server for HTTP (POST, and GET for tools) and the graphql-ws
  * protocol over WebSocket on the same path, both over the domain services the REST shim uses.
+ * Both transports share one pipeline: the same validation (GraphQL's rules, the query limits,
+ * the introspection switch), the same NUL check, the same error formatting and logging.
  */
 export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const schema = await buildGraphqlSchema();
+  const pipeline = new OperationPipeline(schema, { introspection: ctx.config.graphqlIntrospection });
+  const httpHandler = await createHttpHandler(app, ctx, schema, pipeline);
+  const wsHandler = await createWebSocketHandler(app, ctx, schema, pipeline);
+
+  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], handler: httpHandler });
+  app.route({ url: '/graphql', method: 'GET', handler: httpHandler, wsHandler });
+}
+
+/** Logs each internal error (whose message the client never sees) with the request id. */
+function logInternalErrors(log: RequestLog, errors: readonly unknown[], details: Record<string, unknown>): void {
+  for (const error of errors) {
+    if (!isInternalError(error)) continue;
+    const path = error instanceof GraphQLError ? error.path : undefined;
+    log.error({ err: rootCause(error), path, ...details }, 'GraphQL operation failed with an internal error');
+  }
+}
+
+async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
-    introspection: ctx.config.graphqlIntrospection,
+    // The introspection switch is one of the pipeline's validation rules (the same over WebSocket).
+    introspection: true,
     formatError: formatGraphqlError,
     includeStacktraceInErrorResponses: false,
-    validationRules: [depthAndSizeLimit(MAX_QUERY_DEPTH, MAX_QUERY_FIELDS)],
+    validationRules: [...pipeline.validationRules],
     plugins: [
       {
-        // NUL characters cannot be stored: refuse them before any resolver runs.
         async requestDidStart() {
           return {
             async didResolveOperation({ request }) {
-              if (containsNul(request.variables) || (request.query ?? '').includes('\u0000') || /\\u0000/i.test(request.query ?? '')) {
-                throw new GraphQLError(UNSTORABLE_TEXT, { extensions: { code: 'VAL400', http: { status: 200 } } });
-              }
+              const unstorable = unstorableTextError(request.query, request.variables);
+              if (unstorable) throw unstorable;
+            },
+            async didEncounterErrors({ errors, contextValue, operationName }) {
+              logInternalErrors(contextValue.log, errors, { operationName });
             },
           };
         },
@@ -45,32 +69,109 @@ export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Pr
   // Fastify drains HTTP connections on close; Apollo stops with it (its drain plugin would call close again).
   app.addHook('onClose', async () => apollo.stop());
 
-  const handler = fastifyApolloHandler(apollo, {
+  return fastifyApolloHandler(apollo, {
     context: async (request) =>
-      createGraphqlContext(ctx, {
-        apiKey: headerValue(request.headers['api-key']),
-        adminToken: headerValue(request.headers['x-admin-token']),
-      }),
+      createGraphqlContext(
+        ctx,
+        { apiKey: headerValue(request.headers['api-key']), adminToken: headerValue(request.headers['x-admin-token']) },
+        request,
+      ),
   });
+}
+
+/** What this server keeps per socket, beside graphql-ws's own state. */
+type SocketState = {
+  apiKey?: string;
+};
+
+type SocketContext = WsContext<Record<string, unknown>, Extra & Partial<SocketState>>;
+
+function apiKeyOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const value = connectionParams?.['api-key'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Sockets opened with an api-key close (4403) when a rotation makes that key stop working, on
+ * every instance: the merchants domain reports the rotation, the event fan-out carries it to
+ * all instances, and each checks its own sockets of that environment.
+ */
+function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeySockets {
+  const { auth, merchants, eventFanout } = ctx.services;
+  const sockets = new KeySockets(
+    (apiKey) =>
+      auth.authenticate(apiKey).then(
+        () => true,
+        (err) => {
+          if (err instanceof DomainError) return false;
+          throw err;
+        },
+      ),
+    () => ctx.clock.now(),
+    app.log,
+  );
+  const stopAnnouncing = merchants.onApiKeysReplaced((notice) => {
+    eventFanout.announceKeysExpiry(notice).catch((err) => app.log.error({ err }, 'announcing replaced api-keys failed'));
+  });
+  const stopListening = eventFanout.onKeysExpiry((expiry) => sockets.keysExpire(expiry.environmentId, expiry.expiresAt));
+  app.addHook('onClose', async () => {
+    stopAnnouncing();
+    stopListening();
+    sockets.stop();
+  });
+  return sockets;
+}
+
+async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
+  const { auth } = ctx.services;
+  const maxOperations = ctx.config.maxSubscriptionsPerSocket;
+  const sockets = closeSocketsOfReplacedKeys(app, ctx);
+
+  const format = (socket: SocketContext, operationId: string, errors: readonly GraphQLError[]) => {
+    logInternalErrors(socket.extra.request.log, errors, { operationId });
+    return errors.map((e) => formatGraphqlError(e.toJSON(), e));
+  };
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  const wsHandler = makeHandler({
+  return makeHandler<Record<string, unknown>, SocketState>({
     schema,
+    // Never put an internal error's text in a close reason.
+    isProd: true,
     // The api-key travels in connectionParams; a bad one closes the socket (4403) before any operation.
-    onConnect: async ({ connectionParams }) => {
-      const apiKey = connectionParams?.['api-key'];
+    onConnect: async (socket) => {
+      const apiKey = apiKeyOf(socket.connectionParams);
+      let environmentId: number;
       try {
-        await ctx.services.auth.authenticate(typeof apiKey === 'string' ? apiKey : undefined);
-        return true;
+        environmentId = (await auth.authenticate(apiKey)).environmentId;
       } catch (err) {
         if (err instanceof DomainError) return false;
-        throw err;
+        socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed');
+        throw new Error('Internal server error');
       }
+      const ws = socket.extra.socket;
+      if (apiKey !== undefined && ws.readyState === ws.OPEN) {
+        socket.extra.apiKey = apiKey;
+        ws.once('close', sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)));
+      }
+      return true;
     },
-    context: ({ connectionParams }) =>
-      createGraphqlContext(ctx, { apiKey: typeof connectionParams?.['api-key'] === 'string' ? (connectionParams['api-key'] as string) : undefined }),
+    // Everything HTTP does before execution, in the same order; the operation runs only if this returns its arguments.
+    onSubscribe: (socket, id, payload) => {
+      // graphql-ws has already registered this operation: more than the limit means one too many.
+      if (Object.keys(socket.subscriptions).length > maxOperations) {
+        return [new GraphQLError(`This connection already holds ${maxOperations} operations; complete one before starting another.`, { extensions: { code: TOO_MANY_SUBSCRIPTIONS } })];
+      }
+      const prepared = pipeline.prepare(payload.query, payload.variables);
+      if (Array.isArray(prepared)) return prepared;
+      return {
+        schema,
+        document: prepared.document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey }, socket.extra.request),
+      };
+    },
+    onNext: (socket, id, _payload, _args, result) => (result.errors ? { ...result, errors: format(socket, id, result.errors) } : undefined),
+    onError: (socket, id, _payload, errors) => format(socket, id, errors),
   });
-
-  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], handler });
-  app.route({ url: '/graphql', method: 'GET', handler, wsHandler });
 }

@@ -69,10 +69,18 @@ export interface RotatedKeys {
   previousKeysExpireAt: Date;
 }
 
+/** After a rotation commits: the environment whose api-keys were replaced, and when the replaced ones stop working. */
+export interface ApiKeysReplaced {
+  environmentId: number;
+  expiresAt: Date;
+}
+
 /** Longest grace period a rotated key may keep working (Stripe allows up to 7 days too). */
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
 export class MerchantService {
+  private readonly keysReplacedListeners = new Set<(notice: ApiKeysReplaced) => void>();
+
   constructor(
     private readonly orm: MikroORM,
     private readonly secrets: SecretBox,
@@ -146,7 +154,7 @@ export class MerchantService {
     const rsa = kinds.includes('encryption') ? await generateRsaKeyMaterial(this.rsaBits) : undefined;
     const expireAt = new Date(this.clock.now().getTime() + graceSeconds * 1000);
 
-    return this.orm.em.fork().transactional(async (em) => {
+    const rotated = await this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent rotations of one environment.
       const environment = await em.findOneOrFail(
         AppEnvironment,
@@ -177,6 +185,16 @@ export class MerchantService {
       await em.flush();
       return result;
     });
+    if (kinds.includes('public') || kinds.includes('private')) {
+      for (const listener of this.keysReplacedListeners) listener({ environmentId: tenant.environmentId, expiresAt: expireAt });
+    }
+    return rotated;
+  }
+
+  /** Calls `listener` after each committed rotation of api-keys (e.g. to close connections opened with them); returns the unsubscribe. */
+  onApiKeysReplaced(listener: (notice: ApiKeysReplaced) => void): () => void {
+    this.keysReplacedListeners.add(listener);
+    return () => this.keysReplacedListeners.delete(listener);
   }
 
   /** Who bears the processing fee in the tenant's environment (private key only). */

@@ -63,8 +63,8 @@ export class OrderResolver {
     return toOrderType(a, publicUrl, (ref) => `${publicUrl}/pay/${ref}`);
   }
 
-  @Authorized('TENANT')
-  @Query(() => OrderType, { description: 'The order details, fields named as in order/verify.' })
+  @Authorized('PRIVATE_KEY')
+  @Query(() => OrderType, { description: 'The order details, fields named as in order/verify. Private key only: it holds customer and card details.' })
   async order(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
     return this.orderType(ctx, await ctx.services.orders.getAggregate(await ctx.tenant(), reference));
   }
@@ -86,8 +86,8 @@ export class OrderResolver {
     };
   }
 
-  @Authorized('TENANT')
-  @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first." })
+  @Authorized('PRIVATE_KEY')
+  @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first. Private key only: it holds customer and card details." })
   async orders(
     @Args() { first, after }: PageArgs,
     @Arg('filter', () => OrderFilterInput, { nullable: true }) filter: OrderFilterInput | null,
@@ -113,8 +113,8 @@ export class OrderResolver {
     };
   }
 
-  @Authorized('TENANT')
-  @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first." })
+  @Authorized('PRIVATE_KEY')
+  @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first. Private key only: it holds customer and card details." })
   async orderTimeline(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType[]> {
     const entries = await ctx.services.timeline.list(await ctx.tenant(), reference);
     return entries.map((e) => ({ id: String(e.id), event: e.event, description: e.description, source: e.source, metadata: e.metadata, createdAt: e.createdAt }));
@@ -201,6 +201,24 @@ export class OrderResolver {
   }
 }
 
-async function* filterByReference(source: AsyncIterable<OrderStatusChange>, reference: string | null): AsyncIterable<OrderStatusChange> {
-  for await (const change of source) if (reference === null || change.reference === reference) yield change;
+/**
+ * The changes of one order. Not an async generator: a generator waiting for the next change
+ * cannot be returned until one arrives, so an unsubscribe (or a closed socket) would keep the
+ * bus subscription, and graphql-ws waiting for it. Here `return()` reaches the source at once.
+ */
+function filterByReference(source: AsyncIterableIterator<OrderStatusChange>, reference: string | null): AsyncIterableIterator<OrderStatusChange> {
+  if (reference === null) return source;
+  return {
+    async next() {
+      for (;;) {
+        const result = await source.next();
+        if (result.done || result.value.reference === reference) return result;
+      }
+    },
+    return: () => source.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+    throw: (error?: unknown) => source.throw?.(error) ?? Promise.reject(error),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

@@ -1,0 +1,81 @@
+/** The graphql-ws close code for a socket whose api-key no longer works. */
+export const KEY_REVOKED_CLOSE_CODE = 4403;
+
+interface TrackedSocket {
+  apiKey: string;
+  close(code: number, reason: string): void;
+}
+
+export interface KeySocketsLog {
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * The open GraphQL WebSockets of this instance by merchant environment, with the api-key each
+ * was opened with. When an environment's keys are replaced, each socket's key is checked again
+ * at the moment the replaced keys stop working (at once without a grace period), and the
+ * sockets whose key no longer authenticates are closed with 4403.
+ */
+export class KeySockets {
+  private readonly byEnvironment = new Map<number, Set<TrackedSocket>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    /** Whether the key still authenticates (false for an expired or unknown key). */
+    private readonly stillWorks: (apiKey: string) => Promise<boolean>,
+    private readonly now: () => Date,
+    private readonly log: KeySocketsLog,
+  ) {}
+
+  /** Tracks a socket until the returned function is called (when it closes). */
+  add(environmentId: number, apiKey: string, close: TrackedSocket['close']): () => void {
+    let sockets = this.byEnvironment.get(environmentId);
+    if (!sockets) this.byEnvironment.set(environmentId, (sockets = new Set()));
+    const set = sockets;
+    const socket: TrackedSocket = { apiKey, close };
+    set.add(socket);
+    return () => {
+      set.delete(socket);
+      if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
+    };
+  }
+
+  /** Some keys of the environment stop working at `expiresAt`: check its sockets then. */
+  keysExpire(environmentId: number, expiresAt: Date): void {
+    // A little after the instant, so the key is already expired by the same clock the check reads.
+    const delay = Math.max(0, expiresAt.getTime() - this.now().getTime());
+    if (delay === 0) {
+      void this.check(environmentId);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.check(environmentId);
+    }, delay + 50);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Open sockets of one environment (for tests and metrics). */
+  count(environmentId: number): number {
+    return this.byEnvironment.get(environmentId)?.size ?? 0;
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private async check(environmentId: number): Promise<void> {
+    const sockets = [...(this.byEnvironment.get(environmentId) ?? [])];
+    await Promise.all(
+      sockets.map(async (socket) => {
+        try {
+          if (!(await this.stillWorks(socket.apiKey))) socket.close(KEY_REVOKED_CLOSE_CODE, 'Forbidden: the api-key no longer works');
+        } catch (err) {
+          this.log.error({ err, environmentId }, 'checking the api-key of a GraphQL WebSocket failed');
+        }
+      }),
+    );
+  }
+}
