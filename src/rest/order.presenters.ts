@@ -4,6 +4,15 @@ import { subsidiaryView } from '../merchants/subsidiary.view';
 import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES, type OrderAggregate } from '../orders/order.service';
 import { isFinalStatus } from '../orders/order.entity';
 import type { FeeQuote } from '../fees/fee.service';
+import type { Subsidiary } from '../merchants/subsidiary.entity';
+
+/**
+ * The Subsidiary object of REST answers. `customization` is "null or array" in the
+ * specification: always an array here, since strict client decoders fail on null.
+ */
+export function subsidiaryRecord(s: Subsidiary) {
+  return { ...subsidiaryView(s), customization: s.customization ?? [] };
+}
 
 /** order/create `data`. */
 export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
@@ -29,7 +38,7 @@ export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
       paymentLinkReference: order.paymentLink?.reference ?? null,
       recurringPaymentReference: order.recurringPaymentReference,
     },
-    subsidiary: subsidiaryView(subsidiary),
+    subsidiary: subsidiaryRecord(subsidiary),
     customer: {
       email: customer.email,
       firstName: customer.firstName,
