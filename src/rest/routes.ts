@@ -22,6 +22,10 @@ const shimValidator: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => 
   return (value) => ({ value: readInput(schema, value, httpPart ?? 'request') });
 };
 
+/** Everything from this origin only (http deployments included: no upgrade-insecure-requests). */
+const SWAGGER_UI_CSP =
+  "default-src 'self'; base-uri 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; frame-ancestors 'self'";
+
 /** The legacy REST compatibility shim under /checkout: authentication, error shape, routes, OpenAPI. */
 export async function registerRestShim(app: FastifyInstance, ctx: AppContext): Promise<void> {
   installRestErrorHandling(app);
@@ -51,8 +55,12 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
   const document = async () => app.swagger();
   app.get('/openapi.json', { schema: { hide: true } }, document);
   app.get('/docs/openapi.json', { schema: { hide: true } }, document);
-  // Swagger UI's assets come from the npm package, served here: no CDN.
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: '/openapi.json', persistAuthorization: false } as never });
+  // Swagger UI's assets come from the npm package, served here: no CDN, and no call to the public validator.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: SWAGGER_UI_CSP,
+    uiConfig: { validatorUrl: null, persistAuthorization: false },
+  });
 
   // Legacy clients may send an empty body with Content-Type: application/json.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
