@@ -53,7 +53,11 @@ export class InputObject {
     return name;
   }
 
-  /** Refuses properties the endpoint does not know (documented: "<Field> is currently not supported."). */
+  /**
+   * Refuses properties the reader does not know ("<Field> is currently not supported."): for the
+   * service's own payloads (GraphQL's encrypted card part, the checkout page). The REST shim
+   * ignores unknown properties instead, as legacy clients expect (see readInput).
+   */
   allowOnly(names: readonly string[]): this {
     const allowed = new Set(names.map((n) => n.toLowerCase()));
     for (const [lower, [original]] of this.byName) {
