@@ -465,12 +465,51 @@ const RecurringCancelResult = Type.Object({
   cancelled: Type.Boolean({ description: 'true when the subscription is cancelled (also when it already was): nothing more is charged.' }),
 });
 
-/** Envelope A: `{ data, status, statusCode, message }`. */
-const EnvelopeA = <T extends TSchema, C extends string>(data: T, codes: [C, ...C[]], message: string, description: string) =>
+/** Envelope A: `{ data, status, statusCode, message }`, with an example when `example` (its data) is given. */
+const EnvelopeA = <T extends TSchema, C extends string>(data: T, codes: [C, ...C[]], message: string, description: string, example?: unknown) =>
   Type.Object(
     { data, status: Type.Literal('success'), statusCode: Code(...codes), message: Type.String({ examples: [message] }) },
-    { description },
+    { description, ...(example === undefined ? {} : { examples: [{ data: example, status: 'success', statusCode: codes[0], message }] }) },
   );
+
+// ---- examples (a test checks each against its schema) -------------------------------------
+
+const exampleLink = {
+  id: 42,
+  name: 'Gym membership',
+  paymentType: null,
+  logo: null,
+  amount: 5000,
+  dateCreated: '2026-11-23T10:15:30.123',
+  reference: 'PLABCDEFGH23456789',
+  createdBy: null,
+  creatorEmail: null,
+  isActive: true,
+  currency: 'NGN',
+  limit: 10,
+  paymentLinkUrl: 'https://checkout.example.test/pay/PLABCDEFGH23456789',
+  appEnvironmentId: 7,
+  paymentLinkType: 'Single Charge',
+  paymentLinkCode: 'SC',
+  description: 'Monthly access',
+};
+const exampleSubsidiary = { id: 3, name: 'Acme Stores', country: 'NG', supportEmail: 'support@acme.test', customization: [] };
+const examplePayResult = {
+  paymentDetail: { redirectUrl: 'https://checkout.example.test/sandbox/3ds/OPABCDEFGH23456789', recipientAccount: null, paymentReference: 'PAYABCDEFGH234567892' },
+  bankTransferDetails: null,
+  orderPayment: {
+    orderId: 101,
+    orderPaymentReference: 'OPABCDEFGH23456789',
+    currency: 'NGN',
+    statusId: 2,
+    orderPaymentResponseCode: '02',
+    orderPaymentResponseMessage: 'pending-authenticaion',
+    orderPaymentInstrument: null,
+    remarks: '',
+    totalAmount: 1000,
+    fee: 15,
+  },
+};
 
 /** Envelope B (order status): snake_case, with the requery hints. */
 const EnvelopeB = <T extends TSchema>(data: T, description: string) =>
@@ -533,7 +572,10 @@ const encrypted = (plaintext: keyof typeof PLAINTEXTS) =>
     examples: [{ data: 'k3Jc…base64…==' }],
   });
 
-const linkAndSubsidiary = EnvelopeA(Type.Object({ paymentLink: PaymentLink, subsidiary: Subsidiary }), ['00'], 'Payment details fetched successfully', 'The link and its merchant.');
+const linkAndSubsidiary = EnvelopeA(Type.Object({ paymentLink: PaymentLink, subsidiary: Subsidiary }), ['00'], 'Payment details fetched successfully', 'The link and its merchant.', {
+  paymentLink: exampleLink,
+  subsidiary: exampleSubsidiary,
+});
 
 export const routeSchemas = {
   createLink: {
@@ -559,7 +601,7 @@ export const routeSchemas = {
     security,
     headers: idempotencyHeader,
     params: IdParam,
-    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Activated.'), ...commonErrors, ...bodyErrors },
+    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Activated.', null), ...commonErrors, ...bodyErrors },
   },
   disableLink: {
     tags: ['Payment links'],
@@ -567,7 +609,7 @@ export const routeSchemas = {
     security,
     headers: idempotencyHeader,
     params: IdParam,
-    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Deactivated.'), ...commonErrors, ...bodyErrors },
+    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Deactivated.', null), ...commonErrors, ...bodyErrors },
   },
   cancelRecurring: {
     tags: ['Payment links'],
@@ -577,7 +619,11 @@ export const routeSchemas = {
     headers: idempotencyHeader,
     params: ReferenceParam,
     response: {
-      200: EnvelopeA(RecurringCancelResult, ['00'], 'Recurring payment cancelled successfully', 'The subscription and whether it is cancelled.'),
+      200: EnvelopeA(RecurringCancelResult, ['00'], 'Recurring payment cancelled successfully', 'The subscription and whether it is cancelled.', {
+        reference: 'RPABCDEFGH2345678923',
+        state: 'cancelled',
+        cancelled: true,
+      }),
       ...commonErrors,
       ...forbidden,
       ...bodyErrors,
@@ -588,7 +634,7 @@ export const routeSchemas = {
     summary: 'List payment links, newest first (a bare array, no envelope)',
     security,
     querystring: Type.Object({ id: Type.Optional(Type.String({ description: 'Narrow the list to one link; an unknown id answers 404 code 13.' })) }),
-    response: { 200: Type.Array(PaymentLink, { description: 'The links.' }), ...commonErrors },
+    response: { 200: Type.Array(PaymentLink, { description: 'The links.', examples: [[{ ...exampleLink, paymentType: 'Single Charge', paymentLinkType: null, paymentLinkCode: null }]] }), ...commonErrors },
   },
   linkTypes: {
     tags: ['Payment links'],
@@ -622,7 +668,14 @@ export const routeSchemas = {
     security,
     headers: idempotencyHeader,
     body: encrypted('FeePlaintext'),
-    response: { 200: EnvelopeA(FeeResult, ['00'], 'Operation successful', 'The fee.'), ...commonErrors, ...bodyErrors },
+    response: { 200: EnvelopeA(FeeResult, ['00'], 'Operation successful', 'The fee.', {
+        fee: 15,
+        amount: 1000,
+        subsidiaryFee: 15,
+        customerFee: 0,
+        totalChargedAmount: 1000,
+        paymentOption: 'C',
+      }), ...commonErrors, ...bodyErrors },
   },
   status: {
     tags: ['Orders'],
@@ -638,7 +691,7 @@ export const routeSchemas = {
     security,
     headers: idempotencyHeader,
     body: encrypted('TrackPlaintext'),
-    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Event logged successfully', 'Recorded.'), ...commonErrors, ...bodyErrors },
+    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Event logged successfully', 'Recorded.', null), ...commonErrors, ...bodyErrors },
   },
   pay: {
     tags: ['Orders'],
@@ -648,7 +701,7 @@ export const routeSchemas = {
     headers: idempotencyHeader,
     body: encrypted('PayPlaintext'),
     response: {
-      200: EnvelopeA(PayResult, ['02', '00'], 'pending-authenticaion', 'Pending authentication (`02`) or paid (`00`).'),
+      200: EnvelopeA(PayResult, ['02', '00'], 'pending-authenticaion', 'Pending authentication (`02`) or paid (`00`).', examplePayResult),
       402: error('Declined without authentication (NOAUTH links): codes 51, 54, 14, 96, 61, 05.', failed('51', 'Insufficient funds')),
       ...commonErrors,
       ...bodyErrors,

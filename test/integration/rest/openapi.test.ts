@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { postEncrypted, request, type HttpResult } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
-import { routeSchemas, type RouteSchemaName } from '../../../src/rest/schemas';
+import { PLAINTEXTS, routeSchemas, type RouteSchemaName } from '../../../src/rest/schemas';
 
 let refCounter = 0;
 const nextRef = () => `OAS-${process.pid}-${Date.now()}-${++refCounter}`;
@@ -125,6 +125,27 @@ describe('REST: the typed OpenAPI document', () => {
     expect(create.schema.required).toEqual(['Name', 'Description', 'PaymentType', 'AuthOption']);
     expect(create.schema.properties.Name['x-aliases']).toEqual(['eventname']);
     expect(create.example).toMatchObject({ Name: 'Gym membership' });
+  });
+
+  it('issue 11 point 6: every example in the document matches its schema', () => {
+    const schemas: Array<[string, TSchema]> = Object.entries(PLAINTEXTS);
+    for (const [route, r] of Object.entries(routeSchemas)) {
+      if ('body' in r) schemas.push([`${route} body`, r.body as TSchema]);
+      for (const [status, schema] of Object.entries(r.response)) schemas.push([`${route} ${status}`, schema as TSchema]);
+    }
+    const problems: unknown[] = [];
+    let examples = 0;
+    for (const [name, schema] of schemas) {
+      const check = TypeCompiler.Compile(schema);
+      for (const example of (schema as { examples?: unknown[] }).examples ?? []) {
+        examples += 1;
+        if (!check.Check(example)) problems.push({ name, errors: [...check.Errors(example)].slice(0, 3).map((e) => `${e.path}: ${e.message}`) });
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(examples).toBeGreaterThan(40);
+    const pay = doc.paths['/checkout/order/pay'].post.responses['200'].content['application/json'];
+    expect(pay.example).toMatchObject({ statusCode: '02', data: { paymentDetail: { redirectUrl: expect.any(String) } } });
   });
 
   it('issue 11 point 6: serves Swagger UI at /docs from the npm package, with nothing from another origin', async () => {
