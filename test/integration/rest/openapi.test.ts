@@ -258,10 +258,18 @@ describe('REST: the typed OpenAPI document', () => {
           const [p, method] = OPERATIONS[c.route];
           return `paths['${p}']['${method}']['responses'][${c.status}]['content']['application/json']`;
         };
-        const header = `import type { paths } from './api';\n`;
+        const header = `import type { paths, components } from './api';\n`;
+        // What clients send fits the generated request types too: plain bodies, and the plaintexts under components.schemas.
+        const requests = [
+          `export const linkBody: paths['/checkout/links/create']['post']['requestBody']['content']['application/json'] = ${JSON.stringify({ Name: 'Gym', Description: 'd', PaymentType: 'SC', AuthOption: 'AUTH', Amount: 5000, Limit: '10' })};`,
+          `export const editBody: paths['/checkout/links/{id}/edit']['patch']['requestBody']['content']['application/json'] = ${JSON.stringify({ id: null, Name: 'Gym', Description: 'd', PaymentType: 'MC' })};`,
+          `export const encrypted: paths['/checkout/order/pay']['post']['requestBody']['content']['application/json'] = { data: 'base64' };`,
+          `export const pay: components['schemas']['PayPlaintext'] = ${JSON.stringify({ reference: 'R', paymentOption: 'C', country: 'NG', card: card('4111111111111111') })};`,
+          `export const order: components['schemas']['CreateOrderPlaintext'] = ${JSON.stringify(orderPlaintext('R', { frequencyId: 2, numberOfPayments: 3 }))};`,
+        ];
         fs.writeFileSync(
           path.join(dir, 'answers.ts'),
-          header + captured.map((c, i) => `export const answer${i}: ${typed(c)} = ${JSON.stringify(c.body)};`).join('\n') + '\n',
+          header + captured.map((c, i) => `export const answer${i}: ${typed(c)} = ${JSON.stringify(c.body)};`).concat(requests).join('\n') + '\n',
         );
         // The same check must fail on an answer that breaks the document: a null where an array is documented, an undocumented field.
         const link = captured.find((c) => c.route === 'createLink' && c.status === 200)!;
