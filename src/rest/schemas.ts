@@ -1,4 +1,4 @@
-import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
 import { errorBody } from './envelopes';
 
 /**
@@ -534,8 +534,6 @@ export const ErrorBody = Type.Union(
   ],
   { title: 'ErrorBody' },
 );
-
-export type ErrorBodyType = Static<typeof ErrorBody>;
 
 // ---- routes ------------------------------------------------------------------------------
 
