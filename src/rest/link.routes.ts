@@ -11,7 +11,7 @@ import { envelopeA } from './envelopes';
 import { tenantOf } from './authentication';
 import { ok, respond } from './respond';
 import { LinkCreateBody, LinkEditBody, routeSchemas } from './schemas';
-import { subsidiaryRecord } from './order.presenters';
+import { subsidiaryRecord } from './subsidiary.presenter';
 
 function linkInput(body: Static<typeof LinkCreateBody> | Static<typeof LinkEditBody>): PaymentLinkInput {
   return {

@@ -1,18 +1,9 @@
 import { currencyOf, moneyNumber } from '../shared/money';
 import { formatTimestamp } from '../shared/time';
-import { subsidiaryView } from '../merchants/subsidiary.view';
+import { subsidiaryRecord } from './subsidiary.presenter';
 import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES, type OrderAggregate } from '../orders/order.service';
 import { isFinalStatus } from '../orders/order.entity';
 import type { FeeQuote } from '../fees/fee.service';
-import type { Subsidiary } from '../merchants/subsidiary.entity';
-
-/**
- * The Subsidiary object of REST answers. `customization` is "null or array" in the
- * specification: always an array here, since strict client decoders fail on null.
- */
-export function subsidiaryRecord(s: Subsidiary) {
-  return { ...subsidiaryView(s), customization: s.customization ?? [] };
-}
 
 /** order/create `data`. */
 export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
