@@ -2,7 +2,6 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { errorBody, httpStatusFor } from './envelopes';
-import { ENCRYPTED_DATA_MISSING } from './encrypted-body';
 
 export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
   return reply.code(httpStatusFor(code)).send(errorBody(code, message));
@@ -30,10 +29,7 @@ export function installRestErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendError(reply, '415', 'Content-Type must be application/json.');
     }
-    if (fe.validation) {
-      if ((request.routeOptions.config as { encrypted?: boolean }).encrypted) return sendError(reply, '400', ENCRYPTED_DATA_MISSING);
-      return sendError(reply, 'VAL400', validationMessage(fe));
-    }
+    if (fe.validation) return sendError(reply, 'VAL400', validationMessage(fe));
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return sendError(reply, 'VAL400', 'The request is not valid.');
     }

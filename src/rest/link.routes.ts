@@ -1,51 +1,48 @@
 import type { FastifyInstance } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../app-context';
-import { InputObject } from '../shared/input';
+import { readInput, textOf } from '../shared/input';
 import { validationError } from '../shared/errors';
 import { orderNotFound } from '../timeline/timeline.service';
-import { subsidiaryView } from '../merchants/subsidiary.view';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { PaymentLinkInput } from '../links/payment-link.service';
 import { formatTimestamp } from '../shared/time';
 import { envelopeA } from './envelopes';
 import { tenantOf } from './authentication';
 import { ok, respond } from './respond';
-import { routeSchemas } from './schemas';
+import { LinkCreateBody, LinkEditBody, routeSchemas } from './schemas';
+import { subsidiaryRecord } from './subsidiary.presenter';
 
-const CREATE_FIELDS = ['Name', 'Description', 'PaymentType', 'Currency', 'AuthOption', 'Amount', 'Mobile', 'BackgroundImage', 'Website', 'Limit'];
-const EDIT_FIELDS = CREATE_FIELDS.filter((f) => f !== 'Currency');
-
-function linkInput(body: unknown, fields: string[]): PaymentLinkInput {
-  const input = InputObject.from(body ?? {}).allowOnly(fields);
+function linkInput(body: Static<typeof LinkCreateBody> | Static<typeof LinkEditBody>): PaymentLinkInput {
   return {
-    name: input.optionalString('Name', 200),
-    description: input.optionalString('Description', 2000),
-    paymentType: input.optionalString('PaymentType', 10),
-    currency: input.optionalString('Currency', 10),
-    authOption: input.optionalString('AuthOption', 10),
-    amount: input.raw('Amount') as string | number | null | undefined,
-    mobile: input.optionalString('Mobile', 40),
-    backgroundImage: input.optionalString('BackgroundImage', 2000),
-    website: input.optionalString('Website', 2000),
-    limit: input.raw('Limit') as string | number | null | undefined,
+    name: textOf(body.Name),
+    description: textOf(body.Description),
+    paymentType: textOf(body.PaymentType),
+    currency: 'Currency' in body ? textOf(body.Currency) : null,
+    authOption: textOf(body.AuthOption),
+    amount: body.Amount,
+    mobile: textOf(body.Mobile),
+    backgroundImage: textOf(body.BackgroundImage),
+    website: textOf(body.Website),
+    limit: body.Limit,
   };
 }
 
 export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const links = ctx.services.links;
+  const { links, recurring, auth } = ctx.services;
   const url = (l: Parameters<typeof links.paymentLinkUrl>[0]) => links.paymentLinkUrl(l);
   const linkAndSubsidiary = (r: Awaited<ReturnType<typeof links.create>>) =>
-    envelopeA({ paymentLink: paymentLinkView(r.link, url(r.link), 'single'), subsidiary: subsidiaryView(r.subsidiary) }, '00', 'Payment details fetched successfully');
+    envelopeA({ paymentLink: paymentLinkView(r.link, url(r.link), 'single'), subsidiary: subsidiaryRecord(r.subsidiary) }, '00', 'Payment details fetched successfully');
 
   app.post('/links/create', { schema: routeSchemas.createLink }, async (request, reply) =>
     respond(ctx, request, reply, request.body, async () =>
-      ok(linkAndSubsidiary(await links.create(tenantOf(request), linkInput(request.body, CREATE_FIELDS)))),
+      ok(linkAndSubsidiary(await links.create(tenantOf(request), linkInput(readInput(LinkCreateBody, request.body ?? {}))))),
     ),
   );
 
   app.patch<{ Params: { id: string } }>('/links/:id/edit', { schema: routeSchemas.editLink }, async (request, reply) =>
     respond(ctx, request, reply, request.body, async () =>
-      ok(linkAndSubsidiary(await links.edit(tenantOf(request), request.params.id, linkInput(request.body, EDIT_FIELDS)))),
+      ok(linkAndSubsidiary(await links.edit(tenantOf(request), request.params.id, linkInput(readInput(LinkEditBody, request.body ?? {}))))),
     ),
   );
 
@@ -60,6 +57,22 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
       }),
     );
   }
+
+  // The REST face of GraphQL's cancelRecurringPayment: private key only, nothing more is charged.
+  app.patch<{ Params: { reference: string } }>('/links/recurringpayment/:reference/cancel', { schema: routeSchemas.cancelRecurring }, async (request, reply) => {
+    auth.requirePrivateKey(tenantOf(request));
+    return respond(ctx, request, reply, null, async () => {
+      const r = await recurring.cancel(tenantOf(request), request.params.reference);
+      const cancelled = r.state === 'cancelled';
+      return ok(
+        envelopeA(
+          { reference: r.reference, state: r.state, cancelled },
+          '00',
+          cancelled ? 'Recurring payment cancelled successfully' : `Recurring payment already ${r.state}`,
+        ),
+      );
+    });
+  });
 
   app.get<{ Querystring: { id?: string } }>('/links/all', { schema: routeSchemas.listLinks }, async (request) => {
     const tenant = tenantOf(request);

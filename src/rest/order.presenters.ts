@@ -1,6 +1,6 @@
 import { currencyOf, moneyNumber } from '../shared/money';
 import { formatTimestamp } from '../shared/time';
-import { subsidiaryView } from '../merchants/subsidiary.view';
+import { subsidiaryRecord } from './subsidiary.presenter';
 import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES, type OrderAggregate } from '../orders/order.service';
 import { isFinalStatus } from '../orders/order.entity';
 import type { FeeQuote } from '../fees/fee.service';
@@ -29,7 +29,7 @@ export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
       paymentLinkReference: order.paymentLink?.reference ?? null,
       recurringPaymentReference: order.recurringPaymentReference,
     },
-    subsidiary: subsidiaryView(subsidiary),
+    subsidiary: subsidiaryRecord(subsidiary),
     customer: {
       email: customer.email,
       firstName: customer.firstName,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
-import { InputObject } from '../shared/input';
+import { InputObject, readInput, textOf } from '../shared/input';
 import { orderDetailsView } from '../orders/order-details.view';
 import type { CreateOrderInput } from '../orders/order.service';
 import { envelopeA, envelopeB } from './envelopes';
@@ -11,57 +11,52 @@ import type { PayOrderInput } from '../payments/payment.service';
 import { readPaymentInstrument } from '../payments/pay-input';
 import { DomainError } from '../shared/errors';
 import { ok, respond } from './respond';
-import { routeSchemas } from './schemas';
+import { CreateOrderPlaintext, FeePlaintext, PayPlaintext, routeSchemas, StatusPlaintext, TrackPlaintext, VerifyBody } from './schemas';
 
-/** Plaintext of order/create (contract section 4), read case-insensitively. */
+const PLAINTEXT = 'plaintext';
+
+/** Plaintext of order/create, read by its schema. */
 function createOrderInput(plaintext: Record<string, unknown>): CreateOrderInput {
-  const root = InputObject.from(plaintext).allowOnly(['customer', 'order', 'payment', 'paymentMeta']);
-  const customer = root.optionalObject('customer')?.allowOnly(['firstname', 'lastname', 'mobile', 'country', 'email']);
-  const order = root.optionalObject('order')?.allowOnly(['amount', 'reference', 'description', 'currency']);
-  const payment = root.optionalObject('payment')?.allowOnly(['RedirectUrl', 'paymentLinkId', 'frequencyId', 'numberOfPayments']);
-  const meta = root.optionalObject('paymentMeta')?.allowOnly(['ipAddress']);
+  const { customer, order, payment, paymentMeta } = readInput(CreateOrderPlaintext, plaintext, PLAINTEXT);
   return {
-    customer: customer && {
-      firstname: customer.optionalString('firstname', 100),
-      lastname: customer.optionalString('lastname', 100),
-      mobile: customer.optionalString('mobile', 40),
-      country: customer.optionalString('country', 10),
-      email: customer.optionalString('email', 320),
+    customer: {
+      firstname: textOf(customer.firstname),
+      lastname: textOf(customer.lastname),
+      mobile: textOf(customer.mobile),
+      country: textOf(customer.country),
+      email: textOf(customer.email),
     },
-    order: order && {
-      amount: order.raw('amount'),
-      reference: order.optionalString('reference', 100),
-      description: order.optionalString('description', 2000),
-      currency: order.optionalString('currency', 10),
+    order: { amount: order.amount, reference: textOf(order.reference), description: textOf(order.description), currency: textOf(order.currency) },
+    payment: {
+      redirectUrl: textOf(payment.RedirectUrl),
+      paymentLinkId: payment.paymentLinkId,
+      frequencyId: payment.frequencyId,
+      numberOfPayments: payment.numberOfPayments,
     },
-    payment: payment && {
-      redirectUrl: payment.optionalString('RedirectUrl', 2000),
-      paymentLinkId: payment.raw('paymentLinkId'),
-      frequencyId: payment.raw('frequencyId'),
-      numberOfPayments: payment.raw('numberOfPayments'),
-    },
-    paymentMeta: meta && { ipAddress: meta.optionalString('ipAddress', 64) },
+    paymentMeta: paymentMeta ? { ipAddress: textOf(paymentMeta.ipAddress) } : null,
   };
 }
 
-/** Plaintext of order/pay (contract section 4). */
+/** Plaintext of order/pay, read by its schema; the card or PayPal part by the one reader all adapters share. */
 export function payOrderInput(plaintext: Record<string, unknown>): PayOrderInput {
-  const root = InputObject.from(plaintext).allowOnly(['reference', 'paymentOption', 'country', 'card', 'paypal']);
+  const p = readInput(PayPlaintext, plaintext, PLAINTEXT);
   return {
-    reference: root.optionalString('reference', 100),
-    paymentOption: root.optionalString('paymentOption', 20),
-    country: root.optionalString('country', 10),
-    ...readPaymentInstrument(root),
+    reference: textOf(p.reference),
+    paymentOption: textOf(p.paymentOption),
+    country: textOf(p.country),
+    ...readPaymentInstrument(InputObject.from(p)),
   };
 }
 
-/** Route config of Encrypted endpoints: a body that is not `{ data }` gets the documented encrypted-data error. */
-const ENCRYPTED = { encrypted: true };
-
-export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+/**
+ * The order endpoints. Registered under /checkout (documented) and again under /payment, the
+ * base path some legacy clients use (hidden from the OpenAPI document, same handlers).
+ */
+export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, { documented }: { documented: boolean }): Promise<void> {
   const { orders, fees, timeline, auth } = ctx.services;
+  const schema = <S extends object>(s: S) => (documented ? s : { ...s, hide: true });
 
-  app.post('/order/create', { schema: routeSchemas.createOrder, config: ENCRYPTED }, async (request, reply) => {
+  app.post('/order/create', { schema: schema(routeSchemas.createOrder) }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
       const created = await orders.create(tenantOf(request), createOrderInput(plaintext));
@@ -69,44 +64,40 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
     });
   });
 
-  app.post('/order/fee', { schema: routeSchemas.fee, config: ENCRYPTED }, async (request, reply) => {
+  app.post('/order/fee', { schema: schema(routeSchemas.fee) }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
-      const input = InputObject.from(plaintext).allowOnly(['amount', 'paymentOption', 'currency']);
-      const quote = await fees.quote(tenantOf(request), {
-        amount: input.raw('amount'),
-        paymentOption: input.optionalString('paymentOption', 20),
-        currency: input.optionalString('currency', 10),
-      });
+      const input = readInput(FeePlaintext, plaintext, PLAINTEXT);
+      const quote = await fees.quote(tenantOf(request), { amount: input.amount, paymentOption: textOf(input.paymentOption), currency: textOf(input.currency) });
       return ok(envelopeA(feeView(quote), '00', 'Operation successful'));
     });
   });
 
-  app.post('/order/status', { schema: routeSchemas.status, config: ENCRYPTED }, async (request, reply) => {
+  app.post('/order/status', { schema: schema(routeSchemas.status) }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
-      const input = InputObject.from(plaintext).allowOnly(['reference']);
-      const aggregate = await orders.getAggregate(tenantOf(request), input.optionalString('reference', 100));
+      const input = readInput(StatusPlaintext, plaintext, PLAINTEXT);
+      const aggregate = await orders.getAggregate(tenantOf(request), textOf(input.reference));
       const { record, extras } = orderStatusView(aggregate);
       return ok(envelopeB(record, 'Order Status fetched successfully', extras));
     });
   });
 
-  app.post('/order/event/track', { schema: routeSchemas.track, config: ENCRYPTED }, async (request, reply) => {
+  app.post('/order/event/track', { schema: schema(routeSchemas.track) }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
-      const input = InputObject.from(plaintext).allowOnly(['orderReference', 'event', 'description', 'metadata']);
+      const input = readInput(TrackPlaintext, plaintext, PLAINTEXT);
       await timeline.track(tenantOf(request), {
-        orderReference: input.optionalString('orderReference', 100),
-        event: input.optionalString('event', 100),
-        description: input.optionalString('description', 2000),
-        metadata: input.raw('metadata'),
+        orderReference: textOf(input.orderReference),
+        event: textOf(input.event),
+        description: textOf(input.description),
+        metadata: input.metadata,
       });
       return ok(envelopeA(null, '00', 'Event logged successfully'));
     });
   });
 
-  app.post('/order/pay', { schema: routeSchemas.pay, config: ENCRYPTED }, async (request, reply) => {
+  app.post('/order/pay', { schema: schema(routeSchemas.pay) }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     // The fingerprint never holds card data, not even hashed: only what identifies the attempt.
     const input = payOrderInput(plaintext);
@@ -125,11 +116,11 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
     });
   });
 
-  app.post('/order/verify', { schema: routeSchemas.verify }, async (request, reply) => {
+  app.post('/order/verify', { schema: schema(routeSchemas.verify) }, async (request, reply) => {
     auth.requirePrivateKey(tenantOf(request));
     return respond(ctx, request, reply, request.body, async () => {
-      const input = InputObject.from(request.body ?? {}).allowOnly(['reference']);
-      const aggregate = await orders.getAggregate(tenantOf(request), input.optionalString('reference', 100));
+      const input = readInput(VerifyBody, request.body ?? {});
+      const aggregate = await orders.getAggregate(tenantOf(request), textOf(input.reference));
       return ok(envelopeA(orderDetailsView(aggregate, ctx.config.publicUrl), '00', 'Order details fetched successfully'));
     });
   });

@@ -1,28 +1,73 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../app-context';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { validationError } from '../shared/errors';
 import { authenticateRequest } from './authentication';
 import { installRestErrorHandling } from './errors';
 import { registerBankRoutes } from './bank.routes';
 import { registerLinkRoutes } from './link.routes';
 import { registerOrderRoutes } from './order.routes';
+import { PLAINTEXTS } from './schemas';
+
+/**
+ * Validation in the shim: params, query strings and headers are checked by Fastify against the
+ * route's TypeBox schema; bodies are read in the handler with the same schema (`readInput`), so
+ * that a refused body is answered inside the Idempotency-Key machinery like every other
+ * documented failure, and decrypted plaintexts go through the very same reader.
+ */
+const shimValidator: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') return () => true;
+  const check = TypeCompiler.Compile(schema);
+  // Checked, never replaced: headers especially must stay whole for the hooks that follow.
+  return (value) => {
+    if (check.Check(value)) return true;
+    const first = check.Errors(value).First();
+    return { error: validationError(`The ${first?.path.replace(/^\//, '') || httpPart} ${httpPart === 'headers' ? 'header' : 'parameter'} is not valid.`) };
+  };
+};
+
+/** Everything from this origin only (http deployments included: no upgrade-insecure-requests). */
+const SWAGGER_UI_CSP =
+  "default-src 'self'; base-uri 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; frame-ancestors 'self'";
 
 /** The legacy REST compatibility shim under /checkout: authentication, error shape, routes, OpenAPI. */
 export async function registerRestShim(app: FastifyInstance, ctx: AppContext): Promise<void> {
   installRestErrorHandling(app);
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Checkout and payment-link service: REST compatibility interface',
-        version: '1.0.0',
-        description: 'Every endpoint needs the `api-key` header. Errors: `{ status: "failed", statusCode|status_code, message }`.',
+        version: '1.1.0',
+        description: [
+          'Every endpoint needs the `api-key` header (public or private key; `order/verify` and the recurring-payment cancel need the private key).',
+          'Errors are `{ status: "failed", statusCode | status_code, message }` (`status_code` for codes 13 and 100).',
+          'Property names in bodies and decrypted plaintexts are matched case-insensitively; `null` counts as absent; unknown properties are ignored.',
+          'Encrypted endpoints take `{ data }`; the plaintext each expects is under components.schemas (named by the body\'s `x-plaintext`).',
+          'Every `/checkout/order/<op>` is also served as `/payment/order/<op>`.',
+        ].join('\n\n'),
       },
       servers: [{ url: ctx.config.publicUrl }],
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: 'PGW-PUBLICKEY-… or PGW-SECRETKEY-…' } },
+        schemas: PLAINTEXTS as unknown as Record<string, object>,
+      },
+      security: [{ apiKey: [] }],
     },
     hideUntagged: true,
   });
-  app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const document = async () => app.swagger();
+  app.get('/openapi.json', { schema: { hide: true } }, document);
+  app.get('/docs/openapi.json', { schema: { hide: true } }, document);
+  // Swagger UI's assets come from the npm package, served here: no CDN, and no call to the public validator.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: SWAGGER_UI_CSP,
+    uiConfig: { validatorUrl: null, persistAuthorization: false },
+  });
 
   // Legacy clients may send an empty body with Content-Type: application/json.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -38,13 +83,18 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     }
   });
 
-  await app.register(
-    async (shim) => {
-      shim.addHook('onRequest', authenticateRequest(ctx.services));
-      await registerLinkRoutes(shim, ctx);
-      await registerOrderRoutes(shim, ctx);
-      await registerBankRoutes(shim, ctx);
-    },
-    { prefix: '/checkout' },
-  );
+  const shim = async (scope: FastifyInstance, register: (scope: FastifyInstance) => Promise<void>) => {
+    scope.setValidatorCompiler(shimValidator);
+    // Response schemas document what the presenters build (and a test holds them to it); the body is serialised as built.
+    scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    scope.addHook('onRequest', authenticateRequest(ctx.services));
+    await register(scope);
+  };
+  await app.register((scope) => shim(scope, async (s) => {
+    await registerLinkRoutes(s, ctx);
+    await registerOrderRoutes(s, ctx, { documented: true });
+    await registerBankRoutes(s, ctx);
+  }), { prefix: '/checkout' });
+  // The legacy clients' other base path: every order endpoint, the same handlers.
+  await app.register((scope) => shim(scope, (s) => registerOrderRoutes(s, ctx, { documented: false })), { prefix: '/payment' });
 }

@@ -64,7 +64,7 @@ describe('REST: orders', () => {
             paymentLinkReference: null,
             recurringPaymentReference: null,
           },
-          subsidiary: { ...m.subsidiary, customization: null },
+          subsidiary: { ...m.subsidiary, customization: [] },
           customer: { email: 'ada@example.test', firstName: 'Ada', lastName: 'Obi', mobile: '+2348012345678', country: 'NG' },
           payment: { code: null, source: null, selectedOption: null, accountNumber: null, bankProviderName: null },
           otherPaymentOptions: [
@@ -127,7 +127,6 @@ describe('REST: orders', () => {
       [{ payment: { RedirectUrl: 'https://m.test', frequencyId: 2 } }, 400, 'VAL400', 'The NumberOfPayments field is required.'],
       [{ payment: { RedirectUrl: 'https://m.test', paymentLinkId: 999999999 } }, 404, '02', 'payment link not found'],
       [{ paymentMeta: { ipAddress: 'not-an-ip' } }, 400, 'VAL400', 'The IpAddress field is not a valid IP address.'],
-      [{ extra: 1 }, 400, 'VAL400', 'extra is currently not supported.'],
     ])('refuses %j', async (overrides, status, code, message) => {
       const reference = nextRef();
       const res = await createOrder(orderPlaintext(reference, overrides));
@@ -387,7 +386,7 @@ describe('REST: orders', () => {
     it.each([
       [{ event: 'x' }, 400, { status: 'failed', statusCode: 'VAL400', message: 'The OrderReference field is required.' }],
       [{ orderReference: 'nope', event: 'x' }, 404, { status: 'failed', status_code: '13', message: 'Order not found at the moment' }],
-      [{ orderReference: 'nope', event: 'x\u0000' }, 400, { status: 'failed', statusCode: 'VAL400', message: 'The event field is not valid.' }],
+      [{ orderReference: 'nope', event: 'x\u0000' }, 400, { status: 'failed', statusCode: 'VAL400', message: 'The Event field is not valid.' }],
     ])('refuses %j', async (plaintext, status, body) => {
       const res = await track(plaintext);
       expect(res.status).toBe(status);

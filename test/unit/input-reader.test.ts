@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { readInput } from '../../src/shared/input';
+import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext } from '../../src/rest/schemas';
+import { DomainError } from '../../src/shared/errors';
+
+const link = { Name: 'Gym', Description: 'Monthly', PaymentType: 'SC', AuthOption: 'AUTH', Amount: '5000' };
+const order = {
+  customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+  order: { amount: 1000, reference: 'ORD-1', description: 'Two tickets', currency: 'NGN' },
+  payment: { RedirectUrl: 'https://merchant.test/done' },
+};
+
+function messageOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DomainError) return `${err.code} ${err.message}`;
+    throw err;
+  }
+  return 'no error';
+}
+
+/** Every way of writing a name's letters in upper or lower case. */
+const anyCasing = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+
+describe('readInput: request bodies and plaintexts read by their schema', () => {
+  it('issue 11 point 3: names in any casing, at any depth, read as the schema names them', () => {
+    fc.assert(
+      fc.property(anyCasing('customer'), anyCasing('firstname'), anyCasing('payment'), anyCasing('RedirectUrl'), (c, f, p, r) => {
+        const plaintext = { ...order, customer: undefined, payment: undefined, [c]: { ...order.customer, firstname: undefined, [f]: 'Ada' }, [p]: { [r]: 'https://merchant.test/done' } };
+        expect(readInput(CreateOrderPlaintext, JSON.parse(JSON.stringify(plaintext)))).toEqual(order);
+      }),
+    );
+  });
+
+  it('issue 11 point 3: unknown properties are dropped, at every level', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((k) => !['customer', 'order', 'payment', 'paymentmeta'].includes(k.toLowerCase()) && k !== '__proto__'), fc.jsonValue()), (extra) => {
+        expect(readInput(CreateOrderPlaintext, { ...extra, ...order, customer: { ...order.customer, extra: 1 } })).toEqual(order);
+      }),
+    );
+  });
+
+  it('issue 11 point 3: null is absent; a required null is reported missing', () => {
+    expect(readInput(LinkCreateBody, { ...link, Mobile: null, Limit: null, name: null })).toEqual(link);
+    expect(messageOf(() => readInput(LinkCreateBody, { ...link, AuthOption: null }))).toBe('VAL400 The AuthOption field is required.');
+    expect(readInput(PayPlaintext, { reference: 'R', paymentOption: 'C', country: 'NG', card: { cardNumber: '4111', billingAddress: null }, paypal: null })).toEqual({
+      reference: 'R',
+      paymentOption: 'C',
+      country: 'NG',
+      card: { cardNumber: '4111' },
+    });
+  });
+
+  it.each([
+    [LinkCreateBody, { ...link, Name: ['a'] }, 'VAL400 The Name field must be a string.'],
+    [LinkCreateBody, { ...link, Name: 'x'.repeat(201) }, 'VAL400 The Name field must be at most 200 characters.'],
+    [LinkCreateBody, { ...link, Amount: true }, 'VAL400 The Amount field must be a number.'],
+    [LinkCreateBody, { ...link, Name: 'a\u0000b' }, 'VAL400 The Name field is not valid.'],
+    [LinkCreateBody, { ...link, NAME: 'other' }, 'VAL400 The Name field is given more than once.'],
+    [LinkCreateBody, { ...link, EventName: 'other' }, 'VAL400 The Name field is given more than once.'],
+    [LinkCreateBody, [link], 'VAL400 The request body must be a JSON object.'],
+    [CreateOrderPlaintext, { ...order, customer: 'Ada' }, 'VAL400 The Customer field must be an object.'],
+    [CreateOrderPlaintext, { ...order, customer: { ...order.customer, email: undefined } }, 'VAL400 The Email field is required.'],
+    [FeePlaintext, { amount: 1 }, 'VAL400 payment option is required!'],
+    [FeePlaintext, { paymentOption: 'C' }, 'VAL400 The Amount field is required.'],
+  ])('answers %#: the legacy message', (schema, value, message) => {
+    expect(messageOf(() => readInput(schema, value))).toBe(message);
+  });
+
+  it('issue 11 point 3: eventname and paymentmethod are the link Name and PaymentType', () => {
+    expect(readInput(LinkCreateBody, { EVENTNAME: 'Gym', description: 'Monthly', paymentMethod: 'SC', authoption: 'AUTH' })).toEqual({
+      Name: 'Gym',
+      Description: 'Monthly',
+      PaymentType: 'SC',
+      AuthOption: 'AUTH',
+    });
+  });
+});
