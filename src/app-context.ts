@@ -86,7 +86,7 @@ export function createServices(
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
   const recurring = new RecurringBillingService(orm, sandbox, timeline, clock);
   // Live keys have no processor until one is configured: live payments are refused, never simulated.
-  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, eventFanout, clock, fees, {
+  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, eventFanout, clock, fees, links, {
     publicUrl: config.publicUrl,
     authenticationTimeoutMs: config.authenticationTimeoutMs,
   }, recurring);

@@ -15,6 +15,7 @@ import type { OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { FeeQuote, FeeService } from '../fees/fee.service';
+import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { trimmedText as text } from '../shared/input';
@@ -104,6 +105,7 @@ export class PaymentService {
     private readonly events: EventFanout,
     private readonly clock: Clock,
     private readonly fees: FeeService,
+    private readonly links: PaymentLinkService,
     options: PaymentServiceOptions,
     private readonly recurring?: RecurringBillingService,
   ) {
@@ -500,18 +502,10 @@ export class PaymentService {
     const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
     if (!link.isActive) throw validationError('The payment link is not active.');
     if (stage === 'attempt' && link.type.code === 'SC') await this.supersedeUnauthenticated(em, link, order, changes);
-    const statuses = stage === 'settle' ? [OrderStatus.Successful] : [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication];
-    const rows: Array<{ orders: string; customers: string; mine: string }> = await em.getConnection().execute(
-      `select count(*) as orders, count(distinct customer_id) as customers,
-              count(*) filter (where customer_id = ?) as mine
-         from checkout_order where payment_link_id = ? and status_id in (${statuses.join(',')}) and id <> ?`,
-      [order.customer?.id ?? 0, link.id, order.id],
-      'all',
-      em.getTransactionContext(),
-    );
-    const { orders, customers, mine } = rows[0]!;
-    if (link.type.code === 'SC' && Number(orders) > 0) throw validationError('This payment link has already been paid.');
-    if (link.limit !== null && Number(customers) >= link.limit && Number(mine) === 0) {
+    const statusIds = stage === 'settle' ? [OrderStatus.Successful] : [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication];
+    const { orders, customers, mine } = await this.links.usage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
+    if (link.type.code === 'SC' && orders > 0) throw validationError('This payment link has already been paid.');
+    if (link.limit !== null && customers >= link.limit && mine === 0) {
       throw validationError('This payment link has reached its limit of paying customers.');
     }
     return link;
