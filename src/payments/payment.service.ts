@@ -19,7 +19,7 @@ import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { trimmedText as text } from '../shared/input';
-import { ResponseCodes, type FinalProcessorResult, type PaymentProcessor, type ProcessorResult } from './processor';
+import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
@@ -73,11 +73,14 @@ export interface PaymentServiceOptions {
    * (`Z5`). Also how long a completion the processor still shows as pending is left alone.
    */
   processorDeadlineMs?: number;
+  /** Attempts younger than this are left to the request that is still handling them. */
+  reconcileGraceMs?: number;
   /** Test-only fault injection (see test-hooks.ts). */
   crashAfterProcessorCall?: boolean;
 }
 
 const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
+const DEFAULT_RECONCILE_GRACE_MS = 5_000;
 
 /**
  * The payment engine. Statuses move only as the table in payment-state.ts allows.
@@ -94,6 +97,7 @@ export class PaymentService {
   private readonly publicUrl: string;
   private readonly authenticationTimeoutMs: number;
   private readonly processorDeadlineMs: number;
+  private readonly reconcileGraceMs: number;
   private readonly crashAfterProcessorCall: boolean;
 
   constructor(
@@ -112,6 +116,7 @@ export class PaymentService {
     this.publicUrl = options.publicUrl;
     this.authenticationTimeoutMs = options.authenticationTimeoutMs;
     this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
+    this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
     recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
   }
@@ -158,7 +163,6 @@ export class PaymentService {
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
-      const now = this.clock.now();
       transition(order, OrderStatus.Processing, 'pay_request', method);
       order.paymentMethod = method;
       order.paymentResponseCode = ResponseCodes.processing.code;
@@ -173,7 +177,7 @@ export class PaymentService {
         responseMessage: ResponseCodes.processing.message,
         amount: order.totalChargedAmount,
         fee: order.fee,
-        processingStartedAt: now,
+        processingStartedAt: processorCallClock(),
         instrument: card ? `${card.brand} ${card.firstSix}******${card.lastFour}` : 'PayPal',
       });
       if (card) {
@@ -253,7 +257,7 @@ export class PaymentService {
       }
       transition(payment, OrderStatus.Processing, actor, proof.method);
       transition(order, OrderStatus.Processing, actor, proof.method);
-      payment.processingStartedAt = this.clock.now();
+      payment.processingStartedAt = processorCallClock();
       await em.flush();
       return { kind: 'call' as const, mode: order.environment.mode, token: payment.processorToken! };
     });
@@ -332,6 +336,8 @@ export class PaymentService {
    *   one of a page's completion is left to that page until the processor deadline passes;
    * - no record at all, once the deadline has passed: the call never reached the processor,
    *   the attempt fails (`Z5`), and no money moved.
+   * Attempts younger than a few seconds are left to the request handling them. Ages are real
+   * elapsed time (processor calls take real time), not the business clock.
    * Returns how many attempts were settled.
    */
   async reconcileInterruptedAttempts(limit = 100): Promise<number> {
@@ -346,8 +352,9 @@ export class PaymentService {
       const processor = payment.order.environment.mode === 'test' ? this.processors.test : this.processors.live;
       if (!processor) continue;
       const record = await processor.lookup(payment.reference);
-      const startedAt = payment.processingStartedAt ?? payment.dateUpdated;
-      const overdue = this.clock.now().getTime() - startedAt.getTime() >= this.processorDeadlineMs;
+      const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
+      if (age < this.reconcileGraceMs) continue;
+      const overdue = age >= this.processorDeadlineMs;
       let result: ProcessorResult | null = null;
       if (record && record.kind !== 'challenge') result = record;
       else if (record && (payment.processorToken === null || overdue)) result = record;

@@ -68,3 +68,11 @@ export const ResponseCodes = {
   customerCancelled: { code: '17', message: 'Customer cancelled' },
   linkExhausted: { code: '61', message: 'Payment link limit reached' },
 } as const;
+
+/**
+ * Real time, for the processor-call bookkeeping: how long an attempt has been with the
+ * processor is a matter of wall-clock time for every instance alike.
+ */
+export function processorCallClock(): Date {
+  return new Date();
+}

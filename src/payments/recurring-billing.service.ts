@@ -9,7 +9,7 @@ import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
-import { ResponseCodes, type FinalProcessorResult, type PaymentProcessor } from './processor';
+import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor } from './processor';
 
 /** A failed charge is retried this many times, an hour apart, before the subscription fails. */
 export const MAX_CHARGE_RETRIES = 3;
@@ -148,7 +148,6 @@ export class RecurringBillingService {
       em.getTransactionContext(),
     );
     const n = Number(count) + 1;
-    const now = this.clock.now();
     const order = em.create(Order, {
       environment: parent.environment,
       // Named after the subscription (a unique reference of ours), never after a merchant's own order.
@@ -190,7 +189,7 @@ export class RecurringBillingService {
       amount: parent.totalChargedAmount,
       fee: parent.fee,
       processorToken: recurring.cardToken,
-      processingStartedAt: now,
+      processingStartedAt: processorCallClock(),
       instrument: 'Saved card',
     });
     const firstCard = await em.findOne(CardDetail, { orderPayment: { order: parent } }, { orderBy: { id: 'desc' } });

@@ -10,6 +10,7 @@ import { createTestMerchant } from '../../support/merchants';
 import { postEncrypted, request } from '../../support/http';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../../support/database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const RUNNER = path.join(__dirname, 'support', 'run-service.js');
@@ -113,6 +114,10 @@ describe('crash between the processor call and the settlement', () => {
       order_status: number;
     }>;
   const sandboxRows = async () => (await sql(`select count(*)::int as n from sandbox_authorization`))[0].n as number;
+  /** Reconciliation leaves attempts younger than a few seconds to the request handling them: let this one age. */
+  const age = (paymentReference: string, seconds: number) =>
+    sql(`update order_payment set processing_started_at = now() - make_interval(secs => ?) where reference = ?`, [seconds, paymentReference]);
+  const sandbox = () => (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
 
   it('issue 10 point 4: a payment whose process died after the processor approved it is settled once on restart, from the processor record', async () => {
     const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
@@ -128,6 +133,7 @@ describe('crash between the processor call and the settlement', () => {
     const [authorization] = await sql(`select token, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]);
     expect(authorization).toMatchObject({ state: 'approved' });
     const authorizationsBefore = await sandboxRows();
+    await age(attempt!.reference, 10);
 
     const restarted = await spawnService();
     const details = (await request(restarted.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
@@ -152,6 +158,7 @@ describe('crash between the processor call and the settlement', () => {
     await payAndCrash(reference, '4111111111111111');
     const [attempt] = await attemptOf(reference);
     expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
+    await age(attempt!.reference, 10);
 
     const restarted = await spawnService();
     expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
@@ -166,6 +173,65 @@ describe('crash between the processor call and the settlement', () => {
     restarted.child.kill('SIGTERM');
     await restarted.exited;
   }, 90_000);
+
+  describe('a processor that does not answer (reconciled by the scheduler)', () => {
+    const payInProcess = (reference: string) =>
+      postEncrypted(t.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
+        reference,
+        paymentOption: 'C',
+        country: 'NG',
+        card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+      });
+
+    it('issue 10 point 4: an answer lost on the way back is settled from the processor record, once', async () => {
+      const reference = await createOrder();
+      const processor = sandbox();
+      const original = processor.authorizeCard;
+      processor.authorizeCard = async (r) => {
+        await original.call(processor, r);
+        throw new Error('connection reset by the acquirer');
+      };
+      let res;
+      try {
+        res = await payInProcess(reference);
+      } finally {
+        processor.authorizeCard = original;
+      }
+      expect(res.status).toBe(500);
+      const [attempt] = await attemptOf(reference);
+      expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
+      // Too young: its own request might still be settling it.
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0);
+      await age(attempt!.reference, 10);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0);
+      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
+      expect((await sql(`select count(*)::int as n from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]))[0].n).toBe(1);
+    });
+
+    it('issue 10 point 4: a call that never reached the processor fails after the processor deadline, moving no money', async () => {
+      const reference = await createOrder();
+      const processor = sandbox();
+      const original = processor.authorizeCard;
+      processor.authorizeCard = async () => {
+        throw new Error('acquirer unreachable');
+      };
+      try {
+        expect((await payInProcess(reference)).status).toBe(500);
+      } finally {
+        processor.authorizeCard = original;
+      }
+      const [attempt] = await attemptOf(reference);
+      await age(attempt!.reference, 60);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0); // the processor may still answer
+      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 3 })]);
+      await age(attempt!.reference, 180);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+      expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z5', paymentResponseMessage: 'Payment not processed' });
+      expect(await sql(`select token from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([]);
+    });
+  });
 });
 
 /** A migrated database beside the test database, for this file alone. */
