@@ -220,12 +220,9 @@ export class PaymentService {
     if (this.crashAfterProcessorCall) crashNow();
 
     // 3. Settle (second transaction), unless reconciliation already did.
-    await this.settleAttempt(attempt.paymentId, result, 'processor');
-    const em = this.orm.em.fork();
-    const payment = await em.findOneOrFail(OrderPayment, { id: attempt.paymentId }, { populate: ['order'] });
-    const aggregate = await this.orders.aggregateOf(em, payment.order, tenant.subsidiaryId);
+    const { aggregate, payment } = await this.settleReturning(attempt.paymentId, result, 'processor');
     const pending = payment.statusId === OrderStatus.PendingAuthentication;
-    return { aggregate, payment, redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(payment.order), final: isFinalStatus(payment.order.statusId) };
+    return { aggregate, payment, redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order), final: isFinalStatus(aggregate.order.statusId) };
   }
 
   /** Public: the 3-D Secure / PayPal pages look up a payment by its unguessable reference, for their own method only. */
@@ -259,7 +256,7 @@ export class PaymentService {
       transition(order, OrderStatus.Processing, actor, proof.method);
       payment.processingStartedAt = processorCallClock();
       await em.flush();
-      return { kind: 'call' as const, mode: order.environment.mode, token: payment.processorToken! };
+      return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
     });
     this.events.afterCommit(changes);
 
@@ -268,15 +265,13 @@ export class PaymentService {
       const result = proof.method === 'C'
         ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
         : await processor.completePaypal(paymentReference, step.token, proof.approve);
-      await this.settleAttempt(await this.paymentIdOf(paymentReference), result, 'processor');
-    } else if (step.kind === 'wait') {
-      await this.waitWhileProcessing(paymentReference);
+      const { aggregate } = await this.settleReturning(step.paymentId, result, 'processor');
+      return outcomeOf(aggregate.order);
     }
-    const payment = await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] });
-    const order = payment.order;
-    const status = order.statusId === OrderStatus.Successful ? 'successful' : isFinalStatus(order.statusId) ? 'failed' : 'processing';
-    return { order, redirectUrl: merchantRedirect(order), status };
+    if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
+    return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
   }
+
 
   /**
    * Fails every authentication left unfinished past its deadline, and every payment-link
@@ -370,18 +365,24 @@ export class PaymentService {
    * Returns whether it changed anything.
    */
   async settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
+    return (await this.settleReturning(paymentId, result, actor)).changed;
+  }
+
+  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
+  private async settleReturning(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
     const changes: OrderStatusChange[] = [];
-    const changed = await this.orm.em.fork().transactional(async (em) => {
+    const settled = await this.orm.em.fork().transactional(async (em) => {
       const { order, payment } = await this.lockAttempt(em, paymentId);
-      if (payment.statusId !== OrderStatus.Processing) return false;
+      if (payment.statusId !== OrderStatus.Processing) {
+        return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
+      }
       if (actor === 'reconciliation') {
         this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', { orderPaymentReference: payment.reference });
       }
-      await this.applyProcessorResult(em, order, payment, result, actor, changes);
-      return true;
+      return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
     });
     this.events.afterCommit(changes);
-    return changed;
+    return settled;
   }
 
   /** Lock order first, then payment: the same order everywhere. */
@@ -393,7 +394,7 @@ export class PaymentService {
     return { order, payment };
   }
 
-  private async applyProcessorResult(em: EntityManager, order: Order, payment: OrderPayment, result: ProcessorResult, actor: 'processor' | 'reconciliation', changes: OrderStatusChange[]): Promise<void> {
+  private async applyProcessorResult(em: EntityManager, order: Order, payment: OrderPayment, result: ProcessorResult, actor: 'processor' | 'reconciliation', changes: OrderStatusChange[]): Promise<OrderAggregate> {
     const method = methodOfOption(payment.paymentOptionId);
     const subsidiaryId = order.environment.subsidiary.id;
     const card = await em.findOne(CardDetail, { orderPayment: payment });
@@ -413,7 +414,7 @@ export class PaymentService {
       await em.flush();
       const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
       changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
-      return;
+      return aggregate;
     }
 
     let final: FinalProcessorResult = result;
@@ -433,7 +434,7 @@ export class PaymentService {
         final = { kind: 'declined', token: final.token, issuer: final.issuer, ...ResponseCodes.linkExhausted };
       }
     }
-    await this.settle(em, order, payment, final, actor, changes);
+    return this.settle(em, order, payment, final, actor, changes);
   }
 
   private async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
@@ -441,7 +442,7 @@ export class PaymentService {
     await this.settle(em, order, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired }, 'expiry', changes);
   }
 
-  private async settle(em: EntityManager, order: Order, payment: OrderPayment, result: FinalProcessorResult, actor: PaymentActor, changes: OrderStatusChange[]): Promise<void> {
+  private async settle(em: EntityManager, order: Order, payment: OrderPayment, result: FinalProcessorResult, actor: PaymentActor, changes: OrderStatusChange[]): Promise<OrderAggregate> {
     const now = this.clock.now();
     const method = methodOfOption(payment.paymentOptionId);
     const approved = result.kind === 'approved';
@@ -469,6 +470,7 @@ export class PaymentService {
     const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
     await em.flush();
+    return aggregate;
   }
 
   /** The order's fee becomes the fee of the option actually paid with; the timeline keeps both. */
@@ -540,10 +542,6 @@ export class PaymentService {
     return `${this.publicUrl}/${path}/${payment.reference}`;
   }
 
-  private async paymentIdOf(reference: string): Promise<number> {
-    return (await this.orm.em.fork().findOneOrFail(OrderPayment, { reference })).id;
-  }
-
   /** Another submission of the same page is with the processor: wait (bounded) for its result. */
   private async waitWhileProcessing(reference: string, maxMs = 10_000): Promise<void> {
     const end = Date.now() + maxMs;
@@ -604,6 +602,11 @@ function validateBillingAddress(a: BillingAddressInput | null | undefined): void
   const country = text(a.country)?.toUpperCase();
   if (!country) throw requiredField('Country');
   if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
+}
+
+function outcomeOf(order: Order): AuthenticationOutcome {
+  const status = order.statusId === OrderStatus.Successful ? 'successful' : isFinalStatus(order.statusId) ? 'failed' : 'processing';
+  return { order, redirectUrl: merchantRedirect(order), status };
 }
 
 /** The merchant's RedirectUrl with `reference` and `status` added. */

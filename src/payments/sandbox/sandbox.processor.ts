@@ -58,9 +58,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async completeChallenge(idempotencyKey: string, token: string, otp: string): Promise<FinalProcessorResult> {
-    return this.complete(idempotencyKey, token, 'card', (row) =>
-      otp === SANDBOX_OTP ? { code: row.outcome_code, message: row.outcome_message } : { code: 'Z1', message: 'Authentication failed' },
-    );
+    return this.complete(idempotencyKey, token, 'card', otp === SANDBOX_OTP, { code: 'Z1', message: 'Authentication failed' });
   }
 
   async startPaypal(request: PaypalRequest): Promise<ProcessorResult> {
@@ -68,9 +66,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async completePaypal(idempotencyKey: string, token: string, approved: boolean): Promise<FinalProcessorResult> {
-    return this.complete(idempotencyKey, token, 'paypal', (row) =>
-      approved ? { code: row.outcome_code, message: row.outcome_message } : { code: '17', message: 'Customer cancelled' },
-    );
+    return this.complete(idempotencyKey, token, 'paypal', approved, { code: '17', message: 'Customer cancelled' });
   }
 
   async chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult> {
@@ -99,19 +95,24 @@ export class SandboxProcessor implements PaymentProcessor {
     return existing;
   }
 
-  /** Finishes a pending authorization once; a repeated completion answers the first result. */
-  private async complete(key: string, token: string, kind: 'card' | 'paypal', decide: (row: Row) => { code: string; message: string }): Promise<FinalProcessorResult> {
+  /**
+   * Finishes a pending authorization once, in one statement: passed, it answers the card's
+   * outcome; not passed, `failure`. A repeated completion answers the first result.
+   */
+  private async complete(key: string, token: string, kind: 'card' | 'paypal', passed: boolean, failure: { code: string; message: string }): Promise<FinalProcessorResult> {
+    const [updated] = await this.sql<Row>(
+      `update sandbox_authorization
+          set state = case when ? and outcome_code = '00' then 'approved' else 'declined' end,
+              result_code = case when ? then outcome_code else ? end,
+              result_message = case when ? then outcome_message else ? end
+        where token = ? and idempotency_key = ? and kind = ? and state = 'pending'
+        returning *`,
+      [passed, passed, failure.code, passed, failure.message, token, key, kind],
+    );
+    if (updated) return toResult(updated) as FinalProcessorResult;
     const [row] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and idempotency_key = ? and kind = ?`, [token, key, kind]);
     if (!row) throw new Error(`sandbox: no ${kind} authorization for this token and key`);
-    if (row.state === 'pending') {
-      const result = decide(row);
-      await this.sql(
-        `update sandbox_authorization set state = ?, result_code = ?, result_message = ? where token = ? and state = 'pending'`,
-        [result.code === '00' ? 'approved' : 'declined', result.code, result.message, token],
-      );
-    }
-    const [after] = await this.sql<Row>(`select * from sandbox_authorization where token = ?`, [token]);
-    return toResult(after!) as FinalProcessorResult;
+    return toResult(row) as FinalProcessorResult;
   }
 
   private sql<T>(query: string, params: unknown[]): Promise<T[]> {
