@@ -147,10 +147,14 @@ export class PaymentService {
     if (!processor) throw new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
 
     // The fee follows the option actually paid with: quoted here (outside any transaction) when
-    // it differs from the option the order's fee was computed for (card, at creation).
-    const current = await this.orm.em.fork().findOne(Order, { environment: tenant.environmentId, reference });
-    if (!current) throw orderNotFound();
-    const quote = feeOptionOf(current) !== method ? await this.fees.compute(tenant, new Money(current.amount), method, current.currency) : null;
+    // it differs from the option the order's fee was computed for (card, at creation; an order
+    // whose fee is another option's has been paid with it and is payable no more).
+    let quote: FeeQuote | null = null;
+    if (method !== 'C') {
+      const current = await this.orm.em.fork().findOne(Order, { environment: tenant.environmentId, reference });
+      if (!current) throw orderNotFound();
+      if (feeOptionOf(current) !== method) quote = await this.fees.compute(tenant, new Money(current.amount), method, current.currency);
+    }
 
     // 1. Record the attempt (short transaction, committed before the processor is called).
     const changes: OrderStatusChange[] = [];

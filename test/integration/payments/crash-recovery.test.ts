@@ -1,14 +1,11 @@
 import 'reflect-metadata';
 import path from 'node:path';
-import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client } from 'pg';
-import { loadConfig } from '../../../src/config';
-import { openDatabase } from '../../../src/db/database';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { postEncrypted, request } from '../../support/http';
-import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../../support/database';
+import { TEST_MASTER_KEY } from '../../support/database';
+import { createScratchDatabase, freePort } from './support/scratch-database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 
@@ -233,38 +230,3 @@ describe('crash between the processor call and the settlement', () => {
     });
   });
 });
-
-/** A migrated database beside the test database, for this file alone. */
-async function createScratchDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = new URL(TEST_DATABASE_URL);
-  const name = `${url.pathname.replace(/^\//, '')}_${suffix}`;
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`unsafe database name ${name}`);
-  url.pathname = `/${name}`;
-  const admin = async (statement: string) => {
-    const adminUrl = new URL(TEST_DATABASE_URL);
-    adminUrl.pathname = '/postgres';
-    const client = new Client({ connectionString: adminUrl.toString() });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`drop database if exists "${name}" with (force)`);
-  await admin(`create database "${name}"`);
-  const db = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '2' }), { migrate: true });
-  await db.close();
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`).catch(() => undefined) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
