@@ -276,7 +276,6 @@ export class PaymentService {
     return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
   }
 
-
   /**
    * Fails every authentication left unfinished past its deadline, and every payment-link
    * order left unpaid past its expiry. Safe with several instances: each is changed under its
