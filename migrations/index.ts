@@ -3,6 +3,7 @@ import { Migration20261121000000_initial } from './Migration20261121000000_initi
 import { Migration20261121000100_fees_idempotency_sandbox } from './Migration20261121000100_fees_idempotency_sandbox';
 import { Migration20261121000200_webhook_delivery } from './Migration20261121000200_webhook_delivery';
 import { Migration20261121000300_order_link_index } from './Migration20261121000300_order_link_index';
+import { Migration20261123100000_payment_integrity } from './Migration20261123100000_payment_integrity';
 import { Migration20261123200000_webhook_safety_master_key_check } from './Migration20261123200000_webhook_safety_master_key_check';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
@@ -11,5 +12,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000100_fees_idempotency_sandbox', class: Migration20261121000100_fees_idempotency_sandbox },
   { name: 'Migration20261121000200_webhook_delivery', class: Migration20261121000200_webhook_delivery },
   { name: 'Migration20261121000300_order_link_index', class: Migration20261121000300_order_link_index },
+  { name: 'Migration20261123100000_payment_integrity', class: Migration20261123100000_payment_integrity },
   { name: 'Migration20261123200000_webhook_safety_master_key_check', class: Migration20261123200000_webhook_safety_master_key_check },
 ];

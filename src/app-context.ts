@@ -85,11 +85,14 @@ export function createServices(
       : new InProcessFanout(orderStatusBus, wake);
   const links = new PaymentLinkService(orm, config.publicUrl);
   const payloads = new PayloadService(orm, secrets, clock);
-  const sandbox = new SandboxProcessor();
+  const sandbox = new SandboxProcessor(orm);
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
-  const recurring = new RecurringBillingService(orm, sandbox, orders, timeline, outbox, eventFanout, clock);
+  const recurring = new RecurringBillingService(orm, sandbox, timeline, clock);
   // Live keys have no processor until one is configured: live payments are refused, never simulated.
-  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, eventFanout, clock, config.publicUrl, config.authenticationTimeoutMs, recurring);
+  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, eventFanout, clock, fees, links, {
+    publicUrl: config.publicUrl,
+    authenticationTimeoutMs: config.authenticationTimeoutMs,
+  }, recurring);
   return {
     auth: new AuthService(orm, clock),
     merchants,
@@ -102,7 +105,7 @@ export function createServices(
     idempotency: new IdempotencyService(orm, clock),
     payments,
     recurring,
-    linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl),
+    linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl, clock, config.authenticationTimeoutMs),
     orderStatusBus,
     eventFanout,
     webhooks,

@@ -55,6 +55,7 @@ export async function createService(
     const { payments, recurring, eventFanout, webhooks } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
     const scheduler = new PaymentScheduler(payments, recurring, app.log, [() => runtime.ctx.services.idempotency.purgeExpired()]);
+    await scheduler.reconcileOnStart();
     scheduler.start(config.schedulerIntervalMs);
     // Listening before the server answers: a subscriber never misses a change committed after it subscribed.
     await eventFanout.start(app.log);

@@ -6,7 +6,7 @@ import { DomainError } from '../shared/errors';
 import { PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { SUPPORTED_COUNTRIES } from '../shared/countries';
 import { OrderStatus } from '../orders/order.entity';
-import { merchantRedirect } from '../payments/payment.service';
+import { merchantRedirect, type AuthenticationProof } from '../payments/payment.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
 import { escapeHtml, formatAmount, page } from './html';
@@ -83,11 +83,18 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
   });
 
   // --- Sandbox acquirer pages (test environment) ---
+  // Each page serves only payments of its own method and accepts only its own form: the
+  // 3-D Secure page an `otp`, the PayPal page a `decision`. Anything else is refused with a
+  // 4xx and changes nothing; the payment engine checks the same again.
   for (const kind of ['3ds', 'paypal'] as const) {
+    const method = kind === '3ds' ? 'C' : 'PAYPAL';
+    const notFound = (reply: FastifyReply) => unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
+
     app.get<{ Params: { reference: string } }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
-      const found = await payments.findPendingPage(request.params.reference);
-      if (!found) return unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
+      const found = await payments.findAuthenticationPage(request.params.reference, method);
+      if (!found) return notFound(reply);
       const { order, payment, merchantName } = found;
+      if (payment.statusId === OrderStatus.Processing) return html(reply, 200, processingPage(request.url));
       if (payment.statusId !== OrderStatus.PendingAuthentication) {
         return reply.redirect(merchantRedirect(order), 303);
       }
@@ -95,14 +102,45 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       return html(reply, 200, kind === '3ds' ? otpPage(merchantName, amount, request.url) : paypalPage(merchantName, amount, request.url));
     });
 
-    app.post<{ Params: { reference: string }; Body: { otp?: string; decision?: string } }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
-      const body = request.body ?? {};
-      const answer = kind === '3ds' ? { otp: String(body.otp ?? '').trim() } : { approve: body.decision === 'approve' };
-      const outcome = await payments.completeAuthentication(request.params.reference, answer);
-      if (!outcome) return unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
-      return reply.redirect(outcome.redirectUrl, 303);
+    app.post<{ Params: { reference: string }; Body: unknown }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
+      const proof = readAuthenticationForm(kind, request.body);
+      if (!proof) {
+        const form = kind === '3ds' ? 'a one-time password (otp)' : 'a decision (approve or cancel)';
+        return html(reply, 400, page('Not accepted', `<h1>Not accepted</h1><p class="notice">This page accepts only ${form}. Nothing was changed.</p>`));
+      }
+      try {
+        const outcome = await payments.completeAuthentication(request.params.reference, proof);
+        if (outcome.status === 'processing') return html(reply, 200, processingPage(request.url));
+        return reply.redirect(outcome.redirectUrl, 303);
+      } catch (err) {
+        if (err instanceof DomainError && err.kind === 'not_found') return notFound(reply);
+        if (err instanceof DomainError) return html(reply, 409, page('Not accepted', `<h1>Not accepted</h1><p class="notice">${escapeHtml(err.message)}</p>`));
+        throw err;
+      }
     });
   }
+}
+
+/** The page's own form, and nothing else: `{ otp }` (a non-empty code) or `{ decision: approve | cancel }`. */
+function readAuthenticationForm(kind: '3ds' | 'paypal', body: unknown): AuthenticationProof | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const fields = Object.keys(body);
+  const field = kind === '3ds' ? 'otp' : 'decision';
+  if (fields.length !== 1 || fields[0] !== field) return null;
+  const value = (body as Record<string, unknown>)[field];
+  if (typeof value !== 'string') return null;
+  if (kind === '3ds') {
+    const otp = value.trim();
+    return otp && otp.length <= 32 ? { method: 'C', otp } : null;
+  }
+  return value === 'approve' || value === 'cancel' ? { method: 'PAYPAL', approve: value === 'approve' } : null;
+}
+
+function processingPage(url: string): string {
+  return page(
+    'Payment processing',
+    `<h1>Your payment is being processed</h1><p>This takes a few seconds. <a href="${escapeHtml(url)}">Check again</a>.</p>`,
+  );
 }
 
 function linkPage(link: PaymentLink, encryptionKey: string, url: string): string {

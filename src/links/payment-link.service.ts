@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, parseAmount } from '../shared/money';
 import { randomReference } from '../shared/random';
@@ -155,6 +155,27 @@ export class PaymentLinkService {
       where.$or = [{ name: { $ilike: like } }, { reference: { $ilike: like } }];
     }
     return where;
+  }
+
+  /**
+   * How far a link is used, for its rules (single charge, Limit of paying customers): the
+   * link's orders in `statusIds` other than `excludeOrderId`, how many distinct customers they
+   * have, and how many are `customerId`'s. Callers count paid orders and payments in progress,
+   * never Initiated ones (an order nobody managed to pay, e.g. a refused card on the hosted
+   * page, uses nothing up). Runs in the caller's transaction, under its lock of the link.
+   */
+  async usage(em: EntityManager, linkId: number, options: { statusIds: readonly number[]; excludeOrderId: number; customerId: number | null }): Promise<{ orders: number; customers: number; mine: number }> {
+    const statusIds = options.statusIds.map((id) => Number(id)).filter(Number.isInteger);
+    const rows: Array<{ orders: string; customers: string; mine: string }> = await em.getConnection().execute(
+      `select count(*) as orders, count(distinct customer_id) as customers,
+              count(*) filter (where customer_id = ?) as mine
+         from checkout_order where payment_link_id = ? and status_id in (${statusIds.join(',')}) and id <> ?`,
+      [options.customerId ?? 0, linkId, options.excludeOrderId],
+      'all',
+      em.getTransactionContext(),
+    );
+    const row = rows[0]!;
+    return { orders: Number(row.orders), customers: Number(row.customers), mine: Number(row.mine) };
   }
 
   async types(): Promise<PaymentLinkType[]> {

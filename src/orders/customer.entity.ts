@@ -1,9 +1,13 @@
-import { OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { OptionalProps, Entity, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 
-/** A paying customer of one merchant environment, keyed by e-mail within it. */
+/**
+ * A paying customer of one merchant environment: one per e-mail within it (enforced by the
+ * database). Holds the details first given for that e-mail and is never rewritten by a later
+ * order or payer; each order keeps its own snapshot of the details it was created with.
+ */
 @Entity({ tableName: 'customer' })
-@Index({ properties: ['environment', 'email'] })
+@Unique({ name: 'customer_environment_id_email_unique', properties: ['environment', 'email'] })
 export class Customer {
   [OptionalProps]?: 'isBlacklisted' | 'reasonBlacklisted' | 'dateCreated' | 'dateUpdated';
 

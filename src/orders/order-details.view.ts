@@ -4,6 +4,7 @@ import { formatTimestamp } from '../shared/time';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { OrderAggregate } from './order.service';
 import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES } from './order.service';
+import { customerSnapshotOf } from './customer-snapshot';
 
 /** The .NET default DateTime the legacy service prints for a customer that does not exist. */
 const EMPTY_DATE = '0001-01-01T00:00:00';
@@ -15,7 +16,9 @@ const EMPTY_DATE = '0001-01-01T00:00:00';
 export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
   const { order, payments, cards } = a;
   const currency = currencyOf(order.currency);
-  const customer = order.customer;
+  // The customer as the order was created with; the record supplies only its id and dates.
+  const record = order.customer;
+  const customer = customerSnapshotOf(order);
   return {
     orderReference: order.reference,
     paymentReference: order.paymentReference,
@@ -57,7 +60,7 @@ export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
     })),
     customer: customer
       ? {
-          customerId: String(customer.id),
+          customerId: record ? String(record.id) : null,
           firstName: customer.firstName,
           lastName: customer.lastName,
           emailAddress: customer.email,
@@ -67,10 +70,10 @@ export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
           globalStatusId: 1,
           globalStatus: 'Active',
           mobileNumber: customer.mobile,
-          isBlacklisted: customer.isBlacklisted,
-          reasonBlacklisted: customer.reasonBlacklisted,
-          dateCreated: formatTimestamp(customer.dateCreated),
-          dateUpdated: formatTimestamp(customer.dateUpdated),
+          isBlacklisted: record?.isBlacklisted ?? false,
+          reasonBlacklisted: record?.reasonBlacklisted ?? null,
+          dateCreated: record ? formatTimestamp(record.dateCreated) : EMPTY_DATE,
+          dateUpdated: record ? formatTimestamp(record.dateUpdated) : null,
         }
       : {
           customerId: null,

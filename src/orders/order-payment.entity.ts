@@ -1,11 +1,12 @@
-import { Check, OptionalProps, Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { Check, OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { Order } from './order.entity';
 
 /** One attempt to pay an order (card or PayPal). */
 @Check({ name: 'order_payment_amount_positive', expression: '"amount" > 0 and "fee" >= 0' })
 @Entity({ tableName: 'order_payment' })
+@Index({ name: 'order_payment_status_id_processing_started_at_index', properties: ['statusId', 'processingStartedAt'] })
 export class OrderPayment {
-  [OptionalProps]?: 'instrument' | 'remarks' | 'processorToken' | 'authenticationExpiresAt' | 'dateCreated' | 'dateUpdated';
+  [OptionalProps]?: 'instrument' | 'remarks' | 'processorToken' | 'authenticationExpiresAt' | 'processingStartedAt' | 'dateCreated' | 'dateUpdated';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -51,6 +52,13 @@ export class OrderPayment {
   /** Unfinished 3-D Secure / PayPal authentication fails after this instant. */
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true, index: true })
   authenticationExpiresAt: Date | null = null;
+
+  /**
+   * When the processor call of this attempt started (status 3, Processing). The payment's
+   * reference is the idempotency key of every processor call made for it.
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  processingStartedAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   dateCreated: Date = new Date();

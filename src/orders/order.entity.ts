@@ -4,8 +4,12 @@ import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
 import { Customer } from './customer.entity';
 
-/** Order status ids of the specification. 3 is unused. */
-export const OrderStatus = { Initiated: 1, PendingAuthentication: 2, Failed: 4, Successful: 5 } as const;
+/**
+ * Order status ids of the specification, plus 3 (Processing): a payment attempt is recorded
+ * and the processor is being called; it is settled from the processor's answer (or, after a
+ * crash, from the processor's own record of the attempt).
+ */
+export const OrderStatus = { Initiated: 1, PendingAuthentication: 2, Processing: 3, Failed: 4, Successful: 5 } as const;
 export type OrderStatusId = (typeof OrderStatus)[keyof typeof OrderStatus];
 
 /** Settled: nothing will change the order any more (no requery needed). */
@@ -23,8 +27,9 @@ export const isFinalStatus = (statusId: number): boolean => statusId === OrderSt
 @Entity({ tableName: 'checkout_order' })
 @Unique({ name: 'checkout_order_environment_reference_unique', properties: ['environment', 'reference'] })
 @Index({ properties: ['environment', 'createdAt'] })
+@Index({ name: 'checkout_order_status_id_expires_at_index', properties: ['statusId', 'expiresAt'] })
 export class Order {
-  [OptionalProps]?: 'customer' | 'fee' | 'feeRate' | 'subsidiaryFee' | 'customerFee' | 'statusId' | 'remarks' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'paymentLink' | 'frequency' | 'numberOfPayments' | 'recurringPaymentId' | 'recurringPaymentReference' | 'ipAddress' | 'providerResponseDate' | 'datePaymentConfirmed' | 'eventSequence' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'customer' | 'fee' | 'feeRate' | 'subsidiaryFee' | 'customerFee' | 'statusId' | 'remarks' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'paymentLink' | 'frequency' | 'numberOfPayments' | 'recurringPaymentId' | 'recurringPaymentReference' | 'ipAddress' | 'customerEmail' | 'customerFirstName' | 'customerLastName' | 'customerMobile' | 'customerCountry' | 'expiresAt' | 'providerResponseDate' | 'datePaymentConfirmed' | 'eventSequence' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -44,6 +49,26 @@ export class Order {
 
   @ManyToOne(() => Customer, { nullable: true })
   customer: Customer | null = null;
+
+  /** The customer as given when the order was created: what every read of the order shows. */
+  @Property({ type: 'string', length: 320, nullable: true })
+  customerEmail: string | null = null;
+
+  @Property({ type: 'string', length: 100, nullable: true })
+  customerFirstName: string | null = null;
+
+  @Property({ type: 'string', length: 100, nullable: true })
+  customerLastName: string | null = null;
+
+  @Property({ type: 'string', length: 40, nullable: true })
+  customerMobile: string | null = null;
+
+  @Property({ type: 'string', length: 2, columnType: 'char(2)', nullable: true })
+  customerCountry: string | null = null;
+
+  /** An order still Initiated at this instant fails (orders of the hosted payment-link page); null: never. */
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  expiresAt: Date | null = null;
 
   @Property({ type: 'decimal', precision: 20, scale: 4 })
   amount!: string;

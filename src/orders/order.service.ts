@@ -53,8 +53,13 @@ export class OrderService {
     private readonly timeline: TimelineService,
   ) {}
 
-  /** order/create: validates everything before writing anything; a duplicate reference changes nothing. */
-  async create(tenant: Tenant, input: CreateOrderInput): Promise<OrderAggregate> {
+  /**
+   * order/create: validates everything before writing anything; a duplicate reference changes
+   * nothing. The order keeps a snapshot of the customer as given; the customer record of the
+   * e-mail is created when new and never rewritten (the first details given for it stay).
+   * `expiresAt`: the order fails if still unpaid then (orders of the hosted payment-link page).
+   */
+  async create(tenant: Tenant, input: CreateOrderInput, options: { expiresAt?: Date } = {}): Promise<OrderAggregate> {
     const text = trimmedText;
     const c = input.customer;
     if (!c) throw requiredField('Customer');
@@ -131,12 +136,16 @@ export class OrderService {
           if (!frequency) throw unsupported('FrequencyId');
         }
 
-        let customer = await em.findOne(Customer, { environment, email });
-        if (customer) {
-          Object.assign(customer, { firstName, lastName, mobile, country });
-        } else {
-          customer = em.create(Customer, { environment, email, firstName, lastName, mobile, country });
-        }
+        // One customer per e-mail (unique in the database): concurrent creates meet here, and
+        // an existing customer is left exactly as it is.
+        await em.getConnection().execute(
+          `insert into customer (environment_id, email, first_name, last_name, mobile, country) values (?, ?, ?, ?, ?, ?)
+           on conflict (environment_id, email) do nothing`,
+          [tenant.environmentId, email, firstName, lastName, mobile, country],
+          'run',
+          em.getTransactionContext(),
+        );
+        const customer = await em.findOneOrFail(Customer, { environment, email });
 
         const order = em.create(Order, {
           environment,
@@ -144,6 +153,12 @@ export class OrderService {
           processorReference: randomReference('PGW', 20),
           paymentReference: randomReference('PAY', 20),
           customer,
+          customerEmail: email,
+          customerFirstName: firstName,
+          customerLastName: lastName,
+          customerMobile: mobile,
+          customerCountry: country,
+          expiresAt: options.expiresAt ?? null,
           amount: amount.toFixed(currency.minorUnits),
           currency: currency.code,
           fee: quote.fee,

@@ -1,4 +1,5 @@
 import { validationError } from '../shared/errors';
+import type { Clock } from '../shared/clock';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
 import type { PaymentLink } from '../links/payment-link.entity';
@@ -29,6 +30,9 @@ export class LinkCheckoutService {
     private readonly payments: PaymentService,
     private readonly payloads: PayloadService,
     private readonly publicUrl: string,
+    private readonly clock: Clock,
+    /** An order made here and left unpaid (a payment refused, a page abandoned) fails after this. */
+    private readonly unpaidOrderTimeoutMs: number,
   ) {}
 
   async findLink(reference: string): Promise<PaymentLink | null> {
@@ -47,11 +51,15 @@ export class LinkCheckoutService {
     if (typeof input.data !== 'string' || !input.data) throw validationError('The card details are missing.');
     const secret = InputObject.from(await this.payloads.decrypt(tenant, input.data)).allowOnly(['card', 'paypal']);
     const amount = link.amount ?? input.amount;
-    const order = await this.orders.create(tenant, {
-      customer: input.customer,
-      order: { amount, reference: randomReference('LNK-', 16), description: link.name, currency: link.currency },
-      payment: { redirectUrl: link.website ?? `${this.publicUrl}/pay/${link.reference}/result`, paymentLinkId: link.id },
-    });
+    const order = await this.orders.create(
+      tenant,
+      {
+        customer: input.customer,
+        order: { amount, reference: randomReference('LNK-', 16), description: link.name, currency: link.currency },
+        payment: { redirectUrl: link.website ?? `${this.publicUrl}/pay/${link.reference}/result`, paymentLinkId: link.id },
+      },
+      { expiresAt: new Date(this.clock.now().getTime() + this.unpaidOrderTimeoutMs) },
+    );
     return this.payments.pay(tenant, {
       reference: order.order.reference,
       paymentOption: input.paymentOption,

@@ -3,8 +3,9 @@ import type { PaymentService } from './payment.service';
 import type { RecurringBillingService } from './recurring-billing.service';
 
 /**
- * Background jobs of the payment engine, run every `intervalMs` in each instance: expire
- * unfinished authentications, charge due subscriptions. Both are safe to run in several
+ * Background jobs of the payment engine, run every `intervalMs` in each instance: settle
+ * attempts interrupted between processor call and settlement, expire unfinished
+ * authentications and unpaid payment-link orders, charge due subscriptions. Both are safe to run in several
  * instances at once (row locks, SKIP LOCKED). A run never overlaps the previous one.
  */
 export class PaymentScheduler {
@@ -27,12 +28,23 @@ export class PaymentScheduler {
     this.timer.unref();
   }
 
+  /** At start, before serving: attempts a previous process left with the processor are settled from its record. */
+  async reconcileOnStart(): Promise<void> {
+    try {
+      const reconciled = await this.payments.reconcileInterruptedAttempts();
+      if (reconciled) this.log.warn({ reconciled }, 'settled payment attempts interrupted by a previous process');
+    } catch (err) {
+      this.log.error({ err }, 'reconciling interrupted payment attempts failed; retried by the scheduler');
+    }
+  }
+
   async runOnce(): Promise<void> {
     try {
+      const reconciled = await this.payments.reconcileInterruptedAttempts();
       const expired = await this.payments.expireStaleAuthentications();
       const charged = await this.recurring.chargeDue();
       for (const job of this.housekeeping) await job();
-      if (expired || charged) this.log.info({ expired, charged }, 'payment jobs ran');
+      if (reconciled || expired || charged) this.log.info({ reconciled, expired, charged }, 'payment jobs ran');
     } catch (err) {
       this.log.error({ err }, 'payment jobs failed');
     }

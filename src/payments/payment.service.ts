@@ -1,10 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { DomainError, requiredField, unsupported, validationError } from '../shared/errors';
+import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import { countryIdOf } from '../shared/countries';
+import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
-import { Order, OrderStatus } from '../orders/order.entity';
+import { isFinalStatus, Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import { PaymentLink } from '../links/payment-link.entity';
@@ -13,11 +14,15 @@ import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline
 import type { OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
+import type { FeeQuote, FeeService } from '../fees/fee.service';
+import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { trimmedText as text } from '../shared/input';
-import { ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
+import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
+import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
+import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 
 export interface BillingAddressInput {
   street?: string | null;
@@ -43,22 +48,58 @@ export interface PayResult {
   final: boolean;
 }
 
+/** What the cardholder's answer on an authentication page proves, and for which method. */
+export type AuthenticationProof = { method: 'C'; otp: string } | { method: 'PAYPAL'; approve: boolean };
+
 export interface AuthenticationOutcome {
   order: Order;
   redirectUrl: string;
-  status: 'successful' | 'failed';
+  /** `processing`: the processor has not answered yet (another submission of the same page is being processed). */
+  status: 'successful' | 'failed' | 'processing';
 }
 
 export const PAYMENT_OPTION_IDS: Record<string, number> = { C: 2, PAYPAL: 3 };
 const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
 
+/** The authentication page of a payment attempt was asked for under the other method's address. */
+export const AUTHENTICATION_NOT_FOUND = 'Authentication not found';
+
+export interface PaymentServiceOptions {
+  publicUrl: string;
+  /** How long a 3-D Secure or PayPal authentication may stay unfinished (also: how long a payment-link order may stay unpaid). */
+  authenticationTimeoutMs: number;
+  /**
+   * An attempt the processor has no record of after this long never reached it: it is failed
+   * (`Z5`). Also how long a completion the processor still shows as pending is left alone.
+   */
+  processorDeadlineMs?: number;
+  /** Attempts younger than this are left to the request that is still handling them. */
+  reconcileGraceMs?: number;
+  /** Test-only fault injection (see test-hooks.ts). */
+  crashAfterProcessorCall?: boolean;
+}
+
+const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
+const DEFAULT_RECONCILE_GRACE_MS = 5_000;
+
 /**
- * The payment state machine: Initiated (1) → pending authentication (2) → Successful (5) or
- * Failed (4). Every transition runs in one transaction holding the order row lock, appends a
- * timeline entry and an outbox event, so concurrent pays, double OTP submits and replays
- * cannot charge twice or move a settled order.
+ * The payment engine. Statuses move only as the table in payment-state.ts allows.
+ *
+ * No processor call is made inside a database transaction: an attempt is recorded first
+ * (order and payment Processing, committed), the processor is called with the attempt's
+ * reference as idempotency key, and its answer is written in a second transaction that
+ * applies it only if the attempt is still Processing. A crash between the call and the
+ * write leaves the attempt Processing; `reconcileInterruptedAttempts` (at start and in the
+ * scheduler) looks it up at the processor by its key and applies the processor's record, so
+ * money the processor moved is never lost and never moved twice.
  */
 export class PaymentService {
+  private readonly publicUrl: string;
+  private readonly authenticationTimeoutMs: number;
+  private readonly processorDeadlineMs: number;
+  private readonly reconcileGraceMs: number;
+  private readonly crashAfterProcessorCall: boolean;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly processors: { test: PaymentProcessor; live: PaymentProcessor | null },
@@ -67,10 +108,18 @@ export class PaymentService {
     private readonly outbox: OutboxService,
     private readonly events: EventFanout,
     private readonly clock: Clock,
-    private readonly publicUrl: string,
-    private readonly authenticationTimeoutMs: number,
+    private readonly fees: FeeService,
+    private readonly links: PaymentLinkService,
+    options: PaymentServiceOptions,
     private readonly recurring?: RecurringBillingService,
-  ) {}
+  ) {
+    this.publicUrl = options.publicUrl;
+    this.authenticationTimeoutMs = options.authenticationTimeoutMs;
+    this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
+    this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
+    this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
+    recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
+  }
 
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
     const reference = text(input.reference);
@@ -78,12 +127,13 @@ export class PaymentService {
     const option = text(input.paymentOption)?.toUpperCase();
     if (!option) throw validationError('payment option is required!');
     if (!(option in PAYMENT_OPTION_IDS)) throw unsupported('PaymentOption');
+    const method = option as PaymentMethod;
     const country = text(input.country)?.toUpperCase();
     if (!country) throw requiredField('Country');
     if (!countryIdOf(country)) throw new DomainError('unsupported', 'Customer country is currently not supported.', '100');
 
     let card: ValidCard | null = null;
-    if (option === 'C') {
+    if (method === 'C') {
       if (!input.card) throw requiredField('Card');
       card = this.validateCard(input.card);
     } else {
@@ -96,217 +146,413 @@ export class PaymentService {
     const processor = tenant.mode === 'test' ? this.processors.test : this.processors.live;
     if (!processor) throw new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
 
+    // The fee follows the option actually paid with: quoted here (outside any transaction) when
+    // it differs from the option the order's fee was computed for (card, at creation; an order
+    // whose fee is another option's has been paid with it and is payable no more).
+    let quote: FeeQuote | null = null;
+    if (method !== 'C') {
+      const current = await this.orm.em.fork().findOne(Order, { environment: tenant.environmentId, reference });
+      if (!current) throw orderNotFound();
+      if (feeOptionOf(current) !== method) quote = await this.fees.compute(tenant, new Money(current.amount), method, current.currency);
+    }
+
+    // 1. Record the attempt (short transaction, committed before the processor is called).
     const changes: OrderStatusChange[] = [];
-    const result = await this.orm.em.fork().transactional(async (em) => {
+    const attempt = await this.orm.em.fork().transactional(async (em) => {
       const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!order) throw orderNotFound();
       await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
       this.assertPayable(order);
-      const link = order.paymentLink ? await this.lockLinkAndCheck(em, order, false) : null;
+      const link = order.paymentLink ? await this.lockLinkAndCheck(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
+      if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
-      const now = this.clock.now();
+      transition(order, OrderStatus.Processing, 'pay_request', method);
+      order.paymentMethod = method;
+      order.paymentResponseCode = ResponseCodes.processing.code;
+      order.paymentResponseMessage = ResponseCodes.processing.message;
       const payment = em.create(OrderPayment, {
         order,
         reference: randomReference('OP', 20),
-        paymentOptionId: PAYMENT_OPTION_IDS[option]!,
-        paymentOption: PAYMENT_OPTION_LABELS[option]!,
-        statusId: OrderStatus.PendingAuthentication,
-        responseCode: ResponseCodes.pending.code,
-        responseMessage: ResponseCodes.pending.message,
+        paymentOptionId: PAYMENT_OPTION_IDS[method]!,
+        paymentOption: PAYMENT_OPTION_LABELS[method]!,
+        statusId: OrderStatus.Processing,
+        responseCode: ResponseCodes.processing.code,
+        responseMessage: ResponseCodes.processing.message,
         amount: order.totalChargedAmount,
         fee: order.fee,
+        processingStartedAt: processorCallClock(),
+        instrument: card ? `${card.brand} ${card.firstSix}******${card.lastFour}` : 'PayPal',
       });
-      order.paymentMethod = option;
-
-      let outcome: ProcessorResult;
       if (card) {
-        outcome = await processor.authorizeCard({
-          ...card.secret,
-          expiryMonth: card.expiryMonth,
-          expiryYear: card.expiryYear,
-          amount: order.totalChargedAmount,
-          currency: order.currency,
-          reference: order.processorReference,
-          environmentId: tenant.environmentId,
-          threeDSecure,
-        }, em);
+        // Token and issuer are the processor's: filled in when it answers.
         em.create(CardDetail, {
           orderPayment: payment,
           environment: order.environment,
           status: false,
           country,
-          cardToken: outcome.token,
+          cardToken: null,
           cardExpiryMonth: card.expiryMonth,
           cardExpiryYear: card.expiryYear,
           cardType: card.brand,
-          cardIssuer: outcome.issuer,
+          cardIssuer: '',
           cardFirstSixDigits: card.firstSix,
           cardLastFourDigits: card.lastFour,
         });
-        payment.instrument = `${card.brand} ${card.firstSix}******${card.lastFour}`;
-      } else {
-        const { token } = await processor.startPaypal({ amount: order.totalChargedAmount, currency: order.currency, reference: order.processorReference, environmentId: tenant.environmentId }, em);
-        outcome = { kind: 'challenge', token, issuer: 'PayPal' };
-        payment.instrument = 'PayPal';
       }
-      payment.processorToken = outcome.token;
-      this.timeline.record(em, order, TimelineEvents.paymentInitiated, 'system', `${PAYMENT_OPTION_LABELS[option]} started`, { orderPaymentReference: payment.reference });
-
-      if (outcome.kind === 'challenge') {
-        payment.authenticationExpiresAt = new Date(now.getTime() + this.authenticationTimeoutMs);
-        order.statusId = OrderStatus.PendingAuthentication;
-        order.paymentResponseCode = ResponseCodes.pending.code;
-        order.paymentResponseMessage = ResponseCodes.pending.message;
-        await em.flush();
-        const aggregate = await this.orders.aggregateOf(em, order, tenant.subsidiaryId);
-        changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
-        const path = option === 'C' ? 'sandbox/3ds' : 'sandbox/paypal';
-        return { aggregate, payment, redirectUrl: `${this.publicUrl}/${path}/${payment.reference}`, final: false };
-      }
-      const aggregate = await this.settle(em, order, payment, outcome, changes, tenant.subsidiaryId);
-      return { aggregate, payment, redirectUrl: merchantRedirect(order), final: true };
+      this.timeline.record(em, order, TimelineEvents.paymentInitiated, 'system', `${PAYMENT_OPTION_LABELS[method]} started`, { orderPaymentReference: payment.reference });
+      await em.flush();
+      return { paymentId: payment.id, key: payment.reference, amount: order.totalChargedAmount, currency: order.currency, processorReference: order.processorReference, threeDSecure };
     });
     this.events.afterCommit(changes);
-    return result;
+
+    // 2. Call the processor, with no transaction open. A failure here leaves the attempt
+    //    Processing, for reconciliation from the processor's record.
+    const result: ProcessorResult = card
+      ? await processor.authorizeCard({
+          ...card.secret,
+          expiryMonth: card.expiryMonth,
+          expiryYear: card.expiryYear,
+          amount: attempt.amount,
+          currency: attempt.currency,
+          reference: attempt.processorReference,
+          environmentId: tenant.environmentId,
+          threeDSecure: attempt.threeDSecure,
+          idempotencyKey: attempt.key,
+        })
+      : await processor.startPaypal({ amount: attempt.amount, currency: attempt.currency, reference: attempt.processorReference, environmentId: tenant.environmentId, idempotencyKey: attempt.key });
+    if (this.crashAfterProcessorCall) crashNow();
+
+    // 3. Settle (second transaction), unless reconciliation already did.
+    const { aggregate, payment } = await this.settleReturning(attempt.paymentId, result, 'processor');
+    const pending = payment.statusId === OrderStatus.PendingAuthentication;
+    return { aggregate, payment, redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order), final: isFinalStatus(aggregate.order.statusId) };
   }
 
-  /** Public: the 3-D Secure / PayPal pages look up the pending payment by its unguessable reference. */
-  async findPendingPage(paymentReference: string): Promise<{ order: Order; payment: OrderPayment; merchantName: string } | null> {
+  /** Public: the 3-D Secure / PayPal pages look up a payment by its unguessable reference, for their own method only. */
+  async findAuthenticationPage(paymentReference: string, method: PaymentMethod): Promise<{ order: Order; payment: OrderPayment; merchantName: string } | null> {
     const em = this.orm.em.fork();
     const payment = await em.findOne(OrderPayment, { reference: paymentReference }, { populate: ['order', 'order.environment', 'order.environment.subsidiary'] });
-    if (!payment) return null;
+    if (!payment || methodOfOption(payment.paymentOptionId) !== method) return null;
     return { order: payment.order, payment, merchantName: payment.order.environment.subsidiary.name };
   }
 
-  /** The cardholder answered the 3-D Secure page (otp) or the PayPal page (approve/cancel). */
-  async completeAuthentication(paymentReference: string, answer: { otp: string } | { approve: boolean }): Promise<AuthenticationOutcome | null> {
+  /**
+   * The cardholder answered an authentication page. The proof must be of the payment's own
+   * method (a one-time password for a card, a decision for PayPal): anything else is
+   * "not found" and changes nothing. The answer goes to the processor outside any
+   * transaction; only its result settles the payment.
+   */
+  async completeAuthentication(paymentReference: string, proof: AuthenticationProof): Promise<AuthenticationOutcome> {
     const changes: OrderStatusChange[] = [];
-    const outcome = await this.orm.em.fork().transactional(async (em) => {
-      const found = await em.findOne(OrderPayment, { reference: paymentReference }, { populate: ['order'] });
-      if (!found) return null;
-      // Lock order first, then payment: the same order as pay() and the expiry sweep.
-      const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      const payment = await em.findOneOrFail(OrderPayment, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
-      const subsidiaryId = order.environment.subsidiary.id;
-      if (payment.statusId !== OrderStatus.PendingAuthentication) {
-        // Already answered (double submit, replay): report what happened, change nothing.
-        return { order, redirectUrl: merchantRedirect(order), status: order.statusId === OrderStatus.Successful ? 'successful' : 'failed' } as AuthenticationOutcome;
-      }
-      const processor = order.environment.mode === 'test' ? this.processors.test : this.processors.live!;
-      let result: Exclude<ProcessorResult, { kind: 'challenge' }>;
+    const actor: PaymentActor = proof.method === 'C' ? 'otp_page' : 'paypal_page';
+    const step = await this.orm.em.fork().transactional(async (em) => {
+      const found = await em.findOne(OrderPayment, { reference: paymentReference });
+      if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
+      const { order, payment } = await this.lockAttempt(em, found.id);
+      if (payment.statusId === OrderStatus.Processing) return { kind: 'wait' as const };
+      if (payment.statusId !== OrderStatus.PendingAuthentication) return { kind: 'done' as const };
       if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) {
-        result = { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired };
-      } else if ('otp' in answer) {
-        result = await processor.completeChallenge(payment.processorToken!, answer.otp, em);
-      } else {
-        result = await processor.completePaypal(payment.processorToken!, answer.approve, em);
+        await this.expireAuthentication(em, order, payment, changes);
+        return { kind: 'done' as const };
       }
-      const passed = result.code !== ResponseCodes.authenticationFailed.code && result.code !== ResponseCodes.authenticationExpired.code && result.code !== ResponseCodes.customerCancelled.code;
-      this.timeline.record(
-        em,
-        order,
-        passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
-        'system',
-        passed ? 'Customer authenticated' : result.message,
-        { orderPaymentReference: payment.reference },
-      );
-      if (passed && result.kind === 'approved' && order.paymentLink) {
-        // Re-check the link's rules under its lock: another customer may have used it up meanwhile.
-        try {
-          await this.lockLinkAndCheck(em, order, true);
-        } catch {
-          result = { kind: 'declined', token: result.token, issuer: result.issuer, ...ResponseCodes.linkExhausted };
-        }
-      }
-      await this.settle(em, order, payment, result, changes, subsidiaryId);
-      return { order, redirectUrl: merchantRedirect(order), status: result.kind === 'approved' ? 'successful' : 'failed' } as AuthenticationOutcome;
+      transition(payment, OrderStatus.Processing, actor, proof.method);
+      transition(order, OrderStatus.Processing, actor, proof.method);
+      payment.processingStartedAt = processorCallClock();
+      await em.flush();
+      return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
     });
     this.events.afterCommit(changes);
-    return outcome;
+
+    if (step.kind === 'call') {
+      const processor = step.mode === 'test' ? this.processors.test : this.processors.live!;
+      const result = proof.method === 'C'
+        ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
+        : await processor.completePaypal(paymentReference, step.token, proof.approve);
+      const { aggregate } = await this.settleReturning(step.paymentId, result, 'processor');
+      return outcomeOf(aggregate.order);
+    }
+    if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
+    return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
   }
 
   /**
-   * Fails every authentication left unfinished past its deadline, exactly like any other
-   * failure. Safe with several instances: each payment is settled under its row lock, once.
+   * Fails every authentication left unfinished past its deadline, and every payment-link
+   * order left unpaid past its expiry. Safe with several instances: each is changed under its
+   * row lock, once. Returns how many were failed.
    */
   async expireStaleAuthentications(limit = 100): Promise<number> {
     const now = this.clock.now();
-    const rows: Array<{ reference: string }> = await this.orm.em.getConnection().execute(
-      `select reference from order_payment where status_id = 2 and authentication_expires_at <= ? order by authentication_expires_at limit ?`,
-      [now, limit],
+    const connection = this.orm.em.getConnection();
+    const payments: Array<{ id: number }> = await connection.execute(
+      `select id from order_payment where status_id = ? and authentication_expires_at <= ? order by authentication_expires_at limit ?`,
+      [OrderStatus.PendingAuthentication, now, limit],
     );
     let expired = 0;
-    for (const { reference } of rows) {
-      const outcome = await this.completeAuthentication(reference, { otp: '' });
-      if (outcome) expired += 1;
+    for (const { id } of payments) {
+      const changes: OrderStatusChange[] = [];
+      const done = await this.orm.em.fork().transactional(async (em) => {
+        const { order, payment } = await this.lockAttempt(em, id);
+        if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now()) return false;
+        await this.expireAuthentication(em, order, payment, changes);
+        return true;
+      });
+      this.events.afterCommit(changes);
+      if (done) expired += 1;
+    }
+    const orders: Array<{ id: number }> = await connection.execute(
+      `select id from checkout_order where status_id = ? and expires_at <= ? order by expires_at limit ?`,
+      [OrderStatus.Initiated, now, limit],
+    );
+    for (const { id } of orders) {
+      const changes: OrderStatusChange[] = [];
+      const done = await this.orm.em.fork().transactional(async (em) => {
+        const order = await em.findOneOrFail(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'] });
+        if (order.statusId !== OrderStatus.Initiated || !order.expiresAt || order.expiresAt > this.clock.now()) return false;
+        transition(order, OrderStatus.Failed, 'expiry', null);
+        order.paymentResponseCode = ResponseCodes.orderExpired.code;
+        order.paymentResponseMessage = ResponseCodes.orderExpired.message;
+        order.providerResponseDate = this.clock.now();
+        this.timeline.record(em, order, TimelineEvents.failed, 'system', `Payment failed: ${ResponseCodes.orderExpired.message}`, { responseCode: ResponseCodes.orderExpired.code });
+        await em.flush();
+        const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
+        changes.push(await this.outbox.recordOrderChange(em, aggregate, 'failed'));
+        await em.flush();
+        return true;
+      });
+      this.events.afterCommit(changes);
+      if (done) expired += 1;
     }
     return expired;
   }
 
-  private async settle(
-    em: EntityManager,
-    order: Order,
-    payment: OrderPayment,
-    result: Exclude<ProcessorResult, { kind: 'challenge' }>,
-    changes: OrderStatusChange[],
-    subsidiaryId: number,
-  ): Promise<OrderAggregate> {
+  /**
+   * Settles attempts left Processing by a crash (or a processor that did not answer), from
+   * the processor's own record of them, looked up by their idempotency key:
+   * - a final answer is applied at once;
+   * - a pending challenge of a first call is applied at once (the customer may authenticate);
+   *   one of a page's completion is left to that page until the processor deadline passes;
+   * - no record at all, once the deadline has passed: the call never reached the processor,
+   *   the attempt fails (`Z5`), and no money moved.
+   * Attempts younger than a few seconds are left to the request handling them. Ages are real
+   * elapsed time (processor calls take real time), not the business clock.
+   * Returns how many attempts were settled.
+   */
+  async reconcileInterruptedAttempts(limit = 100): Promise<number> {
+    const rows: Array<{ id: number }> = await this.orm.em.getConnection().execute(
+      `select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`,
+      [OrderStatus.Processing, limit],
+    );
+    let settled = 0;
+    for (const { id } of rows) {
+      const payment = await this.orm.em.fork().findOne(OrderPayment, { id }, { populate: ['order', 'order.environment'] });
+      if (!payment || payment.statusId !== OrderStatus.Processing) continue;
+      const processor = payment.order.environment.mode === 'test' ? this.processors.test : this.processors.live;
+      if (!processor) continue;
+      const record = await processor.lookup(payment.reference);
+      const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
+      if (age < this.reconcileGraceMs) continue;
+      const overdue = age >= this.processorDeadlineMs;
+      let result: ProcessorResult | null = null;
+      if (record && record.kind !== 'challenge') result = record;
+      else if (record && (payment.processorToken === null || overdue)) result = record;
+      else if (!record && overdue) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+      if (result && (await this.settleAttempt(id, result, 'reconciliation'))) settled += 1;
+    }
+    return settled;
+  }
+
+  /**
+   * Applies a processor answer to an attempt in its own transaction, if the attempt is still
+   * Processing (a concurrent reconciliation may have applied the same record already).
+   * Returns whether it changed anything.
+   */
+  async settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
+    return (await this.settleReturning(paymentId, result, actor)).changed;
+  }
+
+  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
+  private async settleReturning(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
+    const changes: OrderStatusChange[] = [];
+    const settled = await this.orm.em.fork().transactional(async (em) => {
+      const { order, payment } = await this.lockAttempt(em, paymentId);
+      if (payment.statusId !== OrderStatus.Processing) {
+        return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
+      }
+      if (actor === 'reconciliation') {
+        this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', { orderPaymentReference: payment.reference });
+      }
+      return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
+    });
+    this.events.afterCommit(changes);
+    return settled;
+  }
+
+  /** Lock order first, then payment: the same order everywhere. */
+  private async lockAttempt(em: EntityManager, paymentId: number): Promise<{ order: Order; payment: OrderPayment }> {
+    const found = await em.findOneOrFail(OrderPayment, { id: paymentId });
+    const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const payment = await em.findOneOrFail(OrderPayment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
+    return { order, payment };
+  }
+
+  private async applyProcessorResult(em: EntityManager, order: Order, payment: OrderPayment, result: ProcessorResult, actor: 'processor' | 'reconciliation', changes: OrderStatusChange[]): Promise<OrderAggregate> {
+    const method = methodOfOption(payment.paymentOptionId);
+    const subsidiaryId = order.environment.subsidiary.id;
+    const card = await em.findOne(CardDetail, { orderPayment: payment });
+    if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
+    if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
+    if (result.token && !payment.processorToken) payment.processorToken = result.token;
+    payment.processingStartedAt = null;
+
+    if (result.kind === 'challenge') {
+      transition(payment, OrderStatus.PendingAuthentication, actor, method);
+      transition(order, OrderStatus.PendingAuthentication, actor, method);
+      payment.responseCode = ResponseCodes.pending.code;
+      payment.responseMessage = ResponseCodes.pending.message;
+      payment.authenticationExpiresAt ??= new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
+      order.paymentResponseCode = ResponseCodes.pending.code;
+      order.paymentResponseMessage = ResponseCodes.pending.message;
+      await em.flush();
+      const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
+      changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
+      return aggregate;
+    }
+
+    let final: FinalProcessorResult = result;
+    if (payment.authenticationExpiresAt !== null) {
+      // The answer to an authentication page (a first call that needed none has no deadline).
+      const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
+      this.timeline.record(em, order, passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed, 'system', passed ? 'Customer authenticated' : final.message, {
+        orderPaymentReference: payment.reference,
+      });
+    }
+    if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
+      // Re-check the link's rules under its lock: another customer may have used it up meanwhile.
+      try {
+        await this.lockLinkAndCheck(em, order, 'settle', changes);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        final = { kind: 'declined', token: final.token, issuer: final.issuer, ...ResponseCodes.linkExhausted };
+      }
+    }
+    return this.settle(em, order, payment, final, actor, changes);
+  }
+
+  private async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
+    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, { orderPaymentReference: payment.reference });
+    await this.settle(em, order, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired }, 'expiry', changes);
+  }
+
+  private async settle(em: EntityManager, order: Order, payment: OrderPayment, result: FinalProcessorResult, actor: PaymentActor, changes: OrderStatusChange[]): Promise<OrderAggregate> {
     const now = this.clock.now();
+    const method = methodOfOption(payment.paymentOptionId);
     const approved = result.kind === 'approved';
-    const statusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
-    payment.statusId = statusId;
+    const statusId: OrderStatusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
+    transition(payment, statusId, actor, method);
+    transition(order, statusId, actor, method);
     payment.responseCode = result.code;
     payment.responseMessage = result.message;
     payment.authenticationExpiresAt = null;
-    order.statusId = statusId;
+    payment.processingStartedAt = null;
     order.paymentResponseCode = result.code;
     order.paymentResponseMessage = result.message;
     order.providerResponseDate = now;
     if (approved) order.datePaymentConfirmed = now;
     const card = await em.findOne(CardDetail, { orderPayment: payment });
     if (card) card.status = approved;
-    if (approved && this.recurring) await this.recurring.setUp(em, order, payment);
+    if (this.recurring) {
+      if (order.recurringPaymentId !== null) await this.recurring.recordCharge(em, order, approved);
+      else if (approved) await this.recurring.setUp(em, order, payment);
+    }
     this.timeline.record(em, order, approved ? TimelineEvents.settled : TimelineEvents.failed, 'system', approved ? 'Payment successful' : `Payment failed: ${result.message}`, {
       responseCode: result.code,
     });
     await em.flush();
-    const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
+    const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
     await em.flush();
     return aggregate;
   }
 
+  /** The order's fee becomes the fee of the option actually paid with; the timeline keeps both. */
+  private applyFee(em: EntityManager, order: Order, quote: FeeQuote): void {
+    const before = { paymentOption: feeOptionOf(order), fee: order.fee, totalChargedAmount: order.totalChargedAmount };
+    order.fee = quote.fee;
+    order.feeRate = quote.feeRate;
+    order.subsidiaryFee = quote.subsidiaryFee;
+    order.customerFee = quote.customerFee;
+    order.totalChargedAmount = quote.totalChargedAmount;
+    const after = { paymentOption: quote.paymentOption, fee: quote.fee, totalChargedAmount: quote.totalChargedAmount };
+    this.timeline.record(
+      em,
+      order,
+      TimelineEvents.feeChanged,
+      'system',
+      `Fee changed from ${before.fee} (${PAYMENT_OPTION_LABELS[before.paymentOption]}) to ${after.fee} (${PAYMENT_OPTION_LABELS[after.paymentOption]})`,
+      { from: before, to: after },
+    );
+  }
+
   private assertPayable(order: Order): void {
     if (order.statusId === OrderStatus.Successful) throw validationError('The order has already been paid.');
     if (order.statusId === OrderStatus.Failed) throw validationError('The order has failed; create a new order to pay again.');
-    if (order.statusId === OrderStatus.PendingAuthentication) throw new DomainError('conflict', 'A payment of this order is already awaiting authentication.', 'VAL400');
+    if (order.statusId === OrderStatus.PendingAuthentication || order.statusId === OrderStatus.Processing) {
+      throw new DomainError('conflict', 'A payment of this order is already awaiting authentication.', 'VAL400');
+    }
   }
 
   /**
    * Link rules (SC: one successful payment; Limit: number of paying customers; inactive: none),
    * checked under the link's row lock so concurrent payments on one link are serialised.
+   * Before an attempt, payments in progress count too, except that on a single-charge link an
+   * unauthenticated attempt nobody is answering right now is superseded by the new one (an
+   * abandoned 3-D Secure page must not block the link). Initiated orders never count.
    */
-  private async lockLinkAndCheck(em: EntityManager, order: Order, settling: boolean): Promise<PaymentLink> {
+  private async lockLinkAndCheck(em: EntityManager, order: Order, stage: 'attempt' | 'settle', changes: OrderStatusChange[]): Promise<PaymentLink> {
     const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
     if (!link.isActive) throw validationError('The payment link is not active.');
-    // Count settled payments, plus (before settling) the ones still awaiting authentication.
-    const statuses = settling ? [OrderStatus.Successful] : [OrderStatus.Successful, OrderStatus.PendingAuthentication];
-    const rows: Array<{ orders: string; customers: string; mine: string }> = await em.getConnection().execute(
-      `select count(*) as orders, count(distinct customer_id) as customers,
-              count(*) filter (where customer_id = ?) as mine
-         from checkout_order where payment_link_id = ? and status_id in (${statuses.join(',')}) and id <> ?`,
-      [order.customer?.id ?? 0, link.id, order.id],
-      'all',
-      em.getTransactionContext(),
-    );
-    const { orders, customers, mine } = rows[0]!;
-    if (link.type.code === 'SC' && Number(orders) > 0) throw validationError('This payment link has already been paid.');
-    if (link.limit !== null && Number(customers) >= link.limit && Number(mine) === 0) {
+    if (stage === 'attempt' && link.type.code === 'SC') await this.supersedeUnauthenticated(em, link, order, changes);
+    const statusIds = stage === 'settle' ? [OrderStatus.Successful] : [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication];
+    const { orders, customers, mine } = await this.links.usage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
+    if (link.type.code === 'SC' && orders > 0) throw validationError('This payment link has already been paid.');
+    if (link.limit !== null && customers >= link.limit && mine === 0) {
       throw validationError('This payment link has reached its limit of paying customers.');
     }
     return link;
+  }
+
+  private async supersedeUnauthenticated(em: EntityManager, link: PaymentLink, order: Order, changes: OrderStatusChange[]): Promise<void> {
+    // SKIP LOCKED: an attempt someone is answering at this moment is not superseded (it still counts).
+    const rows: Array<{ id: number }> = await em.getConnection().execute(
+      `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? for update skip locked`,
+      [link.id, OrderStatus.PendingAuthentication, order.id],
+      'all',
+      em.getTransactionContext(),
+    );
+    for (const { id } of rows) {
+      const other = await em.findOneOrFail(Order, { id }, { refresh: true, populate: ['environment'] });
+      const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!payment) continue;
+      this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, { orderPaymentReference: payment.reference, supersededBy: order.reference });
+      await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
+    }
+  }
+
+  private authenticationUrl(payment: OrderPayment): string {
+    const path = methodOfOption(payment.paymentOptionId) === 'C' ? 'sandbox/3ds' : 'sandbox/paypal';
+    return `${this.publicUrl}/${path}/${payment.reference}`;
+  }
+
+  /** Another submission of the same page is with the processor: wait (bounded) for its result. */
+  private async waitWhileProcessing(reference: string, maxMs = 10_000): Promise<void> {
+    const end = Date.now() + maxMs;
+    while (Date.now() < end) {
+      const rows: Array<{ status_id: number }> = await this.orm.em.getConnection().execute('select status_id from order_payment where reference = ?', [reference]);
+      if (rows[0]?.status_id !== OrderStatus.Processing) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   private validateCard(c: NonNullable<PayOrderInput['card']>): ValidCard {
@@ -341,8 +587,19 @@ interface ValidCard {
   lastFour: string;
 }
 
+/** The option the order's current fee was computed for: card at creation, then the option paid with. */
+function feeOptionOf(order: Order): PaymentMethod {
+  return order.paymentMethod === 'PAYPAL' ? 'PAYPAL' : 'C';
+}
+
+/**
+ * The billing address is optional (legacy clients send none, or null). An address whose
+ * every part is absent counts as absent; a given address needs street, city and country.
+ */
 function validateBillingAddress(a: BillingAddressInput | null | undefined): void {
-  if (!a) throw requiredField('BillingAddress');
+  if (!a) return;
+  const parts = [a.street, a.city, a.state, a.country, a.zipcode];
+  if (parts.every((p) => !text(p))) return;
   if (!text(a.street)) throw requiredField('Street');
   if (!text(a.city)) throw requiredField('City');
   const country = text(a.country)?.toUpperCase();
@@ -350,7 +607,12 @@ function validateBillingAddress(a: BillingAddressInput | null | undefined): void
   if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
 }
 
-/** The merchant's RedirectUrl with `reference` and `status` added (contract section 5). */
+function outcomeOf(order: Order): AuthenticationOutcome {
+  const status = order.statusId === OrderStatus.Successful ? 'successful' : isFinalStatus(order.statusId) ? 'failed' : 'processing';
+  return { order, redirectUrl: merchantRedirect(order), status };
+}
+
+/** The merchant's RedirectUrl with `reference` and `status` added. */
 export function merchantRedirect(order: Order): string {
   const url = new URL(order.redirectUrl);
   url.searchParams.set('reference', order.reference);

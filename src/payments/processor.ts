@@ -1,8 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-
 /**
  * What the payment engine asks of an acquirer. The sandbox is one provider; a live
  * acquirer plugs in behind the same interface.
+ *
+ * The engine never calls a processor while it holds a database transaction: it records the
+ * attempt, commits, calls, then settles in a new transaction. Every call carries the
+ * attempt's idempotency key: a repeated call with the same key must not move money twice
+ * (it answers what the first call decided), and `lookup` tells what the processor did with
+ * an attempt whose answer the engine never received (a crash between call and settlement).
  */
 export interface CardAuthorizationRequest {
   /** Full number and security code: in memory only, for the duration of this call. */
@@ -16,6 +20,15 @@ export interface CardAuthorizationRequest {
   environmentId: number;
   /** false for links with AuthOption NOAUTH. */
   threeDSecure: boolean;
+  idempotencyKey: string;
+}
+
+export interface PaypalRequest {
+  amount: string;
+  currency: string;
+  reference: string;
+  environmentId: number;
+  idempotencyKey: string;
 }
 
 export type ProcessorResult =
@@ -23,30 +36,43 @@ export type ProcessorResult =
   | { kind: 'approved'; token: string; issuer: string; code: '00'; message: string }
   | { kind: 'declined'; token: string | null; issuer: string; code: string; message: string };
 
-/**
- * Every call gets the engine's transaction: a processor that keeps state in this database
- * (the sandbox) must use it, since the embedded database has a single connection and the
- * engine holds it, with the order's row lock, for the whole transition. A remote acquirer
- * ignores it.
- */
+export type FinalProcessorResult = Exclude<ProcessorResult, { kind: 'challenge' }>;
+
 export interface PaymentProcessor {
   readonly name: string;
-  authorizeCard(request: CardAuthorizationRequest, tx: EntityManager): Promise<ProcessorResult>;
+  authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult>;
   /** Completes a 3-D Secure challenge with the one-time password the cardholder typed. */
-  completeChallenge(token: string, otp: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
-  /** Starts a PayPal approval. */
-  startPaypal(request: { amount: string; currency: string; reference: string; environmentId: number }, tx: EntityManager): Promise<{ token: string }>;
-  completePaypal(token: string, approved: boolean, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
+  completeChallenge(idempotencyKey: string, token: string, otp: string): Promise<FinalProcessorResult>;
+  /** Starts a PayPal approval: always a challenge (the approval page). */
+  startPaypal(request: PaypalRequest): Promise<ProcessorResult>;
+  completePaypal(idempotencyKey: string, token: string, approved: boolean): Promise<FinalProcessorResult>;
   /** Charges a saved token without the cardholder (subscriptions). */
-  chargeToken(token: string, amount: string, currency: string, reference: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>>;
+  chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
+  /**
+   * What the processor holds for an attempt: its current state (a challenge still awaiting
+   * the cardholder, or the final answer), or null when no call with this key reached it.
+   */
+  lookup(idempotencyKey: string): Promise<ProcessorResult | null>;
 }
 
 /** Response codes the engine itself assigns. */
 export const ResponseCodes = {
   approved: { code: '00', message: 'Approved' },
   pending: { code: '02', message: 'Pending authentication' },
+  processing: { code: '09', message: 'Processing' },
   authenticationFailed: { code: 'Z1', message: 'Authentication failed' },
   authenticationExpired: { code: 'Z2', message: 'Authentication expired' },
+  superseded: { code: 'Z3', message: 'Superseded by a newer payment attempt' },
+  orderExpired: { code: 'Z4', message: 'Order expired unpaid' },
+  notProcessed: { code: 'Z5', message: 'Payment not processed' },
   customerCancelled: { code: '17', message: 'Customer cancelled' },
   linkExhausted: { code: '61', message: 'Payment link limit reached' },
 } as const;
+
+/**
+ * Real time, for the processor-call bookkeeping: how long an attempt has been with the
+ * processor is a matter of wall-clock time for every instance alike.
+ */
+export function processorCallClock(): Date {
+  return new Date();
+}

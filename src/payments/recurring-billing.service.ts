@@ -7,13 +7,9 @@ import type { Tenant } from '../merchants/tenant';
 import { Order, OrderStatus } from '../orders/order.entity';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
-import type { OrderService } from '../orders/order.service';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
-import type { OutboxService } from '../events/outbox.service';
-import type { OrderStatusChange } from '../events/order-status-bus';
-import type { EventFanout } from '../events/event-fanout';
 import { RecurringPayment } from './recurring-payment.entity';
-import type { PaymentProcessor } from './processor';
+import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor } from './processor';
 
 /** A failed charge is retried this many times, an hour apart, before the subscription fails. */
 export const MAX_CHARGE_RETRIES = 3;
@@ -29,10 +25,7 @@ export class RecurringBillingService {
   constructor(
     private readonly orm: MikroORM,
     private readonly processor: PaymentProcessor,
-    private readonly orders: OrderService,
     private readonly timeline: TimelineService,
-    private readonly outbox: OutboxService,
-    private readonly events: EventFanout,
     private readonly clock: Clock,
   ) {}
 
@@ -59,33 +52,55 @@ export class RecurringBillingService {
     return recurring;
   }
 
-  /** Charges every subscription that is due now; returns how many charges were attempted. */
+  /** Where a charge's processor answer is written (the payment engine, which wires itself in). */
+  private settle: ((paymentId: number, result: FinalProcessorResult) => Promise<unknown>) | undefined;
+
+  attachSettlement(settle: (paymentId: number, result: FinalProcessorResult) => Promise<unknown>): void {
+    this.settle = settle;
+  }
+
+  /**
+   * Charges every subscription that is due now; returns how many charges were attempted.
+   * Each charge is recorded first (its order and payment Processing, committed), the saved
+   * token is charged with no transaction open, then the answer is settled by the payment
+   * engine. A subscription with a charge still Processing is never claimed again: a charge
+   * interrupted by a crash is settled by the engine's reconciliation, not repeated.
+   */
   async chargeDue(limit = 50): Promise<number> {
     let charged = 0;
     while (charged < limit) {
-      const changes: OrderStatusChange[] = [];
-      const did = await this.orm.em.fork().transactional(async (em) => {
+      const claim = await this.orm.em.fork().transactional(async (em) => {
         const rows: Array<{ id: number }> = await em.getConnection().execute(
-          `select id from recurring_payment where state = 'active' and next_charge_at <= ? order by next_charge_at limit 1 for update skip locked`,
-          [this.clock.now()],
+          `select r.id from recurring_payment r
+            where r.state = 'active' and r.next_charge_at <= ?
+              and not exists (select 1 from checkout_order o where o.recurring_payment_id = r.id and o.status_id = ?)
+            order by r.next_charge_at limit 1 for update of r skip locked`,
+          [this.clock.now(), OrderStatus.Processing],
           'all',
           em.getTransactionContext(),
         );
-        if (rows.length === 0) return false;
+        if (rows.length === 0) return null;
         const id = rows[0]!.id;
         try {
           // A savepoint: a fault in one subscription must not stop the others from being charged.
-          await em.transactional((inner) => this.chargeOne(inner, id, changes));
+          return await em.transactional((inner) => this.recordChargeAttempt(inner, id));
         } catch (err) {
-          changes.length = 0;
           this.onFault(err, id);
           await this.deferAfterFault(em, id);
+          return 'deferred' as const;
         }
-        return true;
       });
-      this.events.afterCommit(changes);
-      if (!did) break;
+      if (claim === null) break;
       charged += 1;
+      if (claim === 'deferred') continue;
+      if (!this.settle) throw new Error('recurring billing: no settlement attached');
+      try {
+        const result = await this.processor.chargeToken({ token: claim.token, amount: claim.amount, currency: claim.currency, reference: claim.processorReference, idempotencyKey: claim.key });
+        await this.settle(claim.paymentId, result);
+      } catch (err) {
+        // The charge stays Processing: the engine's reconciliation settles it from the processor's record.
+        this.onFault(err, claim.recurringId);
+      }
     }
     return charged;
   }
@@ -121,7 +136,8 @@ export class RecurringBillingService {
     });
   }
 
-  private async chargeOne(em: EntityManager, id: number, changes: OrderStatusChange[]): Promise<void> {
+  /** The charge's order and payment, Processing, in the claiming transaction: nothing is charged yet. */
+  private async recordChargeAttempt(em: EntityManager, id: number) {
     const recurring = await em.findOneOrFail(RecurringPayment, { id }, { populate: ['order', 'order.customer', 'order.environment', 'frequency'] });
     const parent = recurring.order;
     // Charge number n: one more than the orders of this subscription so far (the first included).
@@ -139,6 +155,11 @@ export class RecurringBillingService {
       processorReference: randomReference('PGW', 20),
       paymentReference: randomReference('PAY', 20),
       customer: parent.customer,
+      customerEmail: parent.customerEmail,
+      customerFirstName: parent.customerFirstName,
+      customerLastName: parent.customerLastName,
+      customerMobile: parent.customerMobile,
+      customerCountry: parent.customerCountry,
       amount: parent.amount,
       currency: parent.currency,
       fee: parent.fee,
@@ -146,38 +167,29 @@ export class RecurringBillingService {
       subsidiaryFee: parent.subsidiaryFee,
       customerFee: parent.customerFee,
       totalChargedAmount: parent.totalChargedAmount,
+      statusId: OrderStatus.Processing,
       narration: parent.narration,
       redirectUrl: parent.redirectUrl,
       paymentMethod: 'C',
+      paymentResponseCode: ResponseCodes.processing.code,
+      paymentResponseMessage: ResponseCodes.processing.message,
       paymentLink: parent.paymentLink,
       recurringPaymentId: recurring.id,
       recurringPaymentReference: recurring.reference,
       version: 1,
-    });
-    // The order (and its reference) exists before any money moves.
-    await em.flush();
-    const result = await this.processor.chargeToken(recurring.cardToken!, parent.totalChargedAmount, parent.currency, order.processorReference, em);
-    const approved = result.kind === 'approved';
-    const statusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
-    const now = this.clock.now();
-    Object.assign(order, {
-      statusId,
-      paymentResponseCode: result.code,
-      paymentResponseMessage: result.message,
-      providerResponseDate: now,
-      datePaymentConfirmed: approved ? now : null,
     });
     const payment = em.create(OrderPayment, {
       order,
       reference: randomReference('OP', 20),
       paymentOptionId: 2,
       paymentOption: 'Card Payment',
-      statusId,
-      responseCode: result.code,
-      responseMessage: result.message,
+      statusId: OrderStatus.Processing,
+      responseCode: ResponseCodes.processing.code,
+      responseMessage: ResponseCodes.processing.message,
       amount: parent.totalChargedAmount,
       fee: parent.fee,
       processorToken: recurring.cardToken,
+      processingStartedAt: processorCallClock(),
       instrument: 'Saved card',
     });
     const firstCard = await em.findOne(CardDetail, { orderPayment: { order: parent } }, { orderBy: { id: 'desc' } });
@@ -185,7 +197,7 @@ export class RecurringBillingService {
       em.create(CardDetail, {
         orderPayment: payment,
         environment: parent.environment,
-        status: approved,
+        status: false,
         country: firstCard.country,
         cardToken: firstCard.cardToken,
         cardExpiryMonth: firstCard.cardExpiryMonth,
@@ -197,8 +209,23 @@ export class RecurringBillingService {
       });
     }
     this.timeline.record(em, order, TimelineEvents.created, 'system', `Recurring charge ${n} of ${recurring.numberOfPayments}`, { recurringPaymentReference: recurring.reference });
-    this.timeline.record(em, order, approved ? TimelineEvents.settled : TimelineEvents.failed, 'system', approved ? 'Payment successful' : `Payment failed: ${result.message}`, { responseCode: result.code });
+    await em.flush();
+    return {
+      recurringId: recurring.id,
+      paymentId: payment.id,
+      key: payment.reference,
+      token: recurring.cardToken!,
+      amount: parent.totalChargedAmount,
+      currency: parent.currency,
+      processorReference: order.processorReference,
+    };
+  }
 
+  /** Called by the engine in the transaction that settles a renewal charge: the subscription's bookkeeping. */
+  async recordCharge(em: EntityManager, order: Order, approved: boolean): Promise<void> {
+    const recurring = await em.findOneOrFail(RecurringPayment, { id: order.recurringPaymentId! }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'] });
+    if (recurring.order.id === order.id) return; // the first payment: set up, not a renewal
+    const now = this.clock.now();
     if (approved) {
       recurring.paymentsMade += 1;
       recurring.consecutiveFailures = 0;
@@ -206,7 +233,7 @@ export class RecurringBillingService {
         recurring.state = 'completed';
         recurring.nextChargeAt = null;
       } else {
-        recurring.nextChargeAt = new Date(recurring.nextChargeAt!.getTime() + recurring.frequency.hours * 3600_000);
+        recurring.nextChargeAt = new Date((recurring.nextChargeAt ?? now).getTime() + recurring.frequency.hours * 3600_000);
       }
     } else {
       recurring.consecutiveFailures += 1;
@@ -217,10 +244,5 @@ export class RecurringBillingService {
         recurring.nextChargeAt = new Date(now.getTime() + RETRY_DELAY_MS);
       }
     }
-    await em.flush();
-    const subsidiaryId = parent.environment.subsidiary.id;
-    const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
-    changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
-    await em.flush();
   }
 }

@@ -4,11 +4,12 @@ import { subsidiaryRecord } from './subsidiary.presenter';
 import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES, type OrderAggregate } from '../orders/order.service';
 import { isFinalStatus } from '../orders/order.entity';
 import type { FeeQuote } from '../fees/fee.service';
+import { customerSnapshotOf } from '../orders/customer-snapshot';
 
 /** order/create `data`. */
 export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
   const { order, subsidiary } = a;
-  const customer = order.customer!;
+  const customer = customerSnapshotOf(order)!;
   const options = [{ code: 'C', name: PAYMENT_OPTION_NAMES.C, currency: order.currency }];
   if (paypalEnabled) options.push({ code: 'PAYPAL', name: PAYMENT_OPTION_NAMES.PAYPAL, currency: order.currency });
   const orderName = order.paymentLink?.name ?? (order.narration || order.reference);

@@ -15,6 +15,10 @@ export const TimelineEvents = {
   authenticationFailed: 'authentication.failed',
   settled: 'order.settled',
   failed: 'order.failed',
+  /** The fee was recomputed for the payment option actually used (metadata: from, to). */
+  feeChanged: 'order.fee_changed',
+  /** An attempt interrupted between the processor call and its settlement was settled from the processor's record. */
+  reconciled: 'payment.reconciled',
   webhookDelivered: 'webhook.delivered',
   webhookFailed: 'webhook.failed',
 } as const;

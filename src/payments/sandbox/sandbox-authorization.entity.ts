@@ -1,19 +1,23 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 
+export type SandboxAuthorizationState = 'pending' | 'approved' | 'declined';
+
 /**
  * The sandbox acquirer's own memory of an authorization: the outcome it decided for the
  * card, kept under an opaque token (never the card number), as a real acquirer keeps its
- * state on its side.
+ * state on its side. Each call is remembered under the caller's idempotency key, so a
+ * repeated call returns the first answer and `lookup` can tell what became of an attempt.
  */
 @Entity({ tableName: 'sandbox_authorization' })
 export class SandboxAuthorization {
-  [OptionalProps]?: 'createdAt' | 'state';
+  [OptionalProps]?: 'createdAt' | 'state' | 'idempotencyKey' | 'resultCode' | 'resultMessage';
 
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
 
+  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge. */
   @Property({ type: 'string', length: 10 })
-  kind!: 'card' | 'paypal';
+  kind!: 'card' | 'paypal' | 'charge';
 
   /** What the issuer will answer once the cardholder is authenticated. */
   @Property({ type: 'string', length: 10 })
@@ -25,8 +29,19 @@ export class SandboxAuthorization {
   @Property({ type: 'string', length: 100 })
   issuer!: string;
 
+  /** pending: awaiting 3-D Secure or PayPal approval; approved / declined: final. */
   @Property({ type: 'string', length: 20, default: 'pending' })
-  state: 'pending' | 'completed' = 'pending';
+  state: SandboxAuthorizationState = 'pending';
+
+  @Property({ type: 'string', length: 60, nullable: true, unique: 'sandbox_authorization_idempotency_key_unique' })
+  idempotencyKey: string | null = null;
+
+  /** The final answer given (which may differ from the outcome: a failed OTP, a cancelled approval). */
+  @Property({ type: 'string', length: 10, nullable: true })
+  resultCode: string | null = null;
+
+  @Property({ type: 'string', length: 100, nullable: true })
+  resultMessage: string | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();

@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import type { CardAuthorizationRequest, PaymentProcessor, ProcessorResult } from '../processor';
-import { SandboxAuthorization } from './sandbox-authorization.entity';
+import type { CardAuthorizationRequest, FinalProcessorResult, PaymentProcessor, PaypalRequest, ProcessorResult } from '../processor';
+import type { SandboxAuthorizationState } from './sandbox-authorization.entity';
 
-/** The one-time password that authenticates in the sandbox (contract section 5). */
+/** The one-time password that authenticates in the sandbox. */
 export const SANDBOX_OTP = '123456';
 
 interface TestCard {
@@ -13,7 +13,7 @@ interface TestCard {
 }
 
 /**
- * Test cards (contract section 5, plus the usual extra outcomes of acquirer sandboxes).
+ * Test cards (the documented ones, plus the usual extra outcomes of acquirer sandboxes).
  * Any other Luhn-valid number is declined as a real acquirer's test environment does.
  */
 export const SANDBOX_CARDS: Readonly<Record<string, TestCard>> = {
@@ -27,55 +27,107 @@ export const SANDBOX_CARDS: Readonly<Record<string, TestCard>> = {
 
 const UNKNOWN_CARD: TestCard = { code: '14', message: 'Invalid card number', issuer: 'Unknown issuer' };
 
+interface Row {
+  token: string;
+  kind: 'card' | 'paypal' | 'charge';
+  outcome_code: string;
+  outcome_message: string;
+  issuer: string;
+  state: SandboxAuthorizationState;
+  result_code: string | null;
+  result_message: string | null;
+}
+
+/**
+ * The test-environment acquirer. It keeps its state in its own table, reached with short
+ * statements of its own, never inside the engine's transaction (the engine calls it with no
+ * transaction open; the embedded database has a single connection). Every call is
+ * idempotent by the caller's key: a call repeated with the same key answers what the first
+ * one decided and authorizes nothing new.
+ */
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
 
-  async authorizeCard(request: CardAuthorizationRequest, tx: EntityManager): Promise<ProcessorResult> {
+  constructor(private readonly orm: MikroORM) {}
+
+  async authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult> {
     const card = SANDBOX_CARDS[request.cardNumber] ?? UNKNOWN_CARD;
-    if (card === UNKNOWN_CARD) return { kind: 'declined', token: null, issuer: card.issuer, code: card.code, message: card.message };
-    const token = await this.remember(tx, 'card', card);
-    if (request.threeDSecure) return { kind: 'challenge', token, issuer: card.issuer };
-    return this.finish(token, card);
+    const final = card === UNKNOWN_CARD || !request.threeDSecure;
+    const row = await this.remember(request.idempotencyKey, 'card', card, final ? finalState(card) : 'pending', final ? card : null);
+    return toResult(row);
   }
 
-  async completeChallenge(token: string, otp: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
-    const auth = await this.take(tx, token);
-    if (otp !== SANDBOX_OTP) return { kind: 'declined', token, issuer: auth.issuer, code: 'Z1', message: 'Authentication failed' };
-    return this.finish(token, { code: auth.outcomeCode, message: auth.outcomeMessage, issuer: auth.issuer });
+  async completeChallenge(idempotencyKey: string, token: string, otp: string): Promise<FinalProcessorResult> {
+    return this.complete(idempotencyKey, token, 'card', otp === SANDBOX_OTP, { code: 'Z1', message: 'Authentication failed' });
   }
 
-  async startPaypal(_request: unknown, tx: EntityManager): Promise<{ token: string }> {
-    return { token: await this.remember(tx, 'paypal', { code: '00', message: 'Approved', issuer: 'PayPal' }) };
+  async startPaypal(request: PaypalRequest): Promise<ProcessorResult> {
+    return toResult(await this.remember(request.idempotencyKey, 'paypal', { code: '00', message: 'Approved', issuer: 'PayPal' }, 'pending', null));
   }
 
-  async completePaypal(token: string, approved: boolean, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
-    const auth = await this.take(tx, token);
-    if (!approved) return { kind: 'declined', token, issuer: auth.issuer, code: '17', message: 'Customer cancelled' };
-    return { kind: 'approved', token, issuer: auth.issuer, code: '00', message: 'Approved' };
+  async completePaypal(idempotencyKey: string, token: string, approved: boolean): Promise<FinalProcessorResult> {
+    return this.complete(idempotencyKey, token, 'paypal', approved, { code: '17', message: 'Customer cancelled' });
   }
 
-  async chargeToken(token: string, _amount: string, _currency: string, _reference: string, tx: EntityManager): Promise<Exclude<ProcessorResult, { kind: 'challenge' }>> {
-    const auth = await tx.findOne(SandboxAuthorization, { token });
-    if (!auth) return { kind: 'declined', token, issuer: 'Unknown issuer', code: '14', message: 'Invalid card number' };
-    return this.finish(token, { code: auth.outcomeCode, message: auth.outcomeMessage, issuer: auth.issuer });
+  async chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult> {
+    const [saved] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and kind = 'card'`, [request.token]);
+    const card: TestCard = saved ? { code: saved.outcome_code, message: saved.outcome_message, issuer: saved.issuer } : UNKNOWN_CARD;
+    const row = await this.remember(request.idempotencyKey, 'charge', card, finalState(card), card);
+    return toResult(row) as FinalProcessorResult;
   }
 
-  private finish(token: string, card: TestCard): Exclude<ProcessorResult, { kind: 'challenge' }> {
-    return card.code === '00'
-      ? { kind: 'approved', token, issuer: card.issuer, code: '00', message: card.message }
-      : { kind: 'declined', token, issuer: card.issuer, code: card.code, message: card.message };
+  async lookup(idempotencyKey: string): Promise<ProcessorResult | null> {
+    const [row] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [idempotencyKey]);
+    return row ? toResult(row) : null;
   }
 
-  private async remember(tx: EntityManager, kind: 'card' | 'paypal', card: TestCard): Promise<string> {
+  /** Records a call under its key; a second call with the key gets the first call's record. */
+  private async remember(key: string, kind: Row['kind'], card: TestCard, state: SandboxAuthorizationState, result: { code: string; message: string } | null): Promise<Row> {
     const token = `sbx_${kind}_${randomBytes(16).toString('hex')}`;
-    tx.create(SandboxAuthorization, { token, kind, outcomeCode: card.code, outcomeMessage: card.message, issuer: card.issuer });
-    await tx.flush();
-    return token;
+    const inserted = await this.sql<Row>(
+      `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (idempotency_key) do nothing returning *`,
+      [token, kind, card.code, card.message, card.issuer, state, key, result?.code ?? null, result?.message ?? null],
+    );
+    if (inserted[0]) return inserted[0];
+    const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
+    if (!existing || existing.kind !== kind) throw new Error('sandbox: idempotency key reused for another kind of call');
+    return existing;
   }
 
-  private async take(tx: EntityManager, token: string): Promise<SandboxAuthorization> {
-    const auth = await tx.findOneOrFail(SandboxAuthorization, { token });
-    auth.state = 'completed';
-    return auth;
+  /**
+   * Finishes a pending authorization once, in one statement: passed, it answers the card's
+   * outcome; not passed, `failure`. A repeated completion answers the first result.
+   */
+  private async complete(key: string, token: string, kind: 'card' | 'paypal', passed: boolean, failure: { code: string; message: string }): Promise<FinalProcessorResult> {
+    const [updated] = await this.sql<Row>(
+      `update sandbox_authorization
+          set state = case when ? and outcome_code = '00' then 'approved' else 'declined' end,
+              result_code = case when ? then outcome_code else ? end,
+              result_message = case when ? then outcome_message else ? end
+        where token = ? and idempotency_key = ? and kind = ? and state = 'pending'
+        returning *`,
+      [passed, passed, failure.code, passed, failure.message, token, key, kind],
+    );
+    if (updated) return toResult(updated) as FinalProcessorResult;
+    const [row] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and idempotency_key = ? and kind = ?`, [token, key, kind]);
+    if (!row) throw new Error(`sandbox: no ${kind} authorization for this token and key`);
+    return toResult(row) as FinalProcessorResult;
   }
+
+  private sql<T>(query: string, params: unknown[]): Promise<T[]> {
+    return this.orm.em.getConnection().execute(query, params, 'all');
+  }
+}
+
+function finalState(card: TestCard): SandboxAuthorizationState {
+  return card.code === '00' ? 'approved' : 'declined';
+}
+
+function toResult(row: Row): ProcessorResult {
+  if (row.state === 'pending') return { kind: 'challenge', token: row.token, issuer: row.issuer };
+  // A number no issuer knows gets no token: there is nothing to charge again.
+  const token = row.issuer === UNKNOWN_CARD.issuer ? null : row.token;
+  if (row.state === 'approved') return { kind: 'approved', token: row.token, issuer: row.issuer, code: '00', message: row.result_message ?? 'Approved' };
+  return { kind: 'declined', token, issuer: row.issuer, code: row.result_code ?? row.outcome_code, message: row.result_message ?? row.outcome_message };
 }

@@ -393,4 +393,32 @@ describe('REST: orders', () => {
       expect(res.body).toEqual(body);
     });
   });
+  describe('order/pay without a billing address (legacy clients)', () => {
+    const pay = (plaintext: Record<string, unknown>) => postEncrypted(t.baseUrl, '/checkout/order/pay', pub, enc, plaintext);
+    const cardWithout = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123' };
+    const paypalWithout = { fullName: 'Ada Obi', mobile: '+2348012345678', house: '4' };
+
+    it.each([
+      ['card, no billingAddress', { paymentOption: 'C', card: cardWithout }],
+      ['card, billingAddress null', { paymentOption: 'C', card: { ...cardWithout, billingAddress: null } }],
+      ['card, every part of billingAddress null', { paymentOption: 'C', card: { ...cardWithout, BillingAddress: { street: null, city: null, state: null, country: null, zipcode: null } } }],
+      ['PayPal, no billingAddress', { paymentOption: 'PAYPAL', paypal: paypalWithout }],
+      ['PayPal, billingAddress null', { paymentOption: 'PAYPAL', paypal: { ...paypalWithout, billingAddress: null } }],
+    ])('issue 11: accepts %s', async (_label, body) => {
+      const reference = nextRef();
+      expect((await createOrder(orderPlaintext(reference))).body.statusCode).toBe('01');
+      const res = await pay({ reference, country: 'NG', ...body });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'success', statusCode: '02', message: 'pending-authenticaion' });
+      expect((await verify(reference)).body.data.statusId).toBe(2);
+    });
+
+    it('issue 11: still refuses a billing address given in part', async () => {
+      const reference = nextRef();
+      await createOrder(orderPlaintext(reference));
+      const res = await pay({ reference, country: 'NG', paymentOption: 'C', card: { ...cardWithout, billingAddress: { street: '1 Marina', country: 'NG' } } });
+      expect(res.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The City field is required.' });
+      expect((await verify(reference)).body.data.statusId).toBe(1);
+    });
+  });
 });

@@ -1,0 +1,75 @@
+import { DomainError } from '../shared/errors';
+import { OrderStatus, type OrderStatusId } from '../orders/order.entity';
+
+/**
+ * Who may move a payment (and its order), with which proof:
+ * - `pay_request`: an order/pay request authenticated with the merchant's key, or the hosted
+ *   payment-link page; proof: a valid instrument for an order nobody is paying yet;
+ * - `processor`: the processor's answer to a call the engine made for the attempt;
+ * - `otp_page`: the cardholder on the 3-D Secure page; proof: a one-time password, for card payments only;
+ * - `paypal_page`: the payer on the PayPal page; proof: a decision, for PayPal payments only;
+ * - `expiry`: the clock; proof: the deadline of the authentication (or of the unpaid order) has passed;
+ * - `supersede`: a newer attempt on the same single-charge link; proof: the older attempt is
+ *   still unauthenticated and nobody is answering it at this moment;
+ * - `reconciliation`: the processor's own record of an attempt whose answer was lost (a crash
+ *   between the call and its settlement), looked up by the attempt's idempotency key.
+ */
+export type PaymentActor = 'pay_request' | 'processor' | 'otp_page' | 'paypal_page' | 'expiry' | 'supersede' | 'reconciliation';
+
+export type PaymentMethod = 'C' | 'PAYPAL';
+
+export interface PaymentTransition {
+  from: OrderStatusId;
+  to: OrderStatusId;
+  actor: PaymentActor;
+  /** Only payments of these methods; every method when absent. */
+  methods?: readonly PaymentMethod[];
+}
+
+const { Initiated, PendingAuthentication, Processing, Failed, Successful } = OrderStatus;
+
+/**
+ * The one table of allowed transitions. Successful and Failed are final. No page can settle a
+ * payment: a page only hands its proof to the processor (Pending → Processing), and only the
+ * processor's answer (or its record of the attempt) makes a payment Successful.
+ */
+export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
+  { from: Initiated, to: Processing, actor: 'pay_request' },
+  { from: Initiated, to: Failed, actor: 'expiry' },
+  { from: Processing, to: PendingAuthentication, actor: 'processor' },
+  { from: Processing, to: Successful, actor: 'processor' },
+  { from: Processing, to: Failed, actor: 'processor' },
+  { from: Processing, to: PendingAuthentication, actor: 'reconciliation' },
+  { from: Processing, to: Successful, actor: 'reconciliation' },
+  { from: Processing, to: Failed, actor: 'reconciliation' },
+  { from: PendingAuthentication, to: Processing, actor: 'otp_page', methods: ['C'] },
+  { from: PendingAuthentication, to: Processing, actor: 'paypal_page', methods: ['PAYPAL'] },
+  { from: PendingAuthentication, to: Failed, actor: 'expiry' },
+  { from: PendingAuthentication, to: Failed, actor: 'supersede' },
+];
+
+export function canTransition(from: number, to: number, actor: PaymentActor, method: PaymentMethod | null): boolean {
+  return PAYMENT_TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor && (!t.methods || (method !== null && t.methods.includes(method))));
+}
+
+export class PaymentTransitionError extends DomainError {
+  constructor(
+    readonly from: number,
+    readonly to: number,
+    readonly actor: PaymentActor,
+  ) {
+    super('conflict', 'This payment cannot change that way.', 'VAL400');
+    this.name = 'PaymentTransitionError';
+  }
+}
+
+/** Moves `target` (an order or one of its payments) to `to`, or throws when the table does not allow it. */
+export function transition(target: { statusId: number }, to: OrderStatusId, actor: PaymentActor, method: PaymentMethod | null): void {
+  if (!canTransition(target.statusId, to, actor, method)) throw new PaymentTransitionError(target.statusId, to, actor);
+  target.statusId = to;
+}
+
+/** The method of a payment attempt, from its option id (2 card, 3 PayPal). */
+export function methodOfOption(paymentOptionId: number): PaymentMethod | null {
+  return paymentOptionId === 2 ? 'C' : paymentOptionId === 3 ? 'PAYPAL' : null;
+}

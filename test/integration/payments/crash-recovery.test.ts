@@ -1,0 +1,232 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startTestService, type TestService } from '../../support/service';
+import { createTestMerchant } from '../../support/merchants';
+import { postEncrypted, request } from '../../support/http';
+import { TEST_MASTER_KEY } from '../../support/database';
+import { createScratchDatabase, freePort } from './support/scratch-database';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const RUNNER = path.join(__dirname, 'support', 'run-service.js');
+const billing = { street: '1 Marina', city: 'Lagos', country: 'NG' };
+
+/**
+ * Issue 10 point 4: the real service, in a child process, killed right after the processor
+ * has answered and before the answer is written; a new instance settles the attempt from the
+ * processor's record, exactly once. A database of this file's own: the restarted instance
+ * reconciles every interrupted attempt it finds, and must find only this file's.
+ */
+describe('crash between the processor call and the settlement', () => {
+  let scratch: { url: string; drop(): Promise<void> };
+  let t: TestService;
+  let m: CreatedMerchant;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('payments_crash');
+    t = await startTestService({ DATABASE_URL: scratch.url });
+    m = await createTestMerchant(t);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await t?.close();
+    await scratch?.drop();
+  }, 30_000);
+
+  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  const k = () => m.keys.test;
+
+  async function spawnService(env: Record<string, string> = {}): Promise<{ baseUrl: string; child: ChildProcess; exited: Promise<void> }> {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [RUNNER], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATABASE_URL: scratch.url,
+        MIGRATE_ON_START: 'false',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PUBLIC_URL: baseUrl,
+        MASTER_KEY: TEST_MASTER_KEY,
+        LOG_LEVEL: 'silent',
+        DATABASE_POOL_SIZE: '2',
+        SCHEDULER_INTERVAL_MS: '0',
+        WEBHOOK_CONCURRENCY: '0',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const end = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
+      if (await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false)) break;
+      if (Date.now() > end) throw new Error(`service did not start: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { baseUrl, child, exited };
+  }
+
+  async function createOrder(body: Record<string, unknown> = {}): Promise<string> {
+    const reference = `CRASH-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const res = await postEncrypted(t.baseUrl, '/checkout/order/create', k().publicKey, k().encryptionKey, {
+      customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+      order: { amount: 1000, reference, description: 'Crash', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://merchant.test/return', ...body },
+    });
+    expect(res.body.statusCode).toBe('01');
+    return reference;
+  }
+
+  /** Pays through a service started with the crash hook; returns once that process is dead. */
+  async function payAndCrash(reference: string, cardNumber: string): Promise<void> {
+    const crashing = await spawnService({ PGW_TEST_CRASH_AFTER_PROCESSOR_CALL: '1' });
+    const answer = await postEncrypted(crashing.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
+      reference,
+      paymentOption: 'C',
+      country: 'NG',
+      card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+    }).then(
+      () => 'answered',
+      () => 'connection lost',
+    );
+    await crashing.exited;
+    expect(answer).toBe('connection lost');
+    expect(crashing.child.signalCode).toBe('SIGKILL');
+  }
+
+  const attemptOf = async (reference: string) =>
+    (await sql(`select p.reference, p.status_id as payment_status, o.status_id as order_status from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [reference])) as Array<{
+      reference: string;
+      payment_status: number;
+      order_status: number;
+    }>;
+  const sandboxRows = async () => (await sql(`select count(*)::int as n from sandbox_authorization`))[0].n as number;
+  /** Reconciliation leaves attempts younger than a few seconds to the request handling them: let this one age. */
+  const age = (paymentReference: string, seconds: number) =>
+    sql(`update order_payment set processing_started_at = now() - make_interval(secs => ?) where reference = ?`, [seconds, paymentReference]);
+  const sandbox = () => (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
+
+  it('issue 10 point 4: a payment whose process died after the processor approved it is settled once on restart, from the processor record', async () => {
+    const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
+      apiKey: k().publicKey,
+      body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+    })).body.data.paymentLink;
+    const reference = await createOrder({ paymentLinkId: link.id });
+    await payAndCrash(reference, '5123450000000008');
+
+    // Money moved at the processor; the order was left Processing.
+    const [attempt] = await attemptOf(reference);
+    expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
+    const [authorization] = await sql(`select token, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]);
+    expect(authorization).toMatchObject({ state: 'approved' });
+    const authorizationsBefore = await sandboxRows();
+    await age(attempt!.reference, 10);
+
+    const restarted = await spawnService();
+    const details = (await request(restarted.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+    expect(details).toMatchObject({ statusId: 5, status: 'Successful', paymentResponseCode: '00' });
+    expect(details.orderPayments).toEqual([expect.objectContaining({ orderPaymentReference: attempt!.reference, statusId: 5 })]);
+    expect(details.cardDetails).toEqual([expect.objectContaining({ status: true, cardToken: authorization.token, cardLastFourDigits: '0008' })]);
+
+    // No second authorization; one settlement event; reconciling again changes nothing.
+    expect(await sandboxRows()).toBe(authorizationsBefore);
+    const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence`, [reference]);
+    expect(events).toEqual([{ notify_type: 'successful' }]);
+    expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0);
+    const tenant = await t.service.runtime.ctx.services.auth.authenticate(k().publicKey);
+    const timeline = (await t.service.runtime.ctx.services.timeline.list(tenant, reference)).map((e) => e.event);
+    expect(timeline).toEqual(['order.created', 'payment.initiated', 'payment.reconciled', 'order.settled']);
+    restarted.child.kill('SIGTERM');
+    await restarted.exited;
+  }, 90_000);
+
+  it('issue 10 point 4: a 3-D Secure challenge issued before the crash is restored on restart and can be answered', async () => {
+    const reference = await createOrder();
+    await payAndCrash(reference, '4111111111111111');
+    const [attempt] = await attemptOf(reference);
+    expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
+    await age(attempt!.reference, 10);
+
+    const restarted = await spawnService();
+    expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
+    const answer = await fetch(`${restarted.baseUrl}/sandbox/3ds/${attempt!.reference}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'otp=123456',
+    });
+    expect(answer.headers.get('location')).toContain('status=successful');
+    expect((await sql(`select count(*)::int as n from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]))[0].n).toBe(1);
+    restarted.child.kill('SIGTERM');
+    await restarted.exited;
+  }, 90_000);
+
+  describe('a processor that does not answer (reconciled by the scheduler)', () => {
+    const payInProcess = (reference: string) =>
+      postEncrypted(t.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
+        reference,
+        paymentOption: 'C',
+        country: 'NG',
+        card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+      });
+
+    it('issue 10 point 4: an answer lost on the way back is settled from the processor record, once', async () => {
+      const reference = await createOrder();
+      const processor = sandbox();
+      const original = processor.authorizeCard;
+      processor.authorizeCard = async (r) => {
+        await original.call(processor, r);
+        throw new Error('connection reset by the acquirer');
+      };
+      let res;
+      try {
+        res = await payInProcess(reference);
+      } finally {
+        processor.authorizeCard = original;
+      }
+      expect(res.status).toBe(500);
+      const [attempt] = await attemptOf(reference);
+      expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
+      // Too young: its own request might still be settling it.
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0);
+      await age(attempt!.reference, 10);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0);
+      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
+      expect((await sql(`select count(*)::int as n from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]))[0].n).toBe(1);
+    });
+
+    it('issue 10 point 4: a call that never reached the processor fails after the processor deadline, moving no money', async () => {
+      const reference = await createOrder();
+      const processor = sandbox();
+      const original = processor.authorizeCard;
+      processor.authorizeCard = async () => {
+        throw new Error('acquirer unreachable');
+      };
+      try {
+        expect((await payInProcess(reference)).status).toBe(500);
+      } finally {
+        processor.authorizeCard = original;
+      }
+      const [attempt] = await attemptOf(reference);
+      await age(attempt!.reference, 60);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0); // the processor may still answer
+      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 3 })]);
+      await age(attempt!.reference, 180);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+      expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z5', paymentResponseMessage: 'Payment not processed' });
+      expect(await sql(`select token from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,241 @@
+import { startTestService, type TestService } from '../../support/service';
+import { graphql, postEncrypted, request } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import { encryptPayload } from '../../../src/crypto/payload-client';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+
+let counter = 0;
+const nextRef = () => `INT-${process.pid}-${Date.now()}-${++counter}`;
+const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
+const card = (cardNumber: string) => ({ cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing });
+const paypal = { fullName: 'Ada Obi', mobile: '+2348012345678', house: '12B', billingAddress: billing };
+const form = (body: string) => ({ method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+
+/** Issue 10: money and payment integrity. */
+describe('payment integrity', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+  beforeAll(async () => {
+    t = await startTestService();
+    m = await createTestMerchant(t, { name: 'Integrity Stores' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const k = () => m.keys.test;
+  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  async function createOrder(options: { reference?: string; customer?: Record<string, string>; payment?: Record<string, unknown>; amount?: number } = {}) {
+    const reference = options.reference ?? nextRef();
+    const res = await postEncrypted(t.baseUrl, '/checkout/order/create', k().publicKey, k().encryptionKey, {
+      customer: options.customer ?? { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada+${reference}@example.test` },
+      order: { amount: options.amount ?? 1000, reference, description: 'Order', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://merchant.test/return', ...(options.payment ?? {}) },
+    });
+    expect(res.body.statusCode).toBe('01');
+    return reference;
+  }
+  const pay = (reference: string, body: Record<string, unknown>) =>
+    postEncrypted(t.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, { reference, country: 'NG', ...body });
+  const verify = async (reference: string) => (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+  const timeline = async (reference: string) => {
+    const tenant = await t.service.runtime.ctx.services.auth.authenticate(k().publicKey);
+    return t.service.runtime.ctx.services.timeline.list(tenant, reference);
+  };
+  const link = async (body: Record<string, string>) =>
+    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: k().publicKey, body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body } })).body.data
+      .paymentLink as { id: number; reference: string };
+  const checkout = (linkReference: string, customer: Record<string, string>, instrument: Record<string, unknown>, paymentOption = 'C') =>
+    request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: { paymentOption, customer, data: encryptPayload(instrument, k().encryptionKey) } });
+
+  describe('point 1: each authentication page accepts only its own form, for its own method', () => {
+    it('issue 10 point 1: the PayPal approval of a card payment (insufficient-funds card) is refused and changes nothing', async () => {
+      const reference = await createOrder();
+      const paid = await pay(reference, { paymentOption: 'C', card: card('4000000000000002') });
+      const otpUrl: string = paid.body.data.paymentDetail.redirectUrl;
+      const paymentRef = otpUrl.split('/').pop()!;
+
+      // The bypass: decision=approve on the PayPal route with the card payment's token.
+      const viaPaypal = await fetch(`${t.baseUrl}/sandbox/paypal/${paymentRef}`, form('decision=approve'));
+      expect(viaPaypal.status).toBe(404);
+      expect((await fetch(`${t.baseUrl}/sandbox/paypal/${paymentRef}`)).status).toBe(404);
+      // The PayPal form on the card's own page.
+      const onCardPage = await fetch(otpUrl, form('decision=approve'));
+      expect(onCardPage.status).toBe(400);
+      expect(await verify(reference)).toMatchObject({ statusId: 2, paymentResponseCode: '02' });
+
+      // The card is then declined as it must be, through its one-time password.
+      const answer = await fetch(otpUrl, form('otp=123456'));
+      expect(answer.headers.get('location')).toContain('status=failed');
+      expect(await verify(reference)).toMatchObject({ statusId: 4, paymentResponseCode: '51', paymentResponseMessage: 'Insufficient funds' });
+    });
+
+    it('issue 10 point 1: a card payment page refuses anything but an otp, and changes nothing', async () => {
+      const reference = await createOrder();
+      const otpUrl: string = (await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+      for (const body of ['', 'otp=', 'decision=cancel', 'otp=123456&decision=approve', 'otp=123456&extra=1']) {
+        const res = await fetch(otpUrl, form(body));
+        expect([body, res.status]).toEqual([body, 400]);
+      }
+      const json = await request(t.baseUrl, 'POST', new URL(otpUrl).pathname, { body: { otp: 123456 } });
+      expect(json.status).toBe(400);
+      expect(await verify(reference)).toMatchObject({ statusId: 2, orderPayments: [expect.objectContaining({ statusId: 2 })] });
+      expect((await fetch(otpUrl, form('otp=123456'))).headers.get('location')).toContain('status=successful');
+    });
+
+    it('issue 10 point 1: a PayPal payment page refuses an otp and the card page refuses the PayPal payment', async () => {
+      const reference = await createOrder();
+      const url: string = (await pay(reference, { paymentOption: 'PAYPAL', paypal })).body.data.paymentDetail.redirectUrl;
+      const paymentRef = url.split('/').pop()!;
+      expect((await fetch(url, form('otp=123456'))).status).toBe(400);
+      expect((await fetch(url, form('decision=maybe'))).status).toBe(400);
+      expect((await fetch(`${t.baseUrl}/sandbox/3ds/${paymentRef}`, form('otp=123456'))).status).toBe(404);
+      expect((await fetch(`${t.baseUrl}/sandbox/3ds/${paymentRef}`)).status).toBe(404);
+      expect((await verify(reference)).statusId).toBe(2);
+      expect((await fetch(url, form('decision=approve'))).headers.get('location')).toContain('status=successful');
+      expect((await verify(reference)).statusId).toBe(5);
+    });
+  });
+
+  describe('point 2: the fee is the fee of the option paid with', () => {
+    it('issue 10 point 2: an order paid with PayPal is charged the PayPal fee, and the timeline records the change', async () => {
+      const payer = await createTestMerchant(t);
+      const tenant = await t.service.runtime.ctx.services.auth.authenticate(payer.keys.test.privateKey);
+      await t.service.runtime.ctx.services.merchants.setFeeBearer(tenant, 'customer');
+      const reference = nextRef();
+      const created = await postEncrypted(t.baseUrl, '/checkout/order/create', payer.keys.test.publicKey, payer.keys.test.encryptionKey, {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+        order: { amount: 1000, reference, description: 'Order', currency: 'NGN' },
+        payment: { RedirectUrl: 'https://merchant.test/return' },
+      });
+      // Quoted at creation for a card: 1.5 %.
+      expect(created.body.data.order.fee).toBe(15);
+      expect(created.body.data.subsidiaryOrderSummary.totalAmount).toBe(1015);
+
+      const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', payer.keys.test.publicKey, payer.keys.test.encryptionKey, { reference, paymentOption: 'PAYPAL', country: 'NG', paypal });
+      // PayPal in NGN: 4.4 % + 100.
+      expect(paid.body.data.orderPayment).toMatchObject({ fee: 144, totalAmount: 1144 });
+      await fetch(paid.body.data.paymentDetail.redirectUrl, form('decision=approve'));
+      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: payer.keys.test.privateKey, body: { reference } })).body.data;
+      expect(details).toMatchObject({ statusId: 5, paymentMethod: 'PayPal', fee: 144, customerFee: 144, subsidiaryFee: 0, feeRate: 0.044, totalAmountCharged: 1144 });
+
+      const entries = await t.service.runtime.ctx.services.timeline.list(tenant, reference);
+      const change = entries.find((e) => e.event === 'order.fee_changed')!;
+      expect(change.metadata).toEqual({
+        from: { paymentOption: 'C', fee: '15.0000', totalChargedAmount: '1015.0000' },
+        to: { paymentOption: 'PAYPAL', fee: '144.00', totalChargedAmount: '1144.00' },
+      });
+      expect(entries.map((e) => e.event)).toEqual(['order.created', 'order.fee_changed', 'payment.initiated', 'authentication.passed', 'order.settled']);
+    });
+
+    it('issue 10 point 2: a card payment keeps the card fee and records no change', async () => {
+      const reference = await createOrder();
+      const paid = await pay(reference, { paymentOption: 'C', card: card('5123450000000008') });
+      expect(paid.body.data.orderPayment).toMatchObject({ fee: 15, totalAmount: 1000 });
+      expect((await timeline(reference)).map((e) => e.event)).not.toContain('order.fee_changed');
+    });
+  });
+
+  describe('point 3: an order keeps the customer it was created with', () => {
+    it('issue 10 point 3: a payer on a payment link giving an existing customer e-mail changes nothing of that customer or its orders', async () => {
+      const email = `victim+${Date.now()}@example.test`;
+      const reference = await createOrder({ customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email } });
+      const l = await link({ PaymentType: 'MC' });
+      const intruder = { firstname: 'Mallory', lastname: 'Evil', mobile: '+15550001111', country: 'US', email };
+      const res = await checkout(l.reference, intruder, { card: card('5123450000000008') });
+      expect(res.status).toBe(200);
+
+      const original = { firstName: 'Ada', lastName: 'Obi', emailAddress: email, mobileNumber: '+2348012345678', countryShortName: 'NG' };
+      expect((await verify(reference)).customer).toMatchObject(original);
+      const [record] = await sql(`select first_name, last_name, mobile, country from customer c join app_environment e on e.id = c.environment_id where e.subsidiary_id = ? and e.mode = 'test' and c.email = ?`, [m.subsidiary.id, email]);
+      expect(record).toEqual({ first_name: 'Ada', last_name: 'Obi', mobile: '+2348012345678', country: 'NG' });
+
+      // The link's order shows what its payer typed; order/status and GraphQL read the same snapshot.
+      const paymentRef = new URL(res.body.redirectUrl).pathname.split('/').pop();
+      const [linkOrder] = await sql(`select o.reference from checkout_order o join order_payment p on p.order_id = o.id where p.reference = ?`, [paymentRef]);
+      expect((await verify(linkOrder.reference)).customer).toMatchObject({ firstName: 'Mallory', lastName: 'Evil', countryShortName: 'US', mobileNumber: '+15550001111', emailAddress: email });
+      const gql = await graphql(t.baseUrl, `query($r: String!) { order(reference: $r) { customer { firstName lastName mobileNumber countryShortName } } }`, { r: reference }, { 'api-key': k().privateKey });
+      expect(gql.body.data.order.customer).toEqual({ firstName: 'Ada', lastName: 'Obi', mobileNumber: '+2348012345678', countryShortName: 'NG' });
+      const status = await postEncrypted(t.baseUrl, '/checkout/order/status', k().publicKey, k().encryptionKey, { reference });
+      const [orders] = await sql(`select count(distinct customer_id)::int as n from checkout_order where reference in (?, ?)`, [reference, linkOrder.reference]);
+      expect(orders.n).toBe(1);
+      expect(status.body.data.customer_id).toEqual(expect.any(Number));
+    });
+
+    it('issue 10 point 3: a later order with the same e-mail keeps its own details and leaves the earlier order as it was', async () => {
+      const email = `twice+${Date.now()}@example.test`;
+      const first = await createOrder({ customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email } });
+      const second = await createOrder({ customer: { firstname: 'Adaeze', lastname: 'Okafor', mobile: '+2348099999999', country: 'GH', email } });
+      expect((await verify(first)).customer).toMatchObject({ firstName: 'Ada', lastName: 'Obi', countryShortName: 'NG' });
+      expect((await verify(second)).customer).toMatchObject({ firstName: 'Adaeze', lastName: 'Okafor', countryShortName: 'GH', mobileNumber: '+2348099999999' });
+    });
+
+    it('issue 10 point 3: concurrent creates with one new e-mail make one customer, and the database refuses a duplicate', async () => {
+      const email = `race+${Date.now()}@example.test`;
+      const references = await Promise.all(Array.from({ length: 8 }, (_, i) => createOrder({ customer: { firstname: `N${i}`, lastname: 'Race', mobile: '+2348012345678', country: 'NG', email } })));
+      const rows = await sql(`select count(distinct customer_id)::int as customers, count(*)::int as orders from checkout_order where reference in (${references.map(() => '?').join(',')})`, references);
+      expect(rows[0]).toEqual({ customers: 1, orders: 8 });
+      await expect(sql(`insert into customer (environment_id, email, first_name, last_name, mobile, country) select environment_id, email, 'X', 'Y', '1', 'NG' from customer where email = ?`, [email])).rejects.toThrow(
+        /customer_environment_id_email_unique/,
+      );
+    });
+  });
+
+  describe('point 4: the processor is called outside the transaction, idempotently', () => {
+    it('issue 10 point 4: a repeated sandbox call with the same idempotency key authorizes nothing new, and lookup finds it', async () => {
+      const sandbox = new SandboxProcessor(t.service.runtime.ctx.orm);
+      const key = `OPTEST${Date.now()}`;
+      const request = { cardNumber: '4111111111111111', cvv: '123', expiryMonth: '12', expiryYear: '30', amount: '10.00', currency: 'NGN', reference: 'R', environmentId: 1, threeDSecure: false, idempotencyKey: key };
+      expect(await sandbox.lookup(key)).toBeNull();
+      const first = await sandbox.authorizeCard(request);
+      const again = await sandbox.authorizeCard({ ...request, cardNumber: '4000000000000002' });
+      expect(first).toMatchObject({ kind: 'approved', code: '00' });
+      expect(again).toEqual(first);
+      expect(await sandbox.lookup(key)).toEqual(first);
+      expect(await sql('select count(*)::int as n from sandbox_authorization where idempotency_key = ?', [key])).toEqual([{ n: 1 }]);
+    });
+
+    it('issue 10 point 4: no row lock is held while the processor is called', async () => {
+      const reference = await createOrder();
+      const payments = t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } };
+      const sandbox = payments.processors.test;
+      const original = sandbox.authorizeCard.bind(sandbox);
+      let seenDuringCall: unknown;
+      sandbox.authorizeCard = async (r) => {
+        // Another connection reads and locks the order while the processor is being called: it must not wait.
+        seenDuringCall = await sql(`select status_id from checkout_order where reference = ? for update nowait`, [reference]);
+        return original(r);
+      };
+      try {
+        await pay(reference, { paymentOption: 'C', card: card('5123450000000008') });
+      } finally {
+        sandbox.authorizeCard = original;
+      }
+      expect(seenDuringCall).toEqual([{ status_id: 3 }]); // the attempt was committed (Processing) before the call
+      expect((await verify(reference)).statusId).toBe(2);
+    });
+  });
+
+  describe('point 5: an abandoned 3-D Secure page does not block a single-charge link', () => {
+    it('issue 10 point 5: a new attempt on the link supersedes the unauthenticated one', async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
+      const abandonedUrl: string = (await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+
+      const next = await createOrder({ payment: { paymentLinkId: l.id } });
+      const paid = await pay(next, { paymentOption: 'C', card: card('4111111111111111') });
+      expect(paid.body.statusCode).toBe('02');
+      expect(await verify(abandoned)).toMatchObject({ statusId: 4, paymentResponseCode: 'Z3', paymentResponseMessage: 'Superseded by a newer payment attempt' });
+      // The superseded page can no longer settle anything.
+      expect((await fetch(abandonedUrl, form('otp=123456'))).headers.get('location')).toContain('status=failed');
+      expect((await verify(abandoned)).statusId).toBe(4);
+
+      expect((await fetch(paid.body.data.paymentDetail.redirectUrl, form('otp=123456'))).headers.get('location')).toContain('status=successful');
+      // Paid once: the link takes no further payment.
+      const third = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
+      expect(third.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has already been paid.' });
+    });
+  });
+
+});

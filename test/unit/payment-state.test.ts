@@ -1,0 +1,56 @@
+import { canTransition, PAYMENT_TRANSITIONS, PaymentTransitionError, transition, type PaymentActor } from '../../src/payments/payment-state';
+import { OrderStatus } from '../../src/orders/order.entity';
+
+const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation'];
+const STATUSES = Object.values(OrderStatus);
+
+describe('payment state machine (issue 10 point 1: who may cause each transition)', () => {
+  it('issue 10 point 1: only the processor (or its record, on reconciliation) can make a payment Successful', () => {
+    const toSuccess = PAYMENT_TRANSITIONS.filter((t) => t.to === OrderStatus.Successful);
+    expect(new Set(toSuccess.map((t) => t.actor))).toEqual(new Set(['processor', 'reconciliation']));
+    expect(toSuccess.every((t) => t.from === OrderStatus.Processing)).toBe(true);
+  });
+
+  it('issue 10 point 1: the OTP page acts on card payments only, the PayPal page on PayPal payments only', () => {
+    expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'otp_page', 'C')).toBe(true);
+    expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'otp_page', 'PAYPAL')).toBe(false);
+    expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'paypal_page', 'PAYPAL')).toBe(true);
+    expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'paypal_page', 'C')).toBe(false);
+    expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'paypal_page', null)).toBe(false);
+    // No page settles anything by itself.
+    for (const actor of ['otp_page', 'paypal_page'] as const) {
+      for (const to of [OrderStatus.Successful, OrderStatus.Failed]) {
+        for (const method of ['C', 'PAYPAL'] as const) expect(canTransition(OrderStatus.PendingAuthentication, to, actor, method)).toBe(false);
+      }
+    }
+  });
+
+  it('Successful and Failed are final for every actor', () => {
+    for (const from of [OrderStatus.Successful, OrderStatus.Failed]) {
+      for (const to of STATUSES) for (const actor of ACTORS) expect(canTransition(from, to, actor, 'C')).toBe(false);
+    }
+  });
+
+  it('expiry fails only what is unpaid or unauthenticated; supersede only what is unauthenticated', () => {
+    const expiry = PAYMENT_TRANSITIONS.filter((t) => t.actor === 'expiry');
+    expect(expiry.map((t) => [t.from, t.to])).toEqual([
+      [OrderStatus.Initiated, OrderStatus.Failed],
+      [OrderStatus.PendingAuthentication, OrderStatus.Failed],
+    ]);
+    expect(PAYMENT_TRANSITIONS.filter((t) => t.actor === 'supersede').map((t) => [t.from, t.to])).toEqual([[OrderStatus.PendingAuthentication, OrderStatus.Failed]]);
+    // An attempt with the processor is never expired or superseded: only its answer settles it.
+    for (const actor of ['expiry', 'supersede'] as const) expect(canTransition(OrderStatus.Processing, OrderStatus.Failed, actor, 'C')).toBe(false);
+  });
+
+  it('a pay request starts an attempt only on an Initiated order', () => {
+    for (const from of STATUSES) expect(canTransition(from, OrderStatus.Processing, 'pay_request', 'C')).toBe(from === OrderStatus.Initiated);
+  });
+
+  it('transition() changes the status when allowed and throws, changing nothing, when not', () => {
+    const payment = { statusId: OrderStatus.PendingAuthentication as number };
+    expect(() => transition(payment, OrderStatus.Successful, 'paypal_page', 'C')).toThrow(PaymentTransitionError);
+    expect(payment.statusId).toBe(OrderStatus.PendingAuthentication);
+    transition(payment, OrderStatus.Processing, 'otp_page', 'C');
+    expect(payment.statusId).toBe(OrderStatus.Processing);
+  });
+});
