@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, Money, parseAmount } from '../shared/money';
 import { countryIdOf } from '../shared/countries';
+import { isQueryableDate } from '../shared/time';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
@@ -209,6 +210,8 @@ export class OrderService {
    * cards, merchant, count).
    */
   async page(tenant: Tenant, filter: OrderFilter, limit: number, after?: { createdAt: Date; id: number }): Promise<{ rows: OrderAggregate[]; totalCount: number }> {
+    if (!isQueryableDate(filter.createdFrom)) throw validationError('The CreatedFrom field must be a date between the years 1 and 9999.');
+    if (!isQueryableDate(filter.createdTo)) throw validationError('The CreatedTo field must be a date between the years 1 and 9999.');
     const em = this.orm.em.fork();
     const where: Record<string, unknown> = { environment: tenant.environmentId };
     if (filter.statusIds?.length) where.statusId = { $in: filter.statusIds };
@@ -248,6 +251,8 @@ export class OrderService {
 
   /** Counts and sums by status and currency over a period (dashboard figures), exact decimals. */
   async summary(tenant: Tenant, from: Date, to: Date): Promise<Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }>> {
+    if (!isQueryableDate(from)) throw validationError('The From field must be a date between the years 1 and 9999.');
+    if (!isQueryableDate(to)) throw validationError('The To field must be a date between the years 1 and 9999.');
     const rows: Array<{ status_id: number; currency: string; count: string; amount: string; fees: string }> = await this.orm.em.getConnection().execute(
       `select status_id, currency, count(*) as count, sum(amount)::text as amount, sum(fee)::text as fees
          from checkout_order where environment_id = ? and created_at >= ? and created_at < ?

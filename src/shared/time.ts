@@ -3,3 +3,17 @@ export function formatTimestamp(date: Date | null | undefined): string | null {
   if (!date) return null;
   return date.toISOString().slice(0, -1);
 }
+
+const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z').getTime();
+const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z').getTime();
+
+/**
+ * A date a query may compare with: a real instant between the years 1 and 9999. Outside that
+ * range (year 0, year 275760) the database cannot represent it; it is the caller's mistake,
+ * answered as a validation error rather than a fault.
+ */
+export function isQueryableDate(date: Date | null | undefined): boolean {
+  if (!date) return true;
+  const t = date.getTime();
+  return Number.isFinite(t) && t >= FIRST_INSTANT && t <= LAST_INSTANT;
+}

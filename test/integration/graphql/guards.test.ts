@@ -277,6 +277,16 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
       }
     });
   });
+  it('issue 10 point 17: dates the database cannot hold (year 0) are a validation error, not an internal one', async () => {
+    const key = m.keys.test.privateKey;
+    const orders = await http(`{ orders(first: 5, filter: { createdFrom: "0000-01-01T00:00:00Z" }) { totalCount } }`, {}, key);
+    expect(orders.errors[0].extensions.code).toBe('VAL400');
+    expect(orders.errors[0].message).toMatch(/CreatedFrom/);
+    const summary = await http(`{ dashboardSummary(from: "0000-01-01T00:00:00Z", to: "2026-01-01T00:00:00Z") { successRate } }`, {}, key);
+    expect(summary.errors[0].extensions.code).toBe('VAL400');
+    const fine = await http(`{ orders(first: 5, filter: { createdFrom: "2000-01-01T00:00:00Z" }) { totalCount } }`, {}, key);
+    expect(fine.errors).toBeUndefined();
+  });
 });
 
 async function waitUntil(predicate: () => boolean, ms = 5000): Promise<void> {
