@@ -10,6 +10,7 @@ import { createGraphqlContext, headerValue, type GraphqlContext } from './contex
 import { formatGraphqlError } from './errors';
 import { depthAndSizeLimit } from './limits';
 import { buildGraphqlSchema } from './schema';
+import { noteFailedAuthentication } from '../protection';
 
 export const MAX_QUERY_DEPTH = 12;
 export const MAX_QUERY_FIELDS = 400;
@@ -57,13 +58,16 @@ export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Pr
   const wsHandler = makeHandler({
     schema,
     // The api-key travels in connectionParams; a bad one closes the socket (4403) before any operation.
-    onConnect: async ({ connectionParams }) => {
+    onConnect: async ({ connectionParams, extra }) => {
       const apiKey = connectionParams?.['api-key'];
       try {
         await ctx.services.auth.authenticate(typeof apiKey === 'string' ? apiKey : undefined);
         return true;
       } catch (err) {
-        if (err instanceof DomainError) return false;
+        if (err instanceof DomainError) {
+          noteFailedAuthentication(extra.request); // rate limit of failed authentications per IP
+          return false;
+        }
         throw err;
       }
     },
