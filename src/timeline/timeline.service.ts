@@ -46,6 +46,7 @@ export class TimelineService {
     let metadata: Record<string, unknown> | null = null;
     if (input.metadata !== undefined && input.metadata !== null) {
       if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw validationError('The Metadata field must be an object.');
+      if (nestedDeeperThan(input.metadata, MAX_METADATA_DEPTH)) throw validationError(`The Metadata field must be nested at most ${MAX_METADATA_DEPTH} levels deep.`);
       if (JSON.stringify(input.metadata).length > 8192) throw validationError('The Metadata field must be at most 8 KiB of JSON.');
       metadata = input.metadata as Record<string, unknown>;
     }
@@ -64,4 +65,15 @@ export class TimelineService {
     if (!order) throw orderNotFound();
     return em.find(TimelineEvent, { order }, { orderBy: { id: 'asc' } });
   }
+}
+
+/** Deeper metadata is refused before it is serialised: JSON of hundreds of levels exhausts stacks. */
+export const MAX_METADATA_DEPTH = 32;
+
+/** True when objects or arrays nest more than `levels` deep; stops descending at that depth. */
+function nestedDeeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  for (const v of Object.values(value)) if (nestedDeeperThan(v, levels - 1)) return true;
+  return false;
 }
