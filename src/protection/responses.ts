@@ -15,7 +15,7 @@ export function isGraphqlPath(url: string): boolean {
  */
 export function sendTooManyRequests(request: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
   reply.code(429).header('retry-after', String(retryAfterSeconds)).type('application/json; charset=utf-8');
-  if (request.raw.upgrade) {
+  if ((request.raw as { upgrade?: boolean }).upgrade) {
     // A refused WebSocket upgrade: its socket belongs to no HTTP parser any more, so close it once answered.
     reply.header('connection', 'close');
     reply.raw.once('finish', () => request.raw.socket.destroy());
