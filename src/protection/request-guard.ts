@@ -30,49 +30,50 @@ export const PAYMENT_LINK_PAGE_ROUTE = '/pay/:reference';
  *    presents, and for WebSocket upgrades, without any lookup: guesses go unanswered.
  * 3. A wrong `x-admin-token` is a failed authentication too.
  * 4. Everything without a valid key counts against the client IP.
- * 5. POSTs to the payment-link page are card attempts, counted per link and per IP.
+ * 5. POSTs to the payment-link page are card attempts, counted per link and per IP, whatever
+ *    key comes with them (public keys are public).
  */
 export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits: RateLimits): void {
   const adminDigest = ctx.config.adminToken ? digest(ctx.config.adminToken) : undefined;
 
-  app.addHook('onRequest', async (request, reply) => {
-    const ip = clientIdentity(request.ip);
-    const refuse = (v: Verdict) => (v.allowed ? undefined : sendTooManyRequests(request, reply, v.retryAfterSeconds));
-
+  /** Counts the request against its key or its IP (and failed authentications); the first refusal, else allowed. */
+  const admit = async (request: FastifyRequest, ip: string): Promise<Verdict> => {
     const adminToken = single(request.headers['x-admin-token']);
     if (adminToken !== undefined && (adminDigest === undefined || !timingSafeEqual(digest(adminToken), adminDigest))) {
       const failed = limits.authFailures.hit(ip);
-      if (!failed.allowed) return refuse(failed);
+      if (!failed.allowed) return failed;
     }
 
     const apiKey = single(request.headers['api-key']);
     if (apiKey !== undefined && apiKey.trim() !== '') {
       const id = RateLimits.keyId(apiKey);
-      if (limits.perKey.has(id)) return refuse(limits.perKey.hit(id));
+      if (limits.perKey.has(id)) return limits.perKey.hit(id);
       const blocked = limits.authFailures.check(ip);
-      if (!blocked.allowed) return refuse(blocked);
+      if (!blocked.allowed) return blocked;
       const tenant = await tryAuthenticate(ctx, apiKey);
       if (tenant) {
         request.tenant = tenant;
-        return refuse(limits.perKey.hit(id));
+        return limits.perKey.hit(id);
       }
       const failed = limits.authFailures.hit(ip);
-      if (!failed.allowed) return refuse(failed);
+      if (!failed.allowed) return failed;
     } else if (isWebSocketUpgrade(request)) {
       // The key of a WebSocket arrives after the upgrade; an IP that keeps failing gets no socket.
       const blocked = limits.authFailures.check(ip);
-      if (!blocked.allowed) return refuse(blocked);
+      if (!blocked.allowed) return blocked;
     }
+    return limits.perIp.hit(ip);
+  };
 
-    const perIp = limits.perIp.hit(ip);
-    if (!perIp.allowed) return refuse(perIp);
-
-    if (request.method === 'POST' && request.routeOptions.url === PAYMENT_LINK_PAGE_ROUTE) {
-      const byIp = limits.cardPerIp.hit(ip);
-      if (!byIp.allowed) return refuse(byIp);
-      const link = String((request.params as { reference?: unknown }).reference ?? '');
-      return refuse(limits.cardPerLink.hit(link));
+  app.addHook('onRequest', async (request, reply) => {
+    const ip = clientIdentity(request.ip);
+    let verdict = await admit(request, ip);
+    // Card attempts count whatever key is presented: public keys are public, they must not lift this limit.
+    if (verdict.allowed && request.method === 'POST' && request.routeOptions.url === PAYMENT_LINK_PAGE_ROUTE) {
+      verdict = limits.cardPerIp.hit(ip);
+      if (verdict.allowed) verdict = limits.cardPerLink.hit(String((request.params as { reference?: unknown }).reference ?? ''));
     }
+    if (!verdict.allowed) return sendTooManyRequests(request, reply, verdict.retryAfterSeconds);
     return undefined;
   });
 }

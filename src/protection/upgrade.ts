@@ -39,7 +39,7 @@ export function answerOtherUpgradesAsHttp(server: Server, webSocketPath: string)
 
 /** The request line and headers as received, less the upgrade headers and their Connection tokens. */
 export function requestHeadWithoutUpgrade(req: IncomingMessage): Buffer {
-  const lines = [`${req.method} ${req.url} HTTP/1.1`];
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion === '1.0' ? '1.0' : '1.1'}`];
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];

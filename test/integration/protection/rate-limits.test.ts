@@ -155,11 +155,14 @@ describe('issue 10 point 15: rate limits', () => {
   });
 
   it('issue 10 point 15: card attempts on a payment link page are limited per IP and per link', async () => {
-    const pay = (from: string, link: string) => httpFrom(t.baseUrl, from, 'POST', `/pay/${link}`, { body: JSON.stringify({ data: 'x' }) });
+    const pay = (from: string, link: string, headers: Record<string, string> = {}) =>
+      httpFrom(t.baseUrl, from, 'POST', `/pay/${link}`, { body: JSON.stringify({ data: 'x' }), headers });
     const a = newClient();
     expect((await pay(a, 'LINKONE')).status).toBeLessThan(429);
     expect((await pay(a, 'LINKONE')).status).toBeLessThan(429);
     expectTooMany(await pay(a, 'LINKONE'));
+    // A merchant's public key (public by nature) does not lift the limit.
+    expectTooMany(await pay(a, 'LINKONE', { 'api-key': other.keys.live.publicKey }));
     // Card testing spread over many addresses still meets the per-link limit (4 a minute).
     expect((await pay(newClient(), 'LINKTWO')).status).toBeLessThan(429);
     expect((await pay(newClient(), 'LINKTWO')).status).toBeLessThan(429);
