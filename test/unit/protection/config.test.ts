@@ -29,6 +29,8 @@ describe('protection configuration', () => {
     expect([c.requestTimeoutMs, c.keepAliveTimeoutMs, c.maxConnections, c.maxConnectionsPerIp]).toEqual([5000, 4000, 100, 0]);
     expect(c.trustProxy).toEqual(['10.0.0.0/8', 'loopback']);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ RATE_LIMIT: 'false' }).rateLimit.enabled).toBe(false);
+    expect(loadConfig({ RATE_LIMIT: 'on' }).rateLimit.enabled).toBe(true);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
