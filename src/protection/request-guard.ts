@@ -15,8 +15,22 @@ declare module 'fastify' {
   }
 }
 
-/** The route of the public payment-link page whose POST is a card attempt. */
-export const PAYMENT_LINK_PAGE_ROUTE = '/pay/:reference';
+/** The public payment-link page, `/pay/<link reference>`, whose POST is a card attempt. */
+const PAYMENT_LINK_PAGE = /^\/pay\/([^/?#]+)\/?(?:\?|$)/;
+
+/**
+ * The link reference a POST to its payment page names, decoded as the router decodes it, so
+ * `/pay/ABC` and `/pay/%41BC` count as the same link; undefined for any other path.
+ */
+export function paymentLinkOf(url: string): string | undefined {
+  const m = PAYMENT_LINK_PAGE.exec(url);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}
 
 /**
  * Installs the rate limits as one onRequest hook on every route (REST, GraphQL over HTTP,
@@ -69,9 +83,10 @@ export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits:
     const ip = clientIdentity(request.ip);
     let verdict = await admit(request, ip);
     // Card attempts count whatever key is presented: public keys are public, they must not lift this limit.
-    if (verdict.allowed && request.method === 'POST' && request.routeOptions.url === PAYMENT_LINK_PAGE_ROUTE) {
+    const link = request.method === 'POST' ? paymentLinkOf(request.url) : undefined;
+    if (verdict.allowed && link !== undefined) {
       verdict = limits.cardPerIp.hit(ip);
-      if (verdict.allowed) verdict = limits.cardPerLink.hit(String((request.params as { reference?: unknown }).reference ?? ''));
+      if (verdict.allowed) verdict = limits.cardPerLink.hit(link);
     }
     if (!verdict.allowed) return sendTooManyRequests(request, reply, verdict.retryAfterSeconds);
     return undefined;

@@ -169,6 +169,9 @@ describe('issue 10 point 15: rate limits', () => {
     expect((await pay(newClient(), 'LINKTWO')).status).toBeLessThan(429);
     expect((await pay(newClient(), 'LINKTWO')).status).toBeLessThan(429);
     expectTooMany(await pay(newClient(), 'LINKTWO'));
+    // Spelling the reference differently in the URL is the same link.
+    expectTooMany(await pay(newClient(), '%4CINKTWO'));
+    expectTooMany(await pay(newClient(), 'LINKTWO/?x=1'));
     expect((await pay(newClient(), 'LINKTHREE')).status).toBeLessThan(429);
     // The page itself (GET) is not a card attempt.
     expect((await httpFrom(t.baseUrl, newClient(), 'GET', '/pay/LINKTWO')).status).toBe(404);
