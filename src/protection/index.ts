@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
+import { installBodyDepthLimit } from './body-depth';
 import { capConnections } from './connections';
 import { RateLimits } from './rate-limits';
 import { installRateLimits } from './request-guard';
@@ -22,6 +23,7 @@ export function installProtection(app: FastifyInstance, ctx: AppContext): void {
   const limits = ctx.config.rateLimit.enabled ? new RateLimits(ctx.config.rateLimit) : null;
   app.decorate('rateLimits', limits);
   if (limits) installRateLimits(app, ctx, limits);
+  installBodyDepthLimit(app);
   capConnections(app.server, ctx.config);
   // The WebSocket plugin adds its 'upgrade' listener while plugins load; both need it in place.
   app.addHook('onReady', async () => {

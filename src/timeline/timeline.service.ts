@@ -3,9 +3,13 @@ import { notFound, requiredField, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { Order } from '../orders/order.entity';
 import { TimelineEvent, type TimelineSource } from './timeline-event.entity';
+import { nestedDeeperThan } from '../shared/nesting';
 
 export const ORDER_NOT_FOUND = 'Order not found at the moment';
 export const orderNotFound = () => notFound(ORDER_NOT_FOUND, '13');
+
+/** Deeper metadata is refused before it is serialised: JSON of hundreds of levels exhausts stacks. */
+export const MAX_METADATA_DEPTH = 32;
 
 /** System events the engine records; merchants' tracked events carry their own names. */
 export const TimelineEvents = {
@@ -65,15 +69,4 @@ export class TimelineService {
     if (!order) throw orderNotFound();
     return em.find(TimelineEvent, { order }, { orderBy: { id: 'asc' } });
   }
-}
-
-/** Deeper metadata is refused before it is serialised: JSON of hundreds of levels exhausts stacks. */
-export const MAX_METADATA_DEPTH = 32;
-
-/** True when objects or arrays nest more than `levels` deep; stops descending at that depth. */
-function nestedDeeperThan(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels === 0) return true;
-  for (const v of Object.values(value)) if (nestedDeeperThan(v, levels - 1)) return true;
-  return false;
 }

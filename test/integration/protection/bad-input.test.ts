@@ -54,15 +54,35 @@ describe('issue 10 point 17: no 5xx from input', () => {
     expect(rest.status).toBe(400);
     expect(rest.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Metadata field must be nested at most 32 levels deep.' });
 
+    const track = (depth: number) =>
+      request(t.baseUrl, 'POST', '/graphql', {
+        rawBody: `{"query":"mutation($m: JSON) { trackOrderEvent(input: { orderReference: \\"${reference}\\", event: \\"deep\\", metadata: $m }) { id } }","variables":{"m":${nestedObjectText(depth)}}}`,
+        headers: { 'api-key': m.keys.test.privateKey },
+      });
+    const tooDeep = await track(40);
+    expect(tooDeep.status).toBe(200);
+    expect(tooDeep.body.errors[0].extensions.code).toBe('VAL400');
+    // Hundreds or thousands of levels do not even reach GraphQL: the body is refused as it arrives.
     for (const depth of [300, 5000]) {
-      const body = `{"query":"mutation($m: JSON) { trackOrderEvent(input: { orderReference: \\"${reference}\\", event: \\"deep\\", metadata: $m }) { id } }","variables":{"m":${nestedObjectText(depth)}}}`;
-      const res = await request(t.baseUrl, 'POST', '/graphql', { rawBody: body, headers: { 'api-key': m.keys.test.privateKey } });
-      expect(res.status).toBeLessThan(500);
-      expect({ depth, code: res.body.errors?.[0]?.extensions?.code }).toEqual({ depth, code: 'VAL400' });
+      const res = await track(depth);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ errors: [{ message: 'The request body is nested too deeply (at most 64 levels).', extensions: { code: 'BAD_REQUEST' } }] });
     }
     // 32 levels are still fine.
     const ok = await postEncrypted(t.baseUrl, '/checkout/order/event/track', m.keys.test.publicKey, m.keys.test.encryptionKey, { orderReference: reference, event: 'ok', metadata: JSON.parse(nestedObjectText(31)) });
     expect(ok.status).toBe(200);
+  });
+
+  it('issue 10 point 17: a body nested thousands deep is a VAL400 on every route, also with an Idempotency-Key', async () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    for (const path of ['/checkout/links/create', '/checkout/order/verify', '/checkout/order/create', '/pay/SOMELINK']) {
+      const res = await request(t.baseUrl, 'POST', path, { apiKey: m.keys.test.privateKey, rawBody: deep, headers: { 'idempotency-key': `deep-${path}` } });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { status: 'failed', statusCode: 'VAL400', message: 'The request body is nested too deeply (at most 64 levels).' },
+      });
+    }
   });
 
   it('issue 10 point 17: a 414 does not echo the URL', async () => {

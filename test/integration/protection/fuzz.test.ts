@@ -98,6 +98,20 @@ describe('issue 10 point 17: fuzzing the REST interface', () => {
     );
   });
 
+  it('issue 10 point 17: bodies nested to any depth never get a 5xx, with or without an Idempotency-Key', async () => {
+    const endpoints: [string, string][] = [...PLAIN_ENDPOINTS, ['POST', '/checkout/order/create'], ['POST', '/graphql'], ['POST', `/pay/NO-SUCH-LINK`]];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...endpoints), fc.integer({ min: 1, max: 30_000 }), fc.boolean(), fc.boolean(), async ([method, path], depth, arrays, idempotent) => {
+        const rawBody = arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+        const headers: Record<string, string> = idempotent ? { 'idempotency-key': `deep-${depth}-${arrays}-${path}` } : {};
+        const res = await request(t.baseUrl, method, path, { apiKey: m.keys.test.privateKey, rawBody, headers });
+        if (path === '/graphql' || path.startsWith('/pay/')) expect({ path, depth, status: res.status < 500 }).toEqual({ path, depth, status: true });
+        else expectDocumentedAnswer(res, { path, depth, arrays });
+      }),
+      { numRuns: 25, seed: SEED },
+    );
+  });
+
   it('issue 10 point 17: arbitrary query strings and path ids never get a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 30 }), fc.constantFrom('/checkout/links/all?id=', '/checkout/links/%s/edit', '/checkout/links/%s/status/activate'), async (text, template) => {
