@@ -53,7 +53,7 @@ export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits:
   /** Counts the request against its key or its IP (and failed authentications); the first refusal, else allowed. */
   const admit = async (request: FastifyRequest, ip: string): Promise<Verdict> => {
     const adminToken = single(request.headers['x-admin-token']);
-    if (adminToken !== undefined && (adminDigest === undefined || !timingSafeEqual(digest(adminToken), adminDigest))) {
+    if (adminToken !== undefined && adminToken !== '' && (adminDigest === undefined || !timingSafeEqual(digest(adminToken), adminDigest))) {
       const failed = limits.authFailures.hit(ip);
       if (!failed.allowed) return failed;
     }
