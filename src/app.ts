@@ -5,6 +5,7 @@ import { registerGraphql } from './graphql/server';
 import { registerRestShim } from './rest/routes';
 import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
+import { frameworkErrors, httpServerOptions, installProtection } from './protection';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -27,6 +28,11 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count becomes "trust the nearest n hops". */
+function trustProxyOption(value: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value;
+}
+
 function redactQuery(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
@@ -37,7 +43,12 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   const app = Fastify({
     logger: options.logger ?? loggerOptions(ctx.config.logLevel),
     bodyLimit: ctx.config.bodyLimitBytes,
-    trustProxy: false,
+    trustProxy: trustProxyOption(ctx.config.trustProxy),
+    // Slow clients: headers and body within REQUEST_TIMEOUT_MS, idle keep-alive closed after KEEP_ALIVE_TIMEOUT_MS.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    http: httpServerOptions(ctx.config),
+    frameworkErrors,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -50,6 +61,7 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installProtection(app, ctx);
 
   app.get('/health', async (_request, reply) => {
     try {

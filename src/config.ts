@@ -47,6 +47,32 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Operations (subscriptions, and queries still running) one GraphQL WebSocket may hold at once. */
   maxSubscriptionsPerSocket: number;
+  /** Rate limits per minute (RATE_LIMIT=off: none of them, and no per-IP connection cap). */
+  rateLimit: RateLimitConfig;
+  /** Request headers and body must arrive within this; an unfinished request is closed. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+  /** Open connections per instance; more are closed at once. */
+  maxConnections: number;
+  /** Open connections per client IP (0: no cap); lifted by RATE_LIMIT=off. */
+  maxConnectionsPerIp: number;
+  /** Which proxies' X-Forwarded-For to believe for the client IP (Fastify's trustProxy); false: none. */
+  trustProxy: boolean | number | string[];
+}
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Requests per minute per api-key. */
+  perKey: number;
+  /** Requests per minute per client IP without a valid key. */
+  perIp: number;
+  /** Failed api-key or admin-token attempts per minute per client IP. */
+  authFailures: number;
+  /** Card payment attempts per minute on one payment link's public page. */
+  cardAttemptsPerLink: number;
+  /** Card payment attempts per minute from one client IP on payment link pages. */
+  cardAttemptsPerIp: number;
 }
 
 export class ConfigError extends Error {
@@ -160,6 +186,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       else problems.push(`WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation such as 127.0.0.0/8 or ::1/128 (got "${part}")`);
     }
   }
+  const rateLimit: RateLimitConfig = {
+    // `off` (or false, 0, no) switches every limit off, for load tests.
+    enabled: boolean('RATE_LIMIT', true),
+    perKey: integer('RATE_LIMIT_PER_KEY', 6000, 1, 10_000_000),
+    perIp: integer('RATE_LIMIT_PER_IP', 600, 1, 10_000_000),
+    authFailures: integer('RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
+    cardAttemptsPerLink: integer('RATE_LIMIT_CARD_ATTEMPTS_PER_LINK', 60, 1, 1_000_000),
+    cardAttemptsPerIp: integer('RATE_LIMIT_CARD_ATTEMPTS_PER_IP', 10, 1, 1_000_000),
+  };
+
+  const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const trustProxy = readTrustProxy(value('TRUST_PROXY'), problems);
 
   const production = env.NODE_ENV === 'production';
   const config: Config = {
@@ -187,6 +225,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
     maxSubscriptionsPerSocket: integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 10_000),
+    rateLimit,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
+    maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    maxConnectionsPerIp: integer('MAX_CONNECTIONS_PER_IP', 256, 0, 1_000_000),
+    trustProxy,
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);
@@ -200,6 +244,26 @@ function isCidr(v: string): boolean {
   const family = address ? net.isIP(address) : 0;
   if (rest.length > 0 || family === 0) return false;
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * TRUST_PROXY: unset or `false` trusts no proxy (the client IP is the socket's peer); `true`
+ * trusts every hop; a number trusts that many hops; otherwise a comma-separated list of
+ * addresses, CIDR ranges or the names `loopback`, `linklocal`, `uniquelocal`.
+ */
+function readTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined) return false;
+  const v = raw.toLowerCase();
+  if (['false', 'off', 'no', '0'].includes(v)) return false;
+  if (['true', 'on', 'yes'].includes(v)) return true;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const valid = (e: string) => ['loopback', 'linklocal', 'uniquelocal'].includes(e) || isCidr(e);
+  if (entries.length === 0 || !entries.every(valid)) {
+    problems.push(`TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs (got "${raw}")`);
+    return false;
+  }
+  return entries;
 }
 
 function isMasterKeyShape(v: string): boolean {

@@ -42,7 +42,8 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
   });
 
   app.get<{ Params: { name: keyof typeof assets } }>('/checkout-assets/:name', async (request, reply) => {
-    const asset = assets[request.params.name];
+    // Own names only: `__proto__`, `constructor`, `toString` are not assets.
+    const asset = Object.hasOwn(assets, request.params.name) ? assets[request.params.name] : undefined;
     if (!asset) return reply.code(404).type('text/plain').send('Not found');
     return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
   });

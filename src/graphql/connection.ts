@@ -26,7 +26,9 @@ export function decodeCursor(value: string): Cursor {
   try {
     const [iso, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as [string, number];
     const createdAt = new Date(iso);
-    if (Number.isNaN(createdAt.getTime()) || !Number.isInteger(id)) throw new Error('bad');
+    // Years outside 1..9999 decode in JavaScript but not in PostgreSQL (e.g. +275760-09-13).
+    if (Number.isNaN(createdAt.getTime()) || createdAt.getUTCFullYear() < 1 || createdAt.getUTCFullYear() > 9999) throw new Error('bad');
+    if (!Number.isSafeInteger(id) || id < 0 || id > 2_147_483_647) throw new Error('bad');
     return { createdAt, id };
   } catch {
     throw validationError('The after cursor is not valid.');

@@ -12,6 +12,7 @@ import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
+import { noteFailedAuthentication } from '../protection';
 
 /** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */
 export const TOO_MANY_SUBSCRIPTIONS = 'TOO_MANY_SUBSCRIPTIONS';
@@ -144,7 +145,10 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       try {
         environmentId = (await auth.authenticate(apiKey)).environmentId;
       } catch (err) {
-        if (err instanceof DomainError) return false;
+        if (err instanceof DomainError) {
+          noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
+          return false;
+        }
         socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed');
         throw new Error('Internal server error');
       }

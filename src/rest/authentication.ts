@@ -8,9 +8,14 @@ declare module 'fastify' {
   }
 }
 
-/** onRequest hook of the shim: every endpoint needs an api-key; the tenant rides on the request. */
+/**
+ * onRequest hook of the shim: every endpoint needs an api-key; the tenant rides on the request.
+ * The rate limiter may have authenticated the same header already for this request (the first
+ * use of a key in its window); then the tenant is there and the key is not looked up twice.
+ */
 export function authenticateRequest(services: AppServices) {
   return async (request: FastifyRequest): Promise<void> => {
+    if (request.tenant) return;
     const header = request.headers['api-key'];
     request.tenant = await services.auth.authenticate(Array.isArray(header) ? header[0] : header);
   };

@@ -3,9 +3,13 @@ import { notFound, requiredField, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { Order } from '../orders/order.entity';
 import { TimelineEvent, type TimelineSource } from './timeline-event.entity';
+import { nestedDeeperThan } from '../shared/nesting';
 
 export const ORDER_NOT_FOUND = 'Order not found at the moment';
 export const orderNotFound = () => notFound(ORDER_NOT_FOUND, '13');
+
+/** Deeper metadata is refused before it is serialised: JSON of hundreds of levels exhausts stacks. */
+export const MAX_METADATA_DEPTH = 32;
 
 /** System events the engine records; merchants' tracked events carry their own names. */
 export const TimelineEvents = {
@@ -50,6 +54,7 @@ export class TimelineService {
     let metadata: Record<string, unknown> | null = null;
     if (input.metadata !== undefined && input.metadata !== null) {
       if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw validationError('The Metadata field must be an object.');
+      if (nestedDeeperThan(input.metadata, MAX_METADATA_DEPTH)) throw validationError(`The Metadata field must be nested at most ${MAX_METADATA_DEPTH} levels deep.`);
       if (JSON.stringify(input.metadata).length > 8192) throw validationError('The Metadata field must be at most 8 KiB of JSON.');
       metadata = input.metadata as Record<string, unknown>;
     }

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { errorBody } from '../rest/envelopes';
+import { nestedDeeperThan } from '../shared/nesting';
+import { isGraphqlPath } from './responses';
+
+/** Deepest nesting of objects and arrays a JSON body may have; real bodies stay under ten. */
+export const MAX_BODY_DEPTH = 64;
+export const BODY_TOO_DEEP = `The request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels).`;
+
+/**
+ * Refuses bodies nested deeper than MAX_BODY_DEPTH before any route sees them. JSON.parse copes
+ * with tens of thousands of levels, but the recursive code after it (serialising a body for an
+ * idempotency fingerprint, validation, logging) runs out of stack and the client would get a 500.
+ * Runs on every route; costs one walk over the parsed body.
+ */
+export function installBodyDepthLimit(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request, reply) => {
+    const body = request.body;
+    if (body === null || typeof body !== 'object' || !nestedDeeperThan(body, MAX_BODY_DEPTH)) return undefined;
+    reply.code(400).type('application/json; charset=utf-8');
+    if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: BODY_TOO_DEEP, extensions: { code: 'BAD_REQUEST' } }] });
+    return reply.send(errorBody('VAL400', BODY_TOO_DEEP));
+  });
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app-context';
+import { installBodyDepthLimit } from './body-depth';
+import { capConnections } from './connections';
+import { RateLimits } from './rate-limits';
+import { installRateLimits } from './request-guard';
+import { answerOtherUpgradesAsHttp } from './upgrade';
+import { quietClientFrameErrors } from './websocket-errors';
+
+export { httpServerOptions } from './connections';
+export { frameworkErrors } from './framework-errors';
+export { noteFailedAuthentication } from './request-guard';
+
+/** The path on which a WebSocket upgrade is honoured (GraphQL over graphql-ws). */
+export const WEBSOCKET_PATH = '/graphql';
+
+/**
+ * Protection of the HTTP server as a whole: rate limits on every route, connection caps, and
+ * the upgrade and WebSocket handling that keeps client mistakes from reaching the service.
+ * Call before any route is registered, so the rate-limit hook runs for all of them.
+ */
+export function installProtection(app: FastifyInstance, ctx: AppContext): void {
+  const limits = ctx.config.rateLimit.enabled ? new RateLimits(ctx.config.rateLimit) : null;
+  app.decorate('rateLimits', limits);
+  if (limits) installRateLimits(app, ctx, limits);
+  installBodyDepthLimit(app);
+  capConnections(app.server, ctx.config);
+  // The WebSocket plugin adds its 'upgrade' listener while plugins load; both need it in place.
+  app.addHook('onReady', async () => {
+    answerOtherUpgradesAsHttp(app.server, WEBSOCKET_PATH);
+    if (app.hasDecorator('websocketServer')) quietClientFrameErrors(app.websocketServer, app.log);
+  });
+}

@@ -1,0 +1,123 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app-context';
+import { DomainError } from '../shared/errors';
+import type { Tenant } from '../merchants/tenant';
+import { clientIdentity } from './client-address';
+import { RateLimits } from './rate-limits';
+import { isGraphqlPath, sendTooManyRequests } from './responses';
+import type { Verdict } from './rate-limiter';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The instance's rate limits; null when RATE_LIMIT=off. */
+    rateLimits: RateLimits | null;
+  }
+}
+
+/** The public payment-link page, `/pay/<link reference>`, whose POST is a card attempt. */
+const PAYMENT_LINK_PAGE = /^\/pay\/([^/?#]+)\/?(?:\?|$)/;
+
+/**
+ * The link reference a POST to its payment page names, decoded as the router decodes it, so
+ * `/pay/ABC` and `/pay/%41BC` count as the same link; undefined for any other path.
+ */
+export function paymentLinkOf(url: string): string | undefined {
+  const m = PAYMENT_LINK_PAGE.exec(url);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}
+
+/**
+ * Installs the rate limits as one onRequest hook on every route (REST, GraphQL over HTTP,
+ * WebSocket upgrades, pages), so no route can be forgotten:
+ *
+ * 1. A request with an `api-key` header that authenticated within the current window counts
+ *    against that key only. A key not seen yet is looked up once (the tenant is handed to the
+ *    route, so REST does not look it up twice); valid, it counts against the key; invalid,
+ *    it is a failed authentication of the client IP and a request without a valid key.
+ * 2. While an IP is over its failed-authentication limit, it gets 429 for every new key it
+ *    presents, and for WebSocket upgrades, without any lookup: guesses go unanswered.
+ * 3. A wrong `x-admin-token` is a failed authentication too.
+ * 4. Everything without a valid key counts against the client IP.
+ * 5. POSTs to the payment-link page are card attempts, counted per link and per IP, whatever
+ *    key comes with them (public keys are public).
+ */
+export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits: RateLimits): void {
+  const adminDigest = ctx.config.adminToken ? digest(ctx.config.adminToken) : undefined;
+
+  /** Counts the request against its key or its IP (and failed authentications); the first refusal, else allowed. */
+  const admit = async (request: FastifyRequest, ip: string): Promise<Verdict> => {
+    const adminToken = single(request.headers['x-admin-token']);
+    if (adminToken !== undefined && adminToken !== '' && (adminDigest === undefined || !timingSafeEqual(digest(adminToken), adminDigest))) {
+      const failed = limits.authFailures.hit(ip);
+      if (!failed.allowed) return failed;
+    }
+
+    const apiKey = single(request.headers['api-key']);
+    if (apiKey !== undefined && apiKey.trim() !== '') {
+      const id = RateLimits.keyId(apiKey);
+      if (limits.perKey.has(id)) return limits.perKey.hit(id);
+      const blocked = limits.authFailures.check(ip);
+      if (!blocked.allowed) return blocked;
+      const tenant = await tryAuthenticate(ctx, apiKey);
+      if (tenant) {
+        request.tenant = tenant;
+        return limits.perKey.hit(id);
+      }
+      const failed = limits.authFailures.hit(ip);
+      if (!failed.allowed) return failed;
+    } else if (isWebSocketUpgrade(request)) {
+      // The key of a WebSocket arrives after the upgrade; an IP that keeps failing gets no socket.
+      const blocked = limits.authFailures.check(ip);
+      if (!blocked.allowed) return blocked;
+    }
+    return limits.perIp.hit(ip);
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    const ip = clientIdentity(request.ip);
+    let verdict = await admit(request, ip);
+    // Card attempts count whatever key is presented: public keys are public, they must not lift this limit.
+    const link = request.method === 'POST' ? paymentLinkOf(request.url) : undefined;
+    if (verdict.allowed && link !== undefined) {
+      verdict = limits.cardPerIp.hit(ip);
+      if (verdict.allowed) verdict = limits.cardPerLink.hit(link);
+    }
+    if (!verdict.allowed) return sendTooManyRequests(request, reply, verdict.retryAfterSeconds);
+    return undefined;
+  });
+}
+
+/**
+ * Counts a failed authentication that happened outside the HTTP headers (the api-key of a
+ * WebSocket in its connection parameters, a sign-in form). Does nothing when RATE_LIMIT=off.
+ */
+export function noteFailedAuthentication(request: FastifyRequest): void {
+  request.server.rateLimits?.authFailures.hit(clientIdentity(request.ip));
+}
+
+async function tryAuthenticate(ctx: AppContext, apiKey: string): Promise<Tenant | undefined> {
+  try {
+    return await ctx.services.auth.authenticate(apiKey);
+  } catch (err) {
+    if (err instanceof DomainError) return undefined;
+    throw err;
+  }
+}
+
+function isWebSocketUpgrade(request: FastifyRequest): boolean {
+  return isGraphqlPath(request.url) && typeof request.headers.upgrade === 'string' && /\bwebsocket\b/i.test(request.headers.upgrade);
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

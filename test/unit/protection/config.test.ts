@@ -1,0 +1,47 @@
+import { ConfigError, loadConfig } from '../../../src/config';
+
+describe('protection configuration', () => {
+  it('issue 10 points 15-16: documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.rateLimit).toEqual({ enabled: true, perKey: 6000, perIp: 600, authFailures: 30, cardAttemptsPerLink: 60, cardAttemptsPerIp: 10 });
+    expect(c.requestTimeoutMs).toBe(30_000);
+    expect(c.keepAliveTimeoutMs).toBe(72_000);
+    expect(c.maxConnections).toBe(10_000);
+    expect(c.maxConnectionsPerIp).toBe(256);
+    expect(c.trustProxy).toBe(false);
+  });
+
+  it('issue 10 points 15-16: reads every variable', () => {
+    const c = loadConfig({
+      RATE_LIMIT: 'OFF',
+      RATE_LIMIT_PER_KEY: '100',
+      RATE_LIMIT_PER_IP: '50',
+      RATE_LIMIT_AUTH_FAILURES: '5',
+      RATE_LIMIT_CARD_ATTEMPTS_PER_LINK: '7',
+      RATE_LIMIT_CARD_ATTEMPTS_PER_IP: '3',
+      REQUEST_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '4000',
+      MAX_CONNECTIONS: '100',
+      MAX_CONNECTIONS_PER_IP: '0',
+      TRUST_PROXY: '10.0.0.0/8, loopback',
+    });
+    expect(c.rateLimit).toEqual({ enabled: false, perKey: 100, perIp: 50, authFailures: 5, cardAttemptsPerLink: 7, cardAttemptsPerIp: 3 });
+    expect([c.requestTimeoutMs, c.keepAliveTimeoutMs, c.maxConnections, c.maxConnectionsPerIp]).toEqual([5000, 4000, 100, 0]);
+    expect(c.trustProxy).toEqual(['10.0.0.0/8', 'loopback']);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ RATE_LIMIT: 'false' }).rateLimit.enabled).toBe(false);
+    expect(loadConfig({ RATE_LIMIT: 'on' }).rateLimit.enabled).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
+  it('issue 10 points 15-16: refuses bad values, all at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ RATE_LIMIT: 'maybe', RATE_LIMIT_PER_IP: '0', REQUEST_TIMEOUT_MS: 'soon', TRUST_PROXY: '10.0.0.0/40' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toHaveLength(4);
+  });
+});
