@@ -2,11 +2,11 @@ import 'reflect-metadata';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import net from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
 import { createService, type Service } from '../../src/bootstrap';
 import type { Clock } from '../../src/shared/clock';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from './database';
+import { freePort } from './scratch-database';
 
 export interface TestService {
   service: Service;
@@ -52,16 +52,4 @@ export async function startTestService(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** A port free on loopback now, so PUBLIC_URL can name it before the server starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

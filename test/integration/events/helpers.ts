@@ -1,11 +1,7 @@
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Client as PgClient } from 'pg';
-import { loadConfig } from '../../../src/config';
-import { openDatabase } from '../../../src/db/database';
 import { postEncrypted } from '../../support/http';
-import { TEST_DATABASE_URL } from '../../support/database';
 
 /**
  * The webhook settings every events test uses (in-process services and spawned processes
@@ -150,41 +146,4 @@ export async function payOrder(
   return reference;
 }
 
-/** A port free on loopback now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = http.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * A migrated PostgreSQL database of the test file's own (next to TEST_DATABASE_URL's), so that
- * the dispatchers it runs share their work with no other test file's instances.
- */
-export async function createScratchDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = new URL(TEST_DATABASE_URL);
-  const dbName = `${url.pathname.replace(/^\//, '')}_${suffix}`;
-  if (!/^[A-Za-z0-9_]+$/.test(dbName)) throw new Error(`unsafe database name ${dbName}`);
-  url.pathname = `/${dbName}`;
-  const admin = async (sql: string) => {
-    const adminUrl = new URL(TEST_DATABASE_URL);
-    adminUrl.pathname = '/postgres';
-    const client = new PgClient({ connectionString: adminUrl.toString() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`drop database if exists "${dbName}" with (force)`);
-  await admin(`create database "${dbName}"`);
-  const db = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '2' }), { migrate: true });
-  await db.close();
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${dbName}" with (force)`).catch(() => undefined) };
-}
+export { createScratchDatabase, freePort } from '../../support/scratch-database';

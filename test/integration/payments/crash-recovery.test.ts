@@ -5,7 +5,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { postEncrypted, request } from '../../support/http';
 import { TEST_MASTER_KEY } from '../../support/database';
-import { createScratchDatabase, freePort } from './support/scratch-database';
+import { createScratchDatabase, freePort } from '../../support/scratch-database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 

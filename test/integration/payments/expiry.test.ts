@@ -4,7 +4,7 @@ import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../../src/crypto/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
-import { createScratchDatabase } from './support/scratch-database';
+import { createScratchDatabase } from '../../support/scratch-database';
 
 let counter = 0;
 const nextRef = () => `EXP-${process.pid}-${Date.now()}-${++counter}`;

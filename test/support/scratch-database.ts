@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import net from 'node:net';
 import { Client } from 'pg';
-import { loadConfig } from '../../../../src/config';
-import { openDatabase } from '../../../../src/db/database';
-import { TEST_DATABASE_URL } from '../../../support/database';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/database';
+import { TEST_DATABASE_URL } from './database';
 
 /**
  * A migrated database beside the test database, for one test file alone: for tests whose
- * background jobs (expiry sweeps, reconciliation) act on every order they find, so that they
- * find only their own file's.
+ * background work (webhook dispatchers, expiry sweeps, reconciliation, spawned service
+ * processes) acts on everything it finds, so that it finds only its own file's.
  */
 export async function createScratchDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
   const url = new URL(TEST_DATABASE_URL);
