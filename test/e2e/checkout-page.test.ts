@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
 import { createTestMerchant } from '../support/merchants';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(__dirname, '..', '..', 'test-results');
 
 /** A customer pays a payment link in a real browser, through the 3-D Secure page, and lands on the merchant's site. */
@@ -21,10 +21,7 @@ describe('hosted checkout in Chromium', () => {
     merchantSite = http.createServer((_req, res) => res.end('<!doctype html><title>Thanks</title><h1>Thank you for your order</h1>'));
     await new Promise<void>((resolve) => merchantSite.listen(0, '127.0.0.1', resolve));
     merchantUrl = `http://127.0.0.1:${(merchantSite.address() as { port: number }).port}/thanks`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

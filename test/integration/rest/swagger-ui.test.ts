@@ -1,8 +1,8 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../../support/browser';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Swagger UI in a real browser: it renders the document and loads nothing from another origin. */
 describe('REST: Swagger UI in Chromium', () => {
@@ -10,10 +10,7 @@ describe('REST: Swagger UI in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
     t = await startTestService();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
