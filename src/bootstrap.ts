@@ -22,7 +22,14 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const db = await openDatabase(config, { migrate: options.migrate });
   const clock = options.clock ?? systemClock;
   const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock, db.mode) };
-  return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close: () => db.close() };
+  const close = async () => {
+    try {
+      await ctx.services.payloads.close(); // the decryption worker threads
+    } finally {
+      await db.close();
+    }
+  };
+  return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close };
 }
 
 export interface Service {

@@ -1,4 +1,6 @@
+import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_ENCRYPTION_KEY_BITS, ENCRYPTION_KEY_SIZES, isEncryptionKeyBits, type EncryptionKeyBits } from './crypto/encryption-key';
 
 /** Log levels pino understands; anything else is refused at start. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -38,7 +40,12 @@ export interface Config {
   schedulerIntervalMs: number;
   /** GraphQL introspection; on by default outside production. */
   graphqlIntrospection: boolean;
+  /** RSA size of encryption keys issued from now on (ENCRYPTION_KEY_BITS). */
+  encryptionKeyBits: EncryptionKeyBits;
+  /** Worker threads that decrypt payloads (DECRYPT_THREADS); 0 decrypts on the event loop. */
+  decryptThreads: number;
 }
+
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -143,6 +150,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
+  let encryptionKeyBits = DEFAULT_ENCRYPTION_KEY_BITS;
+  const keyBitsRaw = value('ENCRYPTION_KEY_BITS');
+  if (keyBitsRaw !== undefined) {
+    if (/^\d+$/.test(keyBitsRaw) && isEncryptionKeyBits(Number(keyBitsRaw))) encryptionKeyBits = Number(keyBitsRaw) as EncryptionKeyBits;
+    else problems.push(`ENCRYPTION_KEY_BITS must be one of ${ENCRYPTION_KEY_SIZES.join(', ')} (got "${keyBitsRaw}")`);
+  }
+
   const production = env.NODE_ENV === 'production';
   const config: Config = {
     port,
@@ -165,6 +179,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
+    encryptionKeyBits,
+    decryptThreads: integer('DECRYPT_THREADS', os.availableParallelism(), 0, 256),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -8,6 +8,7 @@ import { DataDirInUseError } from '../db/embedded';
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
                           [--webhook-url URL] [--live-webhook-url URL] [--json]
+                          [--key-bits 2048|3072|4096]
   npm run --silent cli -- migrate
 `;
 
@@ -48,6 +49,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
         'webhook-url': { type: 'string' },
         'live-webhook-url': { type: 'string' },
         json: { type: 'boolean', default: false },
+        'key-bits': { type: 'string' },
       },
       strict: true,
     }));
@@ -67,6 +69,8 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       supportEmail: values.email ?? '',
       webhookUrl: values['webhook-url'],
       liveWebhookUrl: values['live-webhook-url'],
+      // Not a whole number: NaN, which the service refuses like any other unsupported size.
+      keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
     });
     if (values.json) {
       out.write(`${JSON.stringify(created, null, 2)}\n`);

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { generateRsaKeyMaterial } from '../crypto/encryption-key';
+import { DEFAULT_ENCRYPTION_KEY_BITS, ENCRYPTION_KEY_SIZES, generateRsaKeyMaterial, isEncryptionKeyBits } from '../crypto/encryption-key';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
 import { forbidden, notFound, validationError, requiredField, unsupported } from '../shared/errors';
@@ -20,6 +20,8 @@ export interface CreateMerchantInput {
   supportEmail: string;
   webhookUrl?: string | null;
   liveWebhookUrl?: string | null;
+  /** RSA size of both environments' encryption keys; the configured size when omitted. */
+  keyBits?: number | null;
 }
 
 export interface EnvironmentKeys {
@@ -53,7 +55,7 @@ export class MerchantService {
     private readonly orm: MikroORM,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
-    private readonly rsaBits = 2048,
+    private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
   ) {}
 
@@ -72,8 +74,11 @@ export class MerchantService {
       if (url && url.trim()) webhookUrls[mode] = validateWebhookUrl(url, mode, this.webhookUrlPolicy, field);
     }
 
+    const keyBits = input.keyBits ?? this.rsaBits;
+    if (!isEncryptionKeyBits(keyBits)) throw validationError(`The KeyBits field must be one of ${ENCRYPTION_KEY_SIZES.join(', ')}.`);
+
     // RSA generation runs on libuv's thread pool, off the event loop; both at once.
-    const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(this.rsaBits), generateRsaKeyMaterial(this.rsaBits)]);
+    const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(keyBits), generateRsaKeyMaterial(keyBits)]);
     const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
 
     return this.orm.em.fork().transactional(async (em) => {
