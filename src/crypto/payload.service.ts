@@ -45,6 +45,11 @@ export class PayloadService {
     throw new PayloadDecryptionError();
   }
 
+  /** Payloads decrypted in worker threads so far (the others ran on the event loop). */
+  get workerDecryptions(): number {
+    return this.pool.workerDecryptions;
+  }
+
   /** Stops the worker threads; decryptions still queued fail. */
   close(): Promise<void> {
     return this.pool.close();
