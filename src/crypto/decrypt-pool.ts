@@ -49,6 +49,7 @@ export class DecryptPool {
   readonly threads: number;
   private readonly inlineMaxMs: number;
   private readonly pool?: Piscina<DecryptTask, Uint8Array | null>;
+  private closed = false;
 
   constructor(options: DecryptPoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 0) throw new Error('DecryptPool: threads must be a whole number ≥ 0');
@@ -75,6 +76,7 @@ export class DecryptPool {
 
   /** The decrypted JSON object; PayloadDecryptionError for every kind of bad payload. */
   async decrypt(decryptor: PayloadDecryptor, data: string): Promise<Record<string, unknown>> {
+    if (this.closed) throw new Error('DecryptPool: closed');
     if (!this.pool || this.runsInline(decryptor, data)) return decryptor.decrypt(data);
     const bytes = await this.pool.run({ key: decryptor.material, data });
     if (bytes === null) throw new PayloadDecryptionError();
@@ -87,6 +89,7 @@ export class DecryptPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.pool?.destroy();
   }
 }
