@@ -1,0 +1,297 @@
+import 'reflect-metadata';
+import { fork } from 'node:child_process';
+import { constants, createPrivateKey, createPublicKey, publicEncrypt } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { loadConfig } from '../src/config';
+import { createService } from '../src/bootstrap';
+import { generateRsaKeyMaterial, parseEncryptionKey, type RsaKeyMaterial } from '../src/crypto/encryption-key';
+import { DecryptPool } from '../src/crypto/decrypt-pool';
+import { PayloadDecryptor } from '../src/crypto/payload-decryptor';
+import type { LoadRequest, LoadResult } from './order-load';
+
+const CONCURRENCY = 8;
+
+/** A typical legacy order/create plaintext, `reference` included: about 380 bytes of JSON. */
+function orderJson(reference: string): string {
+  return JSON.stringify({
+    customer: { firstname: 'Adaeze', lastname: 'Okonkwo-Bello', mobile: '+2348012345678', country: 'NG', email: 'adaeze.okonkwo@example.test' },
+    order: { amount: 25000, reference, description: 'Order for 2 items: 1 x Standing fan, 1 x Extension cord', currency: 'NGN' },
+    payment: { RedirectUrl: 'https://shop.merchant.test/checkout/complete?session=7f3a9c' },
+  });
+}
+
+/** As the legacy clients do: the whole plaintext as ONE PKCS#1 v1.5 block. */
+function oneBlock(plaintext: string, encryptionKey: string): string {
+  const { modulus, exponent } = parseEncryptionKey(encryptionKey);
+  const key = createPublicKey({ key: { kty: 'RSA', n: modulus.toString('base64url'), e: exponent.toString('base64url') }, format: 'jwk' });
+  return publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(plaintext, 'utf8')).toString('base64');
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))]!;
+}
+
+const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 1)} ms`;
+const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')}/s`;
+
+/** PayloadDecryptor.decrypt in a tight loop on the calling thread. */
+function inlineRate(decryptor: PayloadDecryptor, data: string, durationMs: number): number {
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < durationMs) {
+    decryptor.decrypt(data);
+    n += 1;
+  }
+  return (n * 1000) / (performance.now() - start);
+}
+
+/**
+ * The ceiling: PayloadDecryptor.decrypt in a tight loop on `threads` worker threads at once,
+ * no pool, no HTTP. (Runs from the compiled build, beside dist/src.)
+ */
+async function everyCoreRate(pem: string, data: string, threads: number, durationMs: number): Promise<number> {
+  const decryptorModule = path.join(__dirname, '..', 'src', 'crypto', 'payload-decryptor.js');
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { createPrivateKey } = require('node:crypto');
+    const { PayloadDecryptor } = require(workerData.decryptorModule);
+    const decryptor = new PayloadDecryptor(createPrivateKey(workerData.pem));
+    decryptor.decrypt(workerData.data);
+    parentPort.postMessage('ready');
+    parentPort.once('message', (durationMs) => {
+      let n = 0;
+      const end = Date.now() + durationMs;
+      while (Date.now() < end) { decryptor.decrypt(workerData.data); n++; }
+      parentPort.postMessage(n);
+    });`;
+  const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true, workerData: { decryptorModule, pem, data } }));
+  try {
+    await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once('message', resolve).once('error', reject))));
+    const start = performance.now();
+    const counts = await Promise.all(
+      workers.map((w) => {
+        const done = new Promise<number>((resolve, reject) => w.once('message', resolve).once('error', reject));
+        w.postMessage(durationMs);
+        return done;
+      }),
+    );
+    return (counts.reduce((a, b) => a + b, 0) * 1000) / (performance.now() - start);
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+/** One payload at a time through the pool: latency, and event-loop time per payload (event-loop utilization). */
+async function poolHop(pool: DecryptPool, decryptor: PayloadDecryptor, data: string, durationMs: number): Promise<{ latencyMs: number; loopMsPerOp: number }> {
+  for (let i = 0; i < 20; i += 1) await pool.decrypt(decryptor, data);
+  let n = 0;
+  const elu = performance.eventLoopUtilization();
+  const start = performance.now();
+  while (performance.now() - start < durationMs) {
+    await pool.decrypt(decryptor, data);
+    n += 1;
+  }
+  const elapsed = performance.now() - start;
+  return { latencyMs: elapsed / n, loopMsPerOp: performance.eventLoopUtilization(elu).active / n };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = http.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+interface Phase {
+  label: string;
+  threads: number;
+  ordersPerSecond: number;
+  ok: number;
+  cores: number;
+  loopP50: number;
+  loopP99: number;
+  loopMax: number;
+  latencyP50: number;
+  latencyP99: number;
+}
+
+/**
+ * order/create over HTTP with 4096-bit keys and one-block payloads, CONCURRENCY clients in a
+ * child process, for durationMs; the service (and its event-loop monitor) in this process.
+ */
+async function orderCreatePhase(
+  env: Record<string, string>,
+  threads: number,
+  label: string,
+  durationMs: number,
+  merchant: { publicKey: string; encryptionKey: string } | undefined,
+): Promise<{ phase: Phase; merchant: { publicKey: string; encryptionKey: string } }> {
+  const port = await freePort();
+  const service = await createService(loadConfig({ ...env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DECRYPT_THREADS: String(threads) }), { logger: false });
+  try {
+    await service.app.listen({ port, host: '127.0.0.1' });
+    if (!merchant) {
+      const created = await service.runtime.ctx.services.merchants.createMerchant({ name: 'Bench Legacy Ltd', country: 'NG', supportEmail: 'bench@legacy.test' });
+      merchant = created.keys.test;
+      if (parseEncryptionKey(merchant.encryptionKey).bits !== 4096) throw new Error('bench: expected a 4096-bit key by default');
+    }
+    // Enough unique orders for the phase at up to ~1,500 orders/s.
+    const count = Math.ceil((durationMs / 1000) * 1500) + 50;
+    const tag = `${label}-${Date.now().toString(36)}`;
+    const payloads = Array.from({ length: count }, (_, i) => oneBlock(orderJson(`B-${tag}-${i}`), merchant!.encryptionKey));
+    if (Buffer.from(payloads[0]!, 'base64').length !== 512) throw new Error('bench: the order must be one 4096-bit block');
+
+    // Warm-up (workers, key cache, JIT), not measured.
+    const url = `http://127.0.0.1:${port}/checkout/order/create`;
+    const warm = await runLoad({ url, apiKey: merchant.publicKey, payloads: payloads.splice(0, 40), concurrency: CONCURRENCY, durationMs: 60_000 });
+    if (warm.failed > 0) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
+
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    delay.enable();
+    const result = await runLoad({ url, apiKey: merchant.publicKey, payloads, concurrency: CONCURRENCY, durationMs });
+    delay.disable();
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    if (result.failed > 0) throw new Error(`bench: ${result.failed} order/create failed: ${result.firstFailure}`);
+    return {
+      merchant,
+      phase: {
+        label,
+        threads,
+        ok: result.ok,
+        ordersPerSecond: (result.ok * 1000) / result.elapsedMs,
+        cores: (cpu.user + cpu.system) / 1000 / wallMs,
+        loopP50: delay.percentile(50) / 1e6,
+        loopP99: delay.percentile(99) / 1e6,
+        loopMax: delay.max / 1e6,
+        latencyP50: percentile(result.latenciesMs, 50),
+        latencyP99: percentile(result.latenciesMs, 99),
+      },
+    };
+  } finally {
+    await service.close();
+  }
+}
+
+function runLoad(req: LoadRequest): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(__dirname, 'order-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', (result) => resolve(result as LoadResult));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`bench: the load generator exited with ${code}`));
+    });
+    child.send(req);
+  });
+}
+
+/**
+ * Issue 11 point 1. (1) Payload decryption with 4096-bit keys: one core inline against every
+ * core in worker threads (the baseline of what the pool can reach). (2) The pool hop for small
+ * 2048-bit payloads, which decides the inline threshold. (3) order/create over HTTP with
+ * 4096-bit keys and one-block payloads: decrypted on the event loop (DECRYPT_THREADS=0)
+ * against the worker pool (one thread per core), with the event loop's delay
+ * (monitorEventLoopDelay) and the cores the service used, all measured in this run.
+ * BENCH_DURATION_MS (default 3000) is the length of each measured phase.
+ */
+export async function runRsaBench(): Promise<{ name: string; lines: string[] }> {
+  const durationMs = Math.max(500, Number(process.env.BENCH_DURATION_MS ?? 3000));
+  const cores = os.availableParallelism();
+  const lines: string[] = [];
+
+  const [k4096, k2048] = (await Promise.all([generateRsaKeyMaterial(4096), generateRsaKeyMaterial(2048)])) as [RsaKeyMaterial, RsaKeyMaterial];
+  const d4096 = new PayloadDecryptor(createPrivateKey(k4096.privateKeyPem));
+  const d2048 = new PayloadDecryptor(createPrivateKey(k2048.privateKeyPem));
+  const plaintext = orderJson('ORD-2026-100001');
+  const data4096 = oneBlock(plaintext, k4096.encryptionKey);
+  const data2048 = oneBlock(JSON.stringify({ reference: 'ORD-2026-100001', amount: 25000, currency: 'NGN' }), k2048.encryptionKey);
+
+  // (1) Decryption alone.
+  inlineRate(d4096, data4096, 200);
+  const one = inlineRate(d4096, data4096, durationMs / 2);
+  const every = await everyCoreRate(k4096.privateKeyPem, data4096, cores, durationMs / 2);
+  const pool = new DecryptPool({ threads: cores });
+  let poolRate: number;
+  try {
+    const start = performance.now();
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: cores * 2 }, async () => {
+        while (performance.now() - start < durationMs / 2) {
+          await pool.decrypt(d4096, data4096);
+          n += 1;
+        }
+      }),
+    );
+    poolRate = (n * 1000) / (performance.now() - start);
+  } finally {
+    await pool.close();
+  }
+  lines.push(
+    `decryption of one 4096-bit block (${Buffer.byteLength(plaintext)}-byte order JSON), PayloadDecryptor, ${durationMs / 2} ms each:`,
+    `  one core, inline:                  ${rate(one)} (${ms(1000 / one)} per payload)`,
+    `  baseline, every core (${cores} worker threads, tight loop): ${rate(every)} = ${(every / one).toFixed(2)}x one core`,
+    `  DecryptPool (${cores} threads, ${cores * 2} in flight): ${rate(poolRate)} = ${(poolRate / one).toFixed(2)}x one core, ${((100 * poolRate) / every).toFixed(0)}% of the baseline`,
+  );
+
+  // (2) The hop, for the inline threshold.
+  const hopPool = new DecryptPool({ threads: 1, inlineMaxMs: -1 });
+  try {
+    const inline2048 = 1000 / inlineRate(d2048, data2048, durationMs / 4);
+    const hop2048 = await poolHop(hopPool, d2048, data2048, durationMs / 4);
+    const inline4096 = 1000 / one;
+    const hop4096 = await poolHop(hopPool, d4096, data4096, durationMs / 4);
+    lines.push(
+      `one payload at a time, inline against one worker (event-loop time per payload from eventLoopUtilization):`,
+      `  2048-bit, 1 block: inline ${ms(inline2048)} of event loop; via a worker ${ms(hop2048.latencyMs)} latency, ${ms(hop2048.loopMsPerOp)} of event loop`,
+      `  4096-bit, 1 block: inline ${ms(inline4096)} of event loop; via a worker ${ms(hop4096.latencyMs)} latency, ${ms(hop4096.loopMsPerOp)} of event loop`,
+      `  so payloads estimated at ≤ 1 ms (2048-bit, up to 3 blocks) stay inline; 3072/4096-bit keys always use the workers`,
+    );
+  } finally {
+    await hopPool.close();
+  }
+
+  // (3) order/create over HTTP.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-rsa-'));
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    LOG_LEVEL: 'silent',
+    SCHEDULER_INTERVAL_MS: '0',
+    WEBHOOK_CONCURRENCY: '0',
+    RATE_LIMIT: 'off',
+    ENCRYPTION_KEY_BITS: '4096',
+  };
+  try {
+    const first = await orderCreatePhase(env, 0, 'inline', durationMs, undefined);
+    const second = await orderCreatePhase(env, cores, 'pool', durationMs, first.merchant);
+    const [a, b] = [first.phase, second.phase];
+    const row = (p: Phase) =>
+      `  ${p.threads === 0 ? 'inline (DECRYPT_THREADS=0)   ' : `worker pool (${p.threads} threads)    `} ${rate(p.ordersPerSecond)} (${p.ok} orders), service CPU ${p.cores.toFixed(2)} cores; ` +
+      `event-loop delay p50 ${ms(p.loopP50)}, p99 ${ms(p.loopP99)}, max ${ms(p.loopMax)}; latency p50 ${ms(p.latencyP50)}, p99 ${ms(p.latencyP99)}`;
+    lines.push(
+      `order/create over HTTP, 4096-bit key, one-block ${Buffer.byteLength(orderJson('B-pool-xxxxxxxx-0000'))}-byte orders, ${CONCURRENCY} clients (another process), ${durationMs} ms each; ` +
+        (databaseUrl ? 'PostgreSQL server (BENCH_DATABASE_URL):' : 'embedded PGlite (runs on the event loop; set BENCH_DATABASE_URL=postgres://… for a server):'),
+      row(a),
+      row(b),
+      `  pool/inline: ${(b.ordersPerSecond / a.ordersPerSecond).toFixed(2)}x the orders/s (decryption alone: every-core baseline ${(every / one).toFixed(2)}x), ` +
+        `${b.cores.toFixed(2)} of ${cores} cores busy; event-loop p99 ${ms(b.loopP99)} with the pool (target < 20 ms: ${b.loopP99 < 20 ? 'met' : 'NOT met'}) against ${ms(a.loopP99)} inline`,
+    );
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return { name: 'RSA-4096 payloads: worker pool and event loop (issue 11 point 1)', lines };
+}
