@@ -9,9 +9,9 @@ import { PayloadDecryptor } from '../../src/crypto/payload-decryptor';
 import { parseMasterKey, SecretBox } from '../../src/crypto/secret-box';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../support/database';
-import { request } from '../support/http';
+import { graphql, request } from '../support/http';
 import { createTestMerchant } from '../support/merchants';
-import { startTestService, type TestService } from '../support/service';
+import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
 const DECRYPTION_FAILED = {
   status: 'failed',
@@ -204,6 +204,21 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     // Decrypted on the event loop, each request would stall it for a payload's cost at least
     // (measured: p99 about 3x that cost); in the workers, the loop keeps turning.
     expect(delay.percentile(99) / 1e6).toBeLessThan(inlineCostMs);
+  });
+
+  it('issue 11 point 1: the admin mutation createMerchant takes an optional keyBits', async () => {
+    const create = (keyBits: number) =>
+      graphql(
+        t.baseUrl,
+        `mutation ($input: CreateMerchantInput!) { createMerchant(input: $input) { keys { test { encryptionKey } live { encryptionKey } } } }`,
+        { input: { name: 'Legacy GraphQL Ltd', country: 'NG', supportEmail: 'gql@legacy.test', keyBits } },
+        { 'x-admin-token': TEST_ADMIN_TOKEN },
+      );
+    const res = await create(3072);
+    expect(res.body.errors).toBeUndefined();
+    expect(parseEncryptionKey(res.body.data.createMerchant.keys.live.encryptionKey).bits).toBe(3072);
+    const refused = await create(1024);
+    expect(refused.body.errors[0].message).toBe('The KeyBits field must be one of 2048, 3072, 4096.');
   });
 
   describe('the command line', () => {

@@ -58,6 +58,8 @@ export class CreateMerchantInput {
   @Field() supportEmail!: string;
   @Field(() => String, { nullable: true, description: "The test environment's webhook URL." }) webhookUrl?: string | null;
   @Field(() => String, { nullable: true, description: "The live environment's webhook URL." }) liveWebhookUrl?: string | null;
+  @Field(() => Int, { nullable: true, description: 'RSA size of the encryption keys: 2048, 3072 or 4096 (default: ENCRYPTION_KEY_BITS, 4096 unless set).' })
+  keyBits?: number | null;
 }
 
 @InputType()
