@@ -74,8 +74,8 @@ export class PayloadDecryptor {
   }
 
   /**
-   * How many RSA blocks `data` announces, from its length alone (public). Only an estimate of
-   * the work: malformed data is refused by decryptBytes at no RSA cost.
+   * How many RSA blocks `data` holds, from its length alone (public): exact for well-formed
+   * base64; malformed data is refused by decryptBytes before any RSA work anyway.
    */
   blockCount(dataBase64: string): number {
     if (typeof dataBase64 !== 'string') return 0;
