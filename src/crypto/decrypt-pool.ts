@@ -27,12 +27,14 @@ export const DEFAULT_INLINE_MAX_MS = 1;
  * 2-core machine the loop's p99 delay under a 4096-bit load fell by about half. Idle cores
  * still go to the workers in full.
  */
-const WORKER_NICE_INCREMENT = 5;
+export const WORKER_NICE_INCREMENT = 5;
 
 export interface DecryptPoolOptions {
   /** Worker threads; 0 decrypts everything on the event loop. */
   threads: number;
   inlineMaxMs?: number;
+  /** Scheduling priority of the workers relative to the event loop (default WORKER_NICE_INCREMENT). */
+  niceIncrement?: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export class DecryptPool {
         minThreads: this.threads,
         maxThreads: this.threads,
         idleTimeout: Number.POSITIVE_INFINITY,
-        niceIncrement: WORKER_NICE_INCREMENT,
+        niceIncrement: options.niceIncrement ?? WORKER_NICE_INCREMENT,
       });
     }
   }
