@@ -43,12 +43,17 @@ async function run(req: LoadRequest): Promise<LoadResult> {
   return result;
 }
 
+// First the request (payloads included: a large message, sent before any measuring starts),
+// answered with 'ready'; then 'go'.
 process.once('message', (req: LoadRequest) => {
-  run(req).then(
-    (result) => process.send!(result, () => process.exit(0)),
-    (err) => {
-      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  process.once('message', () => {
+    run(req).then(
+      (result) => process.send!(result, () => process.exit(0)),
+      (err) => {
+        process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  });
+  process.send!('ready');
 });
