@@ -172,13 +172,13 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
   });
 
   it('issue 11 point 1: concurrent 4096-bit payloads do not hold up the event loop', async () => {
-    // 8 blocks each: about 35 ms of CPU per payload at 4096 bits, on the event loop before the fix.
-    const plaintext = (reference: string) => orderOfBytes(reference, 8 * 501 - 50);
+    // 16 blocks each: about 70 ms of CPU per payload at 4096 bits, on the event loop before the fix.
+    const plaintext = (reference: string) => orderOfBytes(reference, 16 * 501 - 50);
     const payloads = Array.from({ length: 12 }, () => {
       const reference = nextRef();
       return { reference, data: encryptPayload(plaintext(reference), m4096.keys.test.encryptionKey) };
     });
-    expect(Buffer.from(payloads[0]!.data, 'base64').length).toBe(8 * 512);
+    expect(Buffer.from(payloads[0]!.data, 'base64').length).toBe(16 * 512);
 
     // The cost of one such payload on this machine, now: what one request would block the loop for.
     const [row]: Array<{ id: number; private_key_sealed: string }> = await t.service.runtime.ctx.orm.em

@@ -67,13 +67,18 @@ describe('DecryptPool', () => {
     expect(p.runsInline(d4096, data)).toBe(false);
     await p.decrypt(d4096, data); // the workers are warm
 
+    expect(await p.decrypt(d4096, data)).toEqual(JSON.parse(plaintext));
+    expect(p.workerDecryptions).toBe(2);
+
+    // 8 blocks, some 35 ms of RSA work: a whole turn of the event loop goes by while it runs
+    // elsewhere (inline, it was done before decrypt() even returned).
+    const long = jsonOfBytes(8 * 501);
     let settled = false;
-    const pending = p.decrypt(d4096, data).finally(() => (settled = true));
-    // A whole turn of the event loop while the RSA work goes on elsewhere (inline, it was done already).
+    const pending = p.decrypt(d4096, encryptPayload(long, key4096.encryptionKey)).finally(() => (settled = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
-    expect(await pending).toEqual(JSON.parse(plaintext));
-    expect(p.workerDecryptions).toBe(2);
+    expect(await pending).toEqual(JSON.parse(long));
+    expect(p.workerDecryptions).toBe(3);
   });
 
   it('issue 11 point 1: the workers answer exactly like inline decryption, the one error for every failure included', async () => {
