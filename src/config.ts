@@ -46,7 +46,6 @@ export interface Config {
   decryptThreads: number;
 }
 
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);

@@ -22,10 +22,12 @@ export function estimatedBlockMs(bits: number): number {
 export const DEFAULT_INLINE_MAX_MS = 1;
 
 /**
- * The workers run at a lower scheduling priority than the event loop (Linux: per thread), so
- * that with every core decrypting, the loop still gets a core the moment it has work: on this
- * 2-core machine the loop's p99 delay under a 4096-bit load fell by about half. Idle cores
- * still go to the workers in full.
+ * The workers run at a lower scheduling priority than the event loop (Linux: per thread, through
+ * piscina's optional @napi-rs/nice; without it they run at normal priority), so that with
+ * every core decrypting, the loop still gets a core the moment it has work. On a shared
+ * 2-core machine the loop's p99 delay under a 4096-bit load roughly halved (noisy figures).
+ * Idle cores still go to the workers in full; only when other processes want the cores too do
+ * the workers get less of them (the bench shows both priorities).
  */
 export const WORKER_NICE_INCREMENT = 5;
 
