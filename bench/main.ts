@@ -1,9 +1,22 @@
 import { runDecryptBench } from './decrypt.bench';
 import { runWebhookBench } from './webhook.bench';
+import { runRsaBench } from './rsa.bench';
 
-/** `npm run bench`: micro-benchmarks, each reporting ratios against a baseline measured in the same run. */
+const BENCHES: Record<string, () => Promise<{ name: string; lines: string[] }>> = {
+  decrypt: runDecryptBench,
+  webhook: runWebhookBench,
+  rsa: runRsaBench,
+};
+
+/**
+ * `npm run bench`: micro-benchmarks, each reporting ratios against a baseline measured in the
+ * same run. `npm run bench -- rsa` (or decrypt, webhook) runs only the ones named.
+ */
 async function main(): Promise<void> {
-  const benches = [runDecryptBench, runWebhookBench];
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => !(n in BENCHES));
+  if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
+  const benches = (names.length > 0 ? names : Object.keys(BENCHES)).map((n) => BENCHES[n]!);
   for (const bench of benches) {
     const result = await bench();
     process.stdout.write(`\n## ${result.name}\n${result.lines.join('\n')}\n`);

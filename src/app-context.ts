@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Clock } from './shared/clock';
 import { SecretBox } from './crypto/secret-box';
 import { PayloadService } from './crypto/payload.service';
+import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
 import { BankService } from './banks/bank.service';
@@ -66,7 +67,7 @@ export function createServices(
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
-  const merchants = new MerchantService(orm, secrets, clock, undefined, webhookUrlPolicy);
+  const merchants = new MerchantService(orm, secrets, clock, config.encryptionKeyBits, webhookUrlPolicy);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const webhooks = new WebhookDispatcher(orm, outbox, merchants, timeline, clock, {
     retryDelaysMs: config.webhookRetryDelaysMs,
@@ -84,7 +85,8 @@ export function createServices(
       ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl, changesSince: (since) => outbox.changesSince(orm.em.fork(), since) })
       : new InProcessFanout(orderStatusBus, wake);
   const links = new PaymentLinkService(orm, config.publicUrl);
-  const payloads = new PayloadService(orm, secrets, clock);
+  // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
+  const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }));
   const sandbox = new SandboxProcessor(orm);
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
   const recurring = new RecurringBillingService(orm, sandbox, timeline, clock);

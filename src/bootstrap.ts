@@ -23,6 +23,13 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const db = await openDatabase(config, { migrate: options.migrate });
   const clock = options.clock ?? systemClock;
   const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock, db.mode) };
+  const close = async () => {
+    try {
+      await ctx.services.payloads.close(); // the decryption worker threads
+    } finally {
+      await db.close();
+    }
+  };
   try {
     // A wrong MASTER_KEY refuses to start (MasterKeyMismatchError) instead of running and failing on every secret.
     const connection = db.orm.em.getConnection();
@@ -32,10 +39,10 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
       return ctx.services.merchants.webhookSecret(Number(first.id)).then(() => 'opened' as const, () => 'failed' as const);
     });
   } catch (err) {
-    await db.close();
+    await close();
     throw err;
   }
-  return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close: () => db.close() };
+  return { ctx, db, generatedMasterKeyFile: masterKey.generatedFile, close };
 }
 
 export interface Service {

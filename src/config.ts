@@ -1,5 +1,7 @@
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_ENCRYPTION_KEY_BITS, ENCRYPTION_KEY_SIZES, isEncryptionKeyBits, type EncryptionKeyBits } from './crypto/encryption-key';
 
 /** Log levels pino understands; anything else is refused at start. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -59,6 +61,10 @@ export interface Config {
   maxConnectionsPerIp: number;
   /** Which proxies' X-Forwarded-For to believe for the client IP (Fastify's trustProxy); false: none. */
   trustProxy: boolean | number | string[];
+  /** RSA size of encryption keys issued from now on (ENCRYPTION_KEY_BITS). */
+  encryptionKeyBits: EncryptionKeyBits;
+  /** Worker threads that decrypt payloads (DECRYPT_THREADS); 0 decrypts on the event loop. */
+  decryptThreads: number;
 }
 
 export interface RateLimitConfig {
@@ -198,6 +204,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   const trustProxy = readTrustProxy(value('TRUST_PROXY'), problems);
+  let encryptionKeyBits = DEFAULT_ENCRYPTION_KEY_BITS;
+  const keyBitsRaw = value('ENCRYPTION_KEY_BITS');
+  if (keyBitsRaw !== undefined) {
+    if (/^\d+$/.test(keyBitsRaw) && isEncryptionKeyBits(Number(keyBitsRaw))) encryptionKeyBits = Number(keyBitsRaw) as EncryptionKeyBits;
+    else problems.push(`ENCRYPTION_KEY_BITS must be one of ${ENCRYPTION_KEY_SIZES.join(', ')} (got "${keyBitsRaw}")`);
+  }
 
   const production = env.NODE_ENV === 'production';
   const config: Config = {
@@ -231,6 +243,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     maxConnectionsPerIp: integer('MAX_CONNECTIONS_PER_IP', 256, 0, 1_000_000),
     trustProxy,
+    encryptionKeyBits,
+    decryptThreads: integer('DECRYPT_THREADS', os.availableParallelism(), 0, 256),
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);

@@ -9,6 +9,7 @@ import { MasterKeyMismatchError } from '../crypto/master-key';
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
                           [--webhook-url URL] [--live-webhook-url URL] [--json]
+                          [--key-bits 2048|3072|4096]
                           [--fee-bearer merchant|customer]
   npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
                           [--fee-bearer merchant|customer] [--json]
@@ -55,6 +56,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
         'live-webhook-url': { type: 'string' },
         'fee-bearer': { type: 'string' },
         json: { type: 'boolean', default: false },
+        'key-bits': { type: 'string' },
       },
       strict: true,
     }));
@@ -75,6 +77,8 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       webhookUrl: values['webhook-url'],
       liveWebhookUrl: values['live-webhook-url'],
       feeBearer: values['fee-bearer'],
+      // Not a whole number: NaN, which the service refuses like any other unsupported size.
+      keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
     });
     if (values.json) {
       out.write(`${JSON.stringify(created, null, 2)}\n`);

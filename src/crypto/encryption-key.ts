@@ -6,6 +6,19 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 export const MIN_KEY_BITS = 384;
 export const MAX_KEY_BITS = 32768;
 
+/**
+ * RSA sizes of the encryption keys the service issues. Legacy clients encrypt a whole order
+ * plaintext as one PKCS#1 v1.5 block, at most k - 11 bytes: 245 bytes with 2048-bit keys, 373
+ * with 3072, 501 with 4096, hence the default.
+ */
+export const ENCRYPTION_KEY_SIZES = [2048, 3072, 4096] as const;
+export type EncryptionKeyBits = (typeof ENCRYPTION_KEY_SIZES)[number];
+export const DEFAULT_ENCRYPTION_KEY_BITS: EncryptionKeyBits = 4096;
+
+export function isEncryptionKeyBits(value: unknown): value is EncryptionKeyBits {
+  return (ENCRYPTION_KEY_SIZES as readonly unknown[]).includes(value);
+}
+
 export interface RsaKeyMaterial {
   bits: number;
   /** base64 of `"<bits>!<RSAKeyValue><Modulus>…</Modulus><Exponent>…</Exponent></RSAKeyValue>"` */
@@ -15,7 +28,7 @@ export interface RsaKeyMaterial {
 }
 
 /** A new RSA key pair (exponent 65537), generated off the event loop. */
-export async function generateRsaKeyMaterial(bits = 2048): Promise<RsaKeyMaterial> {
+export async function generateRsaKeyMaterial(bits: number = DEFAULT_ENCRYPTION_KEY_BITS): Promise<RsaKeyMaterial> {
   assertKeySize(bits);
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', { modulusLength: bits, publicExponent: 0x10001 });
   return {

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
 import type { Tenant } from '../merchants/tenant';
 import { PayloadDecryptionError, PayloadDecryptor } from './payload-decryptor';
+import type { DecryptPool } from './decrypt-pool';
 import type { SecretBox } from './secret-box';
 
 interface KeyRow {
@@ -14,7 +15,8 @@ interface KeyRow {
 /**
  * Decrypts the `data` of Encrypted endpoints with the tenant's encryption key(s). During a
  * rotation's grace period both the new and the old key are tried. Parsed private keys are
- * cached by key id (a key never changes; expiry is checked on every call).
+ * cached by key id (a key never changes; expiry is checked on every call). The RSA work runs
+ * in the decryption pool's worker threads unless it is cheap (see DecryptPool).
  */
 export class PayloadService {
   private readonly decryptors = new Map<number, PayloadDecryptor>();
@@ -23,6 +25,7 @@ export class PayloadService {
     private readonly orm: MikroORM,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly pool: DecryptPool,
   ) {}
 
   async decrypt(tenant: Tenant, data: string): Promise<Record<string, unknown>> {
@@ -34,12 +37,22 @@ export class PayloadService {
     );
     for (const row of rows) {
       try {
-        return this.decryptorFor(row).decrypt(data);
+        return await this.pool.decrypt(this.decryptorFor(row), data);
       } catch (err) {
         if (!(err instanceof PayloadDecryptionError)) throw err;
       }
     }
     throw new PayloadDecryptionError();
+  }
+
+  /** Payloads decrypted in worker threads so far (the others ran on the event loop). */
+  get workerDecryptions(): number {
+    return this.pool.workerDecryptions;
+  }
+
+  /** Stops the worker threads; decryptions still queued fail. */
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   private decryptorFor(row: KeyRow): PayloadDecryptor {

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { generateRsaKeyMaterial } from '../crypto/encryption-key';
+import { DEFAULT_ENCRYPTION_KEY_BITS, ENCRYPTION_KEY_SIZES, generateRsaKeyMaterial, isEncryptionKeyBits } from '../crypto/encryption-key';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
 import { forbidden, notFound, validationError, requiredField, unsupported } from '../shared/errors';
@@ -22,6 +22,8 @@ export interface CreateMerchantInput {
   liveWebhookUrl?: string | null;
   /** Who bears the processing fee in both environments (default `merchant`). */
   feeBearer?: string | null;
+  /** RSA size of both environments' encryption keys; the configured size when omitted. */
+  keyBits?: number | null;
 }
 
 /** Settings of one environment that the merchant (private key) or an operator (CLI) may change. */
@@ -85,7 +87,7 @@ export class MerchantService {
     private readonly orm: MikroORM,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
-    private readonly rsaBits = 2048,
+    private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
   ) {}
 
@@ -105,8 +107,11 @@ export class MerchantService {
     }
     const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? 'merchant' : parseFeeBearer(input.feeBearer);
 
+    const keyBits = input.keyBits ?? this.rsaBits;
+    if (!isEncryptionKeyBits(keyBits)) throw validationError(`The KeyBits field must be one of ${ENCRYPTION_KEY_SIZES.join(', ')}.`);
+
     // RSA generation runs on libuv's thread pool, off the event loop; both at once.
-    const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(this.rsaBits), generateRsaKeyMaterial(this.rsaBits)]);
+    const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(keyBits), generateRsaKeyMaterial(keyBits)]);
     const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
 
     return this.orm.em.fork().transactional(async (em) => {

@@ -38,6 +38,9 @@ export async function startTestService(
     // Test files share one database and some run on a hand-moved clock: no background webhook
     // delivery unless a test asks for it (test/integration/events), or calls webhooks.runOnce().
     WEBHOOK_CONCURRENCY: '0',
+    // 4096-bit keys (the default) take about a second each to generate: most tests use 2048,
+    // the tests about key sizes ask for 4096 explicitly.
+    ENCRYPTION_KEY_BITS: '2048',
     ...env,
   });
   const service = await createService(config, { clock: options.clock, logger: (options.logger as never) ?? false });

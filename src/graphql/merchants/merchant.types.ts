@@ -66,6 +66,8 @@ export class CreateMerchantInput {
   @Field(() => String, { nullable: true, description: "The live environment's webhook URL." }) liveWebhookUrl?: string | null;
   @Field(() => FeeBearerEnum, { nullable: true, description: 'Who bears the processing fee in both environments (default MERCHANT).' })
   feeBearer?: FeeBearerEnum | null;
+  @Field(() => Int, { nullable: true, description: 'RSA size of the encryption keys: 2048, 3072 or 4096 (default: ENCRYPTION_KEY_BITS, 4096 unless set).' })
+  keyBits?: number | null;
 }
 
 @InputType()

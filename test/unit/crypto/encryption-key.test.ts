@@ -14,7 +14,7 @@ let key1024: RsaKeyMaterial;
 let key2048: RsaKeyMaterial;
 
 beforeAll(async () => {
-  [key1024, key2048] = await Promise.all([generateRsaKeyMaterial(1024), generateRsaKeyMaterial()]);
+  [key1024, key2048] = await Promise.all([generateRsaKeyMaterial(1024), generateRsaKeyMaterial(2048)]);
 });
 
 /** Swaps the `<bits>` of an encryption key, keeping its XML. */
@@ -25,7 +25,7 @@ function withBits(encryptionKey: string, bits: string): string {
 
 describe('encryption key format', () => {
   it.each([
-    ['default (2048)', () => key2048, 2048],
+    ['2048', () => key2048, 2048],
     ['1024', () => key1024, 1024],
   ] as const)('is base64 of "<bits>!<RSAKeyValue>…" for %s', (_name, material, bits) => {
     const { encryptionKey, privateKeyPem } = material();
