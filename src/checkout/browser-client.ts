@@ -2,20 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The merchant SDK's encryption module (src/crypto/payload-client), served to the browser
+ * The merchant SDK's encryption module (packages/sdk/src/encryption), served to the browser
  * as-is inside a tiny CommonJS shim: the checkout page and merchants encrypt with the same
  * code. Compiled output is used when present (npm start); from the TypeScript source it is
  * transpiled once (development and tests).
  */
 export function browserClientScript(): string {
-  const compiled = path.join(__dirname, '..', 'crypto', 'payload-client.js');
+  const compiled = path.join(__dirname, '..', '..', 'packages', 'sdk', 'src', 'encryption.js');
   let code: string;
   if (fs.existsSync(compiled)) {
     code = fs.readFileSync(compiled, 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/m, '');
   } else {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ts = require('typescript') as typeof import('typescript');
-    const source = fs.readFileSync(path.join(__dirname, '..', 'crypto', 'payload-client.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(__dirname, '..', '..', 'packages', 'sdk', 'src', 'encryption.ts'), 'utf8');
     code = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2017, esModuleInterop: true } }).outputText;
   }
   return `(function () {

@@ -152,7 +152,7 @@ describe('DecryptPool', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-pool-'));
     try {
       const src = path.join(__dirname, '../../../src/crypto');
-      for (const name of ['decrypt-pool', 'decrypt-worker', 'payload-decryptor', 'pkcs1', 'payload-client']) {
+      for (const name of ['decrypt-pool', 'decrypt-worker', 'payload-decryptor', 'pkcs1']) {
         const { code } = transformFileSync(path.join(src, `${name}.ts`), { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
         fs.writeFileSync(path.join(dir, `${name}.js`), code);
       }
@@ -160,16 +160,15 @@ describe('DecryptPool', () => {
         const { createPrivateKey } = require('node:crypto');
         const { DecryptPool } = require('./decrypt-pool.js');
         const { PayloadDecryptor } = require('./payload-decryptor.js');
-        const { encryptPayload } = require('./payload-client.js');
-        const [pem, encryptionKey] = JSON.parse(process.argv[1]);
+        const [pem, data] = JSON.parse(process.argv[1]);
         (async () => {
           const pool = new DecryptPool({ threads: 1 });
           const decryptor = new PayloadDecryptor(createPrivateKey(pem));
-          const value = await pool.decrypt(decryptor, encryptPayload({ ok: 'é'.repeat(150) }, encryptionKey));
+          const value = await pool.decrypt(decryptor, data);
           process.stdout.write(JSON.stringify({ value, workers: pool.workerDecryptions }));
           await pool.close();
         })();`;
-      const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify([key4096.privateKeyPem, key4096.encryptionKey])], {
+      const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify([key4096.privateKeyPem, encryptPayload({ ok: 'é'.repeat(150) }, key4096.encryptionKey)])], {
         cwd: dir,
         env: { ...process.env, NODE_PATH: path.join(__dirname, '../../../node_modules'), NODE_OPTIONS: '' },
       });
