@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config';
-import { openRuntime } from '../bootstrap';
+import { openRuntime, type Runtime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
 import { DataDirInUseError } from '../db/embedded';
 import { MasterKeyMismatchError } from '../crypto/master-key';
@@ -65,8 +65,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     return 64;
   }
 
-  const runtime = await openRuntime(config);
-  try {
+  return withRuntime(config, err, async (runtime) => {
     if (runtime.generatedMasterKeyFile) {
       err.write(`warning: MASTER_KEY is not set; using the key generated in ${runtime.generatedMasterKeyFile}\n`);
     }
@@ -97,6 +96,14 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       );
     }
     return 0;
+  });
+}
+
+/** Runs a command against the database: a domain error (bad input) exits 65 with its message; the runtime is always closed. */
+async function withRuntime(config: Config, err: NodeJS.WritableStream, command: (runtime: Runtime) => Promise<number>): Promise<number> {
+  const runtime = await openRuntime(config);
+  try {
+    return await command(runtime);
   } catch (e) {
     if (e instanceof DomainError) {
       err.write(`error: ${e.message}\n`);
@@ -135,8 +142,7 @@ async function merchantSettings(config: Config, args: string[], out: NodeJS.Writ
     err.write(`merchant:settings needs --id <merchant id> and optionally --environment test|live\n${USAGE}`);
     return 64;
   }
-  const runtime = await openRuntime(config);
-  try {
+  return withRuntime(config, err, async (runtime) => {
     const settings = await runtime.ctx.services.merchants.updateSettings(
       Number(id),
       { feeBearer: values['fee-bearer'] },
@@ -148,15 +154,7 @@ async function merchantSettings(config: Config, args: string[], out: NodeJS.Writ
         : `Merchant ${settings.subsidiaryId}: test fee bearer ${settings.test.feeBearer}, live fee bearer ${settings.live.feeBearer}.\n`,
     );
     return 0;
-  } catch (e) {
-    if (e instanceof DomainError) {
-      err.write(`error: ${e.message}\n`);
-      return 65;
-    }
-    throw e;
-  } finally {
-    await runtime.close();
-  }
+  });
 }
 
 if (require.main === module) {
