@@ -23,9 +23,9 @@ export interface Config {
   bodyLimitBytes: number;
   /** Connections in the pool when on a PostgreSQL server (the embedded database always uses one). */
   databasePoolSize: number;
-  /** Delays between webhook attempts (contract section 6). */
+  /** Delays between webhook attempts (about ten attempts over three days by default). */
   webhookRetryDelaysMs: number[];
-  /** How long a receiver has to answer a webhook (contract: 10 s). */
+  /** How long a receiver has to answer a webhook (10 s by default). */
   webhookTimeoutMs: number;
   /** Webhook requests in flight per instance; 0: this instance delivers none (another one does). */
   webhookConcurrency: number;

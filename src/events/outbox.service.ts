@@ -47,7 +47,7 @@ export class OutboxService {
     };
     const now = this.clock.now();
     const event = em.create(OutboxEvent, { id: eventId, environment, order, notify: 'transaction', notifyType, sequence: order.eventSequence, payload });
-    // Only settled states are announced to webhooks (contract section 6); every change reaches subscribers.
+    // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
     let delivery = false;
     if (notifyType !== 'pending') {
       const endpoint = await em.findOne(WebhookEndpoint, { environment, isActive: true });

@@ -18,7 +18,7 @@ import { silentLog, type EventLog } from './event-fanout';
 export interface WebhookDispatcherOptions {
   /** WEBHOOK_RETRY_DELAYS_MS: the delay before attempt n+1 is `retryDelaysMs[n-1]`; after the last, dead. */
   retryDelaysMs: readonly number[];
-  /** A receiver's deadline (contract: 10 s): a hard bound on each attempt. */
+  /** A receiver's deadline (10 s by default): a hard bound on each attempt. */
   timeoutMs: number;
   /** Requests in flight in this instance; 0: start() does nothing (runOnce() still works). */
   concurrency: number;

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { LookupFunction, Socket } from 'node:net';
 import { hostAddress, systemResolver, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from './webhook-url';
 
-/** The part of a receiver's answer kept with each attempt (contract: at most 1 KiB). */
+/** The part of a receiver's answer kept with each attempt (at most 1 KiB, so a receiver's page never fills the log). */
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 
 export interface WebhookHttpResult {

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Standard Webhooks signing (contract section 6): `webhook-id`, `webhook-timestamp` (unix
+ * Standard Webhooks signing: `webhook-id`, `webhook-timestamp` (unix
  * seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`,
  * keyed with the bytes of the merchant's `whsec_…` secret after the prefix, base64-decoded.
  */

@@ -5,7 +5,7 @@ import type { EnvironmentMode } from './app-environment.entity';
 
 const KEY_PATTERN = /^PGW-(PUBLICKEY|SECRETKEY)-(TEST|LIVE)-[0-9a-f]{32}$/;
 
-/** `PGW-PUBLICKEY-TEST-<32 hex>`, `PGW-SECRETKEY-LIVE-<32 hex>`, … (contract section 2). */
+/** `PGW-PUBLICKEY-TEST-<32 hex>`, `PGW-SECRETKEY-LIVE-<32 hex>`, … (the documented key formats). */
 export function generateApiKey(kind: ApiKeyKind, mode: EnvironmentMode): string {
   const kindMarker = kind === 'public' ? 'PUBLICKEY' : 'SECRETKEY';
   return `PGW-${kindMarker}-${mode.toUpperCase()}-${randomHex(16)}`;

@@ -54,7 +54,7 @@ export interface EnvironmentKeys {
   encryptionKey: string;
 }
 
-/** Exactly the JSON of contract section 2; private keys appear here once and never again. */
+/** Exactly the documented JSON of `merchant:create --json`; private keys appear here once and never again. */
 export interface CreatedMerchant {
   subsidiary: { id: number; name: string; country: string; supportEmail: string };
   webhookSecret: string;

@@ -2,7 +2,7 @@ import type { InputObject } from '../shared/input';
 import type { BillingAddressInput, PayOrderInput } from './payment.service';
 
 /**
- * Reads the card or PayPal part of a pay request (contract section 4), case-insensitively:
+ * Reads the card or PayPal part of a pay request, case-insensitively:
  * from the REST plaintext, the GraphQL encrypted payload and the checkout page alike.
  */
 export function readPaymentInstrument(input: InputObject): Pick<PayOrderInput, 'card' | 'paypal'> {

@@ -15,8 +15,8 @@ export function textOf(v: string | number | undefined): string | null {
 }
 
 /**
- * Reading request objects whose property names are matched case-insensitively (contract
- * section 4): `RedirectUrl`, `redirectUrl` and `redirecturl` are one field. A field given
+ * Reading request objects whose property names are matched case-insensitively, as legacy
+ * clients send them in several casings: `RedirectUrl`, `redirectUrl` and `redirecturl` are one field. A field given
  * twice in different casings is refused rather than guessed.
  */
 export class InputObject {
