@@ -1,16 +1,18 @@
 import { runDecryptBench } from './decrypt.bench';
 import { runWebhookBench } from './webhook.bench';
 import { runRsaBench } from './rsa.bench';
+import { runHotPathsBench } from './hotpaths.bench';
 
 const BENCHES: Record<string, () => Promise<{ name: string; lines: string[] }>> = {
   decrypt: runDecryptBench,
   webhook: runWebhookBench,
   rsa: runRsaBench,
+  hotpaths: runHotPathsBench,
 };
 
 /**
  * `npm run bench`: micro-benchmarks, each reporting ratios against a baseline measured in the
- * same run. `npm run bench -- rsa` (or decrypt, webhook) runs only the ones named.
+ * same run. `npm run bench -- rsa` (or decrypt, webhook, hotpaths) runs only the ones named.
  */
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

@@ -6,6 +6,10 @@ export interface LoadRequest {
   apiKey: string;
   /** One encrypted body per request, each with its own order reference; used in order. */
   payloads: string[];
+  /** Instead of payloads: the raw JSON bodies, one per request (plain endpoints such as order/verify). */
+  bodies?: string[];
+  /** The envelope's statusCode of a success (default `01`, order/create). */
+  okStatusCode?: string;
   concurrency: number;
   durationMs: number;
 }
@@ -22,15 +26,18 @@ export interface LoadResult {
 async function run(req: LoadRequest): Promise<LoadResult> {
   const result: LoadResult = { ok: 0, failed: 0, elapsedMs: 0, latenciesMs: [] };
   let next = 0;
+  const total = req.bodies?.length ?? req.payloads.length;
+  const okCode = req.okStatusCode ?? '01';
   const start = performance.now();
   const client = async () => {
-    while (performance.now() - start < req.durationMs && next < req.payloads.length) {
-      const data = req.payloads[next++]!;
+    while (performance.now() - start < req.durationMs && next < total) {
+      const i = next++;
+      const payload = req.bodies ? req.bodies[i]! : JSON.stringify({ data: req.payloads[i]! });
       const t0 = performance.now();
-      const res = await fetch(req.url, { method: 'POST', headers: { 'api-key': req.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ data }) });
+      const res = await fetch(req.url, { method: 'POST', headers: { 'api-key': req.apiKey, 'content-type': 'application/json' }, body: payload });
       const body = (await res.json()) as { statusCode?: string };
       result.latenciesMs.push(performance.now() - t0);
-      if (res.status === 200 && body.statusCode === '01') result.ok += 1;
+      if (res.status === 200 && body.statusCode === okCode) result.ok += 1;
       else {
         result.failed += 1;
         result.firstFailure ??= `${res.status} ${JSON.stringify(body)}`;
@@ -39,7 +46,7 @@ async function run(req: LoadRequest): Promise<LoadResult> {
   };
   await Promise.all(Array.from({ length: req.concurrency }, client));
   result.elapsedMs = performance.now() - start;
-  if (next >= req.payloads.length) result.firstFailure ??= 'ran out of payloads before the time was up';
+  if (next >= total) result.firstFailure ??= 'ran out of payloads before the time was up';
   return result;
 }
 

@@ -2,10 +2,8 @@ import 'reflect-metadata';
 import { fork } from 'node:child_process';
 import { constants, createPrivateKey, createPublicKey, publicEncrypt } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { loadConfig } from '../src/config';
@@ -13,6 +11,7 @@ import { createService } from '../src/bootstrap';
 import { generateRsaKeyMaterial, parseEncryptionKey, type RsaKeyMaterial } from '../src/crypto/encryption-key';
 import { DecryptPool, WORKER_NICE_INCREMENT } from '../src/crypto/decrypt-pool';
 import { PayloadDecryptor } from '../src/crypto/payload-decryptor';
+import { benchDatabaseEnv, freePort } from './bench-env';
 import type { LoadRequest, LoadResult } from './order-load';
 
 const CONCURRENCY = 8;
@@ -101,15 +100,6 @@ async function poolHop(pool: DecryptPool, decryptor: PayloadDecryptor, data: str
   }
   const elapsed = performance.now() - start;
   return { latencyMs: elapsed / n, loopMsPerOp: performance.eventLoopUtilization(elu).active / n };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = http.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 const ROUNDS = 3;
@@ -297,7 +287,7 @@ export async function runRsaBench(): Promise<{ name: string; lines: string[] }> 
   // the machine's load hit both alike.
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const env: Record<string, string> = {
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...benchDatabaseEnv(),
     LOG_LEVEL: 'silent',
     SCHEDULER_INTERVAL_MS: '0',
     WEBHOOK_CONCURRENCY: '0',

@@ -12,6 +12,7 @@ import { encryptPayload } from '../src/crypto/payload-client';
 import { OrderStatusBus, type OrderStatusChange } from '../src/events/order-status-bus';
 import { WebhookHttpClient } from '../src/events/webhook-http';
 import type { Tenant } from '../src/merchants/tenant';
+import { benchDatabaseEnv, freePort } from './bench-env';
 
 const SEQUENTIAL_EVENTS = 300;
 const BURST_EVENTS = 200;
@@ -103,16 +104,11 @@ export async function runWebhookBench(): Promise<{ name: string; lines: string[]
   let service: Service | undefined;
   try {
     const databaseUrl = process.env.BENCH_DATABASE_URL;
-    const port = await new Promise<number>((resolve) => {
-      const s = http.createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const config = loadConfig({
       DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...benchDatabaseEnv(),
       PORT: String(port),
       PUBLIC_URL: baseUrl,
       LOG_LEVEL: 'silent',
