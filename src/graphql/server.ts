@@ -12,7 +12,7 @@ import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
-import { noteFailedAuthentication } from '../protection';
+import { countSocketOperation, noteFailedAuthentication } from '../protection';
 
 /** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */
 export const TOO_MANY_SUBSCRIPTIONS = 'TOO_MANY_SUBSCRIPTIONS';
@@ -164,6 +164,10 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       // graphql-ws has already registered this operation: more than the limit means one too many.
       if (Object.keys(socket.subscriptions).length > maxOperations) {
         return [new GraphQLError(`This connection already holds ${maxOperations} operations; complete one before starting another.`, { extensions: { code: TOO_MANY_SUBSCRIPTIONS } })];
+      }
+      const retryAfterSeconds = countSocketOperation(socket.extra.request, socket.extra.apiKey);
+      if (retryAfterSeconds !== undefined) {
+        return [new GraphQLError('Too many requests, please try again later', { extensions: { code: 'RATE_LIMITED', retryAfterSeconds } })];
       }
       const prepared = pipeline.prepare(payload.query, payload.variables);
       if (Array.isArray(prepared)) return prepared;

@@ -9,7 +9,7 @@ import { quietClientFrameErrors } from './websocket-errors';
 
 export { httpServerOptions } from './connections';
 export { frameworkErrors } from './framework-errors';
-export { noteFailedAuthentication } from './request-guard';
+export { countSocketOperation, noteFailedAuthentication } from './request-guard';
 
 /** The path on which a WebSocket upgrade is honoured (GraphQL over graphql-ws). */
 export const WEBSOCKET_PATH = '/graphql';

@@ -16,7 +16,8 @@ declare module 'fastify' {
 }
 
 /** The public payment-link page, `/pay/<link reference>`, whose POST is a card attempt. */
-const PAYMENT_LINK_PAGE = /^\/pay\/([^/?#]+)\/?(?:\?|$)/;
+// The path ends at `?`, and also at `#` or `;`, which the router treats as delimiters too.
+const PAYMENT_LINK_PAGE = /^\/pay\/([^/?#;]+)\/?(?:[?#;]|$)/;
 
 /**
  * The link reference a POST to its payment page names, decoded as the router decodes it, so
@@ -99,6 +100,18 @@ export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits:
  */
 export function noteFailedAuthentication(request: FastifyRequest): void {
   request.server.rateLimits?.authFailures.hit(clientIdentity(request.ip));
+}
+
+/**
+ * Counts one operation sent over an open WebSocket against the socket's api-key, like an HTTP
+ * request with that key: a socket is no way around the per-key limit. Returns the seconds to
+ * wait when over the limit, else undefined (always undefined when RATE_LIMIT=off).
+ */
+export function countSocketOperation(request: FastifyRequest, apiKey: string | undefined): number | undefined {
+  const limits = request.server.rateLimits;
+  if (!limits) return undefined;
+  const verdict = apiKey ? limits.perKey.hit(RateLimits.keyId(apiKey)) : limits.perIp.hit(clientIdentity(request.ip));
+  return verdict.allowed ? undefined : verdict.retryAfterSeconds;
 }
 
 async function tryAuthenticate(ctx: AppContext, apiKey: string): Promise<Tenant | undefined> {

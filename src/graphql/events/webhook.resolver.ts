@@ -49,7 +49,7 @@ export class WebhookResolver {
     return (await ctx.services.webhooks.listDeliveries(await ctx.tenant(), { eventId, orderReference, limit })).map(view);
   }
 
-  @Authorized('TENANT')
+  @Authorized('PRIVATE_KEY')
   @Query(() => WebhookSettingsType)
   async webhookSettings(@Ctx() ctx: GraphqlContext): Promise<WebhookSettingsType> {
     return { webhookUrl: await ctx.services.webhookEndpoints.getWebhookUrl(await ctx.tenant()) };

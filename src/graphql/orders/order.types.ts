@@ -1,4 +1,4 @@
-import { Field, Float, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Authorized, Field, Float, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
@@ -96,8 +96,12 @@ export class OrderType {
   @Field() dateUpdated!: Date;
   @Field(() => Date, { nullable: true }) datePaymentConfirmed!: Date | null;
   @Field(() => [OrderPaymentType]) orderPayments!: OrderPaymentType[];
-  @Field(() => CustomerType) customer!: CustomerType;
-  @Field(() => [CardDetailType]) cardDetails!: CardDetailType[];
+  // Customer and card data need the private key wherever an order is returned (payOrder and
+  // createOrder included): public keys sit in browsers.
+  @Authorized('PRIVATE_KEY')
+  @Field(() => CustomerType, { description: 'Needs the private key.' }) customer!: CustomerType;
+  @Authorized('PRIVATE_KEY')
+  @Field(() => [CardDetailType], { description: 'Needs the private key.' }) cardDetails!: CardDetailType[];
   @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;
 }
 

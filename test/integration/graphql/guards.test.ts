@@ -287,6 +287,22 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
     const fine = await http(`{ orders(first: 5, filter: { createdFrom: "2000-01-01T00:00:00Z" }) { totalCount } }`, {}, key);
     expect(fine.errors).toBeUndefined();
   });
+  it('issue 10 point 9: an order returned by a mutation shows customer and card data to the private key only', async () => {
+    const publicKey = m.keys.test.publicKey;
+    const mutation = (fields: string) => `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { ${fields} } }`;
+    const plain = await http(mutation('orderReference status'), { input: orderInput() }, publicKey);
+    expect(plain.errors).toBeUndefined();
+    expect(plain.data.createOrder.status).toBe('Initiated');
+    for (const fields of ['orderReference customer { emailAddress }', 'orderReference cardDetails { cardLastFourDigits }']) {
+      const body = await http(mutation(fields), { input: orderInput() }, publicKey);
+      expect(body.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect(JSON.stringify(body)).not.toContain('ada@example.test');
+    }
+    const own = await http(mutation('customer { emailAddress }'), { input: orderInput() }, m.keys.test.privateKey);
+    expect(own.data.createOrder.customer.emailAddress).toBe('ada@example.test');
+    const settings = await http('{ webhookSettings { webhookUrl } }', {}, publicKey);
+    expect(settings.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
 });
 
 async function waitUntil(predicate: () => boolean, ms = 5000): Promise<void> {

@@ -42,8 +42,10 @@ describe('GraphQL: webhooks', () => {
     expect((await gql(SET, { url: receiverUrl }, m.keys.test.publicKey)).errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await gql(SET, { url: 'ftp://nope' })).errors[0].extensions.code).toBe('VAL400');
     expect((await gql(SET, { url: receiverUrl })).data.setWebhookUrl).toEqual({ webhookUrl: receiverUrl });
-    expect((await gql('{ webhookSettings { webhookUrl } }', {}, m.keys.test.publicKey)).data.webhookSettings).toEqual({ webhookUrl: receiverUrl });
-    expect((await gql('{ webhookSettings { webhookUrl } }', {}, m.keys.live.publicKey)).data.webhookSettings).toEqual({ webhookUrl: null });
+    // The URL may carry a secret path: reading it needs the private key too.
+    expect((await gql('{ webhookSettings { webhookUrl } }', {}, m.keys.test.publicKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await gql('{ webhookSettings { webhookUrl } }', {}, m.keys.test.privateKey)).data.webhookSettings).toEqual({ webhookUrl: receiverUrl });
+    expect((await gql('{ webhookSettings { webhookUrl } }', {}, m.keys.live.privateKey)).data.webhookSettings).toEqual({ webhookUrl: null });
   });
 
   it('sends a test ping, shows its attempts, and redelivers it with the same eventId', async () => {

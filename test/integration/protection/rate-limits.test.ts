@@ -172,6 +172,9 @@ describe('issue 10 point 15: rate limits', () => {
     // Spelling the reference differently in the URL is the same link.
     expectTooMany(await pay(newClient(), '%4CINKTWO'));
     expectTooMany(await pay(newClient(), 'LINKTWO/?x=1'));
+    // `#` and `;` end the path for the router too: they must not open a way around the limit.
+    expectTooMany(await pay(newClient(), 'LINKTWO#x'));
+    expectTooMany(await pay(newClient(), 'LINKTWO;x'));
     expect((await pay(newClient(), 'LINKTHREE')).status).toBeLessThan(429);
     // The page itself (GET) is not a card attempt.
     expect((await httpFrom(t.baseUrl, newClient(), 'GET', '/pay/LINKTWO')).status).toBe(404);
