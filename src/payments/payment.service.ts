@@ -420,7 +420,7 @@ export class PaymentService {
       return aggregate;
     }
 
-    let final: FinalProcessorResult = result;
+    const final: FinalProcessorResult = result;
     if (payment.authenticationExpiresAt !== null) {
       // The answer to an authentication page (a first call that needed none has no deadline).
       const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
@@ -429,12 +429,17 @@ export class PaymentService {
       });
     }
     if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
-      // Re-check the link's rules under its lock: another customer may have used it up meanwhile.
+      // The link's rules were enforced when the attempt started (under the link's lock, counting
+      // attempts in progress). If they changed since (link deactivated, limit lowered), the
+      // processor has still moved the money: the approval stands, recorded for the merchant,
+      // rather than a failure in our books alone for a charged card.
       try {
         await this.lockLinkAndCheck(em, order, 'settle', changes);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
-        final = { kind: 'declined', token: final.token, issuer: final.issuer, ...ResponseCodes.linkExhausted };
+        this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
+          orderPaymentReference: payment.reference,
+        });
       }
     }
     return this.settle(em, order, payment, final, actor, changes);

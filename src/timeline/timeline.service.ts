@@ -23,6 +23,8 @@ export const TimelineEvents = {
   feeChanged: 'order.fee_changed',
   /** An attempt interrupted between the processor call and its settlement was settled from the processor's record. */
   reconciled: 'payment.reconciled',
+  /** The processor approved after the link's rules changed (deactivated, limit lowered): money moved, so the approval stands. */
+  linkRuleOverridden: 'payment.link_rule_overridden',
   webhookDelivered: 'webhook.delivered',
   webhookFailed: 'webhook.failed',
 } as const;

@@ -238,4 +238,17 @@ describe('payment integrity', () => {
     });
   });
 
+  it('issue 10 point 1: an approval after the link was deactivated mid-authentication stands (the card was charged), with a timeline note', async () => {
+    const l = await link({ PaymentType: 'SC' });
+    const reference = await createOrder({ payment: { paymentLinkId: l.id } });
+    const otpUrl: string = (await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+    const disabled = await request(t.baseUrl, 'PATCH', `/checkout/links/${l.id}/status/disable`, { apiKey: k().publicKey });
+    expect(disabled.status).toBe(200);
+    const answer = await fetch(otpUrl, form('otp=123456'));
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toContain('status=successful');
+    const order = await verify(reference);
+    expect(order.statusId).toBe(5);
+    expect((await timeline(reference)).map((e: { event: string }) => e.event)).toContain('payment.link_rule_overridden');
+  });
 });
