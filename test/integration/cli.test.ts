@@ -1,21 +1,11 @@
-import { PassThrough } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { cli } from '../support/cli';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
-  out.on('data', (c) => chunks.out.push(c));
-  err.on('data', (c) => chunks.err.push(c));
-  const code = await runCli(args, out, err);
-  return { code, out: Buffer.concat(chunks.out).toString(), err: Buffer.concat(chunks.err).toString() };
-}
 
 describe('CLI merchant:create', () => {
   const saved = { ...process.env };

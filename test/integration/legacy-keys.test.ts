@@ -1,8 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { constants, createPrivateKey, createPublicKey, publicEncrypt } from 'node:crypto';
 import forge from 'node-forge';
-import { runCli } from '../../src/cli/main';
+import { cli } from '../support/cli';
 import { parseEncryptionKey } from '../../src/crypto/encryption-key';
 import { encryptPayload, parseEncryptionKey as parseClientKey } from '../../src/crypto/payload-client';
 import { PayloadDecryptor } from '../../src/crypto/payload-decryptor';
@@ -231,15 +230,6 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
       process.env = saved;
     });
 
-    async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-      const out = new PassThrough();
-      const err = new PassThrough();
-      const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
-      out.on('data', (c) => chunks.out.push(c));
-      err.on('data', (c) => chunks.err.push(c));
-      const code = await runCli(args, out, err);
-      return { code, out: Buffer.concat(chunks.out).toString(), err: Buffer.concat(chunks.err).toString() };
-    }
     const create = (...extra: string[]) => cli(['merchant:create', '--name', 'Legacy Stores', '--country', 'NG', '--email', 'support@legacy.test', '--json', ...extra]);
 
     it('issue 11 point 1: merchant:create issues 4096-bit keys by default, --key-bits N overrides ENCRYPTION_KEY_BITS', async () => {

@@ -1,22 +1,12 @@
-import { PassThrough } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Decimal from 'decimal.js';
-import { runCli } from '../../../src/cli/main';
+import { cli } from '../../support/cli';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../../support/database';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../support/service';
 import { CheckoutClient, GraphQLClient, type CreatedOrder, type FeeResult, type OrderDetails, type PayResult } from '../../../packages/sdk/src';
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
-  out.on('data', (c) => chunks.out.push(c));
-  err.on('data', (c) => chunks.err.push(c));
-  const code = await runCli(args, out, err);
-  return { code, out: Buffer.concat(chunks.out).toString(), err: Buffer.concat(chunks.err).toString() };
-}
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 let counter = 0;
