@@ -1,24 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { cli } from '../support/cli';
-import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../support/database';
+import { cli, cliEnvironment } from '../support/cli';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
 
 
 describe('CLI merchant:create', () => {
-  const saved = { ...process.env };
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-cli-'));
+  const env = cliEnvironment('cli');
   let t: TestService;
   beforeAll(async () => {
-    Object.assign(process.env, { DATABASE_URL: TEST_DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    env.apply();
     t = await startTestService();
   });
   afterAll(async () => {
-    process.env = saved;
+    env.restore();
     await t.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('prints exactly the documented JSON, and the keys it prints authenticate', async () => {

@@ -1,9 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import Decimal from 'decimal.js';
-import { cli } from '../../support/cli';
-import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../../support/database';
+import { cli, cliEnvironment } from '../../support/cli';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../support/service';
 import { CheckoutClient, GraphQLClient, type CreatedOrder, type FeeResult, type OrderDetails, type PayResult } from '../../../packages/sdk/src';
 
@@ -46,17 +42,15 @@ function expectInvariants(amount: string, n: { created: CreatedOrder; fee: FeeRe
 }
 
 describe('issue 11 point 5: the fee bearer', () => {
-  const saved = { ...process.env };
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-fee-bearer-'));
+  const env = cliEnvironment('fee-bearer');
   let t: TestService;
   beforeAll(async () => {
-    Object.assign(process.env, { DATABASE_URL: TEST_DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    env.apply();
     t = await startTestService();
   });
   afterAll(async () => {
-    process.env = saved;
+    env.restore();
     await t?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const feeBearerOf = async (apiKey: string) => (await new GraphQLClient({ baseUrl: t.baseUrl, apiKey }).merchant()).feeBearer;
