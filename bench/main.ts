@@ -1,9 +1,10 @@
+import type { BenchSection } from './report';
 import { runDecryptBench } from './decrypt.bench';
 import { runWebhookBench } from './webhook.bench';
 import { runRsaBench } from './rsa.bench';
 import { runHotPathsBench } from './hotpaths.bench';
 
-const BENCHES: Record<string, () => Promise<{ name: string; lines: string[] }>> = {
+const BENCHES: Record<string, () => Promise<BenchSection>> = {
   decrypt: runDecryptBench,
   webhook: runWebhookBench,
   rsa: runRsaBench,
