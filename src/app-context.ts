@@ -21,6 +21,7 @@ import { OrderStatusBus } from './events/order-status-bus';
 import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './events/webhook-endpoint.service';
+import { DashboardSessionService } from './dashboard/session.service';
 import type { DatabaseMode } from './db/database';
 
 /** The domain services, wired once; adapters receive this and nothing else. */
@@ -44,6 +45,8 @@ export interface AppServices {
   webhooks: WebhookDispatcher;
   /** The merchant's webhook URL per environment. */
   webhookEndpoints: WebhookEndpointService;
+  /** Dashboard sign-in sessions (a private key exchanged for a cookie). */
+  dashboardSessions: DashboardSessionService;
 }
 
 export interface AppContext {
@@ -112,5 +115,6 @@ export function createServices(
     eventFanout,
     webhooks,
     webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy),
+    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds),
   };
 }

@@ -35,6 +35,8 @@ export interface Config {
   webhookMerchantConcurrency: number;
   /** Test pings one environment may request per minute. */
   webhookTestPingsPerMinute: number;
+  /** How long a dashboard sign-in lasts, in seconds (DASHBOARD_SESSION_TTL_SECONDS, default 1 hour). */
+  dashboardSessionTtlSeconds: number;
   /** Networks (CIDRs) webhooks may reach although they are internal (WEBHOOK_ALLOWED_NETWORKS), e.g. 127.0.0.0/8 for local development. */
   webhookAllowedNetworks: string[];
   /** How often an idle dispatcher looks for due deliveries (retries, expired leases, missed wake-ups). */
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
     webhookMerchantConcurrency: 0, // below: its default depends on the two concurrency settings
     webhookTestPingsPerMinute: integer('WEBHOOK_TEST_PINGS_PER_MINUTE', 10, 1, 10_000),
+    dashboardSessionTtlSeconds: integer('DASHBOARD_SESSION_TTL_SECONDS', 3600, 60, 86_400),
     webhookAllowedNetworks,
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),

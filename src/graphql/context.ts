@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext, AppServices } from '../app-context';
 import type { Tenant } from '../merchants/tenant';
+import type { SessionCredentials } from '../dashboard/session.service';
 
 /** Where a request's faults are logged (Fastify's request logger: every line carries the request id). */
 export interface RequestLog {
@@ -20,7 +21,7 @@ export interface GraphqlContext {
 
 export function createGraphqlContext(
   app: AppContext,
-  headers: { apiKey?: string; adminToken?: string },
+  headers: { apiKey?: string; adminToken?: string; session?: SessionCredentials },
   request: { id: string; log: RequestLog },
 ): GraphqlContext {
   let tenant: Promise<Tenant> | undefined;
@@ -28,7 +29,12 @@ export function createGraphqlContext(
     services: app.services,
     requestId: request.id,
     log: request.log,
-    tenant: () => (tenant ??= app.services.auth.authenticate(headers.apiKey)),
+    // A dashboard session cookie authenticates only a request without an api-key.
+    tenant: () =>
+      (tenant ??=
+        headers.apiKey === undefined && headers.session
+          ? app.services.dashboardSessions.authenticate(headers.session)
+          : app.services.auth.authenticate(headers.apiKey)),
     isAdmin: isAdminToken(app.config.adminToken, headers.adminToken),
     publicUrl: app.config.publicUrl,
   };

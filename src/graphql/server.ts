@@ -13,6 +13,8 @@ import { OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
+import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
+import type { SessionCredentials } from '../dashboard/session.service';
 
 /** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */
 export const TOO_MANY_SUBSCRIPTIONS = 'TOO_MANY_SUBSCRIPTIONS';
@@ -74,7 +76,11 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
     context: async (request) =>
       createGraphqlContext(
         ctx,
-        { apiKey: headerValue(request.headers['api-key']), adminToken: headerValue(request.headers['x-admin-token']) },
+        {
+          apiKey: headerValue(request.headers['api-key']),
+          adminToken: headerValue(request.headers['x-admin-token']),
+          session: sessionCredentialsOf(request.headers),
+        },
         request,
       ),
   });
@@ -83,6 +89,8 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
 /** What this server keeps per socket, beside graphql-ws's own state. */
 type SocketState = {
   apiKey?: string;
+  /** A dashboard socket: the session cookie (Origin checked), the CSRF token and environment from connectionParams. */
+  session?: SessionCredentials;
 };
 
 type SocketContext = WsContext<Record<string, unknown>, Extra & Partial<SocketState>>;
@@ -93,6 +101,22 @@ function apiKeyOf(connectionParams: Readonly<Record<string, unknown>> | undefine
 }
 
 /**
+ * The dashboard session of a socket opened without an api-key: the cookie sent with the
+ * upgrade, accepted only from this service's own pages (Origin), with the CSRF token and the
+ * environment in connectionParams. Undefined when the socket is no such thing.
+ */
+function sessionOf(ctx: AppContext, request: Extra['request'], connectionParams: Readonly<Record<string, unknown>> | undefined): SessionCredentials | undefined {
+  const fromCookie = sessionCredentialsOf(request.headers);
+  if (!fromCookie || !sameOrigin(request.headers, ctx.config.publicUrl)) return undefined;
+  const csrf = connectionParams?.['csrf-token'];
+  const environment = connectionParams?.environment;
+  return { token: fromCookie.token, csrfToken: typeof csrf === 'string' ? csrf : undefined, environment: typeof environment === 'string' ? environment : undefined };
+}
+
+/** What a tracked dashboard socket is checked with when keys are replaced: its session, as text. */
+const SESSION_SOCKET = 'dashboard-session:';
+
+/**
  * Sockets opened with an api-key close (4403) when a rotation makes that key stop working, on
  * every instance: the merchants domain reports the rotation, the event fan-out carries it to
  * all instances, and each checks its own sockets of that environment.
@@ -101,7 +125,10 @@ function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeyS
   const { auth, merchants, eventFanout } = ctx.services;
   const sockets = new KeySockets(
     (apiKey) =>
-      auth.authenticate(apiKey).then(
+      (apiKey.startsWith(SESSION_SOCKET)
+        ? ctx.services.dashboardSessions.authenticate(JSON.parse(apiKey.slice(SESSION_SOCKET.length)) as SessionCredentials)
+        : auth.authenticate(apiKey)
+      ).then(
         () => true,
         (err) => {
           if (err instanceof DomainError) return false;
@@ -141,9 +168,10 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
     // The api-key travels in connectionParams; a bad one closes the socket (4403) before any operation.
     onConnect: async (socket) => {
       const apiKey = apiKeyOf(socket.connectionParams);
+      const session = apiKey === undefined ? sessionOf(ctx, socket.extra.request, socket.connectionParams) : undefined;
       let environmentId: number;
       try {
-        environmentId = (await auth.authenticate(apiKey)).environmentId;
+        environmentId = (session ? await ctx.services.dashboardSessions.authenticate(session) : await auth.authenticate(apiKey)).environmentId;
       } catch (err) {
         if (err instanceof DomainError) {
           noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
@@ -156,6 +184,9 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       if (apiKey !== undefined && ws.readyState === ws.OPEN) {
         socket.extra.apiKey = apiKey;
         ws.once('close', sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)));
+      } else if (session && ws.readyState === ws.OPEN) {
+        socket.extra.session = session;
+        ws.once('close', sockets.add(environmentId, SESSION_SOCKET + JSON.stringify(session), (code, reason) => ws.close(code, reason)));
       }
       return true;
     },
@@ -176,7 +207,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         document: prepared.document,
         operationName: payload.operationName,
         variableValues: payload.variables,
-        contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey }, socket.extra.request),
+        contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey, session: socket.extra.session }, socket.extra.request),
       };
     },
     onNext: (socket, id, _payload, _args, result) => (result.errors ? { ...result, errors: format(socket, id, result.errors) } : undefined),

@@ -249,6 +249,18 @@ export class MerchantService {
     return subsidiary;
   }
 
+  /** The environment's api-keys that still work (or will, until their grace ends), newest first: hints only, never the keys. */
+  async listApiKeys(tenant: Tenant): Promise<{ kind: ApiKeyKind; hint: string; createdAt: Date; expiresAt: Date | null }[]> {
+    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    const now = this.clock.now();
+    const keys = await this.orm.em.fork().find(
+      ApiKey,
+      { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
+      { orderBy: { id: 'desc' } },
+    );
+    return keys.map((k) => ({ kind: k.kind, hint: k.hint, createdAt: k.createdAt, expiresAt: k.expiresAt }));
+  }
+
   /** The encryption key merchants should use now (the newest unexpired one). */
   async currentEncryptionKey(tenant: Tenant): Promise<string> {
     const now = this.clock.now();

@@ -3,12 +3,15 @@ import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/database';
 import { TEST_DATABASE_URL } from './database';
+import { buildDashboard } from '../../src/dashboard/build';
 
 /**
  * Recreates the test database and migrates it once; test files then share it and stay
  * apart by creating their own merchants (tenant isolation does the rest).
  */
 export default async function globalSetup(): Promise<void> {
+  // The dashboard the tests serve is always built from the current sources.
+  await buildDashboard();
   const url = new URL(TEST_DATABASE_URL);
   const dbName = url.pathname.replace(/^\//, '');
   if (!/^[A-Za-z0-9_]+$/.test(dbName)) throw new Error(`unsafe test database name: ${dbName}`);

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphqlContext } from '../context';
 import {
+  ApiKeyInfoType,
   CreatedMerchantType,
   CreateMerchantInput,
   EnvironmentModeEnum,
@@ -25,6 +26,12 @@ export class MerchantResolver {
       encryptionKey: await ctx.services.merchants.currentEncryptionKey(tenant),
       feeBearer: (await ctx.services.merchants.feeBearer(tenant)) as FeeBearerEnum,
     };
+  }
+
+  @Authorized('PRIVATE_KEY')
+  @Query(() => [ApiKeyInfoType], { description: "The environment's working api-keys (hints only), newest first; private key only." })
+  async apiKeys(@Ctx() ctx: GraphqlContext): Promise<ApiKeyInfoType[]> {
+    return ctx.services.merchants.listApiKeys(await ctx.tenant());
   }
 
   @Authorized('PRIVATE_KEY')

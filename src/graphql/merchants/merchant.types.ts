@@ -94,3 +94,11 @@ export class MerchantSettingsInput {
 export class MerchantSettingsType {
   @Field(() => FeeBearerEnum) feeBearer!: FeeBearerEnum;
 }
+
+@ObjectType('ApiKeyInfo', { description: 'An api-key as a dashboard shows it: a hint, never the key.' })
+export class ApiKeyInfoType {
+  @Field({ description: 'public or private' }) kind!: string;
+  @Field({ description: 'The prefix and last four characters.' }) hint!: string;
+  @Field() createdAt!: Date;
+  @Field(() => Date, { nullable: true, description: 'When a replaced key stops working; null while it is current.' }) expiresAt!: Date | null;
+}

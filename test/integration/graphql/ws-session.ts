@@ -19,8 +19,8 @@ export class WsSession {
   }
 
   /** Opens a socket and sends connection_init; resolves after the ack (or the close that refused it). */
-  static async open(baseUrl: string, connectionParams: Record<string, unknown> = {}): Promise<WsSession> {
-    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+  static async open(baseUrl: string, connectionParams: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<WsSession> {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers });
     const session = new WsSession(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

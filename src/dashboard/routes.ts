@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app-context';
+import { DomainError } from '../shared/errors';
+import { noteFailedAuthentication } from '../protection';
+import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
+import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from './http';
+import { CSRF_REFUSED } from './session.service';
+
+const ASSET_TYPES: Record<(typeof DASHBOARD_ASSETS)[number], string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Dashboard</title>
+<link rel="stylesheet" href="/dashboard/assets/app.css">
+<script type="module" src="/dashboard/assets/app.js"></script>
+</head>
+<body>
+<div id="app"><noscript>The dashboard needs JavaScript.</noscript></div>
+</body>
+</html>
+`;
+
+const HOST = /^[A-Za-z0-9.\-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
+
+/** No inline script or style anywhere; scripts, styles and connections to this service only. */
+function contentSecurityPolicy(request: FastifyRequest, publicUrl: string): string {
+  const hosts = new Set<string>([new URL(publicUrl).host]);
+  const host = request.headers.host;
+  if (typeof host === 'string' && HOST.test(host)) hosts.add(host);
+  const sockets = [...hosts].flatMap((h) => [`ws://${h}`, `wss://${h}`]).join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${sockets}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/**
+ * The merchant dashboard: one page (a Preact app over the public GraphQL API), its two built
+ * assets, and the session endpoints that exchange a private key for an httpOnly cookie.
+ */
+export async function registerDashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const sessions = ctx.services.dashboardSessions;
+  const secure = new URL(ctx.config.publicUrl).protocol === 'https:';
+  const outDir = dashboardOutDir();
+  if (!dashboardBuilt(outDir)) await buildDashboard(outDir);
+  const assets = new Map<string, Buffer>(DASHBOARD_ASSETS.map((name) => [name, fs.readFileSync(path.join(outDir, name))]));
+
+  const sendPage = (request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', contentSecurityPolicy(request, ctx.config.publicUrl))
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+      .send(INDEX_HTML);
+
+  app.get('/dashboard', sendPage);
+  app.get('/dashboard/*', sendPage);
+
+  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (request, reply) => {
+    const body = assets.get(request.params.name);
+    if (!body) return reply.code(404).type('text/plain').send('Not found');
+    return reply
+      .type(ASSET_TYPES[request.params.name as keyof typeof ASSET_TYPES])
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send(body);
+  });
+
+  const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
+
+  /** Sign-in: `{ privateKey }` → the session cookie and `{ csrfToken, environment, environments, expiresAt, merchantName }`. */
+  app.post<{ Body: { privateKey?: unknown } }>('/dashboard/session', async (request, reply) => {
+    noStore(reply);
+    // A cross-site page must not sign a browser in (login CSRF): a browser names the page's origin.
+    if (request.headers.origin !== undefined && !sameOrigin(request.headers, ctx.config.publicUrl)) {
+      return reply.code(403).send({ message: 'Sign in from the dashboard page.' });
+    }
+    const body = request.body;
+    const privateKey = body && typeof body === 'object' ? body.privateKey : undefined;
+    try {
+      const signedIn = await sessions.signIn(privateKey, cookieValue(request.headers, SESSION_COOKIE));
+      const maxAge = (signedIn.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000;
+      reply.header('set-cookie', sessionCookie(signedIn.token, maxAge, secure));
+      return {
+        csrfToken: signedIn.csrfToken,
+        environment: signedIn.environment,
+        environments: signedIn.environments,
+        expiresAt: signedIn.expiresAt.toISOString(),
+        merchantName: signedIn.merchantName,
+      };
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      noteFailedAuthentication(request);
+      return reply.code(401).send({ message: err.message });
+    }
+  });
+
+  /** The session as a page that reloads finds it (the CSRF token included: only same-origin pages can read it). */
+  app.get('/dashboard/session', async (request, reply) => {
+    noStore(reply);
+    try {
+      const info = await sessions.describe(cookieValue(request.headers, SESSION_COOKIE));
+      return { csrfToken: info.csrfToken, environments: info.environments, expiresAt: info.expiresAt.toISOString(), merchantName: info.merchantName };
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return reply.code(401).send({ message: 'Not signed in.' });
+    }
+  });
+
+  /** Sign-out: deletes the session (needs the CSRF token) and clears the cookie. */
+  app.delete('/dashboard/session', async (request, reply) => {
+    noStore(reply);
+    const token = cookieValue(request.headers, SESSION_COOKIE);
+    if (token) {
+      const given = request.headers[CSRF_HEADER];
+      if (typeof given !== 'string' || given !== sessions.csrfTokenOf(token)) return reply.code(403).send({ message: CSRF_REFUSED });
+      await sessions.signOut(token);
+    }
+    reply.header('set-cookie', clearedSessionCookie(secure));
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,202 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock';
+import { DomainError, forbidden, unauthenticated } from '../shared/errors';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import { describeApiKey, hashApiKey } from '../merchants/key-format';
+import type { Tenant } from '../merchants/tenant';
+
+/** What the browser is told after signing in (never the key, never the session token). */
+export interface SessionInfo {
+  csrfToken: string;
+  /** The environments this session may show: those whose private key was presented. */
+  environments: EnvironmentMode[];
+  expiresAt: Date;
+  merchantName: string;
+}
+
+export interface SignedIn extends SessionInfo {
+  /** The opaque cookie value: shown once, stored only as a hash. */
+  token: string;
+  /** The environment of the key just presented. */
+  environment: EnvironmentMode;
+}
+
+/** A cookie-authenticated request: the cookie's token, the CSRF header and the environment in view. */
+export interface SessionCredentials {
+  token: string;
+  csrfToken: string | undefined;
+  environment: string | undefined;
+}
+
+export const WRONG_KEY = 'That private key is not valid. Check it and try again.';
+export const CSRF_REFUSED = 'The request lacks the dashboard session CSRF token.';
+
+const wrongKey = (): DomainError => new DomainError('unauthenticated', WRONG_KEY, '401');
+
+interface SessionKeyRow {
+  session_id: string;
+  subsidiary_id: number;
+  environment_id: number;
+  mode: EnvironmentMode;
+  expires_at: Date;
+  name: string;
+}
+
+/**
+ * Dashboard sign-in: a private key is exchanged for a session whose opaque token lives in an
+ * httpOnly cookie. The session reaches an environment only through the private key presented
+ * for it, and only while that key works: rotating or revoking it ends the session's access
+ * when the key expires (after its grace period). Sessions are rows in the database, so any
+ * instance of the service recognises them; they are stored by the SHA-256 of their token.
+ */
+export class DashboardSessionService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  /**
+   * Signs in with a private key. With the token of a live session of the same merchant, the
+   * key's environment is added to that session (switching test/live); otherwise a new session
+   * is opened. Throws `unauthenticated` (WRONG_KEY) for anything but a working private key.
+   */
+  async signIn(privateKey: unknown, currentToken?: string): Promise<SignedIn> {
+    if (typeof privateKey !== 'string') throw wrongKey();
+    const key = privateKey.trim();
+    const described = describeApiKey(key);
+    if (!described || described.kind !== 'private') throw wrongKey();
+    const now = this.clock.now();
+    const rows: { id: number; environment_id: number; subsidiary_id: number; mode: EnvironmentMode; name: string }[] = await this.sql(
+      `select k.id, k.environment_id, e.subsidiary_id, e.mode, s.name
+         from api_key k join app_environment e on e.id = k.environment_id join subsidiary s on s.id = e.subsidiary_id
+        where k.key_hash = ? and k.kind = 'private' and (k.expires_at is null or k.expires_at > ?)`,
+      [hashApiKey(key), now],
+    );
+    const apiKey = rows[0];
+    if (!apiKey) throw wrongKey();
+
+    return this.orm.em.fork().transactional(async (em) => {
+      const sql = (query: string, params: unknown[]): Promise<any[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+      let sessionId: string | undefined;
+      let token = currentToken;
+      let expiresAt: Date | undefined;
+      if (token) {
+        const existing: { id: string; subsidiary_id: number; expires_at: Date }[] = await sql(
+          `select id, subsidiary_id, expires_at from dashboard_session where token_hash = ? and expires_at > ? for update`,
+          [hashToken(token), now],
+        );
+        if (existing[0] && existing[0].subsidiary_id === apiKey.subsidiary_id) {
+          sessionId = String(existing[0].id);
+          expiresAt = new Date(existing[0].expires_at);
+        }
+      }
+      if (!sessionId) {
+        // Old sessions go as new ones come: the table holds about the live sessions only.
+        await sql(`delete from dashboard_session where expires_at <= ?`, [now]);
+        token = randomBytes(32).toString('base64url');
+        expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);
+        const inserted: { id: string }[] = await sql(
+          `insert into dashboard_session (token_hash, subsidiary_id, created_at, expires_at) values (?, ?, ?, ?) returning id`,
+          [hashToken(token), apiKey.subsidiary_id, now, expiresAt],
+        );
+        sessionId = String(inserted[0].id);
+      }
+      await sql(
+        `insert into dashboard_session_key (session_id, environment_id, api_key_id) values (?, ?, ?)
+         on conflict (session_id, environment_id) do update set api_key_id = excluded.api_key_id`,
+        [sessionId, apiKey.environment_id, apiKey.id],
+      );
+      const environments: { mode: EnvironmentMode }[] = await sql(
+        `select e.mode from dashboard_session_key sk join app_environment e on e.id = sk.environment_id where sk.session_id = ? order by e.mode desc`,
+        [sessionId],
+      );
+      return {
+        token: token!,
+        csrfToken: csrfTokenOf(token!),
+        environment: apiKey.mode,
+        environments: environments.map((e) => e.mode),
+        expiresAt: expiresAt!,
+        merchantName: apiKey.name,
+      };
+    });
+  }
+
+  /** The session's public facts, for a page that reloads; `unauthenticated` when it is over. */
+  async describe(token: string | undefined): Promise<SessionInfo> {
+    const rows = await this.workingKeys(token);
+    if (rows.length === 0) throw unauthenticated();
+    return {
+      csrfToken: csrfTokenOf(token!),
+      environments: rows.map((r) => r.mode),
+      expiresAt: new Date(rows[0].expires_at),
+      merchantName: rows[0].name,
+    };
+  }
+
+  /**
+   * The tenant a cookie-authenticated request acts as: needs the session's CSRF token, and an
+   * environment the session holds a working private key for (the only one, when not named).
+   */
+  async authenticate(credentials: SessionCredentials): Promise<Tenant> {
+    if (!credentials.csrfToken || !safeEqual(credentials.csrfToken, csrfTokenOf(credentials.token))) throw forbidden(CSRF_REFUSED);
+    return this.tenantOf(credentials.token, credentials.environment);
+  }
+
+  /** As authenticate, for a WebSocket whose Origin has been checked (the CSRF token is checked too). */
+  async tenantOf(token: string, environment: string | undefined): Promise<Tenant> {
+    const rows = await this.workingKeys(token);
+    const row = environment === undefined && rows.length === 1 ? rows[0] : rows.find((r) => r.mode === environment);
+    if (!row) throw unauthenticated();
+    return { environmentId: row.environment_id, subsidiaryId: row.subsidiary_id, mode: row.mode, keyKind: 'private' };
+  }
+
+  /** Ends the session (sign-out). */
+  async signOut(token: string | undefined): Promise<void> {
+    if (!token) return;
+    await this.sql(`delete from dashboard_session where token_hash = ?`, [hashToken(token)]);
+  }
+
+  csrfTokenOf(token: string): string {
+    return csrfTokenOf(token);
+  }
+
+  private async workingKeys(token: string | undefined): Promise<SessionKeyRow[]> {
+    if (!token) return [];
+    return this.sql(
+      `select s.id as session_id, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name
+         from dashboard_session s
+         join dashboard_session_key sk on sk.session_id = s.id
+         join api_key k on k.id = sk.api_key_id
+         join app_environment e on e.id = sk.environment_id
+         join subsidiary sub on sub.id = s.subsidiary_id
+        where s.token_hash = ? and s.expires_at > ? and (k.expires_at is null or k.expires_at > ?)
+        order by e.mode desc`,
+      [hashToken(token), this.clock.now(), this.clock.now()],
+    );
+  }
+
+  private sql<T = any>(query: string, params: unknown[]): Promise<T[]> {
+    return this.orm.em.getConnection().execute(query, params);
+  }
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * The CSRF token is derived from the session token (a one-way hash), so it needs no storage,
+ * cannot lead back to the cookie, and a page of another site, which can neither read the
+ * cookie nor our responses, cannot know it.
+ */
+function csrfTokenOf(token: string): string {
+  return createHash('sha256').update(`dashboard-csrf:${token}`, 'utf8').digest('base64url');
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y);
+}

@@ -1,0 +1,194 @@
+import 'reflect-metadata';
+import { ManualClock } from '../../../src/shared/clock';
+import { startTestService, type TestService } from '../../support/service';
+import { createTestMerchant } from '../../support/merchants';
+import { request } from '../../support/http';
+import { closedWithin, WsSession } from '../graphql/ws-session';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+
+const MERCHANT = '{ merchant { environment subsidiary { name } } }';
+
+describe('dashboard sessions', () => {
+  let t: TestService;
+  let clock: ManualClock;
+  let m: CreatedMerchant;
+
+  beforeAll(async () => {
+    clock = new ManualClock(new Date());
+    t = await startTestService({ DASHBOARD_SESSION_TTL_SECONDS: '600' }, { clock });
+    m = await createTestMerchant(t);
+  });
+  afterAll(async () => t.close());
+
+  async function signIn(privateKey: unknown, cookie?: string) {
+    return request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey }, headers: cookie ? { cookie } : {} });
+  }
+  function cookieOf(setCookie: string | null): string {
+    return setCookie!.split(';')[0]!;
+  }
+  function gql(query: string, headers: Record<string, string>) {
+    return request(t.baseUrl, 'POST', '/graphql', { body: { query }, headers });
+  }
+
+  it('exchanges the private key for an httpOnly, SameSite=Strict cookie and never returns the key', async () => {
+    const res = await signIn(m.keys.test.privateKey);
+    expect(res.status).toBe(200);
+    const setCookie = res.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/^pgw_dashboard=[A-Za-z0-9_-]{43}; /);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('SameSite=Strict');
+    expect(setCookie).toContain('Path=/');
+    expect(setCookie).toContain('Max-Age=600');
+    expect(setCookie).not.toContain('Secure'); // PUBLIC_URL is http:// here
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toEqual({ csrfToken: expect.any(String), environment: 'test', environments: ['test'], expiresAt: expect.any(String), merchantName: m.subsidiary.name });
+    expect(res.text).not.toContain(m.keys.test.privateKey);
+    // Only the token's hash is stored.
+    const token = cookieOf(setCookie).split('=')[1]!;
+    const rows = await t.service.runtime.ctx.orm.em.getConnection().execute(`select token_hash from dashboard_session where token_hash = encode(sha256(?::bytea), 'hex')`, [token]);
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(token);
+  });
+
+  it('refuses a wrong key, a public key and no key, and signs nothing in', async () => {
+    for (const key of ['PGW-SECRETKEY-TEST-00000000000000000000000000000000', m.keys.test.publicKey, 'nonsense', undefined, 42]) {
+      const res = await signIn(key);
+      expect(res.status).toBe(401);
+      expect(res.body.message).toMatch(/not valid/);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('refuses a sign-in posted from another origin', async () => {
+    const res = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: m.keys.test.privateKey }, headers: { origin: 'https://evil.example' } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('authenticates GraphQL with the cookie only together with the CSRF token', async () => {
+    const res = await signIn(m.keys.test.privateKey);
+    const cookie = cookieOf(res.headers.get('set-cookie'));
+    const ok = await gql(MERCHANT, { cookie, 'x-csrf-token': res.body.csrfToken });
+    expect(ok.body.data.merchant).toEqual({ environment: 'TEST', subsidiary: { name: m.subsidiary.name } });
+
+    const missing = await gql(MERCHANT, { cookie });
+    expect(missing.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const wrong = await gql(MERCHANT, { cookie, 'x-csrf-token': 'x'.repeat(43) });
+    expect(wrong.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const otherSession = await signIn(m.keys.test.privateKey);
+    const mixed = await gql(MERCHANT, { cookie, 'x-csrf-token': otherSession.body.csrfToken });
+    expect(mixed.body.errors[0].extensions.code).toBe('FORBIDDEN');
+
+    // A reloaded page gets the CSRF token again from the cookie.
+    const again = await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie } });
+    expect(again.status).toBe(200);
+    expect(again.body.csrfToken).toBe(res.body.csrfToken);
+    expect((await request(t.baseUrl, 'GET', '/dashboard/session')).status).toBe(401);
+  });
+
+  it('never shows live data from a test key: live needs the live private key of the same merchant', async () => {
+    const res = await signIn(m.keys.test.privateKey);
+    const cookie = cookieOf(res.headers.get('set-cookie'));
+    const headers = { cookie, 'x-csrf-token': res.body.csrfToken };
+    const live = await gql(MERCHANT, { ...headers, 'x-environment': 'live' });
+    expect(live.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+
+    // Another merchant's live key does not join this session: it opens a new one.
+    const other = await createTestMerchant(t);
+    const foreign = await signIn(other.keys.live.privateKey, cookie);
+    expect(cookieOf(foreign.headers.get('set-cookie'))).not.toBe(cookie);
+    expect((await gql(MERCHANT, { ...headers, 'x-environment': 'live' })).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+
+    const added = await signIn(m.keys.live.privateKey, cookie);
+    expect(added.status).toBe(200);
+    expect(cookieOf(added.headers.get('set-cookie'))).toBe(cookie);
+    expect(added.body.environments.sort()).toEqual(['live', 'test']);
+    expect((await gql(MERCHANT, { ...headers, 'x-environment': 'live' })).body.data.merchant.environment).toBe('LIVE');
+    expect((await gql(MERCHANT, { ...headers, 'x-environment': 'test' })).body.data.merchant.environment).toBe('TEST');
+    // Two environments: one must be named.
+    expect((await gql(MERCHANT, headers)).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('an api-key header wins over a cookie', async () => {
+    const res = await signIn(m.keys.test.privateKey);
+    const cookie = cookieOf(res.headers.get('set-cookie'));
+    const other = await createTestMerchant(t);
+    const r = await gql('{ merchant { subsidiary { name } } }', { cookie, 'x-csrf-token': res.body.csrfToken, 'api-key': other.keys.test.privateKey });
+    expect(r.body.data.merchant.subsidiary.name).toBe(other.subsidiary.name);
+  });
+
+  it('signs out: needs the CSRF token, deletes the session and clears the cookie', async () => {
+    const res = await signIn(m.keys.test.privateKey);
+    const cookie = cookieOf(res.headers.get('set-cookie'));
+    expect((await request(t.baseUrl, 'DELETE', '/dashboard/session', { headers: { cookie } })).status).toBe(403);
+    const out = await request(t.baseUrl, 'DELETE', '/dashboard/session', { headers: { cookie, 'x-csrf-token': res.body.csrfToken } });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^pgw_dashboard=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/);
+    const after = await gql(MERCHANT, { cookie, 'x-csrf-token': res.body.csrfToken });
+    expect(after.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('expires after DASHBOARD_SESSION_TTL_SECONDS', async () => {
+    const res = await signIn(m.keys.test.privateKey);
+    const cookie = cookieOf(res.headers.get('set-cookie'));
+    const headers = { cookie, 'x-csrf-token': res.body.csrfToken };
+    clock.advance(599_000);
+    expect((await gql(MERCHANT, headers)).body.data.merchant.environment).toBe('TEST');
+    clock.advance(2_000);
+    expect((await gql(MERCHANT, headers)).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect((await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie } })).status).toBe(401);
+  });
+
+  it('ends when the private key it was made with is rotated, after the grace period', async () => {
+    const merchant = await createTestMerchant(t);
+    const res = await signIn(merchant.keys.test.privateKey);
+    const headers = { cookie: cookieOf(res.headers.get('set-cookie')), 'x-csrf-token': res.body.csrfToken };
+    const rotate = await request(t.baseUrl, 'POST', '/graphql', {
+      apiKey: merchant.keys.test.privateKey,
+      body: { query: 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 60 }) { privateKey } }' },
+    });
+    const newKey = rotate.body.data.rotateKeys.privateKey;
+    expect((await gql(MERCHANT, headers)).body.data.merchant.environment).toBe('TEST');
+    clock.advance(61_000);
+    expect((await gql(MERCHANT, headers)).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect((await signIn(merchant.keys.test.privateKey)).status).toBe(401);
+    expect((await signIn(newKey)).status).toBe(200);
+  });
+
+  it('lists the api-keys as hints only', async () => {
+    const merchant = await createTestMerchant(t);
+    const r = await request(t.baseUrl, 'POST', '/graphql', { apiKey: merchant.keys.test.privateKey, body: { query: '{ apiKeys { kind hint expiresAt } }' } });
+    expect(r.body.data.apiKeys).toHaveLength(2);
+    expect(r.text).not.toContain(merchant.keys.test.privateKey);
+    expect(r.body.data.apiKeys.map((k: { kind: string }) => k.kind).sort()).toEqual(['private', 'public']);
+    const pub = await request(t.baseUrl, 'POST', '/graphql', { apiKey: merchant.keys.test.publicKey, body: { query: '{ apiKeys { kind } }' } });
+    expect(pub.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  describe('over graphql-ws', () => {
+    it('accepts the cookie from the service’s own origin with the CSRF token', async () => {
+      const res = await signIn(m.keys.test.privateKey);
+      const cookie = cookieOf(res.headers.get('set-cookie'));
+      const ws = await WsSession.open(t.baseUrl, { 'csrf-token': res.body.csrfToken, environment: 'test' }, { cookie, origin: t.baseUrl });
+      expect(ws.messages[0]!.type).toBe('connection_ack');
+      ws.subscribe('1', MERCHANT);
+      expect((await ws.result('1')).payload.data.merchant.environment).toBe('TEST');
+      ws.close();
+    });
+
+    it('refuses the cookie from another origin, without an origin, or without the CSRF token', async () => {
+      const res = await signIn(m.keys.test.privateKey);
+      const cookie = cookieOf(res.headers.get('set-cookie'));
+      const attempts: [Record<string, unknown>, Record<string, string>][] = [
+        [{ 'csrf-token': res.body.csrfToken }, { cookie, origin: 'https://evil.example' }],
+        [{ 'csrf-token': res.body.csrfToken }, { cookie }],
+        [{}, { cookie, origin: t.baseUrl }],
+        [{ 'csrf-token': res.body.csrfToken, environment: 'live' }, { cookie, origin: t.baseUrl }],
+      ];
+      for (const [params, headers] of attempts) {
+        const ws = await WsSession.open(t.baseUrl, params, headers);
+        expect(await closedWithin(ws, 3000)).toEqual({ code: 4403, reason: 'Forbidden' });
+      }
+    });
+  });
+});

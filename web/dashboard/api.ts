@@ -1,0 +1,144 @@
+import { createClient, type Client } from 'graphql-ws';
+
+/**
+ * The dashboard's only ways to the service: the session endpoints (sign-in/out) and the
+ * public GraphQL API, over HTTP (fetch) and graphql-ws. The private key is sent once, to
+ * sign in, and is kept nowhere; requests are authenticated by the httpOnly session cookie
+ * plus the session's CSRF token, which lives in this module's memory only.
+ */
+
+export type Environment = 'test' | 'live';
+
+export interface Session {
+  csrfToken: string;
+  environments: Environment[];
+  expiresAt: string;
+  merchantName: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+let session: Session | null = null;
+let environment: Environment = 'test';
+let socket: Client | null = null;
+const listeners = new Set<() => void>();
+
+/** Called when the session is found to be over (e.g. the key it was made with was rotated). */
+export function onSignedOut(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export const currentSession = (): Session | null => session;
+export const currentEnvironment = (): Environment => environment;
+
+export function setEnvironment(env: Environment): void {
+  if (env === environment) return;
+  environment = env;
+  closeSocket();
+}
+
+function closeSocket(): void {
+  socket?.dispose();
+  socket = null;
+}
+
+async function json(response: Response): Promise<any> {
+  try {
+    return await response.json();
+  } catch {
+    return {};
+  }
+}
+
+/** The session of this browser, if any (after a reload the cookie is still there; the CSRF token is fetched again). */
+export async function loadSession(): Promise<Session | null> {
+  const response = await fetch('/dashboard/session', { credentials: 'same-origin' });
+  if (!response.ok) return (session = null);
+  session = await json(response);
+  if (session && !session.environments.includes(environment)) environment = session.environments[0]!;
+  return session;
+}
+
+/** Exchanges a private key for the session cookie (or adds its environment to this session). */
+export async function signIn(privateKey: string): Promise<Session> {
+  const response = await fetch('/dashboard/session', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ privateKey }),
+  });
+  const body = await json(response);
+  if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.');
+  session = { csrfToken: body.csrfToken, environments: body.environments, expiresAt: body.expiresAt, merchantName: body.merchantName };
+  environment = body.environment;
+  closeSocket();
+  return session;
+}
+
+export async function signOut(): Promise<void> {
+  const csrf = session?.csrfToken ?? '';
+  await fetch('/dashboard/session', { method: 'DELETE', credentials: 'same-origin', headers: { 'x-csrf-token': csrf } });
+  ended();
+}
+
+function ended(): void {
+  session = null;
+  closeSocket();
+  for (const listener of listeners) listener();
+}
+
+/** One GraphQL operation over HTTP, as the signed-in session in the environment in view. */
+export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await fetch('/graphql', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': session?.csrfToken ?? '', 'x-environment': environment },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await json(response);
+  const error = body.errors?.[0];
+  if (error) {
+    const code = error.extensions?.code as string | undefined;
+    if (code === 'UNAUTHENTICATED') ended();
+    throw new ApiError(error.message ?? 'The request failed.', code);
+  }
+  if (!response.ok) throw new ApiError(`The request failed (HTTP ${response.status}).`);
+  return body.data as T;
+}
+
+function client(): Client {
+  if (socket) return socket;
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+  const env = environment;
+  socket = createClient({
+    url,
+    lazy: true,
+    retryAttempts: 20,
+    // The cookie goes with the upgrade; the CSRF token and the environment go here.
+    connectionParams: () => ({ 'csrf-token': session?.csrfToken ?? '', environment: env }),
+    shouldRetry: () => session !== null,
+  });
+  return socket;
+}
+
+/** A GraphQL subscription; returns the function that stops it. */
+export function subscribe<T = any>(query: string, variables: Record<string, unknown>, next: (data: T) => void): () => void {
+  return client().subscribe<T>(
+    { query, variables },
+    {
+      next: (result) => {
+        if (result.data) next(result.data as T);
+      },
+      error: () => undefined,
+      complete: () => undefined,
+    },
+  );
+}

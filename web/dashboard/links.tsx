@@ -1,0 +1,289 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import QRCode from 'qrcode';
+import { gql } from './api';
+import { CopyButton, ErrorNote, Link, messageOf, money, navigate, useData, useLocation, when } from './ui';
+
+const PAGE_SIZE = 10;
+
+const LINK_FIELDS = 'id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit dateCreated';
+
+const LINKS = `query Links($filter: PaymentLinkFilterInput, $first: Int, $after: String) {
+  paymentLinks(filter: $filter, first: $first, after: $after) {
+    edges { cursor node { ${LINK_FIELDS} } }
+    pageInfo { hasNextPage endCursor }
+    totalCount
+  }
+}`;
+
+function Qr(props: { url: string; name: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    if (canvas.current) void QRCode.toCanvas(canvas.current, props.url, { width: 160, margin: 1 });
+  }, [props.url]);
+  return <canvas ref={canvas} class="qr" role="img" aria-label={`QR code of the link ${props.name}`} />;
+}
+
+function LinkRow(props: { link: any; onChange: () => void }) {
+  const l = props.link;
+  const [qr, setQr] = useState(false);
+  const [error, setError] = useState<string>();
+  const toggle = async () => {
+    setError(undefined);
+    try {
+      await gql(`mutation Toggle($id: Int!) { ${l.isActive ? 'deactivatePaymentLink' : 'activatePaymentLink'}(id: $id) { id isActive } }`, { id: l.id });
+      props.onChange();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  return (
+    <li class="link-card" data-link-reference={l.reference}>
+      <div class="link-head">
+        <h3>{l.name}</h3>
+        <span class={`pill ${l.isActive ? 'pill-on' : 'pill-off'}`}>{l.isActive ? 'Active' : 'Disabled'}</span>
+      </div>
+      <p class="muted">
+        {l.paymentLinkType} · {l.amount ? money(l.amount, l.currency) : `${l.currency}, customer enters the amount`} · {l.authOption === 'NOAUTH' ? 'no 3-D Secure' : '3-D Secure'}
+        {l.limit ? ` · up to ${l.limit} customers` : ''} · created {when(l.dateCreated)}
+      </p>
+      <p class="mono small">
+        <a href={l.paymentLinkUrl} target="_blank" rel="noopener">
+          {l.paymentLinkUrl}
+        </a>
+      </p>
+      <div class="actions">
+        <CopyButton text={l.paymentLinkUrl} label="Copy link" />
+        <button type="button" class="secondary" aria-expanded={qr} onClick={() => setQr(!qr)}>
+          QR code
+        </button>
+        <Link class="button secondary" href={`/dashboard/links/${l.id}`}>
+          Edit <span class="sr-only">{l.name}</span>
+        </Link>
+        <button type="button" class="secondary" onClick={toggle}>
+          {l.isActive ? 'Disable' : 'Activate'} <span class="sr-only">{l.name}</span>
+        </button>
+        <Link class="button secondary" href={`/dashboard/orders?link=${l.id}`}>
+          Orders <span class="sr-only">of {l.name}</span>
+        </Link>
+      </div>
+      {qr && <Qr url={l.paymentLinkUrl} name={l.name} />}
+      <ErrorNote error={error} />
+    </li>
+  );
+}
+
+/** Links with search and keyset pagination. */
+export function PaymentLinks() {
+  const { query } = useLocation();
+  const search = query.get('q') ?? '';
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  useEffect(() => setCursors([null]), [search]);
+  const after = cursors[cursors.length - 1] ?? null;
+  const list = useData(() => gql(LINKS, { filter: search ? { search } : null, first: PAGE_SIZE, after }), [search, after]);
+  return (
+    <>
+      <h1>Payment links</h1>
+      <div class="toolbar">
+        <form
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const q = (new FormData(e.currentTarget as HTMLFormElement).get('q') as string).trim();
+            navigate(`/dashboard/links${q ? `?q=${encodeURIComponent(q)}` : ''}`);
+          }}
+        >
+          <label for="link-search">Search links</label>
+          <input id="link-search" name="q" type="search" defaultValue={search} key={search} />
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </form>
+        <Link class="button" href="/dashboard/links/new">
+          New payment link
+        </Link>
+      </div>
+      <ErrorNote error={list.error} />
+      {list.data && (
+        <>
+          <p aria-live="polite">
+            {list.data.paymentLinks.totalCount} link{list.data.paymentLinks.totalCount === 1 ? '' : 's'}
+          </p>
+          <ul class="links">
+            {list.data.paymentLinks.edges.map((e: any) => (
+              <LinkRow key={e.node.id} link={e.node} onChange={list.reload} />
+            ))}
+          </ul>
+          <div class="pager">
+            <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Previous page
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!list.data.paymentLinks.pageInfo.hasNextPage}
+              onClick={() => setCursors((c) => [...c, list.data.paymentLinks.pageInfo.endCursor])}
+            >
+              Next page
+            </button>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+type LinkType = 'SC' | 'MC' | 'SUB';
+
+/** What a link of this shape will do, in words, as the form is filled. */
+function rulesOf(type: LinkType, amount: string, limit: string, auth: string, currency: string): string[] {
+  const rules: string[] = [];
+  if (type === 'SC') rules.push('Single charge: the link accepts one successful payment, then stops accepting payments.');
+  if (type === 'MC') rules.push(limit ? `Multiple charge: up to ${limit} paying customer${limit === '1' ? '' : 's'}, then the link stops accepting payments.` : 'Multiple charge: any number of customers can pay, until you disable the link.');
+  if (type === 'SUB') rules.push("Subscription: the customer's card is charged again on the schedule the customer picks (frequency and number of payments).");
+  if (type === 'SUB' && limit) rules.push(`Up to ${limit} subscriber${limit === '1' ? '' : 's'}.`);
+  rules.push(amount ? `Every payment is ${currency || 'NGN'} ${amount}.` : `The customer enters the amount (${currency || 'NGN'}).`);
+  rules.push(auth === 'NOAUTH' ? 'Cards are charged without 3-D Secure.' : 'Card payments are confirmed with 3-D Secure.');
+  return rules;
+}
+
+/** Create (no id) or edit a link. */
+export function LinkEditor(props: { id?: number }) {
+  const existing = useData(
+    () => (props.id ? gql(`query Link($id: Int) { paymentLink(id: $id) { ${LINK_FIELDS} } }`, { id: props.id }) : Promise.resolve(null)),
+    [props.id],
+  );
+  const link = existing.data?.paymentLink;
+  const [type, setType] = useState<LinkType>('SC');
+  const [amount, setAmount] = useState('');
+  const [limit, setLimit] = useState('');
+  const [auth, setAuth] = useState('AUTH');
+  const [currency, setCurrency] = useState('NGN');
+  const [error, setError] = useState<string>();
+  const [saved, setSaved] = useState<any>(null);
+  useEffect(() => {
+    if (!link) return;
+    setType(link.paymentLinkCode);
+    setAmount(link.amount ?? '');
+    setLimit(link.limit ? String(link.limit) : '');
+    setAuth(link.authOption);
+    setCurrency(link.currency);
+  }, [link?.id]);
+  if (props.id && !link) return existing.error ? <ErrorNote error={existing.error} /> : <p>Loading…</p>;
+
+  return (
+    <>
+      <p>
+        <Link href="/dashboard/links">← Payment links</Link>
+      </p>
+      <h1>{link ? `Edit ${link.name}` : 'New payment link'}</h1>
+      <form
+        class="editor"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const data = new FormData(e.currentTarget as HTMLFormElement);
+          const input: Record<string, unknown> = {
+            name: String(data.get('name') ?? '').trim(),
+            description: String(data.get('description') ?? '').trim(),
+            paymentType: type,
+            authOption: auth,
+            amount: amount.trim() === '' ? null : amount.trim(),
+            limit: limit.trim() === '' ? null : Number(limit),
+          };
+          setError(undefined);
+          try {
+            if (link) {
+              const r = await gql(`mutation Edit($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { ${LINK_FIELDS} } }`, { id: link.id, input });
+              setSaved(r.editPaymentLink);
+            } else {
+              input.currency = currency;
+              const r = await gql(`mutation Create($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { ${LINK_FIELDS} } }`, { input });
+              setSaved(r.createPaymentLink);
+            }
+          } catch (err) {
+            setError(messageOf(err));
+          }
+        }}
+      >
+        <fieldset>
+          <legend>Type</legend>
+          {(
+            [
+              ['SC', 'Single charge'],
+              ['MC', 'Multiple charge'],
+              ['SUB', 'Subscription'],
+            ] as const
+          ).map(([code, label]) => (
+            <label class="choice">
+              <input type="radio" name="paymentType" value={code} checked={type === code} onChange={() => setType(code)} /> {label}
+            </label>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="l-name">Name</label>
+          <input id="l-name" name="name" required maxLength={200} defaultValue={link?.name ?? ''} />
+        </div>
+        <div class="field">
+          <label for="l-description">Description</label>
+          <textarea id="l-description" name="description" required maxLength={2000} defaultValue={link?.description ?? ''} />
+        </div>
+        <div class="field">
+          <label for="l-currency">Currency</label>
+          <select id="l-currency" name="currency" value={currency} disabled={!!link} onChange={(e) => setCurrency((e.currentTarget as HTMLSelectElement).value)}>
+            {['NGN', 'USD', 'GBP', 'EUR', 'GHS', 'KES'].map((c) => (
+              <option value={c}>{c}</option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="l-amount">Amount (leave empty to let the customer enter it)</label>
+          <input id="l-amount" name="amount" inputMode="decimal" pattern="[0-9]+(\.[0-9]{1,2})?" value={amount} onInput={(e) => setAmount((e.currentTarget as HTMLInputElement).value)} />
+        </div>
+        {type !== 'SC' && (
+          <div class="field">
+            <label for="l-limit">Limit of paying customers (optional)</label>
+            <input id="l-limit" name="limit" type="number" min={1} step={1} value={limit} onInput={(e) => setLimit((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+        )}
+        <div class="field">
+          <label for="l-auth">Card authentication</label>
+          <select id="l-auth" name="authOption" value={auth} onChange={(e) => setAuth((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="AUTH">3-D Secure</option>
+            <option value="NOAUTH">No 3-D Secure</option>
+          </select>
+        </div>
+        <section class="rules" aria-live="polite" aria-label="Rules of this link">
+          <h2>Rules</h2>
+          <ul>
+            {rulesOf(type, amount.trim(), type === 'SC' ? '' : limit.trim(), auth, currency).map((r) => (
+              <li>{r}</li>
+            ))}
+          </ul>
+        </section>
+        <div class="actions">
+          <button type="submit">{link ? 'Save changes' : 'Create link'}</button>
+        </div>
+        <ErrorNote error={error} />
+      </form>
+      {saved && (
+        <section class="panel saved" role="status">
+          <h2>{link ? 'Saved' : 'Link created'}</h2>
+          <p>
+            <span class="mono">{saved.reference}</span> · {saved.paymentLinkType}
+          </p>
+          <p class="mono small">
+            <a href={saved.paymentLinkUrl} target="_blank" rel="noopener">
+              {saved.paymentLinkUrl}
+            </a>
+          </p>
+          <div class="actions">
+            <CopyButton text={saved.paymentLinkUrl} label="Copy link" />
+            <Link class="button secondary" href="/dashboard/links">
+              Back to payment links
+            </Link>
+          </div>
+          <Qr url={saved.paymentLinkUrl} name={saved.name} />
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,174 @@
+import './style.css';
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { currentEnvironment, currentSession, loadSession, onSignedOut, setEnvironment, signIn, signOut, type Environment, type Session } from './api';
+import { Link, messageOf, useLocation } from './ui';
+import { Overview } from './overview';
+import { OrderPage, Orders } from './orders';
+import { LinkEditor, PaymentLinks } from './links';
+import { Developers } from './developers';
+
+function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => void; onCancel?: () => void }) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  const label = props.environment ? `${props.environment === 'live' ? 'Live' : 'Test'} environment` : 'Merchant dashboard';
+  return (
+    <main class="signin" id="main">
+      <h1>Sign in</h1>
+      <p>{label}: sign in with your private key. It is exchanged for a session and is not stored in this browser.</p>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const form = e.currentTarget as HTMLFormElement;
+          const key = (new FormData(form).get('privateKey') as string | null)?.trim() ?? '';
+          setBusy(true);
+          setError(undefined);
+          try {
+            const s = await signIn(key);
+            form.reset();
+            props.onSignedIn(s);
+          } catch (err) {
+            setError(messageOf(err));
+            input.current?.focus();
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <label for="privateKey">Private key</label>
+        <input
+          ref={input}
+          id="privateKey"
+          name="privateKey"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          placeholder={props.environment === 'live' ? 'PGW-SECRETKEY-LIVE-…' : 'PGW-SECRETKEY-TEST-…'}
+          aria-describedby={error ? 'signin-error' : undefined}
+        />
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
+          {props.onCancel && (
+            <button type="button" class="secondary" onClick={props.onCancel}>
+              Cancel
+            </button>
+          )}
+        </div>
+        {error && (
+          <p class="error" role="alert" id="signin-error">
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
+
+function EnvironmentSwitch(props: { environment: Environment; onSwitch: (env: Environment) => void }) {
+  return (
+    <div class="env-switch" role="group" aria-label="Environment">
+      {(['test', 'live'] as const).map((env) => (
+        <button type="button" class={`env env-${env}`} aria-pressed={props.environment === env} onClick={() => props.onSwitch(env)}>
+          {env === 'test' ? 'Test' : 'Live'}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [environment, setEnv] = useState<Environment>(currentEnvironment());
+  const [asking, setAsking] = useState<Environment | null>(null);
+  const { path } = useLocation();
+
+  useEffect(() => {
+    loadSession().then(
+      (s) => {
+        setSession(s);
+        setEnv(currentEnvironment());
+      },
+      () => setSession(null),
+    );
+    return onSignedOut(() => setSession(null));
+  }, []);
+
+  if (session === undefined) return <p class="loading">Loading…</p>;
+  const signedIn = (s: Session) => {
+    setSession({ ...s });
+    setEnv(currentEnvironment());
+    setAsking(null);
+  };
+  if (!session) return <SignIn onSignedIn={signedIn} />;
+
+  const switchTo = (env: Environment) => {
+    if (env === environment) return;
+    if (!currentSession()?.environments.includes(env)) return setAsking(env);
+    setEnvironment(env);
+    setEnv(env);
+  };
+
+  const nav: [string, string][] = [
+    ['/dashboard', 'Overview'],
+    ['/dashboard/orders', 'Orders'],
+    ['/dashboard/links', 'Payment links'],
+    ['/dashboard/developers', 'Developers'],
+  ];
+  const section = path.startsWith('/dashboard/orders') ? '/dashboard/orders' : path.startsWith('/dashboard/links') ? '/dashboard/links' : path;
+
+  let page;
+  let m: RegExpExecArray | null;
+  if (path === '/dashboard') page = <Overview />;
+  else if (path === '/dashboard/orders') page = <Orders />;
+  else if ((m = /^\/dashboard\/orders\/(.+)$/.exec(path))) page = <OrderPage reference={decodeURIComponent(m[1]!)} />;
+  else if (path === '/dashboard/links') page = <PaymentLinks />;
+  else if (path === '/dashboard/links/new') page = <LinkEditor />;
+  else if ((m = /^\/dashboard\/links\/(\d+)$/.exec(path))) page = <LinkEditor id={Number(m[1])} />;
+  else if (path === '/dashboard/developers') page = <Developers />;
+  else page = <p>Page not found.</p>;
+
+  return (
+    <div class={`shell env-${environment}-shell`}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="brand">
+          <strong>{session.merchantName}</strong>
+          <span class={`env-badge env-${environment}`} aria-live="polite">
+            {environment === 'live' ? 'Live data' : 'Test data'}
+          </span>
+        </div>
+        <EnvironmentSwitch environment={environment} onSwitch={switchTo} />
+        <button type="button" class="secondary" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Main">
+        <ul>
+          {nav.map(([href, label]) => (
+            <li>
+              <Link href={href} current={section === href}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {asking ? (
+        <SignIn environment={asking} onSignedIn={signedIn} onCancel={() => setAsking(null)} />
+      ) : (
+        <main id="main" key={environment}>
+          {page}
+        </main>
+      )}
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

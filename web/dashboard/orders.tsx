@@ -1,0 +1,330 @@
+import { useEffect, useState } from 'preact/hooks';
+import { gql, subscribe } from './api';
+import { ALL_STATUS_CHANGES, OrderTable } from './overview';
+import { ErrorNote, Link, messageOf, money, navigate, Status, useData, useLocation, when } from './ui';
+
+const PAGE_SIZE = 20;
+
+const ORDERS = `query Orders($filter: OrderFilterInput, $first: Int, $after: String) {
+  orders(filter: $filter, first: $first, after: $after) {
+    edges { cursor node { orderReference status statusId amount currencyName paymentMethod dateCreated customer { emailAddress } } }
+    pageInfo { hasNextPage endCursor }
+    totalCount
+  }
+}`;
+
+const STATUSES: [string, string][] = [
+  ['', 'Any status'],
+  ['1', 'Initiated'],
+  ['2', 'Pending'],
+  ['5', 'Successful'],
+  ['4', 'Failed'],
+];
+const METHODS: [string, string][] = [
+  ['', 'Any method'],
+  ['C', 'Card'],
+  ['PAYPAL', 'PayPal'],
+];
+
+/** The filter as the URL holds it (so a filtered list can be linked to and survives a reload). */
+function filterOf(query: URLSearchParams): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  const status = query.get('status');
+  if (status) filter.statusIds = [Number(status)];
+  const method = query.get('method');
+  if (method) filter.paymentMethod = method;
+  const from = query.get('from');
+  if (from) filter.createdFrom = new Date(`${from}T00:00:00`).toISOString();
+  const to = query.get('to');
+  if (to) filter.createdTo = new Date(new Date(`${to}T00:00:00`).getTime() + 86_400_000).toISOString();
+  const email = query.get('email');
+  if (email) filter.search = email;
+  const link = query.get('link');
+  if (link) filter.paymentLinkId = Number(link);
+  return filter;
+}
+
+/** Orders with filters and keyset pagination (the cursor of the last row, never an offset); statuses update live. */
+export function Orders() {
+  const { query } = useLocation();
+  const key = query.toString();
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  useEffect(() => setCursors([null]), [key]);
+  const after = cursors[cursors.length - 1] ?? null;
+  const list = useData(() => gql(ORDERS, { filter: filterOf(query), first: PAGE_SIZE, after }), [key, after]);
+  const [live, setLive] = useState<Record<string, { status: string; statusId: number }>>({});
+
+  useEffect(
+    () =>
+      subscribe(ALL_STATUS_CHANGES, {}, (data: any) => {
+        const change = data.orderStatusChanged;
+        setLive((l) => ({ ...l, [change.reference]: { status: change.status, statusId: change.statusId } }));
+      }),
+    [],
+  );
+
+  const orders = (list.data?.orders.edges ?? []).map((e: any) => ({ ...e.node, ...(live[e.node.orderReference] ?? {}) }));
+
+  return (
+    <>
+      <h1>Orders</h1>
+      <form
+        class="filters"
+        aria-label="Filter orders"
+        key={key}
+        onSubmit={(e) => {
+          e.preventDefault();
+          const data = new FormData(e.currentTarget as HTMLFormElement);
+          const params = new URLSearchParams();
+          for (const [name, value] of data) if (typeof value === 'string' && value.trim() !== '') params.set(name, value.trim());
+          const link = query.get('link');
+          if (link) params.set('link', link);
+          navigate(`/dashboard/orders${params.toString() ? `?${params}` : ''}`);
+        }}
+      >
+        <div class="field">
+          <label for="f-status">Status</label>
+          <select id="f-status" name="status">
+            {STATUSES.map(([v, l]) => (
+              <option value={v} selected={v === (query.get('status') ?? '')}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-method">Payment method</label>
+          <select id="f-method" name="method">
+            {METHODS.map(([v, l]) => (
+              <option value={v} selected={v === (query.get('method') ?? '')}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-from">Created from</label>
+          <input id="f-from" name="from" type="date" defaultValue={query.get('from') ?? ''} />
+        </div>
+        <div class="field">
+          <label for="f-to">Created to</label>
+          <input id="f-to" name="to" type="date" defaultValue={query.get('to') ?? ''} />
+        </div>
+        <div class="field">
+          <label for="f-email">Customer email</label>
+          <input id="f-email" name="email" type="email" defaultValue={query.get('email') ?? ''} />
+        </div>
+        <div class="actions">
+          <button type="submit">Apply filters</button>
+          <button type="button" class="secondary" onClick={() => navigate('/dashboard/orders')}>
+            Clear
+          </button>
+        </div>
+      </form>
+      {query.get('link') && <p>Showing the orders of payment link {query.get('link')}.</p>}
+      <ErrorNote error={list.error} />
+      {list.data && (
+        <>
+          <p aria-live="polite">
+            {list.data.orders.totalCount} order{list.data.orders.totalCount === 1 ? '' : 's'}
+          </p>
+          <OrderTable orders={orders} />
+          <div class="pager">
+            <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Previous page
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!list.data.orders.pageInfo.hasNextPage}
+              onClick={() => setCursors((c) => [...c, list.data.orders.pageInfo.endCursor])}
+            >
+              Next page
+            </button>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+const ORDER = `query Order($reference: String!) {
+  order(reference: $reference) {
+    orderReference paymentReference productName amount totalAmountCharged statusId status paymentMethod
+    paymentResponseCode paymentResponseMessage narration currencyName fee customerFee subsidiaryFee
+    paymentLinkId paymentLinkReference recurringPaymentReference dateCreated dateUpdated datePaymentConfirmed
+    customer { firstName lastName emailAddress mobileNumber countryShortName }
+    orderPayments { orderPaymentReference paymentOption status responseCode responseMessage dateCreated }
+    cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear cardIssuer }
+  }
+  orderTimeline(reference: $reference) { id event description source createdAt }
+}`;
+
+export const DELIVERIES = `query Deliveries($orderReference: String, $limit: Int) {
+  webhookDeliveries(orderReference: $orderReference, limit: $limit) {
+    id eventId notify notifyType orderReference url state attemptCount nextAttemptAt deliveredAt createdAt
+    attempts { id statusCode latencyMs error createdAt }
+  }
+}`;
+
+const ORDER_CHANGES = `subscription OrderChanges($reference: String) { orderStatusChanged(reference: $reference) { reference statusId status } }`;
+
+/** One order: details, timeline, webhook deliveries of its events; its status follows the subscription. */
+export function OrderPage(props: { reference: string }) {
+  const order = useData(() => gql(ORDER, { reference: props.reference }), [props.reference]);
+  const deliveries = useData(() => gql(DELIVERIES, { orderReference: props.reference, limit: 50 }), [props.reference]);
+  const [live, setLive] = useState<{ status: string; statusId: number } | null>(null);
+
+  useEffect(
+    () =>
+      subscribe(ORDER_CHANGES, { reference: props.reference }, (data: any) => {
+        setLive({ status: data.orderStatusChanged.status, statusId: data.orderStatusChanged.statusId });
+        order.reload();
+        // The webhook of a settled order is written with the change: show it.
+        setTimeout(() => deliveries.reload(), 500);
+      }),
+    [props.reference],
+  );
+
+  if (order.error) return <ErrorNote error={order.error} />;
+  if (!order.data) return <p>Loading…</p>;
+  const o = order.data.order;
+  const status = live ?? { status: o.status, statusId: o.statusId };
+  return (
+    <>
+      <p>
+        <Link href="/dashboard/orders">← Orders</Link>
+      </p>
+      <h1>
+        Order <span class="mono">{o.orderReference}</span>
+      </h1>
+      <p class="order-status" aria-live="polite">
+        Status: <Status status={status.status} statusId={status.statusId} />
+      </p>
+      <section class="panel" aria-labelledby="details-heading">
+        <h2 id="details-heading">Details</h2>
+        <dl class="details">
+          <dt>Amount</dt>
+          <dd>{money(o.amount, o.currencyName)}</dd>
+          <dt>Total charged</dt>
+          <dd>{money(o.totalAmountCharged, o.currencyName)}</dd>
+          <dt>Fee</dt>
+          <dd>{money(o.fee, o.currencyName)}</dd>
+          <dt>Description</dt>
+          <dd>{o.productName || '—'}</dd>
+          <dt>Payment method</dt>
+          <dd>{o.paymentMethod || '—'}</dd>
+          <dt>Response</dt>
+          <dd>{o.paymentResponseCode ? `${o.paymentResponseCode} ${o.paymentResponseMessage}` : '—'}</dd>
+          <dt>Customer</dt>
+          <dd>
+            {[o.customer.firstName, o.customer.lastName].filter(Boolean).join(' ') || '—'} {o.customer.emailAddress && `<${o.customer.emailAddress}>`}
+          </dd>
+          <dt>Payment link</dt>
+          <dd>{o.paymentLinkReference ?? '—'}</dd>
+          <dt>Created</dt>
+          <dd>{when(o.dateCreated)}</dd>
+          <dt>Confirmed</dt>
+          <dd>{when(o.datePaymentConfirmed)}</dd>
+          {o.cardDetails.map((c: any) => (
+            <>
+              <dt>Card</dt>
+              <dd>
+                {c.cardType} {c.cardFirstSixDigits}…{c.cardLastFourDigits}, expires {c.cardExpiryMonth}/{c.cardExpiryYear}
+              </dd>
+            </>
+          ))}
+        </dl>
+      </section>
+      <section class="panel" aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Timeline</h2>
+        <ol class="timeline">
+          {order.data.orderTimeline.map((t: any) => (
+            <li>
+              <time dateTime={t.createdAt}>{when(t.createdAt)}</time> <strong>{t.event}</strong> {t.description && <span>{t.description}</span>}{' '}
+              <span class="muted">({t.source})</span>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <section class="panel" aria-labelledby="webhooks-heading">
+        <h2 id="webhooks-heading">Webhook deliveries</h2>
+        <ErrorNote error={deliveries.error} />
+        {deliveries.data && <DeliveryLog deliveries={deliveries.data.webhookDeliveries} onChange={deliveries.reload} />}
+      </section>
+    </>
+  );
+}
+
+/** Deliveries with every attempt's response code; redeliver a delivery. */
+export function DeliveryLog(props: { deliveries: any[]; onChange: () => void }) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState<string | null>(null);
+  if (props.deliveries.length === 0) return <p>No webhook deliveries.</p>;
+  return (
+    <>
+      <ErrorNote error={error} />
+      <ul class="deliveries">
+        {props.deliveries.map((d) => (
+          <li class="delivery" data-event-id={d.eventId}>
+            <div class="delivery-head">
+              <span>
+                <strong>{d.notifyType}</strong> {d.orderReference && <span class="mono">{d.orderReference}</span>} · {d.state} · {d.attemptCount} attempt
+                {d.attemptCount === 1 ? '' : 's'}
+              </span>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy === d.eventId}
+                aria-label={`Redeliver event ${d.eventId}`}
+                onClick={async () => {
+                  setBusy(d.eventId);
+                  setError(undefined);
+                  try {
+                    await gql(`mutation Redeliver($eventId: String!) { redeliverWebhook(eventId: $eventId) { id } }`, { eventId: d.eventId });
+                    props.onChange();
+                  } catch (err) {
+                    setError(messageOf(err));
+                  } finally {
+                    setBusy(null);
+                  }
+                }}
+              >
+                Redeliver
+              </button>
+            </div>
+            <div class="muted mono small">
+              {d.eventId} → {d.url}
+            </div>
+            <table class="compact attempts">
+              <caption class="sr-only">Attempts of event {d.eventId}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Response</th>
+                  <th scope="col">Time</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.attempts.map((a: any, i: number) => (
+                  <tr class="attempt">
+                    <td>{i + 1}</td>
+                    <td>{a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error ?? 'no response'}</td>
+                    <td>
+                      {when(a.createdAt)} ({a.latencyMs} ms)
+                    </td>
+                  </tr>
+                ))}
+                {d.attempts.length === 0 && (
+                  <tr>
+                    <td colSpan={3}>Not attempted yet{d.nextAttemptAt ? `; next at ${when(d.nextAttemptAt)}` : ''}.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
