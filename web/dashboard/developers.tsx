@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { currentEnvironment, gql, signIn } from './api';
-import { DELIVERIES, DeliveryLog } from './orders';
+import { DELIVERIES, DeliveryLog, followUp } from './orders';
 import { CopyButton, ErrorNote, messageOf, useData, when } from './ui';
 
 const SETTINGS = `query Developer {
@@ -152,7 +152,7 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
               try {
                 await gql(`mutation Ping { sendTestWebhook { id } }`);
                 setNote('Test ping queued.');
-                setTimeout(log.reload, 800);
+                followUp(log.reload);
               } catch (err) {
                 setError(messageOf(err));
               }
@@ -169,7 +169,7 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
         Refresh log
       </button>
       <ErrorNote error={log.error} />
-      {log.data && <DeliveryLog deliveries={log.data.webhookDeliveries} onChange={() => setTimeout(log.reload, 800)} />}
+      {log.data && <DeliveryLog deliveries={log.data.webhookDeliveries} onChange={log.reload} />}
     </section>
   );
 }

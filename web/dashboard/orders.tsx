@@ -180,8 +180,8 @@ export function OrderPage(props: { reference: string }) {
       subscribe(ORDER_CHANGES, { reference: props.reference }, (data: any) => {
         setLive({ status: data.orderStatusChanged.status, statusId: data.orderStatusChanged.statusId });
         order.reload();
-        // The webhook of a settled order is written with the change: show it.
-        setTimeout(() => deliveries.reload(), 500);
+        // The webhook of a settled order is written with the change and sent soon after: follow it.
+        followUp(deliveries.reload);
       }),
     [props.reference],
   );
@@ -256,6 +256,12 @@ export function OrderPage(props: { reference: string }) {
   );
 }
 
+/** Reloads a few times over the next seconds: webhook attempts happen in the background. */
+export function followUp(reload: () => void): void {
+  reload();
+  for (const ms of [600, 1500, 3000, 6000, 10000]) setTimeout(reload, ms);
+}
+
 /** Deliveries with every attempt's response code; redeliver a delivery. */
 export function DeliveryLog(props: { deliveries: any[]; onChange: () => void }) {
   const [error, setError] = useState<string>();
@@ -282,7 +288,7 @@ export function DeliveryLog(props: { deliveries: any[]; onChange: () => void }) 
                   setError(undefined);
                   try {
                     await gql(`mutation Redeliver($eventId: String!) { redeliverWebhook(eventId: $eventId) { id } }`, { eventId: d.eventId });
-                    props.onChange();
+                    followUp(props.onChange);
                   } catch (err) {
                     setError(messageOf(err));
                   } finally {
