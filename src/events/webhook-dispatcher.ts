@@ -10,7 +10,7 @@ import type { OutboxService } from './outbox.service';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookDelivery, type DeliveryState } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
-import { webhookSignatureHeaders } from './webhook-signature';
+import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from './webhook-url';
 import { silentLog, type EventLog } from './event-fanout';
@@ -124,7 +124,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly orm: MikroORM,
     private readonly outbox: OutboxService,
-    private readonly secrets: { webhookSecret(subsidiaryId: number): Promise<string> },
+    private readonly secrets: { webhookSecrets(subsidiaryId: number): Promise<string[]> },
     private readonly timeline: TimelineService,
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
@@ -375,10 +375,12 @@ export class WebhookDispatcher {
   private async deliver(job: ClaimedDelivery): Promise<void> {
     let result: WebhookHttpResult;
     try {
-      const secret = await this.secrets.webhookSecret(job.subsidiaryId);
+      // During a secret rotation's overlap: one signature per secret, space-separated.
+      const secrets = await this.secrets.webhookSecrets(job.subsidiaryId);
       const timestamp = Math.floor(this.clock.now().getTime() / 1000);
       const headers = {
-        ...webhookSignatureHeaders(secret, job.eventId, timestamp, job.body),
+        ...webhookSignatureHeaders(secrets[0]!, job.eventId, timestamp, job.body),
+        'webhook-signature': secrets.map((secret) => signWebhook(secret, job.eventId, timestamp, job.body)).join(' '),
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
       };

@@ -281,6 +281,52 @@ export class MerchantService {
     return this.secrets.open(subsidiary.webhookSecretSealed, `subsidiary:${subsidiaryId}:webhook-secret`);
   }
 
+  /**
+   * The secrets a delivery is signed with now: the current one, and during the overlap of a
+   * rotation the replaced one too (receivers accept any of the signatures).
+   */
+  async webhookSecrets(subsidiaryId: number): Promise<string[]> {
+    const current = await this.webhookSecret(subsidiaryId);
+    const previous: { secret_sealed: string }[] = await this.orm.em
+      .getConnection()
+      .execute(`select secret_sealed from webhook_secret_previous where subsidiary_id = ? and expires_at > ?`, [subsidiaryId, this.clock.now()]);
+    return previous[0] ? [current, this.secrets.open(previous[0].secret_sealed, `subsidiary:${subsidiaryId}:webhook-secret`)] : [current];
+  }
+
+  /**
+   * Replaces the merchant's webhook signing secret (one per merchant, both environments). For
+   * `overlapSeconds` (0 to 7 days) deliveries carry signatures under both the old and the new
+   * secret, so a receiver can switch without rejecting any. Private key only; the new secret
+   * is returned once.
+   */
+  async rotateWebhookSecret(tenant: Tenant, overlapSeconds = 0): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date }> {
+    if (tenant.keyKind !== 'private') throw forbidden('The webhook secret can only be rotated with the private key.');
+    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_GRACE_SECONDS) {
+      throw validationError(`The overlap must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
+    }
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + overlapSeconds * 1000);
+    const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+    const context = `subsidiary:${tenant.subsidiaryId}:webhook-secret`;
+    await this.orm.em.fork().transactional(async (em) => {
+      const subsidiary = await em.findOneOrFail(
+        Subsidiary,
+        { id: tenant.subsidiaryId },
+        { populate: ['webhookSecretSealed'], lockMode: 4 /* PESSIMISTIC_WRITE: one rotation at a time */ },
+      );
+      await em.getConnection().execute(
+        `insert into webhook_secret_previous (subsidiary_id, secret_sealed, expires_at) values (?, ?, ?)
+         on conflict (subsidiary_id) do update set secret_sealed = excluded.secret_sealed, expires_at = excluded.expires_at`,
+        [tenant.subsidiaryId, subsidiary.webhookSecretSealed, expiresAt],
+        'run',
+        em.getTransactionContext(),
+      );
+      subsidiary.webhookSecretSealed = this.secrets.seal(webhookSecret, context);
+      await em.flush();
+    });
+    return { webhookSecret, previousSecretExpiresAt: expiresAt };
+  }
+
   private addApiKey(em: EntityManager, environment: AppEnvironment, kind: ApiKeyKind): string {
     const key = generateApiKey(kind, environment.mode as EnvironmentMode);
     em.create(ApiKey, { environment, kind, keyHash: hashApiKey(key), hint: apiKeyHint(key) });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
@@ -69,7 +69,7 @@ describe('merchant dashboard in Chromium', () => {
   it('shows an error for a wrong key and signs nothing in', async () => {
     await page.getByLabel('Private key').fill('PGW-SECRETKEY-TEST-0123456789abcdef0123456789abcdef');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert')).toContainTextSoon('not valid');
+    await containsSoon(page.getByRole('alert'), 'not valid');
     expect(await context.cookies()).toEqual([]);
     await page.getByLabel('Private key').fill(m.keys.test.publicKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -109,14 +109,14 @@ describe('merchant dashboard in Chromium', () => {
       await page.getByLabel('Description').fill(`${name}, freshly roasted`);
       await page.getByLabel(/^Amount/).fill('12500');
       if (type !== 'SC') await page.getByLabel(/^Limit/).fill('5');
-      await expect(page.locator('.rules')).toContainTextSoon(rule);
-      await expect(page.locator('.rules')).toContainTextSoon('Every payment is NGN 12500.');
+      await containsSoon(page.locator('.rules'), rule);
+      await containsSoon(page.locator('.rules'), 'Every payment is NGN 12500.');
       await page.getByRole('button', { name: 'Create link' }).click();
       await page.getByText('Link created').waitFor();
       await page.locator('.saved canvas.qr').waitFor();
     }
     await nav(page, 'Payment links').click();
-    await expect(page.locator('ul.links')).toContainTextSoon('Monthly beans');
+    await containsSoon(page.locator('ul.links'), 'Monthly beans');
     expect(await page.locator('li.link-card').count()).toBe(3);
     const links = await request(t.baseUrl, 'POST', '/graphql', { apiKey: m.keys.test.privateKey, body: { query: '{ paymentLinks { edges { node { name paymentLinkCode amount limit isActive } } } }' } });
     expect(links.body.data.paymentLinks.edges.map((e: { node: unknown }) => e.node)).toEqual([
@@ -151,18 +151,18 @@ describe('merchant dashboard in Chromium', () => {
     // The order exists, pending authentication: open it on the dashboard.
     await nav(page, 'Orders').click();
     const row = page.locator('tbody tr', { hasText: 'LNK-' }).first();
-    await expect(row).toContainTextSoon('Pending');
+    await containsSoon(row, 'Pending');
     paidReference = (await row.getAttribute('data-reference'))!;
     await row.getByRole('link', { name: paidReference }).click();
-    await expect(page.locator('.order-status')).toContainTextSoon('Pending');
+    await containsSoon(page.locator('.order-status'), 'Pending');
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
     await payer.fill('#otp', '123456');
     await payer.click('button[type="submit"]');
-    await expect(page.locator('.order-status')).toContainTextSoon('Successful', 10_000);
+    await containsSoon(page.locator('.order-status'), 'Successful', 10_000);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
     // The webhook of the Successful event shows in the order's delivery log with the receiver's answer.
-    await expect(page.locator('.deliveries')).toContainTextSoon('HTTP 200', 15_000);
+    await containsSoon(page.locator('.deliveries'), 'HTTP 200', 15_000);
     await payer.close();
   }, 60_000);
 
@@ -193,20 +193,20 @@ describe('merchant dashboard in Chromium', () => {
       expect(created.body.data.createOrder.orderReference).toBe(reference);
     }
     await nav(page, 'Orders').click();
-    await expect(page.locator('tbody')).toContainTextSoon('DASH-B-2');
+    await containsSoon(page.locator('tbody'), 'DASH-B-2');
     expect(await page.locator('tbody tr').count()).toBe(3);
 
     await page.getByLabel('Status').selectOption({ label: 'Successful' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await waitFor(async () => (await page.locator('tbody tr').count()) === 1);
-    await expect(page.locator('tbody')).toContainTextSoon(paidReference);
+    await containsSoon(page.locator('tbody'), paidReference);
 
     await page.getByLabel('Status').selectOption({ label: 'Any status' });
     await page.getByLabel('Customer email').fill('chidi@example.test');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await waitFor(async () => (await page.locator('tbody tr').count()) === 1);
-    await expect(page.locator('tbody')).toContainTextSoon('DASH-B-2');
-    await expect(page.locator('tbody')).toContainTextSoon('Initiated');
+    await containsSoon(page.locator('tbody'), 'DASH-B-2');
+    await containsSoon(page.locator('tbody'), 'Initiated');
 
     const today = new Date();
     const iso = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
@@ -220,7 +220,7 @@ describe('merchant dashboard in Chromium', () => {
   it('draws the overview', async () => {
     await nav(page, 'Overview').click();
     await page.getByRole('heading', { name: 'Latest orders' }).waitFor();
-    await expect(page.locator('section[aria-labelledby="latest-heading"] tbody')).toContainTextSoon('DASH-B-2');
+    await containsSoon(page.locator('section[aria-labelledby="latest-heading"] tbody'), 'DASH-B-2');
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'overview.png'), fullPage: true });
   }, 30_000);
@@ -242,13 +242,13 @@ describe('merchant dashboard in Chromium', () => {
 
     // The dashboard goes on with the new key; the old key signs nobody in.
     await nav(page, 'Orders').click();
-    await expect(page.locator('tbody')).toContainTextSoon('DASH-B-2');
+    await containsSoon(page.locator('tbody'), 'DASH-B-2');
     const other = await browser.newContext();
     const signin = await other.newPage();
     await signin.goto(`${t.baseUrl}/dashboard`);
     await signin.getByLabel('Private key').fill(m.keys.test.privateKey);
     await signin.getByRole('button', { name: 'Sign in' }).click();
-    await expect(signin.getByRole('alert')).toContainTextSoon('not valid');
+    await containsSoon(signin.getByRole('alert'), 'not valid');
     await other.close();
   }, 60_000);
 
@@ -273,21 +273,15 @@ async function waitFor(condition: () => Promise<boolean>, ms = 10_000): Promise<
   }
 }
 
-/** expect(locator).toContainTextSoon(text): polls the locator's text. */
-function expect<T>(actual: T) {
-  const base = globalThis.expect(actual);
-  return Object.assign(base, {
-    async toContainTextSoon(text: string, ms = 10_000) {
-      const locator = actual as unknown as import('playwright-core').Locator;
-      let last = '';
-      try {
-        await waitFor(async () => {
-          last = (await locator.textContent({ timeout: ms }).catch(() => '')) ?? '';
-          return last.includes(text);
-        }, ms);
-      } catch {
-        throw new Error(`expected "${text}" in: ${last.slice(0, 500)}`);
-      }
-    },
-  });
+/** Polls the locator's text until it contains `text`. */
+async function containsSoon(locator: Locator, text: string, ms = 10_000): Promise<void> {
+  let last = '';
+  try {
+    await waitFor(async () => {
+      last = (await locator.textContent({ timeout: ms }).catch(() => '')) ?? '';
+      return last.includes(text);
+    }, ms);
+  } catch {
+    throw new Error(`expected "${text}" in: ${last.slice(0, 500)}`);
+  }
 }

@@ -164,6 +164,7 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
         <ErrorNote error={error} />
         {note && <p role="status">{note}</p>}
       </form>
+      <SigningSecret />
       <h3>Delivery log</h3>
       <button type="button" class="secondary" onClick={log.reload}>
         Refresh log
@@ -171,6 +172,47 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
       <ErrorNote error={log.error} />
       {log.data && <DeliveryLog deliveries={log.data.webhookDeliveries} onChange={log.reload} />}
     </section>
+  );
+}
+
+/** Signing-secret rotation; during the overlap deliveries are signed with both secrets. */
+function SigningSecret() {
+  const [error, setError] = useState<string>();
+  const [rotated, setRotated] = useState<{ webhookSecret: string; previousSecretExpiresAt: string } | null>(null);
+  return (
+    <form
+      class="rotate"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const minutes = Number(new FormData(e.currentTarget as HTMLFormElement).get('overlapMinutes') || 0);
+        setError(undefined);
+        try {
+          const r = await gql(`mutation RotateSecret($overlap: Int) { rotateWebhookSecret(overlapSeconds: $overlap) { webhookSecret previousSecretExpiresAt } }`, {
+            overlap: Math.round(minutes * 60),
+          });
+          setRotated(r.rotateWebhookSecret);
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      }}
+    >
+      <h3>Signing secret</h3>
+      <p class="muted">One secret signs the webhooks of both environments. During the overlap each webhook carries a signature under the old and the new secret.</p>
+      <div class="field">
+        <label for="overlap">Overlap in minutes</label>
+        <input id="overlap" name="overlapMinutes" type="number" min={0} max={10080} step={1} defaultValue="60" />
+      </div>
+      <div class="actions">
+        <button type="submit">Rotate signing secret</button>
+      </div>
+      <ErrorNote error={error} />
+      {rotated && (
+        <div class="panel saved" role="status">
+          <p>New signing secret (shown once); the old one stops signing at {when(rotated.previousSecretExpiresAt)}:</p>
+          <code class="secret">{rotated.webhookSecret}</code> <CopyButton text={rotated.webhookSecret} label="Copy signing secret" />
+        </div>
+      )}
+    </form>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { gql, subscribe } from './api';
-import { ErrorNote, Link, money, Status, useData, when } from './ui';
+import { ApiError, gql, subscribe } from './api';
+import { displayStatus, ErrorNote, Link, money, Status, useData, when } from './ui';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
@@ -126,14 +126,63 @@ function DailyChart(props: { daily: DailySummary[] }) {
   );
 }
 
+const BY_STATUS = `query SummaryByStatus($from: DateTimeISO!, $to: DateTimeISO!) {
+  dashboardSummary(from: $from, to: $to) { successRate byStatus { status statusId currency count amount } }
+}`;
+
+interface StatusRow {
+  status: string;
+  statusId: number;
+  currency: string;
+  count: number;
+  amount: string;
+}
+
+/** The summary by payment method; on a server whose summary has no per-method figures, the figures by status it does have. */
+async function loadSummary(from: string, to: string): Promise<{ dashboardSummary: Summary } | { byStatus: StatusRow[]; successRate: number; note: string }> {
+  try {
+    return await gql<{ dashboardSummary: Summary }>(SUMMARY, { from, to });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'GRAPHQL_VALIDATION_FAILED') throw err;
+    const r = await gql<{ dashboardSummary: { successRate: number; byStatus: StatusRow[] } }>(BY_STATUS, { from, to });
+    return { ...r.dashboardSummary, note: 'Figures per payment method are not available from this server; shown by status.' };
+  }
+}
+
+function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRate: number; note: string }) {
+  const rows = summary.byStatus;
+  const labels = rows.map((r) => `${displayStatus(r.status)} (${r.currency})`);
+  return (
+    <section class="panel" aria-label={title}>
+      <h2>{title}</h2>
+      <p class="muted small">{summary.note}</p>
+      <p>
+        Success rate: <strong>{Math.round(summary.successRate * 1000) / 10}%</strong>
+      </p>
+      {rows.length === 0 ? (
+        <p>No orders in this period.</p>
+      ) : (
+        <div class="charts">
+          <BarChart title="Volume" labels={labels} datasets={[{ label: 'Volume', data: rows.map((r) => Number(r.amount)) }]} />
+          <BarChart title="Orders" labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function summaryPanel(title: string, data: Awaited<ReturnType<typeof loadSummary>>) {
+  return 'dashboardSummary' in data ? methodCharts(title, data.dashboardSummary) : statusCharts(title, data);
+}
+
 /** Today and the last 30 days by payment method, and the latest orders, live. */
 export function Overview() {
   const now = new Date();
   const startOfDay = new Date(now.getFullYear(), now.getMonth(), now.getDate());
   const monthAgo = new Date(startOfDay.getTime() - 29 * 86_400_000);
   const to = new Date(startOfDay.getTime() + 86_400_000).toISOString();
-  const today = useData(() => gql<{ dashboardSummary: Summary }>(SUMMARY, { from: startOfDay.toISOString(), to }), []);
-  const month = useData(() => gql<{ dashboardSummary: Summary }>(SUMMARY, { from: monthAgo.toISOString(), to }), []);
+  const today = useData(() => loadSummary(startOfDay.toISOString(), to), []);
+  const month = useData(() => loadSummary(monthAgo.toISOString(), to), []);
   const latest = useData(() => gql(LATEST_ORDERS), []);
 
   useEffect(() => subscribe(ALL_STATUS_CHANGES, {}, () => latest.reload()), []);
@@ -142,13 +191,15 @@ export function Overview() {
     <>
       <h1>Overview</h1>
       <div class="summaries">
-        {today.data ? methodCharts('Today', today.data.dashboardSummary) : today.error ? <section class="panel"><h2>Today</h2><ErrorNote error={`Summary unavailable: ${today.error}`} /></section> : <p>Loading…</p>}
+        {today.data ? summaryPanel('Today', today.data) : today.error ? <section class="panel"><h2>Today</h2><ErrorNote error={`Summary unavailable: ${today.error}`} /></section> : <p>Loading…</p>}
         {month.data ? (
           <>
-            {methodCharts('Last 30 days', month.data.dashboardSummary)}
-            <section class="panel" aria-label="Daily volume">
-              <DailyChart daily={month.data.dashboardSummary.daily} />
-            </section>
+            {summaryPanel('Last 30 days', month.data)}
+            {'dashboardSummary' in month.data && (
+              <section class="panel" aria-label="Daily volume">
+                <DailyChart daily={month.data.dashboardSummary.daily} />
+              </section>
+            )}
           </>
         ) : month.error ? (
           <section class="panel">

@@ -34,6 +34,12 @@ export class WebhookSettingsType {
   @Field(() => String, { nullable: true, description: "The key's environment's webhook URL; null when none." }) webhookUrl!: string | null;
 }
 
+@ObjectType('RotatedWebhookSecret')
+export class RotatedWebhookSecretType {
+  @Field({ description: 'The new signing secret (whsec_…): shown once.' }) webhookSecret!: string;
+  @Field({ description: 'Until then deliveries are signed with the replaced secret too.' }) previousSecretExpiresAt!: Date;
+}
+
 const view = (d: WebhookDeliveryView): WebhookDeliveryType => ({ ...d, state: d.state });
 
 @Resolver()
@@ -47,6 +53,18 @@ export class WebhookResolver {
     @Ctx() ctx: GraphqlContext,
   ): Promise<WebhookDeliveryType[]> {
     return (await ctx.services.webhooks.listDeliveries(await ctx.tenant(), { eventId, orderReference, limit })).map(view);
+  }
+
+  @Authorized('PRIVATE_KEY')
+  @Mutation(() => RotatedWebhookSecretType, {
+    description:
+      "Replaces the merchant's webhook signing secret (both environments); during overlapSeconds (0 to 604800, default 0) deliveries carry a signature under the old secret as well. Private key only.",
+  })
+  async rotateWebhookSecret(
+    @Arg('overlapSeconds', () => Int, { nullable: true }) overlapSeconds: number | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<RotatedWebhookSecretType> {
+    return ctx.services.merchants.rotateWebhookSecret(await ctx.tenant(), overlapSeconds ?? 0);
   }
 
   @Authorized('PRIVATE_KEY')

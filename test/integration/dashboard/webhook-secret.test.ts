@@ -1,0 +1,73 @@
+import 'reflect-metadata';
+import { ManualClock } from '../../../src/shared/clock';
+import { verifyWebhook } from '../../../src/events/webhook-signature';
+import { startTestService, type TestService } from '../../support/service';
+import { createTestMerchant } from '../../support/merchants';
+import { request } from '../../support/http';
+import { EVENTS_ENV, startReceiver, type Receiver } from '../events/helpers';
+
+/** Signing-secret rotation with an overlap, as the dashboard's Developers page uses it. */
+describe('webhook signing-secret rotation', () => {
+  let t: TestService;
+  let clock: ManualClock;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    clock = new ManualClock(new Date());
+    receiver = await startReceiver();
+    t = await startTestService({ ...EVENTS_ENV, WEBHOOK_CONCURRENCY: '0' }, { clock });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const gql = async (apiKey: string, query: string) => (await request(t.baseUrl, 'POST', '/graphql', { apiKey, body: { query } })).body;
+
+  async function ping(apiKey: string) {
+    const before = receiver.received.length;
+    const r = await gql(apiKey, 'mutation { sendTestWebhook { eventId } }');
+    expect(r.data).toBeTruthy();
+    await t.service.runtime.ctx.services.webhooks.runOnce();
+    const [delivery] = (await receiver.waitForCount(before + 1)).slice(before);
+    const headers = { id: String(delivery!.headers['webhook-id']), timestamp: String(delivery!.headers['webhook-timestamp']), signature: String(delivery!.headers['webhook-signature']) };
+    const nowSeconds = Number(headers.timestamp);
+    return { headers, verifies: (secret: string) => verifyWebhook(secret, headers, delivery!.body, { nowSeconds }) };
+  }
+
+  it('signs with the old and the new secret during the overlap, then with the new one only', async () => {
+    const m = await createTestMerchant(t, { webhookUrl: receiver.url });
+    const key = m.keys.test.privateKey;
+
+    const rotated = await gql(key, 'mutation { rotateWebhookSecret(overlapSeconds: 3600) { webhookSecret previousSecretExpiresAt } }');
+    const newSecret: string = rotated.data.rotateWebhookSecret.webhookSecret;
+    expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(newSecret).not.toBe(m.webhookSecret);
+    expect(new Date(rotated.data.rotateWebhookSecret.previousSecretExpiresAt).getTime()).toBe(clock.now().getTime() + 3_600_000);
+
+    const during = await ping(key);
+    expect(during.headers.signature.split(' ')).toHaveLength(2);
+    expect(during.verifies(m.webhookSecret)).toBe(true);
+    expect(during.verifies(newSecret)).toBe(true);
+
+    clock.advance(3_601_000);
+    const after = await ping(key);
+    expect(after.headers.signature.split(' ')).toHaveLength(1);
+    expect(after.verifies(newSecret)).toBe(true);
+    expect(after.verifies(m.webhookSecret)).toBe(false);
+  });
+
+  it('without an overlap the old secret stops at once; public keys and bad overlaps are refused', async () => {
+    const m = await createTestMerchant(t, { webhookUrl: receiver.url });
+    const rotated = await gql(m.keys.test.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }');
+    const delivery = await ping(m.keys.test.privateKey);
+    expect(delivery.verifies(rotated.data.rotateWebhookSecret.webhookSecret)).toBe(true);
+    expect(delivery.verifies(m.webhookSecret)).toBe(false);
+
+    expect((await gql(m.keys.test.publicKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
+    for (const overlap of [-1, 604_801]) {
+      const r = await gql(m.keys.test.privateKey, `mutation { rotateWebhookSecret(overlapSeconds: ${overlap}) { webhookSecret } }`);
+      expect(r.errors[0].extensions.code).toBe('VAL400');
+    }
+  });
+});
