@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
-import { noteFailedAuthentication } from '../protection';
+import { failedAuthenticationsBlocked, noteFailedAuthentication, sendTooManyRequests } from '../protection';
 import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from './http';
 import { CSRF_REFUSED } from './session.service';
@@ -59,7 +60,12 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   const secure = new URL(ctx.config.publicUrl).protocol === 'https:';
   const outDir = dashboardOutDir();
   if (!dashboardBuilt(outDir)) await buildDashboard(outDir);
-  const assets = new Map<string, Buffer>(DASHBOARD_ASSETS.map((name) => [name, fs.readFileSync(path.join(outDir, name))]));
+  const assets = new Map(
+    DASHBOARD_ASSETS.map((name) => {
+      const body = fs.readFileSync(path.join(outDir, name));
+      return [name, { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }] as const;
+    }),
+  );
 
   const sendPage = (request: FastifyRequest, reply: FastifyReply) =>
     reply
@@ -75,13 +81,12 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   app.get('/dashboard/*', sendPage);
 
   app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (request, reply) => {
-    const body = assets.get(request.params.name);
-    if (!body) return reply.code(404).type('text/plain').send('Not found');
-    return reply
-      .type(ASSET_TYPES[request.params.name as keyof typeof ASSET_TYPES])
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .send(body);
+    const asset = assets.get(request.params.name as (typeof DASHBOARD_ASSETS)[number]);
+    if (!asset) return reply.code(404).type('text/plain').send('Not found');
+    // Revalidated on every load, answered 304 while unchanged: a new build is picked up at once.
+    reply.header('cache-control', 'no-cache').header('etag', asset.etag).header('x-content-type-options', 'nosniff');
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(ASSET_TYPES[request.params.name as keyof typeof ASSET_TYPES]).send(asset.body);
   });
 
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
@@ -93,6 +98,9 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     if (request.headers.origin !== undefined && !sameOrigin(request.headers, ctx.config.publicUrl)) {
       return reply.code(403).send({ message: 'Sign in from the dashboard page.' });
     }
+    // Like a wrong api-key: an IP over its failed-authentication limit gets no answer about keys.
+    const retryAfter = failedAuthenticationsBlocked(request);
+    if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     const body = request.body;
     const privateKey = body && typeof body === 'object' ? body.privateKey : undefined;
     try {

@@ -9,7 +9,8 @@ import { quietClientFrameErrors } from './websocket-errors';
 
 export { httpServerOptions } from './connections';
 export { frameworkErrors } from './framework-errors';
-export { countSocketOperation, noteFailedAuthentication } from './request-guard';
+export { countSocketOperation, failedAuthenticationsBlocked, noteFailedAuthentication } from './request-guard';
+export { sendTooManyRequests } from './responses';
 
 /** The path on which a WebSocket upgrade is honoured (GraphQL over graphql-ws). */
 export const WEBSOCKET_PATH = '/graphql';

@@ -103,6 +103,15 @@ export function noteFailedAuthentication(request: FastifyRequest): void {
 }
 
 /**
+ * Seconds to wait when the client IP is over its failed-authentication limit, else undefined:
+ * for credentials that arrive in a body (the dashboard's sign-in form), checked before they are.
+ */
+export function failedAuthenticationsBlocked(request: FastifyRequest): number | undefined {
+  const verdict = request.server.rateLimits?.authFailures.check(clientIdentity(request.ip));
+  return verdict && !verdict.allowed ? verdict.retryAfterSeconds : undefined;
+}
+
+/**
  * Counts one operation sent over an open WebSocket against the socket's api-key, like an HTTP
  * request with that key: a socket is no way around the per-key limit. Returns the seconds to
  * wait when over the limit, else undefined (always undefined when RATE_LIMIT=off).

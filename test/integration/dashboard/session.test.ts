@@ -165,6 +165,41 @@ describe('dashboard sessions', () => {
     expect(pub.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
+  it('serves the page (deep links too) with a strict CSP, and the built assets with revalidation', async () => {
+    for (const path of ['/dashboard', '/dashboard/orders/ORD-1']) {
+      const page = await request(t.baseUrl, 'GET', path);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<script type="module" src="/dashboard/assets/app.js"></script>');
+      expect(page.text).not.toMatch(/<script>|<style|style=/);
+      const csp = page.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'self'; script-src 'self'; style-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe');
+    }
+    const js = await request(t.baseUrl, 'GET', '/dashboard/assets/app.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const etag = js.headers.get('etag')!;
+    expect((await request(t.baseUrl, 'GET', '/dashboard/assets/app.js', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await request(t.baseUrl, 'GET', '/dashboard/assets/app.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect((await request(t.baseUrl, 'GET', '/dashboard/assets/__proto__')).status).toBe(404);
+  });
+
+  it('counts wrong keys as failed authentications: over the limit, even the right key waits', async () => {
+    const limited = await startTestService({ RATE_LIMIT_AUTH_FAILURES: '3' });
+    try {
+      const merchant = await createTestMerchant(limited);
+      const post = (privateKey: string) => request(limited.baseUrl, 'POST', '/dashboard/session', { body: { privateKey } });
+      for (let i = 0; i < 3; i++) expect((await post('PGW-SECRETKEY-TEST-00000000000000000000000000000000')).status).toBe(401);
+      const refused = await post(merchant.keys.test.privateKey);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('set-cookie')).toBeNull();
+    } finally {
+      await limited.close();
+    }
+  });
+
   describe('over graphql-ws', () => {
     it('accepts the cookie from the service’s own origin with the CSRF token', async () => {
       const res = await signIn(m.keys.test.privateKey);
