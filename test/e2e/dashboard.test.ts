@@ -252,6 +252,18 @@ describe('merchant dashboard in Chromium', () => {
     await other.close();
   }, 60_000);
 
+  it('fits a phone', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await nav(page, 'Orders').click();
+    await containsSoon(page.locator('tbody'), 'DASH-B-2');
+    // Nothing wider than the screen: no sideways scrolling of the page.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(RESULTS, 'dashboard-phone-orders.png'), fullPage: true });
+    await nav(page, 'Overview').click();
+    await page.getByRole('heading', { name: 'Latest orders' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  }, 30_000);
+
   it('has had no script errors or CSP violations', () => {
     // The browser logs every 4xx answer (401 before sign-in, a refused key) as "Failed to load resource".
     expect(consoleErrors.filter((e) => !e.startsWith('Failed to load resource'))).toEqual([]);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
 import { ErrorNote, Link, messageOf, money, navigate, Status, useData, useLocation, when } from './ui';
@@ -53,16 +53,28 @@ export function Orders() {
   const after = cursors[cursors.length - 1] ?? null;
   const list = useData(() => gql(ORDERS, { filter: filterOf(query), first: PAGE_SIZE, after }), [key, after]);
   const [live, setLive] = useState<Record<string, { status: string; statusId: number }>>({});
+  const firstPage = useRef(true);
+  firstPage.current = cursors.length === 1;
 
-  useEffect(
-    () =>
-      subscribe(ALL_STATUS_CHANGES, {}, (data: any) => {
-        const change = data.orderStatusChanged;
-        setLive((l) => ({ ...l, [change.reference]: { status: change.status, statusId: change.statusId } }));
-      }),
-    [],
-  );
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = subscribe(ALL_STATUS_CHANGES, {}, (data: any) => {
+      const change = data.orderStatusChanged;
+      setLive((l) => ({ ...l, [change.reference]: { status: change.status, statusId: change.statusId } }));
+      // On the first page a changed order may be one the list does not show yet (or no longer matches the filter).
+      if (firstPage.current) {
+        clearTimeout(timer);
+        timer = setTimeout(list.reload, 300);
+      }
+    });
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
+  }, []);
 
+  // Fresh rows from the server supersede what the subscription said before they were fetched.
+  useEffect(() => setLive({}), [list.data]);
   const orders = (list.data?.orders.edges ?? []).map((e: any) => ({ ...e.node, ...(live[e.node.orderReference] ?? {}) }));
 
   return (

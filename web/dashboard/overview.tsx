@@ -196,7 +196,7 @@ export function Overview() {
           <>
             {summaryPanel('Last 30 days', month.data)}
             {'dashboardSummary' in month.data && (
-              <section class="panel" aria-label="Daily volume">
+              <section class="panel daily" aria-label="Daily volume">
                 <DailyChart daily={month.data.dashboardSummary.daily} />
               </section>
             )}
