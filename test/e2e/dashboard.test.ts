@@ -252,6 +252,22 @@ describe('merchant dashboard in Chromium', () => {
     await other.close();
   }, 60_000);
 
+  it('sends a test ping and rotates the signing secret from the Developers page', async () => {
+    await nav(page, 'Developers').click();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    expect(await page.getByLabel('Webhook URL').inputValue()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks$/);
+    await page.getByRole('button', { name: 'Send test ping' }).click();
+    await containsSoon(page.locator('li.delivery').first(), 'test_assess');
+    await containsSoon(page.locator('li.delivery').first(), 'HTTP 200', 15_000);
+    expect(received.some((body) => body.includes('"test_assess"'))).toBe(true);
+
+    await page.getByLabel('Overlap in minutes').fill('30');
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    await containsSoon(page.locator('form.rotate .saved'), 'whsec_');
+    const encryptionKey = await page.locator('textarea.key-text').inputValue();
+    expect(encryptionKey).toBe(m.keys.test.encryptionKey);
+  }, 30_000);
+
   it('fits a phone', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await nav(page, 'Orders').click();
