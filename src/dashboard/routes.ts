@@ -138,8 +138,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     noStore(reply);
     const token = cookieValue(request.headers, SESSION_COOKIE);
     if (token) {
-      const given = request.headers[CSRF_HEADER];
-      if (typeof given !== 'string' || given !== sessions.csrfTokenOf(token)) return reply.code(403).send({ message: CSRF_REFUSED });
+      if (!sessions.csrfMatches(token, request.headers[CSRF_HEADER])) return reply.code(403).send({ message: CSRF_REFUSED });
       await sessions.signOut(token);
     }
     reply.header('set-cookie', clearedSessionCookie(secure));

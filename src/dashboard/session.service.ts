@@ -158,8 +158,9 @@ export class DashboardSessionService {
     await this.sql(`delete from dashboard_session where token_hash = ?`, [hashToken(token)]);
   }
 
-  csrfTokenOf(token: string): string {
-    return csrfTokenOf(token);
+  /** Whether `given` is the CSRF token of the session `token` (compared in constant time). */
+  csrfMatches(token: string, given: unknown): boolean {
+    return typeof given === 'string' && safeEqual(given, csrfTokenOf(token));
   }
 
   private async workingKeys(token: string | undefined): Promise<SessionKeyRow[]> {
