@@ -1,0 +1,62 @@
+// ESLint looks for bugs; Prettier (prettier.config.js) owns layout, and eslint-config-prettier
+// switches off every rule that would argue with it. `npm run lint` runs both, `npm run format`
+// applies ESLint's fixes and then Prettier. A rule turned off or softened below says why.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  globalIgnores(['**/node_modules/', '**/dist/', 'coverage/', 'bench/results/', '.data/', 'test-results/']),
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        // A leading underscore marks a value left unused on purpose (`const { http: _http, ...rest } = x`).
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
+      // The code matches control characters on purpose, to strip or reject them (NUL cannot be stored).
+      'no-control-regex': 'off',
+      // Flags defensive initialisers such as `let ok = false` before a try; TypeScript's definite-assignment checks cover the real bug.
+      'no-useless-assignment': 'off',
+      // Boundaries rethrow a generic error after logging the cause; attaching the cause is not wanted there.
+      'preserve-caught-error': 'off',
+    },
+  },
+  {
+    // Type-aware rules: the few that catch real bugs (a promise nobody awaits), for the cost of one type-check.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-for-in-array': 'error',
+      // `any` marks a boundary with untyped data (a driver's result, a JSON message); visible, not fatal.
+      '@typescript-eslint/no-explicit-any': 'warn',
+    },
+  },
+  {
+    // Tests and benchmarks read arbitrary JSON answers; `any` there is the honest type.
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.node } },
+  },
+  {
+    // The checkout page's own script runs in the browser, as a classic script.
+    files: ['src/checkout/public/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+  prettier,
+);
