@@ -18,6 +18,8 @@ export default defineConfig(
         // A leading underscore marks a value left unused on purpose (`const { http: _http, ...rest } = x`).
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
       ],
+      // A variable assigned once but read first by a closure (a timer its own callback clears) must stay `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // The code matches control characters on purpose, to strip or reject them (NUL cannot be stored).
       'no-control-regex': 'off',
       // Flags defensive initialisers such as `let ok = false` before a try; TypeScript's definite-assignment checks cover the real bug.

@@ -296,7 +296,7 @@ describe('GraphQL API', () => {
   describe('orderStatusChanged over graphql-ws', () => {
     const clients: Client[] = [];
     afterAll(async () => {
-      await Promise.all(clients.map((c) => c.dispose()));
+      await Promise.all(clients.map(async (c) => c.dispose()));
     });
     const connect = (apiKey: string) => {
       const client = createClient({ url: t.baseUrl.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'api-key': apiKey }, retryAttempts: 0, lazy: false });
