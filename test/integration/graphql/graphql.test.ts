@@ -47,7 +47,7 @@ describe('GraphQL API', () => {
   });
 
   describe('payment links', () => {
-    it('creates a link with the contract input and returns it', async () => {
+    it('creates a link with the documented input and returns it', async () => {
       const res = await gql(CREATE_LINK, { input: { name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 3 } });
       expect(res.errors).toBeUndefined();
       const link = res.data.createPaymentLink;
