@@ -30,7 +30,7 @@ export default defineConfig(
   },
   {
     // Type-aware rules: the few that catch real bugs (a promise nobody awaits), for the cost of one type-check.
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,tsx,mts,cts}'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -56,9 +56,13 @@ export default defineConfig(
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
   {
-    // The checkout page's own script runs in the browser, as a classic script.
-    files: ['src/checkout/public/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+    // The pages' own scripts run in the browser as classic scripts, beside libraries that the
+    // page loads first and that leave a global behind (node-forge, GraphiQL and its React).
+    files: ['src/**/public/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { ...globals.browser, forge: 'readonly', GraphiQL: 'readonly', React: 'readonly', ReactDOM: 'readonly', graphqlWs: 'readonly' },
+    },
   },
   prettier,
 );
