@@ -5,8 +5,8 @@ import path from 'node:path';
 /**
  * A clone of the repository must be complete on its own: no comment, doc or test may send the
  * reader to a file outside it. The API is described in docs/api.md and the other docs/ files.
- * `../shared` is allowed only where it resolves to a folder inside the repository (imports of
- * src/shared). The patterns are assembled from pieces so that this file does not match itself.
+ * A parent-relative path to a `shared` folder is allowed only where it resolves inside the
+ * repository (imports of src/shared). The patterns are assembled from pieces so that this file does not match itself.
  */
 const FORBIDDEN_NAMES = [['contract', 'md'].join('.'), ['checkout-api', 'md'].join('.')];
 const PARENT_SHARED = new RegExp(['(?:\\.\\./)+', 'shared'].join(''), 'g');
@@ -34,7 +34,7 @@ function trackedFiles(): string[] {
   }
 }
 
-/** True when a relative `../shared` path written in `file` leads to a folder inside the repository. */
+/** True when a parent-relative path to `shared`, written in `file`, leads to a folder inside the repository. */
 function insideRepository(file: string, relative: string): boolean {
   const target = path.resolve(ROOT, path.dirname(file), relative);
   return target.startsWith(ROOT + path.sep) && fs.existsSync(target);
