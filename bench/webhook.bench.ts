@@ -277,7 +277,7 @@ async function busFanout(): Promise<string[]> {
     busTimes.push(await runBus(i));
     emitterTimes.push(await runEmitter(i));
   }
-  await Promise.all(iterators.map((it) => it.return?.()));
+  await Promise.all(iterators.map(async (it) => it.return?.()));
   await Promise.all(loops);
 
   const b50 = percentile(busTimes, 50);

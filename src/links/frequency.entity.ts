@@ -1,7 +1,7 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { ReferenceAudit } from '../shared/reference-audit';
 
-/** Seeded reference data: charge frequencies of recurring payments (ids 1..11 of the specification). */
+/** Seeded reference data: charge frequencies of recurring payments (ids 1..11, listed in docs/api.md). */
 @Entity({ tableName: 'frequency' })
 export class Frequency extends ReferenceAudit {
   @PrimaryKey({ type: 'integer', autoincrement: false })

@@ -1,7 +1,7 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { ReferenceAudit } from '../shared/reference-audit';
 
-/** Seeded reference data: SC (1), MC (2), SUB (5), exactly as the specification's table. */
+/** Seeded reference data: SC (1), MC (2), SUB (5), exactly as docs/api.md lists them. */
 @Entity({ tableName: 'payment_link_type' })
 export class PaymentLinkType extends ReferenceAudit {
   @PrimaryKey({ type: 'integer', autoincrement: false })

@@ -5,7 +5,7 @@ import { Frequency } from '../links/frequency.entity';
 import { Customer } from './customer.entity';
 
 /**
- * Order status ids of the specification, plus 3 (Processing): a payment attempt is recorded
+ * Order status ids of the legacy interface (docs/api.md), plus 3 (Processing): a payment attempt is recorded
  * and the processor is being called; it is settled from the processor's answer (or, after a
  * crash, from the processor's own record of the attempt).
  */

@@ -29,7 +29,7 @@ export interface CreateOrderInput {
 
 export const ORDER_STATUS_NAMES: Record<number, string> = {
   1: 'Initiated',
-  2: 'pending authentication', // as the specification's status table writes it
+  2: 'pending authentication', // spelled as the legacy interface answers it (docs/api.md)
   3: 'Processing',
   4: 'Failed',
   5: 'Successful',

@@ -22,7 +22,7 @@ export function envelopeB(
   };
 }
 
-/** The codes whose errors the specification shows under `status_code`; every other uses `statusCode`. */
+/** The codes whose errors the legacy interface answers under `status_code`; every other uses `statusCode` (docs/api.md). */
 const SNAKE_CASE_CODES = new Set(['13', '100']);
 
 export function errorBody(code: string, message: string): Record<string, string> {
@@ -31,7 +31,7 @@ export function errorBody(code: string, message: string): Record<string, string>
     : { status: 'failed', statusCode: code, message };
 }
 
-/** HTTP status of each error code (documented in the README). */
+/** HTTP status of each error code (documented in docs/api.md). */
 export function httpStatusFor(code: string): number {
   switch (code) {
     case '401':

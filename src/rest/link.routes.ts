@@ -80,7 +80,7 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
     if (idText !== undefined && idText !== '') {
       if (!/^\d{1,9}$/.test(idText)) throw validationError('The id field must be a whole number.');
       const list = await links.list(tenant, { id: Number(idText) });
-      // Code 13's one message, which the specification also shows for list and lookup endpoints.
+      // Code 13's one message, which the legacy interface also answers for list and lookup endpoints.
       if (list.length === 0) throw orderNotFound();
       return list.map((l) => paymentLinkView(l, url(l), 'list'));
     }

@@ -24,7 +24,7 @@ describe('data model on PostgreSQL', () => {
     expect(diff.trim()).toBe('');
   });
 
-  it('seeds the payment link types exactly as the specification', async () => {
+  it('seeds the payment link types exactly as documented', async () => {
     expect(await sql('select id, code, payment_link_name from payment_link_type order by id')).toEqual([
       { id: 1, code: 'SC', payment_link_name: 'Single Charge' },
       { id: 2, code: 'MC', payment_link_name: 'Multiple Charge' },
@@ -32,7 +32,7 @@ describe('data model on PostgreSQL', () => {
     ]);
   });
 
-  it('seeds the frequencies exactly as the specification', async () => {
+  it('seeds the frequencies exactly as documented', async () => {
     const rows = await sql('select id, name, hours, days from frequency order by id');
     expect(rows.map((r: any) => [r.id, r.name, r.hours, r.days])).toEqual([
       [1, 'Hourly', 1, 0],

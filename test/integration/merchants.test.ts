@@ -26,7 +26,7 @@ describe('merchants and api-keys', () => {
   });
 
   describe('createMerchant (admin GraphQL mutation)', () => {
-    it('creates a merchant with test and live keys in the contract formats', async () => {
+    it('creates a merchant with test and live keys in the documented formats', async () => {
       const res = await graphql(
         t.baseUrl,
         CREATE_MERCHANT,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ConfigError, DEFAULT_WEBHOOK_RETRY_DELAYS_MS, loadConfig } from '../../src/config';
 
 describe('loadConfig', () => {
-  it('applies the contract defaults on an empty environment', () => {
+  it('applies the documented defaults on an empty environment', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).toMatchObject({
       port: 4000,

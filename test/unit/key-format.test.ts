@@ -6,7 +6,7 @@ describe('api-key format', () => {
     ['public', 'live', /^PGW-PUBLICKEY-LIVE-[0-9a-f]{32}$/],
     ['private', 'test', /^PGW-SECRETKEY-TEST-[0-9a-f]{32}$/],
     ['private', 'live', /^PGW-SECRETKEY-LIVE-[0-9a-f]{32}$/],
-  ] as const)('generates %s %s keys in the contract format', (kind, mode, pattern) => {
+  ] as const)('generates %s %s keys in the documented format', (kind, mode, pattern) => {
     const key = generateApiKey(kind, mode);
     expect(key).toMatch(pattern);
     expect(describeApiKey(key)).toEqual({ kind, mode });

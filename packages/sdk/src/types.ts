@@ -1,5 +1,5 @@
 /**
- * Request and result types of the REST interface, written from its specification. Money is a
+ * Request and result types of the REST interface, as docs/api.md describes it. Money is a
  * JSON number in REST answers (exact to the currency's minor unit); timestamps are ISO 8601
  * in UTC without a zone designator, e.g. "2026-11-23T10:15:30.123456".
  */

@@ -41,7 +41,7 @@ describe('webhooks', () => {
   }
   const deliveriesOf = (tenant: Tenant, filter: { eventId?: string; orderReference?: string } = {}) => services().webhooks.listDeliveries(tenant, filter);
 
-  it('delivers the contract body, signed per Standard Webhooks, verifiable over the raw body', async () => {
+  it('delivers the documented body, signed per Standard Webhooks, verifiable over the raw body', async () => {
     const r = await receiver();
     const { m, tenant } = await merchantWith(r);
     const reference = await payOrder(t.baseUrl, m.keys.test);

@@ -47,7 +47,7 @@ describe('GraphQL API', () => {
   });
 
   describe('payment links', () => {
-    it('creates a link with the contract input and returns it', async () => {
+    it('creates a link with the documented input and returns it', async () => {
       const res = await gql(CREATE_LINK, { input: { name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 3 } });
       expect(res.errors).toBeUndefined();
       const link = res.data.createPaymentLink;
@@ -296,7 +296,7 @@ describe('GraphQL API', () => {
   describe('orderStatusChanged over graphql-ws', () => {
     const clients: Client[] = [];
     afterAll(async () => {
-      await Promise.all(clients.map((c) => c.dispose()));
+      await Promise.all(clients.map(async (c) => c.dispose()));
     });
     const connect = (apiKey: string) => {
       const client = createClient({ url: t.baseUrl.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'api-key': apiKey }, retryAttempts: 0, lazy: false });
