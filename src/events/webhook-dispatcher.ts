@@ -3,8 +3,7 @@ import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
 import { DomainError, forbidden, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
-import { Order } from '../orders/order.entity';
-import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { TimelineEvents } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
 import type { OutboxService } from './outbox.service';
 import { WebhookAttempt } from './webhook-attempt.entity';
@@ -125,7 +124,6 @@ export class WebhookDispatcher {
     private readonly orm: MikroORM,
     private readonly outbox: OutboxService,
     private readonly secrets: { webhookSecret(subsidiaryId: number): Promise<string> },
-    private readonly timeline: TimelineService,
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
   ) {
@@ -316,11 +314,9 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
     const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number }> =
-      await this.orm.em.fork().transactional(async (em) => {
-        const connection = em.getConnection();
-        const trx = em.getTransactionContext();
-        await connection.execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY], 'all', trx);
-        return connection.execute(
+      await this.inTransaction(async (execute) => {
+        await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
+        return execute(
           `with leased as (
              select d.destination, env.subsidiary_id
                from webhook_delivery d
@@ -356,8 +352,6 @@ export class WebhookDispatcher {
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
            returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id`,
           [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
-          'all',
-          trx,
         );
       });
     return rows.map((r) => ({
@@ -395,53 +389,71 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * One statement (atomic, no transaction context): the attempt is always kept; the delivery
+   * moves on only if our lease still holds (otherwise it ran out and another worker claimed the
+   * delivery: the state is theirs); a delivered or dead delivery notes it on the order's timeline.
+   */
   private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<void> {
     const now = this.clock.now();
-    await this.orm.em.fork().transactional(async (em) => {
-      const delivery = await em.findOne(WebhookDelivery, { id: job.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!delivery) return;
-      em.create(WebhookAttempt, {
-        delivery,
-        statusCode: result.statusCode,
-        latencyMs: result.latencyMs,
-        error: result.error,
-        responseBody: result.responseBody,
-        createdAt: now,
-      });
-      // Our lease ran out and another worker claimed the delivery: the attempt is kept, the state is theirs.
-      if (delivery.state !== 'pending' || delivery.lockedUntil?.getTime() !== job.lease.getTime()) return;
-      delivery.attemptCount += 1;
-      delivery.lockedUntil = null;
-      const order = job.orderId === null ? null : em.getReference(Order, job.orderId);
-      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-      if (ok) {
-        delivery.state = 'delivered';
-        delivery.deliveredAt = now;
-        if (order) {
-          this.timeline.record(em, order, TimelineEvents.webhookDelivered, 'system', `Webhook delivered to ${job.url}`, {
-            eventId: job.eventId,
-            url: job.url,
-            attempts: delivery.attemptCount,
-            statusCode: result.statusCode,
-          });
-        }
-      } else if (delivery.attemptCount > this.options.retryDelaysMs.length) {
-        delivery.state = 'dead';
-        if (order) {
-          this.timeline.record(em, order, TimelineEvents.webhookFailed, 'system', `Webhook to ${job.url} failed after ${delivery.attemptCount} attempts`, {
-            eventId: job.eventId,
-            url: job.url,
-            attempts: delivery.attemptCount,
-            statusCode: result.statusCode,
-            error: result.error,
-          });
-        }
-      } else {
-        const delay = this.jittered(this.options.retryDelaysMs[delivery.attemptCount - 1]!);
-        delivery.nextAttemptAt = new Date(now.getTime() + delay);
-        this.nextDueAt = Math.min(this.nextDueAt, delivery.nextAttemptAt.getTime());
-      }
-    });
+    const attempts = job.attemptCount + 1;
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const state: DeliveryState = ok ? 'delivered' : attempts > this.options.retryDelaysMs.length ? 'dead' : 'pending';
+    const nextAttemptAt = state === 'pending' ? new Date(now.getTime() + this.jittered(this.options.retryDelaysMs[attempts - 1]!)) : null;
+    const timeline =
+      job.orderId === null || state === 'pending'
+        ? null
+        : state === 'delivered'
+          ? {
+              event: TimelineEvents.webhookDelivered,
+              description: `Webhook delivered to ${job.url}`,
+              metadata: { eventId: job.eventId, url: job.url, attempts, statusCode: result.statusCode },
+            }
+          : {
+              event: TimelineEvents.webhookFailed,
+              description: `Webhook to ${job.url} failed after ${attempts} attempts`,
+              metadata: { eventId: job.eventId, url: job.url, attempts, statusCode: result.statusCode, error: result.error },
+            };
+    const rows: Array<{ moved: boolean }> = await this.orm.em.getConnection().execute(
+      `with attempt as (
+         insert into webhook_attempt (delivery_id, status_code, latency_ms, error, response_body, created_at)
+         select id, ?, ?, ?, ?, ? from webhook_delivery where id = ?
+       ), moved as (
+         update webhook_delivery
+            set attempt_count = attempt_count + 1, locked_until = null, state = ?, delivered_at = ?,
+                next_attempt_at = coalesce(?, next_attempt_at)
+          where id = ? and state = 'pending' and locked_until = ?
+         returning id
+       ), noted as (
+         insert into timeline_event (order_id, event, source, description, metadata, created_at)
+         select ?, ?, 'system', ?, ?::jsonb, ? from moved where ?::boolean
+       )
+       select exists (select 1 from moved) as moved`,
+      [
+        result.statusCode, result.latencyMs, result.error, result.responseBody, now, job.id,
+        state, state === 'delivered' ? now : null, nextAttemptAt, job.id, job.lease,
+        job.orderId, timeline?.event ?? '', timeline?.description ?? null, timeline ? JSON.stringify(timeline.metadata) : null, new Date(), timeline !== null,
+      ],
+    );
+    if (rows[0]?.moved && nextAttemptAt) this.nextDueAt = Math.min(this.nextDueAt, nextAttemptAt.getTime());
+  }
+
+  /**
+   * Runs `work` in one transaction on one pooled connection, through the connection itself:
+   * not MikroORM's `transactional()`, whose transaction context (AsyncLocalStorage) would turn
+   * on promise hooks for the whole process.
+   */
+  private async inTransaction<T>(work: (execute: (sql: string, params: unknown[]) => Promise<any[]>) => Promise<T>): Promise<T> {
+    const connection = this.orm.em.getConnection();
+    const trx = await connection.begin();
+    try {
+      const result = await work((sql, params) => connection.execute(sql, params, 'all', trx));
+      await connection.commit(trx);
+      return result;
+    } catch (err) {
+      await connection.rollback(trx).catch(() => undefined);
+      throw err;
+    }
   }
 
   private jittered(delayMs: number): number {
