@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
+import { Client as PgClient } from 'pg';
 
 /**
  * The receiving end of the events bench, in a process of its own so that its clock readings
@@ -14,14 +15,17 @@ export type SinkCommand =
   | { cmd: 'subscribe'; urls: string[]; apiKey: string; count: number }
   | { cmd: 'unsubscribe' }
   | { cmd: 'receivers'; count: number }
+  | { cmd: 'listen'; databaseUrl: string; channel: string }
   | { cmd: 'counts' }
   | { cmd: 'collect' };
 
 export interface SinkArrivals {
   /** [order reference, arrival time] per message per subscriber. */
   subscriptions: Array<[string, number]>;
-  /** [order reference, arrival time, notifyType] per webhook. */
+  /** [order reference, arrival time, webhook-id (the event id)] per webhook. */
   webhooks: Array<[string, number, string]>;
+  /** [order reference, arrival time, event id] per order notification heard on the events channel. */
+  notifications: Array<[string, number, string]>;
   /** Subscription errors (each one a subscriber that stopped). */
   errors: string[];
 }
@@ -29,7 +33,7 @@ export interface SinkArrivals {
 const now = () => performance.timeOrigin + performance.now();
 
 let clients: Client[] = [];
-let arrivals: SinkArrivals = { subscriptions: [], webhooks: [], errors: [] };
+let arrivals: SinkArrivals = { subscriptions: [], webhooks: [], notifications: [], errors: [] };
 const servers: http.Server[] = [];
 
 async function subscribe(urls: string[], apiKey: string, count: number): Promise<number> {
@@ -76,8 +80,8 @@ async function startReceivers(count: number): Promise<string[]> {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('ok');
         try {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { notifyType?: string; data?: { orderReference?: string } };
-          if (body.data?.orderReference) arrivals.webhooks.push([body.data.orderReference, at, body.notifyType ?? '']);
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { orderReference?: string } };
+          if (body.data?.orderReference) arrivals.webhooks.push([body.data.orderReference, at, String(req.headers['webhook-id'] ?? '')]);
         } catch {
           // not a webhook body
         }
@@ -103,11 +107,27 @@ async function handle(command: SinkCommand): Promise<unknown> {
     }
     case 'receivers':
       return startReceivers(command.count);
+    case 'listen': {
+      // A LISTEN connection of our own: when PostgreSQL hands out a commit's notification.
+      const client = new PgClient({ connectionString: command.databaseUrl });
+      await client.connect();
+      client.on('notification', (msg) => {
+        const at = now();
+        try {
+          const n = JSON.parse(msg.payload ?? '') as { k?: string; c?: { reference?: string; eventId?: string } };
+          if (n.k === 'order' && n.c?.reference) arrivals.notifications.push([n.c.reference, at, n.c.eventId ?? '']);
+        } catch {
+          // not an order change
+        }
+      });
+      await client.query(`listen "${command.channel}"`);
+      return true;
+    }
     case 'counts':
       return { subscriptions: arrivals.subscriptions.length, webhooks: arrivals.webhooks.length, errors: arrivals.errors.length };
     case 'collect': {
       const collected = arrivals;
-      arrivals = { subscriptions: [], webhooks: [], errors: [] };
+      arrivals = { subscriptions: [], webhooks: [], notifications: [], errors: [] };
       return collected;
     }
   }

@@ -1,14 +1,17 @@
 import 'reflect-metadata';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { Client, Pool } from 'pg';
 import { loadConfig } from '../src/config';
 import { openRuntime, type Runtime } from '../src/bootstrap';
 import type { Tenant } from '../src/merchants/tenant';
 import { SANDBOX_OTP } from '../src/payments/sandbox/sandbox.processor';
+import { EVENTS_CHANNEL } from '../src/events/event-fanout';
+import { webhookDestination } from '../src/events/webhook-url';
 import { benchDatabaseEnv, freePort } from './bench-env';
 import { formatCount, percentile, type BenchRow, type BenchSection } from './report';
 import type { SinkArrivals, SinkCommand } from './events-sink';
@@ -17,13 +20,16 @@ const ROOT = path.resolve(__dirname, '../..');
 const SUBSCRIBERS = 1000;
 const INSTANCES = 2;
 /** Status changes while the subscribers listen, and their rate. */
-const SUBSCRIBER_CHANGES = Number(process.env.BENCH_EVENTS_CHANGES ?? 40);
+const SUBSCRIBER_CHANGES = Number(process.env.BENCH_EVENTS_CHANGES ?? 30);
 const SUBSCRIBER_RATE = 10;
 /** Settlements in the webhook phase, and their rate. */
 const SETTLE_RATE = Number(process.env.BENCH_EVENTS_RATE ?? 200);
-const SETTLE_SECONDS = Number(process.env.BENCH_EVENTS_SECONDS ?? 5);
-/** Merchants the settlements are spread over (each with its own receiver). */
-const WEBHOOK_MERCHANTS = 4;
+/** Orders settled through the domain at that rate (each made beforehand, through the domain too). */
+const DOMAIN_SETTLEMENTS = Number(process.env.BENCH_EVENTS_SETTLEMENTS ?? 100);
+/** How long the SQL generator writes settlement events at that rate. */
+const GENERATED_SECONDS = Number(process.env.BENCH_EVENTS_SECONDS ?? 4);
+/** Merchants the settlements are spread over, each with its own receiver: each destination may have 2 requests in flight (WEBHOOK_ENDPOINT_CONCURRENCY). */
+const WEBHOOK_MERCHANTS = 16;
 const WAIT_MS = 20_000;
 
 const clock = () => performance.timeOrigin + performance.now();
@@ -233,6 +239,124 @@ async function waitFor(what: string, done: () => Promise<boolean>, ms = WAIT_MS)
   return true;
 }
 
+/**
+ * When each change was committed, as nearly as can be seen: the earlier of the driver's return
+ * from its call and PostgreSQL handing the commit's notification to the sink's own LISTEN
+ * connection (both come after the commit; under load either can lag).
+ */
+function commitTimes(committed: Array<[string, number]>, notifications: Array<[string, number, string]>, key: 0 | 2): Array<[string, number]> {
+  const heard = new Map<string, number>();
+  for (const n of notifications) if (!heard.has(n[key])) heard.set(n[key], n[1]);
+  return committed.map(([id, at]) => [id, Math.min(at, heard.get(id) ?? at)]);
+}
+
+/** Latency from each commit to its first webhook; arrivals keyed by reference (key 0) or by webhook-id (key 2). */
+function webhookLags(committed: Array<[string, number]>, arrivals: Array<[string, number, string]>, key: 0 | 2): { p50: number; p99: number; max: number; missing: number } {
+  const at = new Map(committed);
+  const seen = new Set<string>();
+  const lags: number[] = [];
+  for (const arrival of arrivals) {
+    const id = arrival[key];
+    const t0 = at.get(id);
+    if (t0 === undefined || seen.has(id)) continue;
+    seen.add(id);
+    lags.push(arrival[1] - t0);
+  }
+  return { p50: percentile(lags, 50), p99: percentile(lags, 99), max: percentile(lags, 100), missing: committed.length - lags.length };
+}
+
+/**
+ * Writes settlement events at `rate` per second for `seconds` (open loop), each in one
+ * statement: a copy of a real settlement event of the merchant (its frozen body) under a new
+ * event id, its pending delivery to the merchant's URL, and the NOTIFY that wakes the
+ * dispatchers; exactly the rows and the notification a settlement writes. Returns the commit
+ * time of each event id.
+ */
+async function generateEvents(databaseUrl: string, merchants: Array<{ environmentId: number; url: string }>, rate: number, seconds: number): Promise<{ committed: Array<[string, number]>; elapsedMs: number; failures: number }> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 16 });
+  const committed: Array<[string, number]> = [];
+  let failures = 0;
+  try {
+    const templates: Array<{ id: string; url: string; notification: string }> = [];
+    for (const m of merchants) {
+      const { rows } = await pool.query<{ id: string; order_id: number; sequence: number; reference: string }>(
+        `select e.id, e.order_id, e.sequence, o.reference from outbox_event e join checkout_order o on o.id = e.order_id
+          where e.environment_id = $1 and e.notify_type = 'successful' order by e.created_at desc limit 1`,
+        [m.environmentId],
+      );
+      const t = rows[0];
+      if (!t) throw new Error('bench: no settlement event to copy');
+      const change = { eventId: '', environmentId: m.environmentId, reference: t.reference, statusId: 5, status: 'Successful', sequence: t.sequence };
+      templates.push({ id: t.id, url: m.url, notification: JSON.stringify({ k: 'order', c: change, d: true }) });
+    }
+    const total = Math.round(rate * seconds);
+    const start = performance.now();
+    const inflight = new Set<Promise<void>>();
+    for (let i = 0; i < total; i += 1) {
+      const wait = start + (i * 1000) / rate - performance.now();
+      if (wait > 1) await sleep(wait);
+      const t = templates[i % templates.length]!;
+      const eventId = randomUUID();
+      const work = pool
+        .query(
+          `with event as (
+             insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+             select $1, environment_id, order_id, notify, notify_type, sequence, payload, now() from outbox_event where id = $2
+             returning id
+           ), delivery as (
+             insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $3, $4, now() from event returning id
+           )
+           select pg_notify($5, $6) from delivery`,
+          [eventId, t.id, t.url, webhookDestination(t.url), EVENTS_CHANNEL, t.notification.replace('"eventId":""', `"eventId":"${eventId}"`)],
+        )
+        .then(
+          () => void committed.push([eventId, clock()]),
+          () => void (failures += 1),
+        );
+      inflight.add(work);
+      void work.finally(() => inflight.delete(work));
+    }
+    await Promise.all(inflight);
+    return { committed, elapsedMs: performance.now() - start, failures };
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * What AsyncLocalStorage costs a process once something has used it (MikroORM's
+ * `transactional()` and `flush()` do): from then on every promise runs the async hooks that
+ * carry its context. The same promise-heavy work (async calls awaiting async calls, as in
+ * GraphQL execution and pg queries) in a fresh process, with and without one
+ * `AsyncLocalStorage.run()` first; best of three each, CPU time per awaited call.
+ */
+async function asyncHooksCost(): Promise<{ offNs: number; onNs: number }> {
+  const code = `
+    const { AsyncLocalStorage } = require('node:async_hooks');
+    if (process.argv[1] === 'on') new AsyncLocalStorage().run(1, () => undefined);
+    async function leaf(i) { return i; }
+    async function mid(i) { return (await leaf(i)) + (await leaf(i + 1)); }
+    (async () => {
+      for (let i = 0; i < 200000; i += 1) await mid(i);
+      const t0 = process.cpuUsage();
+      const n = 1000000;
+      for (let i = 0; i < n; i += 1) await mid(i);
+      const c = process.cpuUsage(t0);
+      process.stdout.write(String(((c.user + c.system) * 1000) / (n * 3)));
+    })();`;
+  const once = (mode: 'on' | 'off') =>
+    new Promise<number>((resolve, reject) =>
+      execFile(process.execPath, ['-e', code, mode], (err, stdout) => (err ? reject(err) : resolve(Number(stdout)))),
+    );
+  const off: number[] = [];
+  const on: number[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    off.push(await once('off'));
+    on.push(await once('on'));
+  }
+  return { offNs: Math.min(...off), onNs: Math.min(...on) };
+}
+
 const fmt = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(1) : Math.round(n)} ms` : 'n/a');
 
 /**
@@ -291,6 +415,7 @@ export async function runEventsBench(): Promise<BenchSection> {
     // (1) Subscribers.
     const watched = await merchants.createMerchant({ name: 'Bench Events Subscribed', country: 'NG', supportEmail: 'subs@bench.test', keyBits: 2048 });
     const watchedTenant = await auth.authenticate(watched.keys.test.privateKey);
+    await sink.call({ cmd: 'listen', databaseUrl: scratch.url, channel: EVENTS_CHANNEL });
     const probes = await pendingPayments(runtime, [watchedTenant], SUBSCRIBER_CHANGES + 3, 'S');
     await sink.call<number>({ cmd: 'subscribe', urls: services.map((s) => s.wsUrl), apiKey: watched.keys.test.publicKey, count: SUBSCRIBERS });
     // Each subscription is registered on the server shortly after the socket connects: changes
@@ -311,7 +436,7 @@ export async function runEventsBench(): Promise<BenchSection> {
     const subArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
     await sink.call({ cmd: 'unsubscribe' });
     {
-      const committed = new Map(subscribed.settled.map((s) => [s.reference, s.committedAt]));
+      const committed = new Map(commitTimes(subscribed.settled.map((s) => [s.reference, s.committedAt]), subArrivals.notifications, 0));
       const lags = subArrivals.subscriptions.flatMap(([reference, at]) => (committed.has(reference) ? [at - committed.get(reference)!] : []));
       const missing = expected - lags.length;
       const p50 = percentile(lags, 50);
@@ -336,63 +461,87 @@ export async function runEventsBench(): Promise<BenchSection> {
       });
     }
 
-    // (2) Webhooks while orders settle at SETTLE_RATE.
+    // (2) Webhooks at SETTLE_RATE: (a) orders settling through the domain, (b) the same event
+    // writes made by a SQL generator, for when this machine cannot settle that fast.
     if (process.env.BENCH_EVENTS_ONLY !== 'subscribers') {
-    const receiverUrls = await sink.call<string[]>({ cmd: 'receivers', count: WEBHOOK_MERCHANTS });
-    const tenants: Tenant[] = [];
-    for (let i = 0; i < WEBHOOK_MERCHANTS; i += 1) {
-      const m = await merchants.createMerchant({ name: `Bench Events Hooks ${i}`, country: 'NG', supportEmail: `hooks${i}@bench.test`, keyBits: 2048, webhookUrl: receiverUrls[i]! });
-      tenants.push(await auth.authenticate(m.keys.test.privateKey));
-    }
-    const total = Math.round(SETTLE_RATE * SETTLE_SECONDS);
-    const warmCount = 40;
-    const items = await pendingPayments(runtime, tenants, total + warmCount, 'W');
-    await settleAtRate(runtime, items.splice(0, warmCount), 50);
-    await waitFor('warm-up webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= warmCount, 10_000);
-    await sink.call({ cmd: 'collect' });
-    const run = await settleAtRate(runtime, items, SETTLE_RATE);
-    await waitFor('webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= run.settled.length);
-    const hookArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
-    {
-      const committed = new Map(run.settled.map((s) => [s.reference, s.committedAt]));
-      const seen = new Set<string>();
-      const lags: number[] = [];
-      for (const [reference, at] of hookArrivals.webhooks) {
-        const t0 = committed.get(reference);
-        if (t0 === undefined || seen.has(reference)) continue;
-        seen.add(reference);
-        lags.push(at - t0);
+      const receiverUrls = await sink.call<string[]>({ cmd: 'receivers', count: WEBHOOK_MERCHANTS });
+      const tenants: Tenant[] = [];
+      for (let i = 0; i < WEBHOOK_MERCHANTS; i += 1) {
+        const m = await merchants.createMerchant({ name: `Bench Events Hooks ${i}`, country: 'NG', supportEmail: `hooks${i}@bench.test`, keyBits: 2048, webhookUrl: receiverUrls[i]! });
+        tenants.push(await auth.authenticate(m.keys.test.privateKey));
       }
-      const missing = run.settled.length - lags.length;
+      const warmCount = 8;
+      const setupStart = performance.now();
+      const items = await pendingPayments(runtime, tenants, DOMAIN_SETTLEMENTS + warmCount, 'W');
+      const setupMs = performance.now() - setupStart;
+      await settleAtRate(runtime, items.splice(0, warmCount), 50);
+      await waitFor('warm-up webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= warmCount, 10_000);
+      await sink.call({ cmd: 'collect' });
+
+      // (a) Through the domain.
+      const run = await settleAtRate(runtime, items, SETTLE_RATE);
+      await waitFor('webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= run.settled.length);
+      const domainArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
+      const domain = webhookLags(commitTimes(run.settled.map((s) => [s.reference, s.committedAt]), domainArrivals.notifications, 0), domainArrivals.webhooks, 0);
       const achieved = (run.settled.length * 1000) / run.elapsedMs;
-      const p50 = percentile(lags, 50);
-      const p99 = percentile(lags, 99);
-      const max = percentile(lags, 100);
       const callP50 = percentile(run.settled.map((s) => s.committedAt - s.startedAt), 50);
       const callP99 = percentile(run.settled.map((s) => s.committedAt - s.startedAt), 99);
       lines.push(
-        `webhooks: ${formatCount(run.settled.length)} settlements over ${WEBHOOK_MERCHANTS} merchants (one receiver each), asked at ${SETTLE_RATE}/s, ` +
-          `achieved ${Math.round(achieved)}/s${run.failures.length ? `, ${run.failures.length} failed (${run.failures[0]})` : ''}; settlement call p50 ${fmt(callP50)}, p99 ${fmt(callP99)}`,
-        `  commit → webhook received: p50 ${fmt(p50)}, p99 ${fmt(p99)}, max ${fmt(max)}${missing > 0 ? `; ${formatCount(missing)} not received within ${WAIT_MS / 1000} s` : ''}`,
+        `webhooks (a): ${formatCount(run.settled.length)} orders settling through PaymentService over ${WEBHOOK_MERCHANTS} merchants (one receiver each), asked at ${SETTLE_RATE}/s, ` +
+          `achieved ${Math.round(achieved)}/s${run.failures.length ? `, ${run.failures.length} failed (${run.failures[0]})` : ''}; settlement call p50 ${fmt(callP50)}, p99 ${fmt(callP99)} ` +
+          `(making each pending order: ${fmt(setupMs / (DOMAIN_SETTLEMENTS + warmCount))} of wall time)`,
+        `  commit → webhook received: p50 ${fmt(domain.p50)}, p99 ${fmt(domain.p99)}, max ${fmt(domain.max)}${domain.missing > 0 ? `; ${formatCount(domain.missing)} not received within ${WAIT_MS / 1000} s` : ''}`,
       );
       const rateOk = achieved >= SETTLE_RATE * 0.95;
-      const met = missing === 0 && run.failures.length === 0 && rateOk && p99 < 1000;
+      const domainMet = domain.missing === 0 && run.failures.length === 0 && rateOk && domain.p99 < 1000;
       rows.push({
-        path: webhookPath,
+        path: `${webhookPath}, orders settling through the domain`,
         target: webhookTarget,
-        service: `p99 ${fmt(p99)}, p50 ${fmt(p50)} at ${Math.round(achieved)} settlements/s`,
-        met,
-        note: met
+        service: `p99 ${fmt(domain.p99)}, p50 ${fmt(domain.p50)} at ${Math.round(achieved)} settlements/s`,
+        met: domainMet,
+        note: domainMet
           ? undefined
-          : missing > 0
-            ? `${formatCount(missing)} of ${formatCount(run.settled.length)} webhooks not received`
+          : domain.missing > 0
+            ? `${formatCount(domain.missing)} of ${formatCount(run.settled.length)} webhooks not received`
             : !rateOk
-              ? `the driver reached ${Math.round(achieved)} settlements/s, not ${SETTLE_RATE}`
-              : `p99 ${fmt(p99)}`,
-        data: { settlements: run.settled.length, askedRate: SETTLE_RATE, achievedRate: achieved, merchants: WEBHOOK_MERCHANTS, missing, p50Ms: p50, p99Ms: p99, maxMs: max, callP50Ms: callP50, callP99Ms: callP99 },
+              ? `this machine settled ${Math.round(achieved)} orders/s through the domain (settlement call p50 ${fmt(callP50)}), not ${SETTLE_RATE}: the rate is not reached`
+              : `p99 ${fmt(domain.p99)}`,
+        data: { settlements: run.settled.length, askedRate: SETTLE_RATE, achievedRate: achieved, merchants: WEBHOOK_MERCHANTS, missing: domain.missing, p50Ms: domain.p50, p99Ms: domain.p99, maxMs: domain.max, callP50Ms: callP50, callP99Ms: callP99 },
+      });
+
+      // (b) The same writes from a SQL generator at the full rate.
+      const generated = await generateEvents(scratch.url, tenants.map((t, i) => ({ environmentId: t.environmentId, url: receiverUrls[i]! })), SETTLE_RATE, GENERATED_SECONDS);
+      await waitFor('generated webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= generated.committed.length);
+      const genArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
+      const gen = webhookLags(commitTimes(generated.committed, genArrivals.notifications, 2), genArrivals.webhooks, 2);
+      const genRate = (generated.committed.length * 1000) / generated.elapsedMs;
+      lines.push(
+        `webhooks (b): ${formatCount(generated.committed.length)} settlement events written by a SQL generator (per event one statement: the outbox row, its delivery and the NOTIFY, as a settlement writes them) ` +
+          `at ${Math.round(genRate)}/s${generated.failures ? `, ${generated.failures} failed` : ''}`,
+        `  commit → webhook received: p50 ${fmt(gen.p50)}, p99 ${fmt(gen.p99)}, max ${fmt(gen.max)}${gen.missing > 0 ? `; ${formatCount(gen.missing)} not received within ${WAIT_MS / 1000} s` : ''}`,
+      );
+      const genRateOk = genRate >= SETTLE_RATE * 0.95;
+      const genMet = gen.missing === 0 && generated.failures === 0 && genRateOk && gen.p99 < 1000;
+      rows.push({
+        path: `${webhookPath}, events written at that rate by a generator`,
+        target: webhookTarget,
+        service: `p99 ${fmt(gen.p99)}, p50 ${fmt(gen.p50)} at ${Math.round(genRate)} events/s`,
+        met: genMet,
+        note: genMet
+          ? 'the delivery pipeline (NOTIFY, claim, POST, record) at the full rate; the settlements themselves are not made'
+          : gen.missing > 0
+            ? `${formatCount(gen.missing)} of ${formatCount(generated.committed.length)} webhooks not received`
+            : !genRateOk
+              ? `the generator reached ${Math.round(genRate)} events/s`
+              : `p99 ${fmt(gen.p99)}`,
+        data: { events: generated.committed.length, rate: genRate, missing: gen.missing, p50Ms: gen.p50, p99Ms: gen.p99, maxMs: gen.max },
       });
     }
-    }
+    const hooks = await asyncHooksCost();
+    lines.push(
+      `AsyncLocalStorage once used (MikroORM transactional()/flush()): an awaited async call costs ${hooks.onNs.toFixed(0)} ns of CPU instead of ${hooks.offNs.toFixed(0)} ns ` +
+        `(${(hooks.onNs / hooks.offNs).toFixed(2)}×, for the whole process); the webhook dispatcher and the fan-out no longer use it`,
+    );
     lines.push(`  load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)}`);
   } finally {
     sink.close();
