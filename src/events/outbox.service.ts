@@ -6,7 +6,6 @@ import { ORDER_STATUS_NAMES, type OrderAggregate } from '../orders/order.service
 import { orderDetailsView } from '../orders/order-details.view';
 import { OutboxEvent } from './outbox-event.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import { encodeNotification, type EventNotification } from './event-fanout';
@@ -28,13 +27,19 @@ export class OutboxService {
     private readonly notifyChannel: string | null = null,
   ) {}
 
+  /**
+   * After the caller's changes are flushed (the body carries the order as verify returns it):
+   * the endpoint lookup, then one statement that writes the event, its delivery and the
+   * NOTIFY (two round trips where the unit of work took four or five).
+   */
   async recordOrderChange(em: EntityManager, aggregate: OrderAggregate, notifyType: 'successful' | 'failed' | 'pending'): Promise<OrderStatusChange> {
+    if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
     const order: Order = aggregate.order;
     order.eventSequence += 1;
     // Written before the body is frozen: the order's dateUpdated in the webhook is then the one order/verify returns.
     await em.flush();
     const eventId = randomUUID();
-    const environment = em.getReference(AppEnvironment, typeof order.environment === 'object' ? order.environment.id : (order.environment as number));
+    const environmentId = typeof order.environment === 'object' ? order.environment.id : (order.environment as number);
     const payload = {
       notify: 'transaction',
       notifyType,
@@ -45,24 +50,40 @@ export class OutboxService {
       statusCode: '00',
       message: 'Order details fetched successfully',
     };
-    const now = this.clock.now();
-    const event = em.create(OutboxEvent, { id: eventId, environment, order, notify: 'transaction', notifyType, sequence: order.eventSequence, payload });
-    // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
-    let delivery = false;
-    if (notifyType !== 'pending') {
-      const endpoint = await em.findOne(WebhookEndpoint, { environment, isActive: true });
-      if (endpoint) em.create(WebhookDelivery, { event, url: endpoint.url, destination: webhookDestination(endpoint.url), nextAttemptAt: now });
-      delivery = endpoint !== null;
-    }
     const change: OrderStatusChange = {
       eventId,
-      environmentId: environment.id,
+      environmentId,
       reference: order.reference,
       statusId: order.statusId,
       status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
       sequence: order.eventSequence,
     };
-    await this.notify(em, { kind: 'order', change, delivery });
+    const connection = em.getConnection();
+    const trx = em.getTransactionContext();
+    // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
+    let url: string | null = null;
+    if (notifyType !== 'pending') {
+      const endpoints: Array<{ url: string }> = await connection.execute('select url from webhook_endpoint where environment_id = ? and is_active limit 1', [environmentId], 'all', trx);
+      url = endpoints[0]?.url ?? null;
+    }
+    const params: unknown[] = [eventId, environmentId, order.id, notifyType, order.eventSequence, JSON.stringify(payload), new Date(), url, url === null ? null : webhookDestination(url), this.clock.now(), url !== null];
+    let notify = '';
+    if (this.notifyChannel) {
+      notify = ', pg_notify(?, ?)';
+      params.push(this.notifyChannel, encodeNotification({ kind: 'order', change, delivery: url !== null }));
+    }
+    await connection.execute(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, ?, 'transaction', ?, ?, ?::json, ?) returning id
+       ), delivery as (
+         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
+       )
+       select 1${notify}`,
+      params,
+      'all',
+      trx,
+    );
     return change;
   }
 
