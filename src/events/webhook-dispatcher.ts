@@ -1,14 +1,13 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
 import { DomainError, forbidden, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { TimelineEvents } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
-import type { OutboxService } from './outbox.service';
+import type { Execute, OutboxService } from './outbox.service';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookDelivery, type DeliveryState } from './webhook-delivery.entity';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from './webhook-url';
@@ -173,16 +172,21 @@ export class WebhookDispatcher {
   async redeliver(tenant: Tenant, eventId: string): Promise<WebhookDeliveryView> {
     requirePrivateKey(tenant);
     if (typeof eventId !== 'string' || !UUID.test(eventId)) throw notFound(EVENT_NOT_FOUND, '13');
-    const view = await this.orm.em.fork().transactional(async (em) => {
-      const event = await em.findOne(OutboxEvent, { id: eventId.toLowerCase(), environment: tenant.environmentId }, { populate: ['order'] });
-      if (!event) throw notFound(EVENT_NOT_FOUND, '13');
-      if (event.notify === 'transaction' && event.notifyType === 'pending') {
+    const view = await this.inTransaction(async (execute) => {
+      const events: Array<{ id: string; notify: string; notify_type: string; sequence: number; reference: string | null }> = await execute(
+        `select e.id, e.notify, e.notify_type, e.sequence, o.reference
+           from outbox_event e left join checkout_order o on o.id = e.order_id
+          where e.id = ? and e.environment_id = ?`,
+        [eventId.toLowerCase(), tenant.environmentId],
+      );
+      const found = events[0];
+      if (!found) throw notFound(EVENT_NOT_FOUND, '13');
+      if (found.notify === 'transaction' && found.notify_type === 'pending') {
         throw validationError('Only successful and failed order events are delivered as webhooks.');
       }
-      const endpoint = await this.activeEndpoint(em, tenant);
-      const delivery = await this.outbox.recordRedelivery(em, event, endpoint.url);
-      await em.flush();
-      return deliveryView(delivery, []);
+      const url = await this.activeEndpointUrl(execute, tenant);
+      const event = { id: found.id, notify: found.notify, notifyType: found.notify_type, sequence: found.sequence, order: found.reference === null ? null : { reference: found.reference } };
+      return deliveryView(await this.outbox.recordRedelivery(execute, event, url), []);
     });
     this.wake();
     return view;
@@ -195,13 +199,11 @@ export class WebhookDispatcher {
    */
   async sendTestPing(tenant: Tenant): Promise<WebhookDeliveryView> {
     requirePrivateKey(tenant);
-    const view = await this.orm.em.fork().transactional(async (em) => {
+    const view = await this.inTransaction(async (execute) => {
       // Locked: concurrent pings of one environment are counted one after the other.
-      const endpoint = await this.activeEndpoint(em, tenant, true);
-      await this.checkTestPingRate(em, tenant);
-      const delivery = await this.outbox.recordTestPing(em, tenant.environmentId, endpoint.url);
-      await em.flush();
-      return deliveryView(delivery, []);
+      const url = await this.activeEndpointUrl(execute, tenant, true);
+      await this.checkTestPingRate(execute, tenant);
+      return deliveryView(await this.outbox.recordTestPing(execute, tenant.environmentId, url), []);
     });
     this.wake();
     return view;
@@ -229,21 +231,22 @@ export class WebhookDispatcher {
     return deliveries.map((d) => deliveryView(d, byDelivery.get(String(d.id)) ?? []));
   }
 
-  private async activeEndpoint(em: EntityManager, tenant: Tenant, lock = false): Promise<WebhookEndpoint> {
-    const endpoint = await em.findOne(WebhookEndpoint, { environment: tenant.environmentId, isActive: true }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
-    if (!endpoint) throw validationError('No webhook URL is set for this environment.');
-    return endpoint;
+  private async activeEndpointUrl(execute: Execute, tenant: Tenant, lock = false): Promise<string> {
+    const rows: Array<{ url: string }> = await execute(
+      `select url from webhook_endpoint where environment_id = ? and is_active${lock ? ' for update' : ''}`,
+      [tenant.environmentId],
+    );
+    if (!rows[0]) throw validationError('No webhook URL is set for this environment.');
+    return rows[0].url;
   }
 
-  private async checkTestPingRate(em: EntityManager, tenant: Tenant): Promise<void> {
+  private async checkTestPingRate(execute: Execute, tenant: Tenant): Promise<void> {
     const limit = this.options.testPingsPerMinute;
     const now = this.clock.now().getTime();
-    const rows: Array<{ n: string | number; oldest: Date | string | null }> = await em.getConnection().execute(
+    const rows: Array<{ n: string | number; oldest: Date | string | null }> = await execute(
       `select count(*) as n, min(created_at) as oldest from outbox_event
         where environment_id = ? and notify = 'test_assess' and created_at > ?`,
       [tenant.environmentId, new Date(now - TEST_PING_WINDOW_MS)],
-      'all',
-      em.getTransactionContext(),
     );
     const sent = Number(rows[0]?.n ?? 0);
     if (sent < limit) return;
@@ -443,7 +446,7 @@ export class WebhookDispatcher {
    * not MikroORM's `transactional()`, whose transaction context (AsyncLocalStorage) would turn
    * on promise hooks for the whole process.
    */
-  private async inTransaction<T>(work: (execute: (sql: string, params: unknown[]) => Promise<any[]>) => Promise<T>): Promise<T> {
+  private async inTransaction<T>(work: (execute: Execute) => Promise<T>): Promise<T> {
     const connection = this.orm.em.getConnection();
     const trx = await connection.begin();
     try {
@@ -467,7 +470,7 @@ function requirePrivateKey(tenant: Tenant): void {
 }
 
 type DeliveryRow = Pick<WebhookDelivery, 'id' | 'url' | 'state' | 'attemptCount' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'> & {
-  event: Pick<OutboxEvent, 'id' | 'notify' | 'notifyType' | 'sequence' | 'order'>;
+  event: Pick<OutboxEvent, 'id' | 'notify' | 'notifyType' | 'sequence'> & { order: { reference: string } | null };
 };
 
 function deliveryView(d: DeliveryRow, attempts: WebhookAttempt[]): WebhookDeliveryView {
