@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { machineLine, rowsTable, type BenchMachine, type BenchRow, type BenchSection } from './report';
+import { machineLine, README_END, README_START, replaceBenchSection, rowsTable, type BenchMachine, type BenchRow, type BenchSection } from './report';
 
 interface SectionEntry {
   /** What `npm run bench -- <name>` calls it. */
@@ -30,8 +30,6 @@ const SECTIONS: SectionEntry[] = [
 ];
 
 const ROOT = path.resolve(__dirname, '../..');
-const README_START = '<!-- bench:start -->';
-const README_END = '<!-- bench:end -->';
 
 /**
  * `npm run bench`: the sections behind the table of performance targets, each measuring the
@@ -89,14 +87,13 @@ async function main(): Promise<void> {
 function writeReadme(table: string, machine: BenchMachine, totalMs: number): void {
   const readme = path.join(ROOT, 'README.md');
   const text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '';
-  const start = text.indexOf(README_START);
-  const end = text.indexOf(README_END);
-  if (start < 0 || end < start) {
+  const body = `\nMeasured by \`npm run bench\` in one run of ${(totalMs / 60_000).toFixed(1)} minutes on ${machineLine(machine)}.\n\n${table}\n`;
+  const updated = replaceBenchSection(text, body);
+  if (updated === null) {
     process.stdout.write(`notice: README.md has no ${README_START} … ${README_END} markers: the README was not updated.\n`);
     return;
   }
-  const body = `\nMeasured by \`npm run bench\` in one run of ${(totalMs / 60_000).toFixed(1)} minutes on ${machineLine(machine)}.\n\n${table}\n`;
-  fs.writeFileSync(readme, text.slice(0, start + README_START.length) + body + text.slice(end));
+  fs.writeFileSync(readme, updated);
   process.stdout.write('updated the bench section of README.md\n');
 }
 

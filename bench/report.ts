@@ -74,3 +74,14 @@ export function rowsTable(rows: readonly BenchRow[]): string {
 export function machineLine(m: BenchMachine): string {
   return `${m.date}: ${m.cpuModel}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}, ${m.postgres}`;
 }
+
+export const README_START = '<!-- bench:start -->';
+export const README_END = '<!-- bench:end -->';
+
+/** `text` with what lies between the bench markers replaced by `body`; null when the markers are absent or out of order. */
+export function replaceBenchSection(text: string, body: string): string | null {
+  const start = text.indexOf(README_START);
+  const end = text.indexOf(README_END, start + 1);
+  if (start < 0 || end < 0) return null;
+  return text.slice(0, start + README_START.length) + body + text.slice(end);
+}
