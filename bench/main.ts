@@ -119,6 +119,7 @@ async function describeMachine(): Promise<BenchMachine> {
     node: process.version,
     postgres,
     date: new Date().toISOString().slice(0, 10),
+    loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10),
   };
 }
 

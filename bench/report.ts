@@ -36,6 +36,8 @@ export interface BenchMachine {
   node: string;
   postgres: string;
   date: string;
+  /** 1, 5 and 15 minute load averages when the run ended: figures from a busy machine are not comparable with a quiet one's. */
+  loadAverage: number[];
 }
 
 /** "1,234" */
@@ -72,7 +74,7 @@ export function rowsTable(rows: readonly BenchRow[]): string {
 
 /** One line naming the machine, for the table's caption. */
 export function machineLine(m: BenchMachine): string {
-  return `${m.date}: ${m.cpuModel}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}, ${m.postgres}`;
+  return `${m.date}: ${m.cpuModel}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}, ${m.postgres}; load average ${m.loadAverage.map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min) at the end`;
 }
 
 export const README_START = '<!-- bench:start -->';
