@@ -72,7 +72,7 @@ export function createServices(
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
   const merchants = new MerchantService(orm, secrets, clock, config.encryptionKeyBits, webhookUrlPolicy);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
-  const webhooks = new WebhookDispatcher(orm, outbox, merchants, timeline, clock, {
+  const webhooks = new WebhookDispatcher(orm, outbox, merchants, clock, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,

@@ -1,16 +1,42 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppEnvironment } from '../merchants/app-environment.entity';
 import type { Order } from '../orders/order.entity';
 import { ORDER_STATUS_NAMES, type OrderAggregate } from '../orders/order.service';
 import { orderDetailsView } from '../orders/order-details.view';
-import { OutboxEvent } from './outbox-event.entity';
-import { WebhookDelivery } from './webhook-delivery.entity';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
+import type { DeliveryState } from './webhook-delivery.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import { encodeNotification, type EventNotification } from './event-fanout';
 import { webhookDestination } from './webhook-url';
+
+/** Runs one statement in the caller's transaction. */
+export type Execute = (sql: string, params: unknown[]) => Promise<any[]>;
+
+/** A delivery as written, with the event it delivers (what the delivery log shows). */
+export interface RecordedDelivery {
+  id: string;
+  url: string;
+  state: DeliveryState;
+  attemptCount: number;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+  createdAt: Date;
+  event: { id: string; notify: string; notifyType: string; sequence: number; order: { reference: string } | null };
+}
+
+const DELIVERY_COLUMNS = 'id, url, state, attempt_count, next_attempt_at, delivered_at, created_at';
+
+function deliveryOf(row: any): Omit<RecordedDelivery, 'event'> {
+  return {
+    id: String(row.id),
+    url: row.url,
+    state: row.state,
+    attemptCount: Number(row.attempt_count),
+    nextAttemptAt: new Date(row.next_attempt_at),
+    deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
+    createdAt: new Date(row.created_at),
+  };
+}
 
 /**
  * Writes the event of an order state change in the caller's transaction (transactional
@@ -28,13 +54,19 @@ export class OutboxService {
     private readonly notifyChannel: string | null = null,
   ) {}
 
+  /**
+   * After the caller's changes are flushed (the body carries the order as verify returns it):
+   * the endpoint lookup, then one statement that writes the event, its delivery and the
+   * NOTIFY (two round trips where the unit of work took four or five).
+   */
   async recordOrderChange(em: EntityManager, aggregate: OrderAggregate, notifyType: 'successful' | 'failed' | 'pending'): Promise<OrderStatusChange> {
+    if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
     const order: Order = aggregate.order;
     order.eventSequence += 1;
     // Written before the body is frozen: the order's dateUpdated in the webhook is then the one order/verify returns.
     await em.flush();
     const eventId = randomUUID();
-    const environment = em.getReference(AppEnvironment, typeof order.environment === 'object' ? order.environment.id : (order.environment as number));
+    const environmentId = typeof order.environment === 'object' ? order.environment.id : (order.environment as number);
     const payload = {
       notify: 'transaction',
       notifyType,
@@ -45,32 +77,49 @@ export class OutboxService {
       statusCode: '00',
       message: 'Order details fetched successfully',
     };
-    const now = this.clock.now();
-    const event = em.create(OutboxEvent, { id: eventId, environment, order, notify: 'transaction', notifyType, sequence: order.eventSequence, payload });
-    // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
-    let delivery = false;
-    if (notifyType !== 'pending') {
-      const endpoint = await em.findOne(WebhookEndpoint, { environment, isActive: true });
-      if (endpoint) em.create(WebhookDelivery, { event, url: endpoint.url, destination: webhookDestination(endpoint.url), nextAttemptAt: now });
-      delivery = endpoint !== null;
-    }
     const change: OrderStatusChange = {
       eventId,
-      environmentId: environment.id,
+      environmentId,
       reference: order.reference,
       statusId: order.statusId,
       status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
       sequence: order.eventSequence,
     };
-    await this.notify(em, { kind: 'order', change, delivery });
+    const connection = em.getConnection();
+    const trx = em.getTransactionContext();
+    // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
+    let url: string | null = null;
+    if (notifyType !== 'pending') {
+      const endpoints: Array<{ url: string }> = await connection.execute('select url from webhook_endpoint where environment_id = ? and is_active limit 1', [environmentId], 'all', trx);
+      url = endpoints[0]?.url ?? null;
+    }
+    const params: unknown[] = [eventId, environmentId, order.id, notifyType, order.eventSequence, JSON.stringify(payload), new Date(), url, url === null ? null : webhookDestination(url), this.clock.now(), url !== null];
+    let notify = '';
+    if (this.notifyChannel) {
+      notify = ', pg_notify(?, ?)';
+      params.push(this.notifyChannel, encodeNotification({ kind: 'order', change, delivery: url !== null }));
+    }
+    await connection.execute(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, ?, 'transaction', ?, ?, ?::json, ?) returning id
+       ), delivery as (
+         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
+       )
+       select 1${notify}`,
+      params,
+      'all',
+      trx,
+    );
     return change;
   }
 
   /**
-   * A test ping (`"notify": "test_assess"`) to the given URL, with its pending delivery, in the
-   * caller's transaction. Returns the delivery.
+   * A test ping (`"notify": "test_assess"`) to the given URL, with its pending delivery and the
+   * NOTIFY that wakes the dispatchers, in one statement of the caller's transaction. Returns the
+   * delivery.
    */
-  async recordTestPing(em: EntityManager, environmentId: number, url: string): Promise<WebhookDelivery> {
+  async recordTestPing(execute: Execute, environmentId: number, url: string): Promise<RecordedDelivery> {
     const eventId = randomUUID();
     const now = this.clock.now();
     const payload = {
@@ -83,20 +132,28 @@ export class OutboxService {
       statusCode: '00',
       message: 'Webhook test ping',
     };
-    const environment = em.getReference(AppEnvironment, environmentId);
     // Stamped with the service clock: the test-ping rate limit counts by it.
-    const event = em.create(OutboxEvent, { id: eventId, environment, notify: 'test_assess', notifyType: 'test_assess', payload, createdAt: now });
-    const delivery = em.create(WebhookDelivery, { event, url, destination: webhookDestination(url), nextAttemptAt: now });
-    await this.notify(em, { kind: 'wake' });
-    return delivery;
+    const rows = await execute(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, null, 'test_assess', 'test_assess', 0, ?::json, ?) returning id
+       )
+       insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event
+       returning ${DELIVERY_COLUMNS}`,
+      [eventId, environmentId, JSON.stringify(payload), now, url, webhookDestination(url), now],
+    );
+    await this.notify(execute, { kind: 'wake' });
+    return { ...deliveryOf(rows[0]), event: { id: eventId, notify: 'test_assess', notifyType: 'test_assess', sequence: 0, order: null } };
   }
 
   /** A new pending delivery of a stored event (redelivery on request), in the caller's transaction. */
-  async recordRedelivery(em: EntityManager, event: OutboxEvent, url: string): Promise<WebhookDelivery> {
-    const now = this.clock.now();
-    const delivery = em.create(WebhookDelivery, { event, url, destination: webhookDestination(url), nextAttemptAt: now });
-    await this.notify(em, { kind: 'wake' });
-    return delivery;
+  async recordRedelivery(execute: Execute, event: RecordedDelivery['event'], url: string): Promise<RecordedDelivery> {
+    const rows = await execute(
+      `insert into webhook_delivery (event_id, url, destination, next_attempt_at) values (?, ?, ?, ?) returning ${DELIVERY_COLUMNS}`,
+      [event.id, url, webhookDestination(url), this.clock.now()],
+    );
+    await this.notify(execute, { kind: 'wake' });
+    return { ...deliveryOf(rows[0]), event };
   }
 
   /**
@@ -124,10 +181,8 @@ export class OutboxService {
   }
 
   /** NOTIFY in the caller's transaction: PostgreSQL delivers it at commit, never on rollback. */
-  private async notify(em: EntityManager, notification: EventNotification): Promise<void> {
+  private async notify(execute: Execute, notification: EventNotification): Promise<void> {
     if (!this.notifyChannel) return;
-    // Outside a transaction the NOTIFY would go out before the rows it announces are committed.
-    if (!em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
-    await em.getConnection().execute('select pg_notify(?, ?)', [this.notifyChannel, encodeNotification(notification)], 'all', em.getTransactionContext());
+    await execute('select pg_notify(?, ?)', [this.notifyChannel, encodeNotification(notification)]);
   }
 }

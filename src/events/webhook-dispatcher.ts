@@ -1,15 +1,13 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
 import { DomainError, forbidden, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
-import { Order } from '../orders/order.entity';
-import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { TimelineEvents } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
-import type { OutboxService } from './outbox.service';
+import type { Execute, OutboxService } from './outbox.service';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookDelivery, type DeliveryState } from './webhook-delivery.entity';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from './webhook-url';
@@ -125,7 +123,6 @@ export class WebhookDispatcher {
     private readonly orm: MikroORM,
     private readonly outbox: OutboxService,
     private readonly secrets: { webhookSecrets(subsidiaryId: number): Promise<string[]> },
-    private readonly timeline: TimelineService,
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
   ) {
@@ -175,16 +172,21 @@ export class WebhookDispatcher {
   async redeliver(tenant: Tenant, eventId: string): Promise<WebhookDeliveryView> {
     requirePrivateKey(tenant);
     if (typeof eventId !== 'string' || !UUID.test(eventId)) throw notFound(EVENT_NOT_FOUND, '13');
-    const view = await this.orm.em.fork().transactional(async (em) => {
-      const event = await em.findOne(OutboxEvent, { id: eventId.toLowerCase(), environment: tenant.environmentId }, { populate: ['order'] });
-      if (!event) throw notFound(EVENT_NOT_FOUND, '13');
-      if (event.notify === 'transaction' && event.notifyType === 'pending') {
+    const view = await this.inTransaction(async (execute) => {
+      const events: Array<{ id: string; notify: string; notify_type: string; sequence: number; reference: string | null }> = await execute(
+        `select e.id, e.notify, e.notify_type, e.sequence, o.reference
+           from outbox_event e left join checkout_order o on o.id = e.order_id
+          where e.id = ? and e.environment_id = ?`,
+        [eventId.toLowerCase(), tenant.environmentId],
+      );
+      const found = events[0];
+      if (!found) throw notFound(EVENT_NOT_FOUND, '13');
+      if (found.notify === 'transaction' && found.notify_type === 'pending') {
         throw validationError('Only successful and failed order events are delivered as webhooks.');
       }
-      const endpoint = await this.activeEndpoint(em, tenant);
-      const delivery = await this.outbox.recordRedelivery(em, event, endpoint.url);
-      await em.flush();
-      return deliveryView(delivery, []);
+      const url = await this.activeEndpointUrl(execute, tenant);
+      const event = { id: found.id, notify: found.notify, notifyType: found.notify_type, sequence: found.sequence, order: found.reference === null ? null : { reference: found.reference } };
+      return deliveryView(await this.outbox.recordRedelivery(execute, event, url), []);
     });
     this.wake();
     return view;
@@ -197,13 +199,11 @@ export class WebhookDispatcher {
    */
   async sendTestPing(tenant: Tenant): Promise<WebhookDeliveryView> {
     requirePrivateKey(tenant);
-    const view = await this.orm.em.fork().transactional(async (em) => {
+    const view = await this.inTransaction(async (execute) => {
       // Locked: concurrent pings of one environment are counted one after the other.
-      const endpoint = await this.activeEndpoint(em, tenant, true);
-      await this.checkTestPingRate(em, tenant);
-      const delivery = await this.outbox.recordTestPing(em, tenant.environmentId, endpoint.url);
-      await em.flush();
-      return deliveryView(delivery, []);
+      const url = await this.activeEndpointUrl(execute, tenant, true);
+      await this.checkTestPingRate(execute, tenant);
+      return deliveryView(await this.outbox.recordTestPing(execute, tenant.environmentId, url), []);
     });
     this.wake();
     return view;
@@ -231,21 +231,22 @@ export class WebhookDispatcher {
     return deliveries.map((d) => deliveryView(d, byDelivery.get(String(d.id)) ?? []));
   }
 
-  private async activeEndpoint(em: EntityManager, tenant: Tenant, lock = false): Promise<WebhookEndpoint> {
-    const endpoint = await em.findOne(WebhookEndpoint, { environment: tenant.environmentId, isActive: true }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
-    if (!endpoint) throw validationError('No webhook URL is set for this environment.');
-    return endpoint;
+  private async activeEndpointUrl(execute: Execute, tenant: Tenant, lock = false): Promise<string> {
+    const rows: Array<{ url: string }> = await execute(
+      `select url from webhook_endpoint where environment_id = ? and is_active${lock ? ' for update' : ''}`,
+      [tenant.environmentId],
+    );
+    if (!rows[0]) throw validationError('No webhook URL is set for this environment.');
+    return rows[0].url;
   }
 
-  private async checkTestPingRate(em: EntityManager, tenant: Tenant): Promise<void> {
+  private async checkTestPingRate(execute: Execute, tenant: Tenant): Promise<void> {
     const limit = this.options.testPingsPerMinute;
     const now = this.clock.now().getTime();
-    const rows: Array<{ n: string | number; oldest: Date | string | null }> = await em.getConnection().execute(
+    const rows: Array<{ n: string | number; oldest: Date | string | null }> = await execute(
       `select count(*) as n, min(created_at) as oldest from outbox_event
         where environment_id = ? and notify = 'test_assess' and created_at > ?`,
       [tenant.environmentId, new Date(now - TEST_PING_WINDOW_MS)],
-      'all',
-      em.getTransactionContext(),
     );
     const sent = Number(rows[0]?.n ?? 0);
     if (sent < limit) return;
@@ -316,11 +317,9 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
     const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number }> =
-      await this.orm.em.fork().transactional(async (em) => {
-        const connection = em.getConnection();
-        const trx = em.getTransactionContext();
-        await connection.execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY], 'all', trx);
-        return connection.execute(
+      await this.inTransaction(async (execute) => {
+        await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
+        return execute(
           `with leased as (
              select d.destination, env.subsidiary_id
                from webhook_delivery d
@@ -356,8 +355,6 @@ export class WebhookDispatcher {
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
            returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id`,
           [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
-          'all',
-          trx,
         );
       });
     return rows.map((r) => ({
@@ -397,53 +394,71 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * One statement (atomic, no transaction context): the attempt is always kept; the delivery
+   * moves on only if our lease still holds (otherwise it ran out and another worker claimed the
+   * delivery: the state is theirs); a delivered or dead delivery notes it on the order's timeline.
+   */
   private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<void> {
     const now = this.clock.now();
-    await this.orm.em.fork().transactional(async (em) => {
-      const delivery = await em.findOne(WebhookDelivery, { id: job.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!delivery) return;
-      em.create(WebhookAttempt, {
-        delivery,
-        statusCode: result.statusCode,
-        latencyMs: result.latencyMs,
-        error: result.error,
-        responseBody: result.responseBody,
-        createdAt: now,
-      });
-      // Our lease ran out and another worker claimed the delivery: the attempt is kept, the state is theirs.
-      if (delivery.state !== 'pending' || delivery.lockedUntil?.getTime() !== job.lease.getTime()) return;
-      delivery.attemptCount += 1;
-      delivery.lockedUntil = null;
-      const order = job.orderId === null ? null : em.getReference(Order, job.orderId);
-      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-      if (ok) {
-        delivery.state = 'delivered';
-        delivery.deliveredAt = now;
-        if (order) {
-          this.timeline.record(em, order, TimelineEvents.webhookDelivered, 'system', `Webhook delivered to ${job.url}`, {
-            eventId: job.eventId,
-            url: job.url,
-            attempts: delivery.attemptCount,
-            statusCode: result.statusCode,
-          });
-        }
-      } else if (delivery.attemptCount > this.options.retryDelaysMs.length) {
-        delivery.state = 'dead';
-        if (order) {
-          this.timeline.record(em, order, TimelineEvents.webhookFailed, 'system', `Webhook to ${job.url} failed after ${delivery.attemptCount} attempts`, {
-            eventId: job.eventId,
-            url: job.url,
-            attempts: delivery.attemptCount,
-            statusCode: result.statusCode,
-            error: result.error,
-          });
-        }
-      } else {
-        const delay = this.jittered(this.options.retryDelaysMs[delivery.attemptCount - 1]!);
-        delivery.nextAttemptAt = new Date(now.getTime() + delay);
-        this.nextDueAt = Math.min(this.nextDueAt, delivery.nextAttemptAt.getTime());
-      }
-    });
+    const attempts = job.attemptCount + 1;
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const state: DeliveryState = ok ? 'delivered' : attempts > this.options.retryDelaysMs.length ? 'dead' : 'pending';
+    const nextAttemptAt = state === 'pending' ? new Date(now.getTime() + this.jittered(this.options.retryDelaysMs[attempts - 1]!)) : null;
+    const timeline =
+      job.orderId === null || state === 'pending'
+        ? null
+        : state === 'delivered'
+          ? {
+              event: TimelineEvents.webhookDelivered,
+              description: `Webhook delivered to ${job.url}`,
+              metadata: { eventId: job.eventId, url: job.url, attempts, statusCode: result.statusCode },
+            }
+          : {
+              event: TimelineEvents.webhookFailed,
+              description: `Webhook to ${job.url} failed after ${attempts} attempts`,
+              metadata: { eventId: job.eventId, url: job.url, attempts, statusCode: result.statusCode, error: result.error },
+            };
+    const rows: Array<{ moved: boolean }> = await this.orm.em.getConnection().execute(
+      `with attempt as (
+         insert into webhook_attempt (delivery_id, status_code, latency_ms, error, response_body, created_at)
+         select id, ?, ?, ?, ?, ? from webhook_delivery where id = ?
+       ), moved as (
+         update webhook_delivery
+            set attempt_count = attempt_count + 1, locked_until = null, state = ?, delivered_at = ?,
+                next_attempt_at = coalesce(?, next_attempt_at)
+          where id = ? and state = 'pending' and locked_until = ?
+         returning id
+       ), noted as (
+         insert into timeline_event (order_id, event, source, description, metadata, created_at)
+         select ?, ?, 'system', ?, ?::jsonb, ? from moved where ?::boolean
+       )
+       select exists (select 1 from moved) as moved`,
+      [
+        result.statusCode, result.latencyMs, result.error, result.responseBody, now, job.id,
+        state, state === 'delivered' ? now : null, nextAttemptAt, job.id, job.lease,
+        job.orderId, timeline?.event ?? '', timeline?.description ?? null, timeline ? JSON.stringify(timeline.metadata) : null, new Date(), timeline !== null,
+      ],
+    );
+    if (rows[0]?.moved && nextAttemptAt) this.nextDueAt = Math.min(this.nextDueAt, nextAttemptAt.getTime());
+  }
+
+  /**
+   * Runs `work` in one transaction on one pooled connection, through the connection itself:
+   * not MikroORM's `transactional()`, whose transaction context (AsyncLocalStorage) would turn
+   * on promise hooks for the whole process.
+   */
+  private async inTransaction<T>(work: (execute: Execute) => Promise<T>): Promise<T> {
+    const connection = this.orm.em.getConnection();
+    const trx = await connection.begin();
+    try {
+      const result = await work((sql, params) => connection.execute(sql, params, 'all', trx));
+      await connection.commit(trx);
+      return result;
+    } catch (err) {
+      await connection.rollback(trx).catch(() => undefined);
+      throw err;
+    }
   }
 
   private jittered(delayMs: number): number {
@@ -457,7 +472,7 @@ function requirePrivateKey(tenant: Tenant): void {
 }
 
 type DeliveryRow = Pick<WebhookDelivery, 'id' | 'url' | 'state' | 'attemptCount' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'> & {
-  event: Pick<OutboxEvent, 'id' | 'notify' | 'notifyType' | 'sequence' | 'order'>;
+  event: Pick<OutboxEvent, 'id' | 'notify' | 'notifyType' | 'sequence'> & { order: { reference: string } | null };
 };
 
 function deliveryView(d: DeliveryRow, attempts: WebhookAttempt[]): WebhookDeliveryView {
