@@ -6,36 +6,15 @@ import { registerRestShim } from './rest/routes';
 import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
 import { frameworkErrors, httpServerOptions, installProtection } from './protection';
+import { installObservability, loggerOptions } from './observability';
+
+export { LOG_REDACTIONS, loggerOptions } from './observability';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Header and body paths that must never reach a log line. */
-export const LOG_REDACTIONS = [
-  'req.headers["api-key"]',
-  'req.headers["x-admin-token"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-];
-
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  return {
-    level,
-    redact: { paths: LOG_REDACTIONS, censor: '[redacted]' },
-    // Only method, url and ids: bodies (which may hold card data) are never logged.
-    serializers: {
-      req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), id: req.id, ip: req.ip }),
-    },
-  };
-}
 
 /** TRUST_PROXY as Fastify takes it: a hop count becomes "trust the nearest n hops". */
 function trustProxyOption(value: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof value === 'number' ? (_address, hop) => hop < value : value;
-}
-
-function redactQuery(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
 }
 
 /** Builds the HTTP server: REST shim, GraphQL, hosted checkout pages, health. */
@@ -62,15 +41,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     reply.header('x-request-id', request.id);
   });
   installProtection(app, ctx);
-
-  app.get('/health', async (_request, reply) => {
-    try {
-      await ctx.orm.em.getConnection().execute('select 1');
-      return { status: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
+  // /health, /health/ready, /health/live, /metrics, and the hooks that count requests.
+  installObservability(app, ctx);
 
   await registerRestShim(app, ctx);
   await registerGraphql(app, ctx);

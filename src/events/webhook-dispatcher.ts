@@ -40,6 +40,16 @@ export interface WebhookDispatcherOptions {
   jitter?: number;
 }
 
+/** What became of one attempt, reported after it was recorded (for metrics). */
+export interface WebhookAttemptOutcome {
+  /** delivered (2xx), retry (scheduled again), dead (that was the last), stale (another worker owns the delivery now). */
+  result: 'delivered' | 'retry' | 'dead' | 'stale';
+  statusCode: number | null;
+  latencyMs: number;
+  /** How late the attempt started: from when it was due to when it was claimed. */
+  lagMs: number;
+}
+
 /** One HTTP attempt of a delivery. */
 export interface WebhookAttemptView {
   id: string;
@@ -92,6 +102,8 @@ interface ClaimedDelivery {
   orderId: number | null;
   body: string;
   subsidiaryId: number;
+  /** From when it was due to when it was claimed. */
+  lagMs: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -120,6 +132,7 @@ export class WebhookDispatcher {
   private nextDueAt = Number.POSITIVE_INFINITY;
   private log: EventLog = silentLog;
   private readonly http: WebhookHttpClient;
+  private readonly attemptListeners = new Set<(outcome: WebhookAttemptOutcome) => void>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -148,6 +161,12 @@ export class WebhookDispatcher {
     this.loop = undefined;
     await Promise.allSettled([...this.inflight]);
     this.http.close();
+  }
+
+  /** Hears the outcome of each attempt once recorded; returns the unsubscribe. */
+  onAttempt(listener: (outcome: WebhookAttemptOutcome) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
   }
 
   /** Something may be due now (an event was committed, a slot freed up). */
@@ -315,7 +334,7 @@ export class WebhookDispatcher {
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
-    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number }> =
+    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number; next_attempt_at: Date | string }> =
       await this.orm.em.fork().transactional(async (em) => {
         const connection = em.getConnection();
         const trx = em.getTransactionContext();
@@ -354,7 +373,7 @@ export class WebhookDispatcher {
            update webhook_delivery d set locked_until = ?
              from picked, outbox_event e, app_environment env
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
-           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id`,
+           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, d.next_attempt_at`,
           [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
           'all',
           trx,
@@ -369,6 +388,7 @@ export class WebhookDispatcher {
       orderId: r.order_id,
       body: r.body,
       subsidiaryId: r.subsidiary_id,
+      lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
     }));
   }
 
@@ -388,18 +408,26 @@ export class WebhookDispatcher {
       result = { statusCode: null, latencyMs: 0, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, responseBody: null };
     }
     try {
-      await this.recordAttempt(job, result);
+      const recorded = await this.recordAttempt(job, result);
+      const outcome: WebhookAttemptOutcome = { result: recorded, statusCode: result.statusCode, latencyMs: result.latencyMs, lagMs: job.lagMs };
+      for (const listener of this.attemptListeners) {
+        try {
+          listener(outcome);
+        } catch {
+          // A listener's fault is never the delivery's.
+        }
+      }
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, maybe twice.
       this.log.error({ err, deliveryId: job.id }, 'recording a webhook attempt failed');
     }
   }
 
-  private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<void> {
+  private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<WebhookAttemptOutcome['result']> {
     const now = this.clock.now();
-    await this.orm.em.fork().transactional(async (em) => {
+    return this.orm.em.fork().transactional(async (em) => {
       const delivery = await em.findOne(WebhookDelivery, { id: job.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!delivery) return;
+      if (!delivery) return 'stale';
       em.create(WebhookAttempt, {
         delivery,
         statusCode: result.statusCode,
@@ -409,14 +437,16 @@ export class WebhookDispatcher {
         createdAt: now,
       });
       // Our lease ran out and another worker claimed the delivery: the attempt is kept, the state is theirs.
-      if (delivery.state !== 'pending' || delivery.lockedUntil?.getTime() !== job.lease.getTime()) return;
+      if (delivery.state !== 'pending' || delivery.lockedUntil?.getTime() !== job.lease.getTime()) return 'stale';
       delivery.attemptCount += 1;
       delivery.lockedUntil = null;
+      let outcome: WebhookAttemptOutcome['result'] = 'retry';
       const order = job.orderId === null ? null : em.getReference(Order, job.orderId);
       const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
       if (ok) {
         delivery.state = 'delivered';
         delivery.deliveredAt = now;
+        outcome = 'delivered';
         if (order) {
           this.timeline.record(em, order, TimelineEvents.webhookDelivered, 'system', `Webhook delivered to ${job.url}`, {
             eventId: job.eventId,
@@ -427,6 +457,7 @@ export class WebhookDispatcher {
         }
       } else if (delivery.attemptCount > this.options.retryDelaysMs.length) {
         delivery.state = 'dead';
+        outcome = 'dead';
         if (order) {
           this.timeline.record(em, order, TimelineEvents.webhookFailed, 'system', `Webhook to ${job.url} failed after ${delivery.attemptCount} attempts`, {
             eventId: job.eventId,
@@ -441,6 +472,7 @@ export class WebhookDispatcher {
         delivery.nextAttemptAt = new Date(now.getTime() + delay);
         this.nextDueAt = Math.min(this.nextDueAt, delivery.nextAttemptAt.getTime());
       }
+      return outcome;
     });
   }
 
