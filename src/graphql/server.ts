@@ -46,7 +46,7 @@ function logInternalErrors(log: RequestLog, errors: readonly unknown[], details:
 function withRequestId(errors: readonly GraphQLFormattedError[] | undefined, requestId: string): void {
   if (!errors) return;
   for (const error of errors) {
-    if (error.extensions?.code === 'INTERNAL_SERVER_ERROR') (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
+    if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' || error.extensions?.code === 'SERVICE_UNAVAILABLE') (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
   }
 }
 
