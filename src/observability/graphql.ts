@@ -16,7 +16,7 @@ function record(metrics: Metrics, names: LabelGuard, transport: Transport, type:
 
 /**
  * GraphQL over HTTP (Apollo): each operation counted by type (query, mutation; `unknown`
- * when it never parsed or validated), name and outcome, and timed.
+ * when it did not parse), name and outcome, and timed.
  */
 export function graphqlMetricsPlugin(metrics: Metrics, names: LabelGuard): ApolloServerPlugin {
   return {
@@ -31,8 +31,11 @@ export function graphqlMetricsPlugin(metrics: Metrics, names: LabelGuard): Apoll
         async didEncounterErrors() {
           errored = true;
         },
-        async willSendResponse({ operationName }) {
-          record(metrics, names, 'http', type, operationName ?? request.operationName, startedAt, errored);
+        async willSendResponse({ operationName, document }) {
+          // A document that parsed but failed validation still says what it is and how it is named.
+          const operation = document ? getOperationAST(document, request.operationName) : null;
+          if (type === 'unknown' && operation) type = operation.operation;
+          record(metrics, names, 'http', type, operationName ?? request.operationName ?? operation?.name?.value, startedAt, errored);
         },
       };
     },
@@ -60,10 +63,11 @@ export class GraphqlWsMetrics {
   ) {}
 
   started(socket: object, id: string, document: DocumentNode, operationName: string | null | undefined): void {
-    const type = getOperationAST(document, operationName)?.operation ?? 'unknown';
+    const operation = getOperationAST(document, operationName);
     let operations = this.running.get(socket);
     if (!operations) this.running.set(socket, (operations = new Map()));
-    operations.set(id, { type, name: operationName, startedAt: performance.now(), errored: false });
+    // The document's own name when the client did not say which operation (a single one).
+    operations.set(id, { type: operation?.operation ?? 'unknown', name: operationName ?? operation?.name?.value, startedAt: performance.now(), errored: false });
   }
 
   /** An error for an operation: marks a running one, or counts one refused before it started (limits, validation). */
