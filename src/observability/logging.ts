@@ -25,6 +25,10 @@ const SECRET_KEY = /^(card_?number|pan|cvv2?|cvc|security_?code|expiry(_?(month|
 const DIGIT_RUN = /\b\d(?:[ -]?\d){12,18}\b/g;
 /** The service's own api keys, whole. */
 const API_KEY = /PGW-(?:PUBLICKEY|SECRETKEY)-(?:TEST|LIVE)-[0-9a-f]{32}/g;
+/** Webhook signing secrets (Standard Webhooks' `whsec_` form). */
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=]{8,}/g;
+/** 64 hex digits: the master key's form (and any other 256-bit secret written in hex). */
+const HEX_256 = /\b[0-9a-fA-F]{64}\b/g;
 /** PEM blocks of private keys. */
 const PEM_PRIVATE = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
 
@@ -41,11 +45,13 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Masks what looks like a card number, an api key or a private key inside free text (error messages, stacks). */
+/** Masks what looks like a card number, an api key, a webhook secret, a hex master key or a private key inside free text (error messages, stacks). */
 export function scrubText(text: string): string {
   return text
     .replace(PEM_PRIVATE, CENSOR)
     .replace(API_KEY, CENSOR)
+    .replace(WEBHOOK_SECRET, CENSOR)
+    .replace(HEX_256, CENSOR)
     .replace(DIGIT_RUN, (run) => (luhn(run.replace(/[ -]/g, '')) ? CENSOR : run));
 }
 
