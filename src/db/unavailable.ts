@@ -14,11 +14,12 @@ const MESSAGES = /Connection terminated|Connection ended unexpectedly|Timeout ac
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
-    const e = current as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalError?: unknown };
+    const e = current as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; thrownValue?: unknown };
     if (typeof e.code === 'string' && (SOCKET_CODES.has(e.code) || SQLSTATE.test(e.code))) return true;
     if (e.name === 'KnexTimeoutError' || (current as object).constructor?.name === 'ConnectionException') return true;
     if (typeof e.message === 'string' && MESSAGES.test(e.message)) return true;
-    current = e.originalError ?? e.cause;
+    // graphql-js wraps a value that is no Error of its own realm as `thrownValue`.
+    current = e.originalError ?? e.thrownValue ?? e.cause;
   }
   return false;
 }

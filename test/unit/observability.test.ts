@@ -20,6 +20,8 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(refused)).toBe(true);
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: refused }))).toBe(true);
     expect(isDatabaseUnavailable({ originalError: new Error('Connection terminated unexpectedly') })).toBe(true);
+    // graphql-js's wrapper of a value thrown from another realm.
+    expect(isDatabaseUnavailable({ name: 'NonErrorThrown', thrownValue: { errno: -104, code: 'ECONNRESET', syscall: 'read' } })).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('the database system is shutting down'), { code: '57P03' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }))).toBe(true);
   });

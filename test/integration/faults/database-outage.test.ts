@@ -86,6 +86,9 @@ describe('PostgreSQL cut while serving', () => {
     const healthWhileCut = await request(t.baseUrl, 'GET', '/health');
     const liveWhileCut = await request(t.baseUrl, 'GET', '/health/live');
     const metricsWhileCut = await timed(() => request(t.baseUrl, 'GET', '/metrics'));
+    const graphqlWhileCut = await timed(() =>
+      request(t.baseUrl, 'POST', '/graphql', { apiKey: k.privateKey, headers: { 'x-request-id': 'outage-gql-1' }, body: { query: '{ orders(first: 1) { totalCount } }' } }),
+    );
     await new Promise((r) => setTimeout(r, 1200));
     proxy.restore();
     const restoredAt = answers.length;
@@ -100,6 +103,11 @@ describe('PostgreSQL cut while serving', () => {
     expect(liveWhileCut.status).toBe(200);
     expect(metricsWhileCut.res.status).toBe(200);
     expect(metricsWhileCut.ms).toBeLessThan(ANSWER_BOUND_MS);
+    // GraphQL says the same in its own shape, with the request id for support.
+    expect(graphqlWhileCut.ms).toBeLessThan(ANSWER_BOUND_MS);
+    expect(graphqlWhileCut.res.body.errors).toEqual([
+      expect.objectContaining({ message: UNAVAILABLE.message, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: 'outage-gql-1' } }),
+    ]);
 
     // Traffic went on before, during and after the cut, and the cut was felt.
     expect(cutAt).toBeGreaterThanOrEqual(8);
