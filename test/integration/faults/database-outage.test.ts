@@ -40,7 +40,7 @@ describe('PostgreSQL cut while serving', () => {
     viaProxy.host = `127.0.0.1:${await proxy.start()}`;
     t = await startTestService({ DATABASE_URL: viaProxy.toString(), RATE_LIMIT: 'off' });
     m = await createTestMerchant(t);
-  });
+  }, 90_000);
   afterAll(async () => {
     await t?.close();
     await proxy?.close();
@@ -165,5 +165,5 @@ describe('PostgreSQL cut while serving', () => {
     } finally {
       await db.end();
     }
-  }, 40_000);
+  }, 60_000);
 });

@@ -19,7 +19,7 @@ describe('SIGTERM under load', () => {
     scratch = await createScratchDatabase('faults_sigterm');
     m = await createMerchantIn(scratch.url);
     service = await startChildService(scratch.url, { RATE_LIMIT: 'off' });
-  });
+  }, 90_000);
   afterAll(async () => {
     await service?.stop('SIGKILL', 1000);
     await scratch?.drop();
@@ -92,5 +92,5 @@ describe('SIGTERM under load', () => {
     const lines = s.logLines();
     expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
-  }, 40_000);
+  }, 60_000);
 });

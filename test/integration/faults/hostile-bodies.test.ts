@@ -27,7 +27,7 @@ describe('a flood of hostile bodies beside valid traffic', () => {
   beforeAll(async () => {
     t = await startTestService({ RATE_LIMIT: 'off', BODY_LIMIT_BYTES: String(BODY_LIMIT) });
     [m, other] = await Promise.all([createTestMerchant(t), createTestMerchant(t)]);
-  });
+  }, 90_000);
   afterAll(async () => {
     await t.close();
   });
@@ -91,5 +91,5 @@ describe('a flood of hostile bodies beside valid traffic', () => {
     }
     // Still healthy afterwards.
     expect((await request(t.baseUrl, 'GET', '/health/ready')).status).toBe(200);
-  }, 40_000);
+  }, 60_000);
 });

@@ -31,7 +31,7 @@ describe('structured logs', () => {
     });
     t = await startTestService({}, { logger: { ...(loggerOptions('trace') as object), stream } });
     m = await createTestMerchant(t);
-  });
+  }, 90_000);
   afterAll(async () => {
     await t.close();
   });

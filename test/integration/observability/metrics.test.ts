@@ -45,7 +45,7 @@ describe('GET /metrics', () => {
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     });
     m = await createTestMerchant(t, { webhookUrl: receiver.url });
-  }, 40_000);
+  }, 90_000);
   afterAll(async () => {
     await t?.close();
     await receiver?.close();
@@ -157,7 +157,7 @@ describe('GET /metrics', () => {
     expect(value(s, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThan(0);
     expect(value(s, 'process_resident_memory_bytes')).toBeGreaterThan(1e6);
     ws.close();
-  });
+  }, 60_000);
 
   it('answers the health endpoints', async () => {
     for (const path of ['/health', '/health/ready', '/health/live']) {
