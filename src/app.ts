@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './app-context';
 import { registerGraphql } from './graphql/server';
 import { registerRestShim } from './rest/routes';
@@ -7,36 +7,25 @@ import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
 import { registerDashboard } from './dashboard/routes';
 import { frameworkErrors, httpServerOptions, installProtection } from './protection';
+import { installObservability, loggerOptions } from './observability';
+import { isGraphqlPath } from './protection/responses';
+import { errorBody } from './rest/envelopes';
+
+export { LOG_REDACTIONS, loggerOptions } from './observability';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Header and body paths that must never reach a log line. */
-export const LOG_REDACTIONS = [
-  'req.headers["api-key"]',
-  'req.headers["x-admin-token"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-];
-
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  return {
-    level,
-    redact: { paths: LOG_REDACTIONS, censor: '[redacted]' },
-    // Only method, url and ids: bodies (which may hold card data) are never logged.
-    serializers: {
-      req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), id: req.id, ip: req.ip }),
-    },
-  };
-}
 
 /** TRUST_PROXY as Fastify takes it: a hop count becomes "trust the nearest n hops". */
 function trustProxyOption(value: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof value === 'number' ? (_address, hop) => hop < value : value;
 }
 
-function redactQuery(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
+export const SHUTTING_DOWN = 'The service is shutting down, please try again.';
+
+function sendShuttingDown(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.code(503).header('connection', 'close').header('retry-after', '1');
+  if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: SHUTTING_DOWN, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
+  return reply.send(errorBody('503', SHUTTING_DOWN));
 }
 
 /** Builds the HTTP server: REST shim, GraphQL, hosted checkout pages, health. */
@@ -50,6 +39,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: httpServerOptions(ctx.config),
     frameworkErrors,
+    // While closing, the hook below answers in the documented shape (Fastify's own 503 has another).
+    return503OnClosing: false,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -59,19 +50,18 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, strictTypes: false } },
   });
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Shutting down: a request that arrives on a connection still open is refused, and the connection closed.
+    if (closing) return sendShuttingDown(request, reply);
   });
   installProtection(app, ctx);
-
-  app.get('/health', async (_request, reply) => {
-    try {
-      await ctx.orm.em.getConnection().execute('select 1');
-      return { status: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
+  // /health, /health/ready, /health/live, /metrics, and the hooks that count requests.
+  installObservability(app, ctx);
 
   await registerRestShim(app, ctx);
   await registerGraphql(app, ctx);

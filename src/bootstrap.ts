@@ -73,10 +73,10 @@ export async function createService(
       app,
       close: () =>
         (closing ??= (async () => {
-          await scheduler.stop();
-          await webhooks.stop();
+          // Stop accepting connections at once and finish the requests in flight, while the
+          // background jobs wind down (each bounded: a webhook attempt by its timeout).
+          await Promise.all([app.close(), scheduler.stop(), webhooks.stop()]);
           await eventFanout.stop();
-          await app.close();
           await runtime.close();
         })()),
     };

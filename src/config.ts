@@ -15,6 +15,8 @@ export interface Config {
   dataDir: string;
   publicUrl: string;
   adminToken?: string;
+  /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
   migrateOnStart: boolean;
   logLevel: LogLevel;
   /** MASTER_KEY as given (hex or base64 of 32 bytes); undefined means "generate one in dataDir". */
@@ -163,6 +165,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems.push('ADMIN_TOKEN must be at least 16 characters long');
   }
 
+  const metricsToken = value('METRICS_TOKEN');
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    problems.push('METRICS_TOKEN must be at least 16 characters long, without spaces');
+  }
+
   const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevelRaw}")`);
@@ -221,6 +228,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir,
     publicUrl,
     adminToken,
+    metricsToken,
     migrateOnStart: boolean('MIGRATE_ON_START', true),
     logLevel: logLevelRaw as LogLevel,
     masterKey,

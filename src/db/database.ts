@@ -32,6 +32,11 @@ export function ormOptions(connection: Connection, poolSize: number): Options<Po
       snapshot: false,
     },
     pool: { min: 0, max: poolSize },
+    // A server that does not answer a connection attempt (host down, packets dropped) fails it
+    // within 10 s instead of the operating system's minutes: requests fail (503), readiness says so.
+    // The query builder's own warnings ("Connection Error: …") would be unstructured console
+    // lines; the same failures reach the JSON log through the requests and jobs they fail.
+    driverOptions: { connection: { connectionTimeoutMillis: 10_000 }, log: { warn() {}, error() {}, deprecate() {}, debug() {} } },
     discovery: { warnWhenNoEntities: true },
     allowGlobalContext: false,
     forceUndefined: false,

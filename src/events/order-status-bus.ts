@@ -50,6 +50,13 @@ export class OrderStatusBus {
   subscriberCount(environmentId: number): number {
     return this.topics.get(environmentId)?.size ?? 0;
   }
+
+  /** Live subscribers of every environment (the instance's subscription count, for metrics). */
+  totalSubscribers(): number {
+    let total = 0;
+    for (const subscribers of this.topics.values()) total += subscribers.size;
+    return total;
+  }
 }
 
 class Subscription implements AsyncIterableIterator<OrderStatusChange> {

@@ -38,6 +38,16 @@ export interface WebhookDispatcherOptions {
   jitter?: number;
 }
 
+/** What became of one attempt, reported after it was recorded (for metrics). */
+export interface WebhookAttemptOutcome {
+  /** delivered (2xx), retry (scheduled again), dead (that was the last), stale (another worker owns the delivery now). */
+  result: 'delivered' | 'retry' | 'dead' | 'stale';
+  statusCode: number | null;
+  latencyMs: number;
+  /** How late the attempt started: from when it was due to when it was claimed. */
+  lagMs: number;
+}
+
 /** One HTTP attempt of a delivery. */
 export interface WebhookAttemptView {
   id: string;
@@ -90,6 +100,8 @@ interface ClaimedDelivery {
   orderId: number | null;
   body: string;
   subsidiaryId: number;
+  /** From when it was due to when it was claimed. */
+  lagMs: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -118,6 +130,7 @@ export class WebhookDispatcher {
   private nextDueAt = Number.POSITIVE_INFINITY;
   private log: EventLog = silentLog;
   private readonly http: WebhookHttpClient;
+  private readonly attemptListeners = new Set<(outcome: WebhookAttemptOutcome) => void>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -145,6 +158,12 @@ export class WebhookDispatcher {
     this.loop = undefined;
     await Promise.allSettled([...this.inflight]);
     this.http.close();
+  }
+
+  /** Hears the outcome of each attempt once recorded; returns the unsubscribe. */
+  onAttempt(listener: (outcome: WebhookAttemptOutcome) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
   }
 
   /** Something may be due now (an event was committed, a slot freed up). */
@@ -316,7 +335,7 @@ export class WebhookDispatcher {
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
-    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number }> =
+    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number; next_attempt_at: Date | string }> =
       await this.inTransaction(async (execute) => {
         await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
         return execute(
@@ -353,7 +372,7 @@ export class WebhookDispatcher {
            update webhook_delivery d set locked_until = ?
              from picked, outbox_event e, app_environment env
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
-           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id`,
+           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, d.next_attempt_at`,
           [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
         );
       });
@@ -366,6 +385,7 @@ export class WebhookDispatcher {
       orderId: r.order_id,
       body: r.body,
       subsidiaryId: r.subsidiary_id,
+      lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
     }));
   }
 
@@ -387,7 +407,15 @@ export class WebhookDispatcher {
       result = { statusCode: null, latencyMs: 0, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, responseBody: null };
     }
     try {
-      await this.recordAttempt(job, result);
+      const recorded = await this.recordAttempt(job, result);
+      const outcome: WebhookAttemptOutcome = { result: recorded, statusCode: result.statusCode, latencyMs: result.latencyMs, lagMs: job.lagMs };
+      for (const listener of this.attemptListeners) {
+        try {
+          listener(outcome);
+        } catch {
+          // A listener's fault is never the delivery's.
+        }
+      }
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, maybe twice.
       this.log.error({ err, deliveryId: job.id }, 'recording a webhook attempt failed');
@@ -399,7 +427,7 @@ export class WebhookDispatcher {
    * moves on only if our lease still holds (otherwise it ran out and another worker claimed the
    * delivery: the state is theirs); a delivered or dead delivery notes it on the order's timeline.
    */
-  private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<void> {
+  private async recordAttempt(job: ClaimedDelivery, result: WebhookHttpResult): Promise<WebhookAttemptOutcome['result']> {
     const now = this.clock.now();
     const attempts = job.attemptCount + 1;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -440,7 +468,9 @@ export class WebhookDispatcher {
         job.orderId, timeline?.event ?? '', timeline?.description ?? null, timeline ? JSON.stringify(timeline.metadata) : null, new Date(), timeline !== null,
       ],
     );
-    if (rows[0]?.moved && nextAttemptAt) this.nextDueAt = Math.min(this.nextDueAt, nextAttemptAt.getTime());
+    if (!rows[0]?.moved) return 'stale';
+    if (nextAttemptAt) this.nextDueAt = Math.min(this.nextDueAt, nextAttemptAt.getTime());
+    return state === 'pending' ? 'retry' : state;
   }
 
   /**

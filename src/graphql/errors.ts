@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred, please try again later.';
 
@@ -68,5 +69,8 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     return typeof own === 'string' && own !== formatted.extensions?.code ? { ...formatted, extensions: { ...formatted.extensions, code: own } } : formatted;
   }
   if (isRequestError(error)) return formatted;
+  if (isDatabaseUnavailable(cause)) {
+    return { message: DATABASE_UNAVAILABLE_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+  }
   return { message: INTERNAL_ERROR_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }

@@ -4,7 +4,7 @@ import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import type { Context as WsContext } from 'graphql-ws';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
@@ -44,6 +44,14 @@ function logInternalErrors(log: RequestLog, errors: readonly unknown[], details:
   }
 }
 
+/** Adds `extensions.requestId` to the masked internal errors of an answer (their only clue for support). */
+function withRequestId(errors: readonly GraphQLFormattedError[] | undefined, requestId: string): void {
+  if (!errors) return;
+  for (const error of errors) {
+    if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' || error.extensions?.code === 'SERVICE_UNAVAILABLE') (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
+  }
+}
+
 async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
@@ -53,6 +61,7 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
     includeStacktraceInErrorResponses: false,
     validationRules: [...pipeline.validationRules],
     plugins: [
+      ...(app.hasDecorator('graphqlMetrics') ? [app.graphqlMetrics.apolloPlugin] : []),
       {
         async requestDidStart() {
           return {
@@ -62,6 +71,10 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
             },
             async didEncounterErrors({ errors, contextValue, operationName }) {
               logInternalErrors(contextValue.log, errors, { operationName });
+            },
+            async willSendResponse({ response, contextValue }) {
+              // An internal error carries the request id (also in the x-request-id header), for support.
+              if (contextValue?.requestId && response.body.kind === 'single') withRequestId(response.body.singleResult.errors, contextValue.requestId);
             },
           };
         },
@@ -155,9 +168,12 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
   const maxOperations = ctx.config.maxSubscriptionsPerSocket;
   const sockets = closeSocketsOfReplacedKeys(app, ctx);
 
+  const metrics = app.hasDecorator('graphqlMetrics') ? app.graphqlMetrics.websocket : undefined;
   const format = (socket: SocketContext, operationId: string, errors: readonly GraphQLError[]) => {
     logInternalErrors(socket.extra.request.log, errors, { operationId });
-    return errors.map((e) => formatGraphqlError(e.toJSON(), e));
+    const formatted = errors.map((e) => formatGraphqlError(e.toJSON(), e));
+    withRequestId(formatted, socket.extra.request.id);
+    return formatted;
   };
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
@@ -202,6 +218,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       }
       const prepared = pipeline.prepare(payload.query, payload.variables);
       if (Array.isArray(prepared)) return prepared;
+      metrics?.started(socket, id, prepared.document, payload.operationName);
       return {
         schema,
         document: prepared.document,
@@ -210,7 +227,15 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey, session: socket.extra.session }, socket.extra.request),
       };
     },
-    onNext: (socket, id, _payload, _args, result) => (result.errors ? { ...result, errors: format(socket, id, result.errors) } : undefined),
-    onError: (socket, id, _payload, errors) => format(socket, id, errors),
+    onNext: (socket, id, payload, _args, result) => {
+      if (!result.errors) return undefined;
+      metrics?.errored(socket, id, payload.operationName);
+      return { ...result, errors: format(socket, id, result.errors) };
+    },
+    onError: (socket, id, payload, errors) => {
+      metrics?.errored(socket, id, payload.operationName);
+      return format(socket, id, errors);
+    },
+    onComplete: (socket, id) => metrics?.completed(socket, id),
   });
 }

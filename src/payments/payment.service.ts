@@ -58,6 +58,16 @@ export interface AuthenticationOutcome {
   status: 'successful' | 'failed' | 'processing';
 }
 
+/** A payment attempt reached a status (reported after its transaction committed; for metrics). */
+export interface PaymentOutcome {
+  /** null for an order that expired unpaid (no attempt, no method). */
+  method: PaymentMethod | null;
+  status: 'pending' | 'successful' | 'failed';
+  /** The response code the order now carries (00, 02, a decline code, Z1–Z5, …). */
+  code: string;
+  actor: PaymentActor;
+}
+
 export const PAYMENT_OPTION_IDS: Record<string, number> = { C: 2, PAYPAL: 3 };
 const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
 
@@ -119,6 +129,39 @@ export class PaymentService {
     this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
     recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
+  }
+
+  private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
+  /** Outcomes noted inside a transaction, keyed by that transaction's list of changes: reported once it committed. */
+  private readonly uncommittedOutcomes = new WeakMap<OrderStatusChange[], PaymentOutcome[]>();
+
+  /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
+  onOutcome(listener: (outcome: PaymentOutcome) => void): () => void {
+    this.outcomeListeners.add(listener);
+    return () => this.outcomeListeners.delete(listener);
+  }
+
+  private noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
+    const noted = this.uncommittedOutcomes.get(changes);
+    if (noted) noted.push(outcome);
+    else this.uncommittedOutcomes.set(changes, [outcome]);
+  }
+
+  /** After a transaction committed: its changes to the event fan-out, its outcomes to the listeners. */
+  private committed(changes: OrderStatusChange[]): void {
+    this.events.afterCommit(changes);
+    const outcomes = this.uncommittedOutcomes.get(changes);
+    if (!outcomes) return;
+    this.uncommittedOutcomes.delete(changes);
+    for (const outcome of outcomes) {
+      for (const listener of this.outcomeListeners) {
+        try {
+          listener(outcome);
+        } catch {
+          // A listener's fault is never the payment's.
+        }
+      }
+    }
   }
 
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
@@ -204,7 +247,7 @@ export class PaymentService {
       await em.flush();
       return { paymentId: payment.id, key: payment.reference, amount: order.totalChargedAmount, currency: order.currency, processorReference: order.processorReference, threeDSecure };
     });
-    this.events.afterCommit(changes);
+    this.committed(changes);
 
     // 2. Call the processor, with no transaction open. A failure here leaves the attempt
     //    Processing, for reconciliation from the processor's record.
@@ -262,7 +305,7 @@ export class PaymentService {
       await em.flush();
       return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
     });
-    this.events.afterCommit(changes);
+    this.committed(changes);
 
     if (step.kind === 'call') {
       const processor = step.mode === 'test' ? this.processors.test : this.processors.live!;
@@ -297,7 +340,7 @@ export class PaymentService {
         await this.expireAuthentication(em, order, payment, changes);
         return true;
       });
-      this.events.afterCommit(changes);
+      this.committed(changes);
       if (done) expired += 1;
     }
     const orders: Array<{ id: number }> = await connection.execute(
@@ -318,9 +361,10 @@ export class PaymentService {
         const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
         changes.push(await this.outbox.recordOrderChange(em, aggregate, 'failed'));
         await em.flush();
+        this.noteOutcome(changes, { method: null, status: 'failed', code: ResponseCodes.orderExpired.code, actor: 'expiry' });
         return true;
       });
-      this.events.afterCommit(changes);
+      this.committed(changes);
       if (done) expired += 1;
     }
     return expired;
@@ -384,7 +428,7 @@ export class PaymentService {
       }
       return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
     });
-    this.events.afterCommit(changes);
+    this.committed(changes);
     return settled;
   }
 
@@ -417,6 +461,7 @@ export class PaymentService {
       await em.flush();
       const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
       changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
+      this.noteOutcome(changes, { method, status: 'pending', code: ResponseCodes.pending.code, actor });
       return aggregate;
     }
 
@@ -478,6 +523,7 @@ export class PaymentService {
     const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
     await em.flush();
+    this.noteOutcome(changes, { method, status: approved ? 'successful' : 'failed', code: result.code, actor });
     return aggregate;
   }
 

@@ -7,6 +7,8 @@ import { errorBody } from '../rest/envelopes';
  * what is wrong in the documented error shape and echo nothing of the request.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Raised before the onRequest hooks that set it on every other answer.
+  reply.header('x-request-id', request.id);
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       reply.code(414).send(errorBody('414', 'The request URL is too long.'));

@@ -2,6 +2,8 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { errorBody, httpStatusFor } from './envelopes';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
+import { isGraphqlPath } from '../protection/responses';
 
 export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
   return reply.code(httpStatusFor(code)).send(errorBody(code, message));
@@ -32,6 +34,15 @@ export function installRestErrorHandling(app: FastifyInstance): void {
     if (fe.validation) return sendError(reply, 'VAL400', validationMessage(fe));
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return sendError(reply, 'VAL400', 'The request is not valid.');
+    }
+    if (isDatabaseUnavailable(error)) {
+      // Not a bug: the database is unreachable (readiness says so too). Clients retry later.
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.code(503).header('retry-after', '5');
+      if (isGraphqlPath(request.url)) {
+        return reply.send({ errors: [{ message: DATABASE_UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
+      }
+      return reply.send(errorBody('503', DATABASE_UNAVAILABLE_MESSAGE));
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, '500', 'An unexpected error occurred, please try again later.');

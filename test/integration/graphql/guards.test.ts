@@ -150,13 +150,14 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
       try {
         const QUERY = `query { dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2021-01-01T00:00:00Z") { successRate } }`;
         const res = await http(QUERY, {}, m.keys.test.privateKey, { 'x-request-id': 'gql-internal-http-1' });
-        expect(res.errors).toEqual([{ message: 'An unexpected error occurred, please try again later.', locations: expect.anything(), path: ['dashboardSummary'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+        // The request id is the client's clue for support (issue 13).
+        expect(res.errors).toEqual([{ message: 'An unexpected error occurred, please try again later.', locations: expect.anything(), path: ['dashboardSummary'], extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'gql-internal-http-1' } }]);
         expect(JSON.stringify(res)).not.toMatch(/table_that_does_not_exist/);
 
         const s = await open(m.keys.test.privateKey);
         s.subscribe('fault', QUERY);
         const ws = await s.result('fault');
-        expect(ws.payload.errors).toEqual([{ message: 'An unexpected error occurred, please try again later.', locations: expect.anything(), path: ['dashboardSummary'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+        expect(ws.payload.errors).toEqual([{ message: 'An unexpected error occurred, please try again later.', locations: expect.anything(), path: ['dashboardSummary'], extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } }]);
         expect(JSON.stringify(ws)).not.toMatch(/table_that_does_not_exist/);
 
         const logged = logLines.filter((l) => l.msg === 'GraphQL operation failed with an internal error');
@@ -165,6 +166,7 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
           expect.objectContaining({ reqId: expect.any(String), operationId: 'fault', err: expect.objectContaining({ message: expect.stringMatching(/table_that_does_not_exist/) }) }),
         ]);
         expect(logged[1].reqId).not.toBe('gql-internal-http-1');
+        expect(ws.payload.errors[0].extensions.requestId).toBe(logged[1].reqId);
       } finally {
         services.orders.summary = summary;
       }
