@@ -7,7 +7,8 @@ import { createService, type Service } from '../src/bootstrap';
  * The service under test, in a process of its own (so its RSS and CPU time are its own), driven
  * by the bench over IPC: `start` (with the environment), `stats` (CPU time, RSS, heap),
  * `alloc-start` / `alloc-stop` (bytes allocated on the JS heap meanwhile, from V8's sampling
- * heap profiler counting objects already collected too), `exit`.
+ * heap profiler counting objects already collected too), `profile-start` / `profile-stop` (a
+ * CPU profile of the main thread meanwhile), `exit`.
  */
 let service: Service | undefined;
 const session = new Session();
@@ -47,6 +48,15 @@ async function handle(msg: { cmd: string; env?: Record<string, string> }): Promi
       const { profile } = await post<{ profile: { head: ProfileNode } }>('HeapProfiler.stopSampling');
       await post('HeapProfiler.disable');
       return { bytes: total(profile.head) };
+    }
+    case 'profile-start':
+      await post('Profiler.enable');
+      await post('Profiler.start');
+      return { ok: true };
+    case 'profile-stop': {
+      const { profile } = await post<{ profile: unknown }>('Profiler.stop');
+      await post('Profiler.disable');
+      return { profile };
     }
     case 'exit':
       await service?.close();

@@ -6,7 +6,6 @@ interface Column {
   alias: string;
   kind: 'value' | 'date' | 'reference';
   /** For references: the prototype of the entity referred to. */
-  target?: object;
   targetPk?: string;
 }
 
@@ -15,14 +14,13 @@ interface Column {
  * as MikroORM would have hydrated it, without the entity manager: every persisted scalar
  * property by the entity's own metadata (so the column list follows the entities), timestamps
  * parsed as MikroORM parses them, and many-to-one relations as references holding only their
- * id (the caller puts loaded relations in place). The objects are detached: read them, never
- * persist them.
+ * id (the caller puts loaded relations in place). The objects are plain (typed as the entity):
+ * read them, never persist them.
  */
 export class EntityRowMapper<T extends object> {
   /** `alias.column as "alias__column", …` for the SELECT list. */
   readonly selectList: string;
   private readonly columns: Column[];
-  private readonly prototype: object;
   private readonly pkAlias: string;
   private readonly parseDate: (value: string) => Date;
 
@@ -30,7 +28,6 @@ export class EntityRowMapper<T extends object> {
     const metadata = orm.getMetadata();
     const meta = metadata.find(entity.name) as EntityMetadata<T>;
     if (!meta) throw new Error(`no metadata for ${entity.name}`);
-    this.prototype = meta.prototype as object;
     const platform = orm.em.getPlatform();
     this.parseDate = (value) => platform.parseDate(value) as Date;
     this.columns = [];
@@ -42,7 +39,7 @@ export class EntityRowMapper<T extends object> {
         this.columns.push({ prop: prop.name, alias: aliasName, kind: prop.runtimeType === 'Date' ? 'date' : 'value' });
       } else if (prop.kind === 'm:1') {
         const target = metadata.find(prop.type) as EntityMetadata;
-        this.columns.push({ prop: prop.name, alias: aliasName, kind: 'reference', target: target.prototype as object, targetPk: target.primaryKeys[0] as string });
+        this.columns.push({ prop: prop.name, alias: aliasName, kind: 'reference', targetPk: target.primaryKeys[0] as string });
       }
     }
     const pk = this.columns.find((c) => c.prop === meta.primaryKeys[0]);
@@ -54,15 +51,14 @@ export class EntityRowMapper<T extends object> {
   /** The entity of `row`, or null when its columns are all null (a left join that found nothing). */
   map(row: Record<string, unknown>): T | null {
     if (row[this.pkAlias] === null || row[this.pkAlias] === undefined) return null;
-    const entity = Object.create(this.prototype) as Record<string, unknown>;
+    // A plain object: assigning through the entity's prototype would run MikroORM's change-tracking setters.
+    const entity: Record<string, unknown> = {};
     for (const c of this.columns) {
       const value = row[c.alias];
       if (value === null || value === undefined) entity[c.prop] = null;
       else if (c.kind === 'date') entity[c.prop] = value instanceof Date ? value : this.parseDate(value as string);
       else if (c.kind === 'reference') {
-        const ref = Object.create(c.target!) as Record<string, unknown>;
-        ref[c.targetPk!] = value;
-        entity[c.prop] = ref;
+        entity[c.prop] = { [c.targetPk!]: value };
       } else entity[c.prop] = value;
     }
     return entity as T;

@@ -1,7 +1,8 @@
+import type { OptionalProps } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { runPrepared, type PreparedStatement } from '../db/prepared';
 import { EntityRowMapper } from '../db/row-mapper';
-import { AppEnvironment } from '../merchants/app-environment.entity';
+import type { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
@@ -125,11 +126,10 @@ export class OrderQueries {
     ]);
     const row = rows[0];
     if (!row) throw new Error('order create: no row returned');
-    const environment = Object.create(AppEnvironment.prototype) as AppEnvironment;
-    environment.id = o.environmentId;
-    return Object.assign(new Order(), {
+    // Every property as the entity would hold it after the insert, as a plain object (see EntityRowMapper).
+    const order: Omit<Order, typeof OptionalProps> = {
       id: row.order_id as number,
-      environment,
+      environment: { id: o.environmentId } as AppEnvironment,
       reference: o.reference,
       processorReference: o.processorReference,
       paymentReference: o.paymentReference,
@@ -149,14 +149,25 @@ export class OrderQueries {
       totalChargedAmount: o.totalChargedAmount,
       statusId: OrderStatus.Initiated,
       narration: o.narration,
+      remarks: '',
       redirectUrl: o.redirectUrl,
+      paymentMethod: null,
       paymentResponseCode: CREATED_RESPONSE_CODE,
       paymentResponseMessage: CREATED_RESPONSE_MESSAGE,
+      paymentLink: null,
+      frequency: null,
+      numberOfPayments: null,
+      recurringPaymentId: null,
+      recurringPaymentReference: null,
       ipAddress: o.ipAddress,
+      providerResponseDate: null,
+      datePaymentConfirmed: null,
+      eventSequence: 0,
       version: 1,
       createdAt: now,
       updatedAt: now,
-    });
+    };
+    return order as Order;
   }
 
   /** The order of (environment, reference) with its customer, link and type, payments and cards (by id); null when there is none. */
