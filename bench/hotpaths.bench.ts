@@ -85,7 +85,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 export async function runHotPathsBench(): Promise<BenchSection> {
   const started = Date.now();
-  const roundMs = Number(process.env.BENCH_HOT_ROUND_MS ?? 4000);
+  const roundMs = Number(process.env.BENCH_HOT_ROUND_MS ?? 3000);
   const rounds = Math.max(3, Number(process.env.BENCH_HOT_ROUNDS ?? 3));
   // The baselines talk to PostgreSQL with pg: this section needs a server (never the embedded database).
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/pgw_bench_hotpaths';
@@ -97,6 +97,8 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     SCHEDULER_INTERVAL_MS: '0',
     WEBHOOK_CONCURRENCY: '0',
     RATE_LIMIT: 'off',
+    // Passed through for comparisons (TENANT_CACHE_TTL_MS=0: the service without its caches).
+    ...(process.env.TENANT_CACHE_TTL_MS ? { TENANT_CACHE_TTL_MS: process.env.TENANT_CACHE_TTL_MS } : {}),
   };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-hot-'));
   env.DATA_DIR = dataDir;
@@ -133,13 +135,18 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     const base = `http://127.0.0.1:${basePort}`;
 
     // Warm-up of both (JIT, pools, caches) and the orders verify and status read.
-    const warm = await load({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `W-${stamp}`, count: 400, concurrency: CONCURRENCY, durationMs: 60_000 });
-    if (warm.ok < 400) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
-    const references = Array.from({ length: 400 }, (_, i) => `W-${stamp}-${i}`);
-    await load({ url: `${svc}/create`, apiKey: m4096.keys.test.publicKey, kind: 'create', encryptionKey: m4096.keys.test.encryptionKey, referencePrefix: `W4-${stamp}`, count: 100, concurrency: CONCURRENCY, durationMs: 60_000 });
-    await load({ url: `${base}/create2048`, kind: 'create', encryptionKey: base2048.encryptionKey, referencePrefix: `W-${stamp}`, count: 400, concurrency: CONCURRENCY, durationMs: 60_000 });
-    await load({ url: `${base}/create4096`, kind: 'create', encryptionKey: base4096.encryptionKey, referencePrefix: `W4-${stamp}`, count: 100, concurrency: CONCURRENCY, durationMs: 60_000 });
-    await load({ url: `${svc}/verify`, apiKey: m2048.keys.test.privateKey, kind: 'verify', references, count: 400, concurrency: CONCURRENCY, durationMs: 60_000 });
+    const warmCount = 200;
+    const warm = await load({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `W-${stamp}`, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 });
+    if (warm.ok < warmCount) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
+    const references = Array.from({ length: warmCount }, (_, i) => `W-${stamp}-${i}`);
+    await Promise.all([
+      load({ url: `${svc}/create`, apiKey: m4096.keys.test.publicKey, kind: 'create', encryptionKey: m4096.keys.test.encryptionKey, referencePrefix: `W4-${stamp}`, count: 64, concurrency: CONCURRENCY, durationMs: 60_000 }),
+      load({ url: `${base}/create2048`, kind: 'create', encryptionKey: base2048.encryptionKey, referencePrefix: `W-${stamp}`, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 }),
+    ]);
+    await Promise.all([
+      load({ url: `${base}/create4096`, kind: 'create', encryptionKey: base4096.encryptionKey, referencePrefix: `W4-${stamp}`, count: 64, concurrency: CONCURRENCY, durationMs: 60_000 }),
+      load({ url: `${svc}/verify`, apiKey: m2048.keys.test.privateKey, kind: 'verify', references, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 }),
+    ]);
 
     interface Case {
       key: string;
@@ -208,15 +215,18 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     }
 
     // Allocation per order create: a separate run with the sampling heap profiler on.
-    const allocCount = Number(process.env.BENCH_HOT_ALLOC_REQUESTS ?? 1500);
+    const allocCount = Number(process.env.BENCH_HOT_ALLOC_REQUESTS ?? 6000);
+    const allocMs = 3000;
     const allocGen = ipc('order-load.js');
     let allocPerRequest = Number.NaN;
+    let allocRequests = 0;
     try {
-      await allocGen.call({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `A-${stamp}`, count: allocCount, concurrency: CONCURRENCY, durationMs: 60_000 });
+      await allocGen.call({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `A-${stamp}`, count: allocCount, concurrency: CONCURRENCY, durationMs: allocMs });
       await service.call({ cmd: 'alloc-start' });
       const r = await allocGen.call<LoadResult>({ go: true });
       const { bytes } = await service.call<{ bytes: number }>({ cmd: 'alloc-stop' });
       allocPerRequest = bytes / Math.max(1, r.ok);
+      allocRequests = r.ok;
     } finally {
       allocGen.child.kill();
     }
@@ -254,7 +264,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     row('status', 'order status (encrypted)', '≥ 0.6× decrypt + one SELECT', (r) => r >= 0.6);
     const rssMiB = peakRss / 1024 / 1024;
     const allocKiB = allocPerRequest / 1024;
-    lines.push(`  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocCount} creates)`);
+    lines.push(`  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocRequests} creates over ${allocMs} ms)`);
     rows.push({
       path: 'memory',
       target: 'RSS < 300 MiB at 32 connections; < 100 KiB allocated per order create',
