@@ -1,137 +1,284 @@
 import 'reflect-metadata';
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { loadConfig } from '../src/config';
-import { createService, type Service } from '../src/bootstrap';
-import { encryptPayload } from '../src/crypto/payload-client';
+import { openRuntime } from '../src/bootstrap';
+import { generateRsaKeyMaterial } from '../src/crypto/encryption-key';
 import { benchDatabaseEnv, freePort } from './bench-env';
 import type { LoadRequest, LoadResult } from './order-load';
+import type { BenchRow, BenchSection } from './report';
 
 /**
- * What the protection on the hot paths costs: order/create (encrypted) and order/verify over
- * HTTP against two services that differ only in RATE_LIMIT (on, with limits high enough never
- * to refuse, against off), up at once with interleaved rounds so that changes in the machine's
- * load hit both alike. The ratio on/off is the figure; the rate check should cost microseconds.
+ * The REST hot paths against their irreducible baselines, in one run on the same PostgreSQL:
+ * encrypted order/create (2048- and 4096-bit keys), order/verify and order/status of the
+ * service (a process of its own, RATE_LIMIT=off) beside a bare node:http server doing only
+ * the decryption and the one statement each needs (bench/baselines/irreducible-server.ts).
+ * Each pair is measured in interleaved rounds (which goes first alternates), 32 connections
+ * from a load generator in another process; throughput is the median of the rounds, p99 over
+ * all of a path's requests. Then the service's memory: its highest RSS during the rounds, and
+ * the JS heap allocated per order create (V8's sampling heap profiler, collected objects
+ * included) over a separate run of creates.
  */
-const CONCURRENCY = 16;
-const ROUNDS = 4;
+const CONCURRENCY = 32;
 
-interface Target {
-  name: string;
-  baseUrl: string;
-  publicKey: string;
-  privateKey: string;
-  encryptionKey: string;
-  service: Service;
-  dataDir: string;
+interface Ipc {
+  child: ChildProcess;
+  call<T>(msg: object): Promise<T>;
+  exited: Promise<never>;
 }
 
-async function startTarget(name: string, env: Record<string, string>): Promise<Target> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pgw-bench-hot-${name}-`));
-  const service = await createService(loadConfig({ ...env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }), { logger: false });
-  await service.app.listen({ port, host: '127.0.0.1' });
-  const created = await service.runtime.ctx.services.merchants.createMerchant({ name: `Bench Hot ${name}`, country: 'NG', supportEmail: 'bench@hot.test', keyBits: 2048 });
-  return { name, baseUrl: `http://127.0.0.1:${port}`, publicKey: created.keys.test.publicKey, privateKey: created.keys.test.privateKey, encryptionKey: created.keys.test.encryptionKey, service, dataDir };
+function ipc(file: string, options: { execArgv?: string[] } = {}): Ipc {
+  const child = fork(path.join(__dirname, file), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: options.execArgv ?? [] });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`bench: ${file} exited with ${code}`))));
+  exited.catch(() => undefined);
+  let chain: Promise<unknown> = Promise.resolve();
+  const call = <T>(msg: object): Promise<T> => {
+    const result = chain.then(() => Promise.race([new Promise<T>((resolve) => { child.once('message', (m) => resolve(m as T)); child.send(msg); }), exited]));
+    chain = result.catch(() => undefined);
+    return result;
+  };
+  return { child, call, exited };
 }
 
 async function load(req: LoadRequest): Promise<LoadResult> {
-  const child = fork(path.join(__dirname, 'order-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`bench: the load generator exited with ${code}`))));
-  const next = () => Promise.race([new Promise<unknown>((resolve) => child.once('message', resolve)), exited]);
-  const ready = next();
-  child.send(req);
-  await ready;
-  const result = next();
-  child.send('go');
-  return (await result) as LoadResult;
-}
-
-let counter = 0;
-function orderPlaintext(reference: string) {
-  return {
-    customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${counter % 50}@example.test` },
-    order: { amount: 2500, reference, description: 'Bench order', currency: 'NGN' },
-    payment: { RedirectUrl: 'https://shop.example.test/back' },
-  };
+  const gen = ipc('order-load.js');
+  try {
+    await gen.call(req);
+    return await gen.call<LoadResult>({ go: true });
+  } finally {
+    gen.child.kill();
+  }
 }
 
 function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = Float64Array.from(values).sort();
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))] ?? Number.NaN;
 }
 
-async function createRound(t: Target, durationMs: number): Promise<LoadResult> {
-  const count = Math.ceil((durationMs / 1000) * 3000) + 50;
-  const payloads = Array.from({ length: count }, () => encryptPayload(orderPlaintext(`H-${t.name}-${Date.now().toString(36)}-${(counter += 1)}`), t.encryptionKey));
-  return load({ url: `${t.baseUrl}/checkout/order/create`, apiKey: t.publicKey, payloads, concurrency: CONCURRENCY, durationMs });
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = target.pathname.replace(/^\//, '');
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`bench: unsafe database name ${name}`);
+  target.pathname = '/postgres';
+  const admin = new Client({ connectionString: target.toString() });
+  await admin.connect();
+  try {
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (exists.rowCount === 0) await admin.query(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
 }
 
-async function verifyRound(t: Target, references: string[], durationMs: number): Promise<LoadResult> {
-  const count = Math.ceil((durationMs / 1000) * 8000) + 50;
-  const bodies = Array.from({ length: count }, (_, i) => JSON.stringify({ reference: references[i % references.length] }));
-  return load({ url: `${t.baseUrl}/checkout/order/verify`, apiKey: t.privateKey, payloads: [], bodies, okStatusCode: '00', concurrency: CONCURRENCY, durationMs });
+interface Measured {
+  rates: number[];
+  latencies: number[];
+  errors: number;
+  firstFailure?: string;
+  cpuUsPerRequest: number[];
 }
 
-export async function runHotPathsBench(): Promise<{ name: string; lines: string[] }> {
-  const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
-  const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const base: Record<string, string> = {
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export async function runHotPathsBench(): Promise<BenchSection> {
+  const started = Date.now();
+  const roundMs = Number(process.env.BENCH_HOT_ROUND_MS ?? 3000);
+  const rounds = Math.max(3, Number(process.env.BENCH_HOT_ROUNDS ?? 3));
+  // The baselines talk to PostgreSQL with pg: this section needs a server (never the embedded database).
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/pgw_bench_hotpaths';
+  await ensureDatabase(databaseUrl);
+  const env: Record<string, string> = {
     ...benchDatabaseEnv(),
+    DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     SCHEDULER_INTERVAL_MS: '0',
     WEBHOOK_CONCURRENCY: '0',
+    RATE_LIMIT: 'off',
+    // Passed through for comparisons (TENANT_CACHE_TTL_MS=0: the service without its caches).
+    ...(process.env.TENANT_CACHE_TTL_MS ? { TENANT_CACHE_TTL_MS: process.env.TENANT_CACHE_TTL_MS } : {}),
   };
-  const never = '10000000';
-  const on = await startTarget('on', { ...base, RATE_LIMIT: 'on', RATE_LIMIT_PER_KEY: never, RATE_LIMIT_PER_IP: never, MAX_CONNECTIONS_PER_IP: '0' });
-  const off = await startTarget('off', { ...base, RATE_LIMIT: 'off' });
-  const lines: string[] = [];
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-hot-'));
+  env.DATA_DIR = dataDir;
+
+  // Merchants (and the migrations) through the service's own code, then the service in a process of its own.
+  const runtime = await openRuntime(loadConfig({ ...env, MIGRATE_ON_START: 'true' }), { migrate: true });
+  const stamp = Date.now().toString(36);
+  let m2048, m4096, environmentId: number;
   try {
-    const targets = [on, off];
-    const references = new Map<Target, string[]>();
-    for (const t of targets) {
-      // Warm-up and the orders verify reads.
-      const refs = Array.from({ length: 200 }, () => `V-${t.name}-${Date.now().toString(36)}-${(counter += 1)}`);
-      const warm = await load({ url: `${t.baseUrl}/checkout/order/create`, apiKey: t.publicKey, payloads: refs.map((r) => encryptPayload(orderPlaintext(r), t.encryptionKey)), concurrency: CONCURRENCY, durationMs: 60_000 });
-      if (warm.failed > 0 && warm.ok < refs.length) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
-      references.set(t, refs);
-    }
-    const roundMs = durationMs / ROUNDS;
-    const rates = new Map<string, number[]>();
-    const latencies = new Map<string, number[]>();
-    const note = (key: string, r: LoadResult) => {
-      if (r.failed > 0 && r.firstFailure !== 'ran out of payloads before the time was up') throw new Error(`bench: ${key}: ${r.failed} failed: ${r.firstFailure}`);
-      rates.set(key, [...(rates.get(key) ?? []), (r.ok * 1000) / r.elapsedMs]);
-      latencies.set(key, [...(latencies.get(key) ?? []), ...r.latenciesMs]);
-    };
-    for (let round = 0; round < ROUNDS; round += 1) {
-      // Alternating which goes first, so that neither always follows the other's writes.
-      const order = round % 2 === 0 ? targets : [...targets].reverse();
-      for (const t of order) note(`create ${t.name}`, await createRound(t, roundMs));
-      for (const t of order) note(`verify ${t.name}`, await verifyRound(t, references.get(t)!, roundMs));
-    }
-    const median = (key: string) => percentile(rates.get(key)!, 50);
-    const p99 = (key: string) => percentile(latencies.get(key)!, 99);
-    lines.push(
-      `order/create (2048-bit, encrypted) and order/verify over HTTP, ${CONCURRENCY} clients (another process), ${ROUNDS} interleaved rounds of ${Math.round(roundMs)} ms; ` +
-        (databaseUrl ? 'PostgreSQL server (BENCH_DATABASE_URL)' : 'embedded PGlite (BENCH_DATABASE_URL=postgres://… selects a server)'),
-    );
-    for (const path of ['create', 'verify']) {
-      const a = `${path} on`;
-      const b = `${path} off`;
-      lines.push(
-        `  ${path}: rate limits on ${Math.round(median(a))}/s (p99 ${p99(a).toFixed(1)} ms), off ${Math.round(median(b))}/s (p99 ${p99(b).toFixed(1)} ms): ` +
-          `on/off ${(median(a) / median(b)).toFixed(2)}x`,
-      );
-    }
-    lines.push(`  load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)}`);
+    const merchants = runtime.ctx.services.merchants;
+    [m2048, m4096] = await Promise.all([
+      merchants.createMerchant({ name: `Bench Hot 2048 ${stamp}`, country: 'NG', supportEmail: 'bench@hot.test', keyBits: 2048 }),
+      merchants.createMerchant({ name: `Bench Hot 4096 ${stamp}`, country: 'NG', supportEmail: 'bench@hot.test', keyBits: 4096 }),
+    ]);
+    environmentId = (await runtime.ctx.services.auth.authenticate(m2048.keys.test.publicKey)).environmentId;
   } finally {
-    for (const t of [on, off]) {
-      await t.service.close();
-      fs.rmSync(t.dataDir, { recursive: true, force: true });
-    }
+    await runtime.close();
   }
-  return { name: 'Hot paths: the cost of rate limiting on order/create and order/verify (issue 10 point 15)', lines };
+  const [base2048, base4096] = await Promise.all([generateRsaKeyMaterial(2048), generateRsaKeyMaterial(4096)]);
+
+  const servicePort = await freePort();
+  const service = ipc('hot-service.js');
+  const baseline = ipc('baselines/irreducible-server.js');
+  const lines: string[] = [];
+  const rows: BenchRow[] = [];
+  try {
+    const poolSize = Number(process.env.DATABASE_POOL_SIZE ?? 10);
+    await service.call({ cmd: 'start', env: { ...env, PORT: String(servicePort), PUBLIC_URL: `http://127.0.0.1:${servicePort}`, DATABASE_POOL_SIZE: String(poolSize) } });
+    const { port: basePort } = await baseline.call<{ port: number }>({
+      cmd: 'start',
+      setup: { databaseUrl, poolSize, privateKey2048: base2048.privateKeyPem, privateKey4096: base4096.privateKeyPem, environmentId },
+    });
+    const svc = `http://127.0.0.1:${servicePort}/checkout/order`;
+    const base = `http://127.0.0.1:${basePort}`;
+
+    // Warm-up of both (JIT, pools, caches) and the orders verify and status read.
+    const warmCount = 200;
+    const warm = await load({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `W-${stamp}`, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 });
+    if (warm.ok < warmCount) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
+    const references = Array.from({ length: warmCount }, (_, i) => `W-${stamp}-${i}`);
+    await Promise.all([
+      load({ url: `${svc}/create`, apiKey: m4096.keys.test.publicKey, kind: 'create', encryptionKey: m4096.keys.test.encryptionKey, referencePrefix: `W4-${stamp}`, count: 64, concurrency: CONCURRENCY, durationMs: 60_000 }),
+      load({ url: `${base}/create2048`, kind: 'create', encryptionKey: base2048.encryptionKey, referencePrefix: `W-${stamp}`, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 }),
+    ]);
+    await Promise.all([
+      load({ url: `${base}/create4096`, kind: 'create', encryptionKey: base4096.encryptionKey, referencePrefix: `W4-${stamp}`, count: 64, concurrency: CONCURRENCY, durationMs: 60_000 }),
+      load({ url: `${svc}/verify`, apiKey: m2048.keys.test.privateKey, kind: 'verify', references, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 }),
+    ]);
+
+    interface Case {
+      key: string;
+      target: 'service' | 'baseline';
+      request: (round: number) => LoadRequest;
+    }
+    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000 };
+    const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
+    const cases: Array<[Case, Case]> = [
+      [
+        { key: 'create2048', target: 'service', request: (r) => ({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `C-${stamp}-${r}`, count: count('create2048'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        { key: 'create2048', target: 'baseline', request: (r) => ({ url: `${base}/create2048`, kind: 'create', encryptionKey: base2048.encryptionKey, referencePrefix: `C-${stamp}-${r}`, count: count('create2048'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+      ],
+      [
+        { key: 'create4096', target: 'service', request: (r) => ({ url: `${svc}/create`, apiKey: m4096.keys.test.publicKey, kind: 'create', encryptionKey: m4096.keys.test.encryptionKey, referencePrefix: `D-${stamp}-${r}`, count: count('create4096'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        { key: 'create4096', target: 'baseline', request: (r) => ({ url: `${base}/create4096`, kind: 'create', encryptionKey: base4096.encryptionKey, referencePrefix: `D-${stamp}-${r}`, count: count('create4096'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+      ],
+      [
+        { key: 'verify', target: 'service', request: () => ({ url: `${svc}/verify`, apiKey: m2048.keys.test.privateKey, kind: 'verify', references, count: count('verify'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        { key: 'verify', target: 'baseline', request: () => ({ url: `${base}/verify`, kind: 'verify', references, count: count('verify'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+      ],
+      [
+        { key: 'status', target: 'service', request: () => ({ url: `${svc}/status`, apiKey: m2048.keys.test.publicKey, kind: 'status', encryptionKey: m2048.keys.test.encryptionKey, references, count: count('status'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        { key: 'status', target: 'baseline', request: () => ({ url: `${base}/status`, kind: 'status', encryptionKey: base2048.encryptionKey, references, count: count('status'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+      ],
+    ];
+
+    const results = new Map<string, Measured>();
+    let peakRss = 0;
+    const measure = async (c: Case, round: number) => {
+      const proc = c.target === 'service' ? service : baseline;
+      const gen = ipc('order-load.js');
+      try {
+        await gen.call(c.request(round));
+        const before = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
+        let sampling = true;
+        const sampler = (async () => {
+          while (sampling && c.target === 'service') {
+            const s = await service.call<{ rss: number }>({ cmd: 'stats' });
+            peakRss = Math.max(peakRss, s.rss);
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        })();
+        const r = await gen.call<LoadResult>({ go: true });
+        sampling = false;
+        await sampler;
+        const after = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
+        const id = `${c.key} ${c.target}`;
+        const m = results.get(id) ?? { rates: [], latencies: [], errors: 0, cpuUsPerRequest: [] };
+        m.rates.push((r.ok * 1000) / r.elapsedMs);
+        for (const l of r.latenciesMs) m.latencies.push(l);
+        m.errors += r.failed;
+        m.firstFailure ??= r.firstFailure;
+        m.cpuUsPerRequest.push((after.cpuUs - before.cpuUs) / Math.max(1, r.ok + r.failed));
+        if (r.ranOut) lines.push(`  note: ${id} round ${round + 1} used up its ${count(c.key as keyof typeof perSecond)} prepared requests before the time was up`);
+        results.set(id, m);
+      } finally {
+        gen.child.kill();
+      }
+    };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const pair of cases) {
+        const order = round % 2 === 0 ? pair : ([pair[1], pair[0]] as const);
+        for (const c of order) await measure(c, round);
+      }
+    }
+
+    // Allocation per order create: a separate run with the sampling heap profiler on.
+    const allocCount = Number(process.env.BENCH_HOT_ALLOC_REQUESTS ?? 6000);
+    const allocMs = 3000;
+    const allocGen = ipc('order-load.js');
+    let allocPerRequest = Number.NaN;
+    let allocRequests = 0;
+    try {
+      await allocGen.call({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `A-${stamp}`, count: allocCount, concurrency: CONCURRENCY, durationMs: allocMs });
+      await service.call({ cmd: 'alloc-start' });
+      const r = await allocGen.call<LoadResult>({ go: true });
+      const { bytes } = await service.call<{ bytes: number }>({ cmd: 'alloc-stop' });
+      allocPerRequest = bytes / Math.max(1, r.ok);
+      allocRequests = r.ok;
+    } finally {
+      allocGen.child.kill();
+    }
+    const finalStats = await service.call<{ rss: number }>({ cmd: 'stats' });
+    peakRss = Math.max(peakRss, finalStats.rss);
+
+    const median = (id: string) => percentile(results.get(id)!.rates, 50);
+    const p99 = (id: string) => percentile(results.get(id)!.latencies, 99);
+    const cpu = (id: string) => percentile(results.get(id)!.cpuUsPerRequest, 50) / 1000;
+    const describe = (id: string) => `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req, ${results.get(id)!.errors} errors`;
+    lines.push(
+      `REST hot paths, ${CONCURRENCY} connections from another process, ${rounds} interleaved rounds of ${roundMs} ms, PostgreSQL server; ` +
+        `service ${os.availableParallelism()} cores, DATABASE_POOL_SIZE ${poolSize}, RATE_LIMIT=off; baselines: bare node:http + pg (bench/baselines/irreducible-server.ts)`,
+    );
+    const row = (key: string, label: string, target: string, meets: (ratio: number) => boolean, note?: string) => {
+      const s = `${key} service`;
+      const b = `${key} baseline`;
+      const ratio = median(s) / median(b);
+      const met = meets(ratio) && results.get(s)!.errors === 0;
+      lines.push(`  ${label}: service ${describe(s)}; baseline ${describe(b)}; ratio ${ratio.toFixed(2)}x${results.get(s)!.firstFailure ? ` (first failure: ${results.get(s)!.firstFailure})` : ''}`);
+      rows.push({
+        path: label,
+        target,
+        service: `${fmt(median(s))} req/s, p99 ${p99(s).toFixed(1)} ms, ${results.get(s)!.errors} errors`,
+        baseline: `${fmt(median(b))} req/s, p99 ${p99(b).toFixed(1)} ms`,
+        ratio,
+        met,
+        note,
+        data: { service: { rates: results.get(s)!.rates, p99: p99(s), cpuMsPerRequest: cpu(s), errors: results.get(s)!.errors }, baseline: { rates: results.get(b)!.rates, p99: p99(b), cpuMsPerRequest: cpu(b) } },
+      });
+    };
+    row('create2048', 'order create, 2048-bit', '≥ 0.8× baseline, p99 ≤ 1.3× baseline\'s, 0 errors', (r) => r >= 0.8 && p99('create2048 service') <= 1.3 * p99('create2048 baseline'));
+    row('create4096', 'order create, 4096-bit', `≥ 0.9× a baseline decrypting on every core (${os.availableParallelism()} worker threads)`, (r) => r >= 0.9);
+    row('verify', 'order verify', '≥ 0.6× one SELECT', (r) => r >= 0.6);
+    row('status', 'order status (encrypted)', '≥ 0.6× decrypt + one SELECT', (r) => r >= 0.6);
+    const rssMiB = peakRss / 1024 / 1024;
+    const allocKiB = allocPerRequest / 1024;
+    lines.push(`  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocRequests} creates over ${allocMs} ms)`);
+    rows.push({
+      path: 'memory',
+      target: 'RSS < 300 MiB at 32 connections; < 100 KiB allocated per order create',
+      service: `RSS ${rssMiB.toFixed(0)} MiB; ${allocKiB.toFixed(1)} KiB per create`,
+      met: rssMiB < 300 && allocKiB < 100,
+      note: 'allocation: V8 sampling heap profiler (objects later collected included) over a run of creates; JS heap only',
+      data: { peakRssBytes: peakRss, allocBytesPerCreate: allocPerRequest },
+    });
+    lines.push(`  load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)}; section took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await service.call({ cmd: 'exit' }).catch(() => undefined);
+    service.child.kill('SIGKILL');
+    baseline.child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return { name: 'REST hot paths: order create, verify and status against their irreducible baselines', lines, rows };
 }

@@ -1,15 +1,30 @@
+import http from 'node:http';
+import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 
-/** What the bench sends to this load generator (a child process, so its work stays off the service's event loop). */
+/**
+ * What the bench sends to this load generator (a child process, so its work stays off the
+ * servers' event loops). The bodies are built here, before 'ready', so no measured time is
+ * spent encrypting.
+ */
 export interface LoadRequest {
   url: string;
-  apiKey: string;
-  /** One encrypted body per request, each with its own order reference; used in order. */
-  payloads: string[];
-  /** Instead of payloads: the raw JSON bodies, one per request (plain endpoints such as order/verify). */
+  /** The api-key header (none for the baselines). */
+  apiKey?: string;
+  /** What each request body is (built here); or give `payloads`/`bodies` ready-made. */
+  kind?: 'create' | 'verify' | 'status';
+  /** Ready-made encrypted `data` values, one request each. */
+  payloads?: string[];
+  /** Ready-made raw JSON bodies, one request each. */
   bodies?: string[];
-  /** The envelope's statusCode of a success (default `01`, order/create). */
-  okStatusCode?: string;
+  /** Merchant-form encryption key (base64 of "<bits>!<RSAKeyValue>…"), for create and status. */
+  encryptionKey?: string;
+  /** verify and status: the order references to ask for, in turn. */
+  references?: string[];
+  /** A prefix making create references unique across rounds and targets. */
+  referencePrefix?: string;
+  /** How many bodies to prepare (the run stops early when they are used up). */
+  count?: number;
   concurrency: number;
   durationMs: number;
 }
@@ -19,48 +34,118 @@ export interface LoadResult {
   failed: number;
   firstFailure?: string;
   elapsedMs: number;
+  /** Latency of every request, in ms. */
   latenciesMs: number[];
+  ranOut: boolean;
 }
 
-/** Closed loop: `concurrency` clients each POST, wait for the answer, POST again, until the time is up. */
-async function run(req: LoadRequest): Promise<LoadResult> {
-  const result: LoadResult = { ok: 0, failed: 0, elapsedMs: 0, latenciesMs: [] };
+/** The merchant's encryption key as a Node public key (the SDK's forge encryption is too slow to prepare thousands). */
+function publicKeyOf(encryptionKey: string): { key: KeyObject; k: number } {
+  const decoded = Buffer.from(encryptionKey, 'base64').toString('utf8');
+  const [bits, xml] = decoded.split('!') as [string, string];
+  const n = /<Modulus>([^<]+)<\/Modulus>/.exec(xml)![1]!;
+  const e = /<Exponent>([^<]+)<\/Exponent>/.exec(xml)![1]!;
+  const b64url = (s: string) => Buffer.from(s, 'base64').toString('base64url');
+  return { key: createPublicKey({ key: { kty: 'RSA', n: b64url(n), e: b64url(e) }, format: 'jwk' }), k: Number(bits) / 8 };
+}
+
+/** The same wire format as the SDK's encryptPayload: PKCS#1 v1.5 blocks of at most k - 11 bytes, concatenated, base64. */
+export function encryptFast(plaintext: object, pub: { key: KeyObject; k: number }): string {
+  const bytes = Buffer.from(JSON.stringify(plaintext), 'utf8');
+  const parts: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += pub.k - 11) {
+    parts.push(publicEncrypt({ key: pub.key, padding: constants.RSA_PKCS1_PADDING }, bytes.subarray(i, i + pub.k - 11)));
+  }
+  return Buffer.concat(parts).toString('base64');
+}
+
+export function orderPlaintext(reference: string, i: number) {
+  return {
+    customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${i % 50}@example.test` },
+    order: { amount: 2500, reference, description: 'Bench order', currency: 'NGN' },
+    payment: { RedirectUrl: 'https://shop.example.test/back' },
+  };
+}
+
+function bodies(req: LoadRequest): string[] {
+  if (req.bodies) return req.bodies;
+  if (req.payloads) return req.payloads.map((data) => JSON.stringify({ data }));
+  const out: string[] = new Array(req.count ?? 0);
+  const pub = req.encryptionKey ? publicKeyOf(req.encryptionKey) : undefined;
+  for (let i = 0; i < out.length; i++) {
+    if (req.kind === 'create') {
+      out[i] = JSON.stringify({ data: encryptFast(orderPlaintext(`${req.referencePrefix}-${i}`, i), pub!) });
+    } else {
+      const reference = req.references![i % req.references!.length]!;
+      out[i] = req.kind === 'verify' ? JSON.stringify({ reference }) : JSON.stringify({ data: encryptFast({ reference }, pub!) });
+    }
+  }
+  return out;
+}
+
+/** Closed loop: `concurrency` clients on kept-alive connections each POST, read the answer, POST again, until the time is up. */
+async function run(req: LoadRequest, prepared: string[]): Promise<LoadResult> {
+  const result: LoadResult = { ok: 0, failed: 0, elapsedMs: 0, latenciesMs: [], ranOut: false };
+  const url = new URL(req.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: req.concurrency });
   let next = 0;
-  const total = req.bodies?.length ?? req.payloads.length;
-  const okCode = req.okStatusCode ?? '01';
   const start = performance.now();
+  const one = (body: string) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      if (req.apiKey) headers['api-key'] = req.apiKey;
+      const r = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      });
+      r.on('error', reject);
+      r.end(body);
+    });
   const client = async () => {
-    while (performance.now() - start < req.durationMs && next < total) {
-      const i = next++;
-      const payload = req.bodies ? req.bodies[i]! : JSON.stringify({ data: req.payloads[i]! });
+    while (performance.now() - start < req.durationMs) {
+      if (next >= prepared.length) {
+        result.ranOut = true;
+        return;
+      }
+      const body = prepared[next++]!;
       const t0 = performance.now();
-      const res = await fetch(req.url, { method: 'POST', headers: { 'api-key': req.apiKey, 'content-type': 'application/json' }, body: payload });
-      const body = (await res.json()) as { statusCode?: string };
-      result.latenciesMs.push(performance.now() - t0);
-      if (res.status === 200 && body.statusCode === okCode) result.ok += 1;
-      else {
+      try {
+        const res = await one(body);
+        result.latenciesMs.push(performance.now() - t0);
+        if (res.status === 200 && res.text.includes('"status":"success"')) result.ok += 1;
+        else {
+          result.failed += 1;
+          result.firstFailure ??= `${res.status} ${res.text.slice(0, 300)}`;
+        }
+      } catch (err) {
+        result.latenciesMs.push(performance.now() - t0);
         result.failed += 1;
-        result.firstFailure ??= `${res.status} ${JSON.stringify(body)}`;
+        result.firstFailure ??= String(err);
       }
     }
   };
   await Promise.all(Array.from({ length: req.concurrency }, client));
   result.elapsedMs = performance.now() - start;
-  if (next >= total) result.firstFailure ??= 'ran out of payloads before the time was up';
+  agent.destroy();
   return result;
 }
 
-// First the request (payloads included: a large message, sent before any measuring starts),
-// answered with 'ready'; then 'go'.
-process.once('message', (req: LoadRequest) => {
-  process.once('message', () => {
-    run(req).then(
-      (result) => process.send!(result, () => process.exit(0)),
-      (err) => {
-        process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-        process.exit(1);
-      },
-    );
+// First the request, answered with 'ready' once the bodies are prepared; then 'go'.
+if (process.send) {
+  process.once('message', (req: LoadRequest) => {
+    const prepared = bodies(req);
+    process.once('message', () => {
+      run(req, prepared).then(
+        (result) => process.send!(result, () => process.exit(0)),
+        (err) => {
+          process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+          process.exit(1);
+        },
+      );
+    });
+    process.send!('ready');
   });
-  process.send!('ready');
-});
+}

@@ -23,6 +23,7 @@ import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './events/webhook-endpoint.service';
 import { DashboardSessionService } from './dashboard/session.service';
 import type { DatabaseMode } from './db/database';
+import { TenantCaches } from './merchants/tenant-cache';
 
 /** The domain services, wired once; adapters receive this and nothing else. */
 export interface AppServices {
@@ -47,6 +48,8 @@ export interface AppServices {
   webhookEndpoints: WebhookEndpointService;
   /** Dashboard sign-in sessions (a private key exchanged for a cookie). */
   dashboardSessions: DashboardSessionService;
+  /** Per-instance caches of api-keys and tenant settings (invalidated through the database). */
+  tenantCaches: TenantCaches;
 }
 
 export interface AppContext {
@@ -64,9 +67,12 @@ export function createServices(
   mode: DatabaseMode = config.databaseUrl ? 'postgres' : 'embedded',
 ): AppServices {
   const secrets = new SecretBox(masterKey);
-  const fees = new FeeService(orm);
+  // Per-instance caches of api-keys and tenant settings; `hearing` is set once the fan-out exists (below).
+  let hearing = () => true;
+  const tenantCaches = new TenantCaches({ ttlMs: config.tenantCacheTtlMs, hearing: () => hearing() });
+  const fees = new FeeService(orm, tenantCaches);
   const timeline = new TimelineService(orm);
-  const orders = new OrderService(orm, fees, timeline);
+  const orders = new OrderService(orm, fees, timeline, tenantCaches);
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
@@ -87,9 +93,13 @@ export function createServices(
     mode === 'postgres' && config.databaseUrl
       ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl, changesSince: (since) => outbox.changesSince(orm.em.fork(), since) })
       : new InProcessFanout(orderStatusBus, wake);
+  // Changes made here drop this instance's entries at once; the database's NOTIFY (triggers) drops every instance's.
+  hearing = () => eventFanout.hearing;
+  eventFanout.onTenantChanged((scope) => tenantCaches.invalidate(scope));
+  merchants.onSettingsChanged((scope) => tenantCaches.invalidate(scope));
   const links = new PaymentLinkService(orm, config.publicUrl);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
-  const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }));
+  const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
   const sandbox = new SandboxProcessor(orm);
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
   const recurring = new RecurringBillingService(orm, sandbox, timeline, clock);
@@ -99,7 +109,8 @@ export function createServices(
     authenticationTimeoutMs: config.authenticationTimeoutMs,
   }, recurring);
   return {
-    auth: new AuthService(orm, clock),
+    auth: new AuthService(orm, clock, tenantCaches),
+    tenantCaches,
     merchants,
     payloads,
     banks: new BankService(orm, config.publicUrl),

@@ -69,6 +69,11 @@ export interface Config {
   encryptionKeyBits: EncryptionKeyBits;
   /** Worker threads that decrypt payloads (DECRYPT_THREADS); 0 decrypts on the event loop. */
   decryptThreads: number;
+  /**
+   * Safety TTL of the per-instance caches of api-keys and tenant settings (TENANT_CACHE_TTL_MS);
+   * changes are announced at once through the database, this bounds staleness if one is missed. 0: no caching.
+   */
+  tenantCacheTtlMs: number;
 }
 
 export interface RateLimitConfig {
@@ -256,6 +261,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy,
     encryptionKeyBits,
     decryptThreads: integer('DECRYPT_THREADS', os.availableParallelism(), 0, 256),
+    tenantCacheTtlMs: integer('TENANT_CACHE_TTL_MS', 5_000, 0, 600_000),
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);

@@ -4,45 +4,74 @@ import type { Clock } from '../shared/clock';
 import type { Tenant } from '../merchants/tenant';
 import { PayloadDecryptionError, PayloadDecryptor } from './payload-decryptor';
 import type { DecryptPool } from './decrypt-pool';
+import { runPrepared } from '../db/prepared';
+import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import type { SecretBox } from './secret-box';
 
 interface KeyRow {
   id: number;
   private_key_sealed: string;
-  expires_at: Date | null;
+  expires_at: string | Date | null;
 }
+
+/** An environment's usable encryption keys, newest first, ready for the decryption pool. */
+interface EnvironmentKeys {
+  keys: Array<{ expiresAt: number | null; decryptor: PayloadDecryptor }>;
+}
+
+const KEYS_OF_ENVIRONMENT = {
+  name: 'pgw_encryption_keys_v1',
+  text: `select k.id, k.private_key_sealed, k.expires_at, e.subsidiary_id from encryption_key k join app_environment e on e.id = k.environment_id
+          where k.environment_id = $1 and (k.expires_at is null or k.expires_at > $2) order by k.id desc`,
+};
 
 /**
  * Decrypts the `data` of Encrypted endpoints with the tenant's encryption key(s). During a
  * rotation's grace period both the new and the old key are tried. Parsed private keys are
- * cached by key id (a key never changes; expiry is checked on every call). The RSA work runs
+ * cached by key id (a key never changes; expiry is checked on every call), and an environment's
+ * keys per instance (TenantCaches: a rotation anywhere drops them at commit). The RSA work runs
  * in the decryption pool's worker threads unless it is cheap (see DecryptPool).
  */
 export class PayloadService {
   private readonly decryptors = new Map<number, PayloadDecryptor>();
+  private readonly environments?: ScopedCache<EnvironmentKeys>;
 
   constructor(
     private readonly orm: MikroORM,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly pool: DecryptPool,
-  ) {}
+    caches?: TenantCaches,
+  ) {
+    this.environments = caches?.create<EnvironmentKeys>();
+  }
 
   async decrypt(tenant: Tenant, data: string): Promise<Record<string, unknown>> {
-    const now = this.clock.now();
-    const rows: KeyRow[] = await this.orm.em.getConnection().execute(
-      `select id, private_key_sealed, expires_at from encryption_key
-        where environment_id = ? and (expires_at is null or expires_at > ?) order by id desc`,
-      [tenant.environmentId, now],
-    );
-    for (const row of rows) {
+    const environmentId = tenant.environmentId;
+    const cached = this.environments
+      ? await this.environments.get(environmentId, () => this.load(environmentId))
+      : (await this.load(environmentId)).value;
+    // Expiry checked at use: a key with a grace period stops at its instant, announced or not.
+    const now = this.clock.now().getTime();
+    for (const key of cached!.keys) {
+      if (key.expiresAt !== null && key.expiresAt <= now) continue;
       try {
-        return await this.pool.decrypt(this.decryptorFor(row), data);
+        return await this.pool.decrypt(key.decryptor, data);
       } catch (err) {
         if (!(err instanceof PayloadDecryptionError)) throw err;
       }
     }
     throw new PayloadDecryptionError();
+  }
+
+  private async load(environmentId: number): Promise<Loaded<EnvironmentKeys>> {
+    const rows = (await runPrepared(this.orm, KEYS_OF_ENVIRONMENT, [environmentId, this.clock.now()])) as unknown as Array<KeyRow & { subsidiary_id: number }>;
+    const platform = this.orm.em.getPlatform();
+    const keys = rows.map((row) => ({
+      expiresAt: row.expires_at === null ? null : (platform.parseDate(row.expires_at as string) as Date).getTime(),
+      decryptor: this.decryptorFor(row),
+    }));
+    return { value: { keys }, environmentId, subsidiaryId: rows[0]?.subsidiary_id };
   }
 
   /** Payloads decrypted in worker threads so far (the others ran on the event loop). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { OrderStatusBus, OrderStatusChange } from './order-status-bus';
+import type { TenantScope } from '../merchants/tenant-cache';
 
 /** The PostgreSQL channel every instance LISTENs on (NOTIFY is per database). */
 export const EVENTS_CHANNEL = 'pgw_events';
@@ -18,11 +19,13 @@ export interface KeysExpiry {
 export type EventNotification =
   | { kind: 'order'; change: OrderStatusChange; delivery: boolean }
   | { kind: 'wake' }
-  | { kind: 'keys'; expiry: KeysExpiry };
+  | { kind: 'keys'; expiry: KeysExpiry }
+  | { kind: 'tenant'; scope: TenantScope };
 
 /** A notification payload (well under PostgreSQL's 8000-byte limit: no order details, only the change). */
 export function encodeNotification(notification: EventNotification): string {
   if (notification.kind === 'keys') return JSON.stringify({ k: 'keys', e: notification.expiry.environmentId, at: notification.expiry.expiresAt.toISOString() });
+  if (notification.kind === 'tenant') return JSON.stringify({ k: 'tenant', e: notification.scope.environmentId, s: notification.scope.subsidiaryId });
   return JSON.stringify(notification.kind === 'order' ? { k: 'order', c: notification.change, d: notification.delivery } : { k: 'wake' });
 }
 
@@ -31,6 +34,11 @@ export function decodeNotification(payload: string | undefined): EventNotificati
   try {
     const parsed = JSON.parse(payload) as { k?: unknown; c?: Partial<OrderStatusChange>; d?: unknown; e?: unknown; at?: unknown };
     if (parsed.k === 'wake') return { kind: 'wake' };
+    // Sent by the database's triggers on tenant settings (see TenantCaches): `e` an environment, `s` a merchant, neither: all.
+    if (parsed.k === 'tenant') {
+      const t = parsed as { e?: unknown; s?: unknown };
+      return { kind: 'tenant', scope: { ...(typeof t.e === 'number' ? { environmentId: t.e } : {}), ...(typeof t.s === 'number' ? { subsidiaryId: t.s } : {}) } };
+    }
     if (parsed.k === 'keys' && typeof parsed.e === 'number' && typeof parsed.at === 'string' && !Number.isNaN(Date.parse(parsed.at))) {
       return { kind: 'keys', expiry: { environmentId: parsed.e, expiresAt: new Date(parsed.at) } };
     }
@@ -86,6 +94,13 @@ export interface EventFanout {
   announceKeysExpiry(expiry: KeysExpiry): Promise<void>;
   /** Hears such announcements, from any instance; returns the unsubscribe. */
   onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void;
+  /**
+   * Hears changes of tenant settings committed by any instance or tool (the database's triggers
+   * NOTIFY them; the embedded database has no other writer, so nothing arrives there).
+   */
+  onTenantChanged(listener: (scope: TenantScope) => void): () => void;
+  /** False while changes made elsewhere might go unheard (the LISTEN connection is down). */
+  readonly hearing: boolean;
   start(log?: EventLog): Promise<void>;
   stop(): Promise<void>;
 }
@@ -96,6 +111,7 @@ export interface EventFanout {
  */
 export class InProcessFanout implements EventFanout {
   readonly mode = 'in-process' as const;
+  readonly hearing = true;
   private readonly keysExpiry = new KeysExpiryListeners();
   constructor(
     private readonly bus: OrderStatusBus,
@@ -113,6 +129,10 @@ export class InProcessFanout implements EventFanout {
 
   onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void {
     return this.keysExpiry.add(listener);
+  }
+
+  onTenantChanged(): () => void {
+    return () => undefined;
   }
 
   async start(): Promise<void> {}
@@ -156,6 +176,7 @@ export class PostgresFanout implements EventFanout {
   private log: EventLog = silentLog;
   private connecting: Promise<void> | undefined;
   private readonly keysExpiry = new KeysExpiryListeners();
+  private readonly tenantListeners = new Set<(scope: TenantScope) => void>();
 
   constructor(
     private readonly bus: OrderStatusBus,
@@ -188,8 +209,17 @@ export class PostgresFanout implements EventFanout {
     return this.keysExpiry.add(listener);
   }
 
+  onTenantChanged(listener: (scope: TenantScope) => void): () => void {
+    this.tenantListeners.add(listener);
+    return () => this.tenantListeners.delete(listener);
+  }
+
   /** True while the LISTEN connection is up. */
   get listening(): boolean {
+    return this.client !== null;
+  }
+
+  get hearing(): boolean {
     return this.client !== null;
   }
 
@@ -311,6 +341,10 @@ export class PostgresFanout implements EventFanout {
     if (!notification) return;
     if (notification.kind === 'keys') {
       this.keysExpiry.emit(notification.expiry);
+      return;
+    }
+    if (notification.kind === 'tenant') {
+      for (const listener of this.tenantListeners) listener(notification.scope);
       return;
     }
     if (notification.kind === 'order') {

@@ -2,9 +2,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, Money, parseAmount, roundToMinor } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
-import { AppEnvironment, type FeeBearer } from '../merchants/app-environment.entity';
+import type { FeeBearer } from '../merchants/app-environment.entity';
 import { amountError } from '../links/payment-link.service';
-import { FeeRule } from './fee-rule.entity';
+import { runPrepared } from '../db/prepared';
+import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 
 export const PAYMENT_OPTIONS = ['C', 'PAYPAL'] as const;
 export type PaymentOptionCode = (typeof PAYMENT_OPTIONS)[number];
@@ -33,8 +34,56 @@ export interface FeeQuote {
  * `fee = min(round(amount × rate + flat), cap)`, borne by the merchant or the customer as the
  * environment is set. `totalChargedAmount = amount + customerFee`.
  */
+interface FeeRuleLite {
+  own: boolean;
+  paymentOption: string;
+  currency: string;
+  rate: string;
+  flat: string;
+  cap: string | null;
+}
+
+/** What fees depend on in one environment: who bears them and the rules that apply (its merchant's and the defaults). */
+interface FeeSettings {
+  bearer: FeeBearer;
+  rules: FeeRuleLite[];
+}
+
+const FEE_SETTINGS = {
+  name: 'pgw_fee_settings_v1',
+  text: `select e.subsidiary_id, e.fee_bearer, r.subsidiary_id as rule_subsidiary_id, r.payment_option, r.currency, r.rate, r.flat, r.cap
+           from app_environment e
+           left join fee_rule r on r.subsidiary_id = e.subsidiary_id or r.subsidiary_id is null
+          where e.id = $1`,
+};
+
 export class FeeService {
-  constructor(private readonly orm: MikroORM) {}
+  private readonly settings?: ScopedCache<FeeSettings>;
+
+  constructor(
+    private readonly orm: MikroORM,
+    caches?: TenantCaches,
+  ) {
+    this.settings = caches?.create<FeeSettings>();
+  }
+
+  /** The fee settings of an environment, cached per instance (TenantCaches: a change anywhere drops them at commit). */
+  private async settingsOf(environmentId: number): Promise<FeeSettings> {
+    const settings = this.settings ? await this.settings.get(environmentId, () => this.load(environmentId)) : (await this.load(environmentId)).value;
+    return settings!;
+  }
+
+  private async load(environmentId: number): Promise<Loaded<FeeSettings>> {
+    const rows = (await runPrepared(this.orm, FEE_SETTINGS, [environmentId])) as Array<{
+      subsidiary_id: number; fee_bearer: FeeBearer; rule_subsidiary_id: number | null; payment_option: string | null; currency: string; rate: string; flat: string; cap: string | null;
+    }>;
+    const first = rows[0];
+    if (!first) throw new Error(`environment ${environmentId} not found`);
+    const rules = rows
+      .filter((r) => r.payment_option !== null)
+      .map((r) => ({ own: r.rule_subsidiary_id !== null, paymentOption: r.payment_option!, currency: r.currency, rate: r.rate, flat: r.flat, cap: r.cap }));
+    return { value: { bearer: first.fee_bearer, rules }, environmentId, subsidiaryId: first.subsidiary_id };
+  }
 
   async quote(tenant: Tenant, input: FeeQuoteInput): Promise<FeeQuote> {
     const option = typeof input.paymentOption === 'string' ? input.paymentOption.trim().toUpperCase() : '';
@@ -51,13 +100,9 @@ export class FeeService {
 
   /** The fee for an amount already validated (order creation uses it too). */
   async compute(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<FeeQuote> {
-    const em = this.orm.em.fork();
-    const rules = await em.find(
-      FeeRule,
-      { paymentOption: option, currency: currencyCode, $or: [{ subsidiary: tenant.subsidiaryId }, { subsidiary: null }] },
-    );
-    const rule = rules.find((r) => r.subsidiary !== null) ?? rules[0];
-    const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
+    const settings = await this.settingsOf(tenant.environmentId);
+    const rules = settings.rules.filter((r) => r.paymentOption === option && r.currency === currencyCode);
+    const rule = rules.find((r) => r.own) ?? rules[0];
     const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
 
     let fee = new Money(0);
@@ -65,7 +110,7 @@ export class FeeService {
       fee = roundToMinor(amount.times(rule.rate).plus(rule.flat), minor);
       if (rule.cap !== null && fee.gt(rule.cap)) fee = new Money(rule.cap);
     }
-    const bearer = environment.feeBearer;
+    const bearer = settings.bearer;
     const customerFee = bearer === 'customer' ? fee : new Money(0);
     const subsidiaryFee = bearer === 'merchant' ? fee : new Money(0);
     return {

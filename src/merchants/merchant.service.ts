@@ -13,6 +13,7 @@ import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from '../events/webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
+import type { TenantScope } from './tenant-cache';
 
 export interface CreateMerchantInput {
   name: string;
@@ -82,6 +83,7 @@ export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
 export class MerchantService {
   private readonly keysReplacedListeners = new Set<(notice: ApiKeysReplaced) => void>();
+  private readonly settingsChangedListeners = new Set<(scope: TenantScope) => void>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -190,10 +192,25 @@ export class MerchantService {
       await em.flush();
       return result;
     });
+    this.settingsChanged({ environmentId: tenant.environmentId });
     if (kinds.includes('public') || kinds.includes('private')) {
       for (const listener of this.keysReplacedListeners) listener({ environmentId: tenant.environmentId, expiresAt: expireAt });
     }
     return rotated;
+  }
+
+  /**
+   * Calls `listener` after each committed change of tenant settings made here (keys, fee
+   * bearer), at once and in-process: this instance's caches must not wait for the database's
+   * notification, which every instance (this one too) receives a moment later.
+   */
+  onSettingsChanged(listener: (scope: TenantScope) => void): () => void {
+    this.settingsChangedListeners.add(listener);
+    return () => this.settingsChangedListeners.delete(listener);
+  }
+
+  private settingsChanged(scope: TenantScope): void {
+    for (const listener of this.settingsChangedListeners) listener(scope);
   }
 
   /** Calls `listener` after each committed rotation of api-keys (e.g. to close connections opened with them); returns the unsubscribe. */
@@ -210,6 +227,7 @@ export class MerchantService {
     const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
     environment.feeBearer = parsed;
     await em.flush();
+    this.settingsChanged({ environmentId: tenant.environmentId });
     return parsed;
   }
 
@@ -228,7 +246,7 @@ export class MerchantService {
     modes: readonly EnvironmentMode[] = ['test', 'live'],
   ): Promise<MerchantSettings> {
     const feeBearer = changes.feeBearer === undefined || changes.feeBearer === null ? undefined : parseFeeBearer(changes.feeBearer);
-    return this.orm.em.fork().transactional(async (em) => {
+    const settings = await this.orm.em.fork().transactional(async (em) => {
       const environments = await em.find(AppEnvironment, { subsidiary: subsidiaryId });
       if (environments.length === 0) throw notFound('merchant not found', '13');
       for (const environment of environments) {
@@ -240,6 +258,8 @@ export class MerchantService {
       });
       return { subsidiaryId, test: of('test'), live: of('live') };
     });
+    this.settingsChanged({ subsidiaryId });
+    return settings;
   }
 
   /** The tenant's own merchant record. */

@@ -19,6 +19,9 @@ import { Customer } from './customer.entity';
 import { Order, OrderStatus } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
+import { OrderQueries } from './order.queries';
+import { isUniqueViolation } from '../db/prepared';
+import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 
 export interface CreateOrderInput {
   customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
@@ -48,11 +51,32 @@ export interface OrderAggregate {
 const MAX_NUMBER_OF_PAYMENTS = 1000;
 
 export class OrderService {
+  private readonly queries: OrderQueries;
+  private readonly subsidiaries?: ScopedCache<Subsidiary>;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly fees: FeeService,
     private readonly timeline: TimelineService,
-  ) {}
+    caches?: TenantCaches,
+  ) {
+    this.queries = new OrderQueries(orm);
+    this.subsidiaries = caches?.create<Subsidiary>();
+  }
+
+  /**
+   * The tenant's merchant record for read models (cached per instance; TenantCaches drops it
+   * when the merchant changes). Shared between requests: read it, never change it.
+   */
+  private async subsidiaryOf(subsidiaryId: number): Promise<Subsidiary> {
+    const load = async () => {
+      const subsidiary = await this.queries.findSubsidiary(subsidiaryId);
+      if (!subsidiary) throw new Error(`merchant ${subsidiaryId} not found`);
+      return { value: subsidiary, subsidiaryId };
+    };
+    const subsidiary = this.subsidiaries ? await this.subsidiaries.get(subsidiaryId, load) : (await load()).value;
+    return subsidiary!;
+  }
 
   /**
    * order/create: validates everything before writing anything; a duplicate reference changes
@@ -116,6 +140,41 @@ export class OrderService {
     }
 
     const quote = await this.fees.compute(tenant, amount, 'C', currency.code);
+
+    if (paymentLinkId === null && frequencyId === null) {
+      // A plain order: customer, order and timeline entry in one statement (OrderQueries).
+      try {
+        const [order, subsidiary] = await Promise.all([
+          this.queries.insertPlainOrder({
+            environmentId: tenant.environmentId,
+            email,
+            firstName,
+            lastName,
+            mobile,
+            country,
+            reference,
+            processorReference: randomReference('PGW', 20),
+            paymentReference: randomReference('PAY', 20),
+            expiresAt: options.expiresAt ?? null,
+            amount: amount.toFixed(currency.minorUnits),
+            currency: currency.code,
+            fee: quote.fee,
+            feeRate: quote.feeRate,
+            subsidiaryFee: quote.subsidiaryFee,
+            customerFee: quote.customerFee,
+            totalChargedAmount: quote.totalChargedAmount,
+            narration: description,
+            redirectUrl,
+            ipAddress,
+          }),
+          this.subsidiaryOf(tenant.subsidiaryId),
+        ]);
+        return { order, subsidiary, payments: [], cards: [] };
+      } catch (err) {
+        if (isUniqueViolation(err, 'checkout_order_environment_reference_unique')) throw validationError('An order with this Reference already exists.');
+        throw err;
+      }
+    }
 
     try {
       return await this.orm.em.fork().transactional(async (em) => {
@@ -192,9 +251,15 @@ export class OrderService {
   }
 
   /** The tenant's order by reference, with payments, cards, link and customer. */
-  async getAggregate(tenant: Tenant, reference: string | null | undefined, em: EntityManager = this.orm.em.fork()): Promise<OrderAggregate> {
+  async getAggregate(tenant: Tenant, reference: string | null | undefined, em?: EntityManager): Promise<OrderAggregate> {
     const ref = typeof reference === 'string' ? reference.trim() : '';
     if (!ref) throw requiredField('Reference');
+    if (!em) {
+      // One prepared statement (OrderQueries) and the cached merchant record.
+      const [found, subsidiary] = await Promise.all([this.queries.findAggregate(tenant.environmentId, ref), this.subsidiaryOf(tenant.subsidiaryId)]);
+      if (!found) throw orderNotFound();
+      return { ...found, subsidiary };
+    }
     const order = await em.findOne(
       Order,
       { environment: tenant.environmentId, reference: ref },

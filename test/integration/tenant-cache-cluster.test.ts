@@ -1,0 +1,165 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { startTestService, type TestService } from '../support/service';
+import { createTestMerchant } from '../support/merchants';
+import { TEST_MASTER_KEY } from '../support/database';
+import { graphql, postEncrypted, request } from '../support/http';
+import { createScratchDatabase, freePort, sleep, waitFor } from './events/helpers';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+interface ServiceProcess {
+  baseUrl: string;
+  child: ChildProcess;
+  kill(): Promise<void>;
+}
+
+/**
+ * The per-instance caches of api-keys and tenant settings across two service processes on one
+ * database: a change made through instance A, or by SQL outside any instance, is seen by
+ * instance B (whose caches were warm) within a second; a key with a grace period stops at its
+ * expiry on B although nothing is announced at that instant.
+ */
+describe('tenant caches across service processes', () => {
+  let url: string;
+  let drop: () => Promise<void> = async () => undefined;
+  let t: TestService;
+  let a: ServiceProcess;
+  let b: ServiceProcess;
+  const processes: ServiceProcess[] = [];
+
+  async function spawnService(): Promise<ServiceProcess> {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      DATABASE_URL: url,
+      MIGRATE_ON_START: 'false',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: baseUrl,
+      MASTER_KEY: TEST_MASTER_KEY,
+      LOG_LEVEL: 'silent',
+      DATABASE_POOL_SIZE: '3',
+      SCHEDULER_INTERVAL_MS: '0',
+      WEBHOOK_CONCURRENCY: '0',
+      // Long enough that only an invalidation, never the safety TTL, explains what B sees within a second.
+      TENANT_CACHE_TTL_MS: '600000',
+    };
+    const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const service: ServiceProcess = {
+      baseUrl,
+      child,
+      async kill() {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await Promise.race([exited, sleep(10_000)]);
+      },
+    };
+    processes.push(service);
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
+      return fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
+    }, 120_000, `${baseUrl}/health`);
+    return service;
+  }
+
+  beforeAll(async () => {
+    const [, scratch] = await Promise.all([
+      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 }),
+      createScratchDatabase('tenant_cache'),
+    ]);
+    url = scratch.url;
+    drop = scratch.drop;
+    t = await startTestService({ DATABASE_URL: url, WEBHOOK_CONCURRENCY: '0' });
+    [a, b] = await Promise.all([spawnService(), spawnService()]);
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.kill()));
+    await t?.close();
+    await drop();
+  }, 30_000);
+
+  const fee = (baseUrl: string, apiKey: string, encryptionKey: string) =>
+    postEncrypted(baseUrl, '/checkout/order/fee', apiKey, encryptionKey, { amount: 1000, paymentOption: 'C', currency: 'NGN' });
+
+  /** Polls until `check` holds; returns the ms it took from `since`. */
+  async function within(since: number, check: () => Promise<boolean>, ms = 5_000): Promise<number> {
+    await waitFor(check, ms, 'the change to be seen on B');
+    return Date.now() - since;
+  }
+
+  it('a key rotated on A (no grace period) is refused on B within a second; the new key works there', async () => {
+    const m = await createTestMerchant(t, { keyBits: 2048 });
+    const { publicKey, privateKey, encryptionKey } = m.keys.test;
+    // B's caches warm with the old key.
+    expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
+    expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
+
+    const rotated = await graphql(a.baseUrl, 'mutation { rotateKeys(input: { keys: [PUBLIC], graceSeconds: 0 }) { publicKey } }', {}, { 'api-key': privateKey });
+    const at = Date.now();
+    expect(rotated.body.errors).toBeUndefined();
+    const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 401);
+    expect(took).toBeLessThan(1000);
+    expect((await fee(b.baseUrl, rotated.body.data.rotateKeys.publicKey, encryptionKey)).status).toBe(200);
+  }, 30_000);
+
+  it('a key rotated with a grace period keeps working on B until its expiry and stops then, with nothing announced at that instant', async () => {
+    const m = await createTestMerchant(t, { keyBits: 2048 });
+    const { privateKey } = m.keys.test;
+    const verify = (baseUrl: string) => request(baseUrl, 'POST', '/checkout/order/verify', { apiKey: privateKey, body: { reference: 'NO-SUCH-ORDER' } });
+    expect((await verify(b.baseUrl)).status).toBe(404); // authenticated, cached on B
+    const rotated = await graphql(a.baseUrl, 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 2 }) { previousKeysExpireAt } }', {}, { 'api-key': privateKey });
+    expect(rotated.body.errors).toBeUndefined();
+    const expiresAt = new Date(rotated.body.data.rotateKeys.previousKeysExpireAt).getTime();
+    await sleep(300); // the rotation's notification has reached B and B has reloaded the key with its expiry
+    expect((await verify(b.baseUrl)).status).toBe(404);
+    await waitFor(async () => (await verify(b.baseUrl)).status === 401, 6_000, 'the old private key to stop on B');
+    const stoppedAt = Date.now();
+    expect(stoppedAt).toBeGreaterThanOrEqual(expiresAt);
+    expect(stoppedAt - expiresAt).toBeLessThan(1000);
+  }, 30_000);
+
+  it('an encryption key rotated on A: B refuses payloads under the old key within a second and takes the new one', async () => {
+    const m = await createTestMerchant(t, { keyBits: 2048 });
+    const { publicKey, privateKey, encryptionKey } = m.keys.test;
+    expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
+    const rotated = await graphql(a.baseUrl, 'mutation { rotateKeys(input: { keys: [ENCRYPTION], graceSeconds: 0 }) { encryptionKey } }', {}, { 'api-key': privateKey });
+    const at = Date.now();
+    expect(rotated.body.errors).toBeUndefined();
+    const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 400);
+    expect(took).toBeLessThan(1000);
+    expect((await fee(b.baseUrl, publicKey, rotated.body.data.rotateKeys.encryptionKey)).status).toBe(200);
+  }, 60_000);
+
+  it('the fee bearer changed on A, and a fee rule changed by SQL outside any instance, are seen on B within a second', async () => {
+    const m = await createTestMerchant(t, { keyBits: 2048 });
+    const { publicKey, privateKey, encryptionKey } = m.keys.test;
+    const before = await fee(b.baseUrl, publicKey, encryptionKey);
+    expect(before.body.data.customerFee).toBe(0);
+
+    const set = await graphql(a.baseUrl, 'mutation { updateMerchantSettings(input: { feeBearer: CUSTOMER }) { feeBearer } }', {}, { 'api-key': privateKey });
+    const at = Date.now();
+    expect(set.body.errors).toBeUndefined();
+    const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.customerFee === before.body.data.fee);
+    expect(took).toBeLessThan(1000);
+
+    // An operator's own SQL: the merchant's rule for card payments in NGN, 3% with no flat part.
+    const sql = new Client({ connectionString: url });
+    await sql.connect();
+    try {
+      await sql.query(`insert into fee_rule (subsidiary_id, payment_option, currency, rate, flat, cap) values ($1, 'C', 'NGN', 0.03, 0, null)`, [m.subsidiary.id]);
+    } finally {
+      await sql.end();
+    }
+    const at2 = Date.now();
+    const took2 = await within(at2, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.fee === 30);
+    expect(took2).toBeLessThan(1000);
+  }, 30_000);
+});
