@@ -15,17 +15,18 @@ export const PROVISIONED_KEY = Symbol.for('pgw.test.provisioned-database');
  * creating their own merchants (tenant isolation does the rest).
  */
 export default async function globalSetup(): Promise<void> {
-  const started = Date.now();
-  const database = await provisionDatabase();
-  const provisionedMs = Date.now() - started;
-  (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY] = database;
-  process.env.TEST_DATABASE_URL = database.url;
-
+  // Chromium first: should it fail, no database has been made yet.
   const chromiumStarted = Date.now();
   const chromium = resolveChromium();
   const chromiumMs = Date.now() - chromiumStarted;
   process.env.CHROMIUM_PATH = chromium.path;
   Object.assign(process.env, chromium.env);
+
+  const started = Date.now();
+  const database = await provisionDatabase();
+  const provisionedMs = Date.now() - started;
+  (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY] = database;
+  process.env.TEST_DATABASE_URL = database.url;
 
   if (process.env.TEST_PROVISION_QUIET !== '1') {
     const shown = new URL(database.url);
