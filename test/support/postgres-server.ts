@@ -137,9 +137,29 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     throw new Error(`initdb failed (${init.status ?? init.signal}): ${init.stderr || init.error?.message}`);
   }
 
+  // A port found free can be taken before the server binds it: then another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServer(bin('postgres'), data, socketDir, dir, spawnOptions);
+    } catch (error) {
+      if (attempt >= 3 || !/could not (bind|create listen socket)/i.test(String(error))) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+}
+
+async function startServer(
+  postgres: string,
+  data: string,
+  socketDir: string,
+  dir: string,
+  spawnOptions: { uid?: number; gid?: number; env: NodeJS.ProcessEnv },
+): Promise<EmbeddedServer> {
   const port = await freeLoopbackPort();
   const child = spawn(
-    bin('postgres'),
+    postgres,
     [
       '-D', data,
       '-p', String(port),
@@ -159,6 +179,24 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const halt = async () => {
+    if (running()) {
+      child.kill('SIGINT'); // fast shutdown
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+
+  const deadline = Date.now() + 30_000;
+  while (!(await answers(url))) {
+    if (!running() || Date.now() > deadline) {
+      await halt();
+      throw new Error(`embedded PostgreSQL did not start: ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 
   // Should the run end without its teardown (interrupted, crashed), the server goes with it.
   const onExit = () => {
@@ -166,26 +204,15 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
-  const stop = async () => {
-    process.removeListener('exit', onExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGINT'); // fast shutdown
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
+  return {
+    url,
+    dir,
+    async stop() {
+      process.removeListener('exit', onExit);
+      await halt();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
   };
-
-  const deadline = Date.now() + 30_000;
-  while (!(await answers(url))) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`embedded PostgreSQL did not start: ${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, dir, stop };
 }
 
 /** Shared-library symlinks listed by the binaries package (npm tarballs cannot hold links). */
