@@ -20,12 +20,13 @@ describe('test provisioning', () => {
       const { rows } = await client.query<{ version: string; pid: number; dir: string }>(
         `select version() as version, pg_backend_pid() as pid, current_setting('data_directory') as dir`,
       );
+      // PostgreSQL refuses root; when the tests run as root the server runs as another user.
+      // (Read while this connection's backend process still exists.)
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${rows[0].pid}/status`, 'utf8'))![1]);
       await client.end();
       expect(rows[0].version).toMatch(/^PostgreSQL 16\./);
       expect(rows[0].dir.startsWith(server.dir)).toBe(true);
       expect(new URL(server.url).hostname).toBe('127.0.0.1');
-      // PostgreSQL refuses root; when the tests run as root the server runs as another user.
-      const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${rows[0].pid}/status`, 'utf8'))![1]);
       expect(uid).not.toBe(0);
       if (process.getuid?.() !== 0) expect(uid).toBe(process.getuid?.());
 
