@@ -20,6 +20,7 @@ module.exports = {
   // fastify's cookie@2 ships ESM only; let it be transformed.
   transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

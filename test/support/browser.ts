@@ -1,12 +1,33 @@
 import { chromium, type Browser } from 'playwright-core';
 
-/** The Chromium the browser tests drive: Debian's by default, `CHROMIUM_PATH` to choose another. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * The Chromium the browser tests drive, chosen by test/support/global-setup.ts (see
+ * test/support/chromium.ts and docs/testing.md): `CHROMIUM_PATH`, else an installed one, else
+ * the one unpacked from the `@sparticuz/chromium` npm package.
+ */
+function chromiumPath(): string {
+  const executable = process.env.CHROMIUM_PATH;
+  if (!executable) throw new Error('CHROMIUM_PATH is unset: test/support/global-setup.ts sets it for the test run');
+  return executable;
+}
+
+/** Libraries and fonts for the packaged Chromium (unset for an installed one). */
+function chromiumEnv(): Record<string, string> | undefined {
+  const libs = process.env.CHROMIUM_LIBRARY_PATH;
+  const fonts = process.env.CHROMIUM_FONTCONFIG_PATH;
+  if (!libs && !fonts) return undefined;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  if (libs) env.LD_LIBRARY_PATH = [libs, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  if (fonts) env.FONTCONFIG_PATH = fonts;
+  return env;
+}
 
 /** A headless Chromium that talks to nothing but the pages it is sent to. */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: chromiumPath(),
+    env: chromiumEnv(),
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }

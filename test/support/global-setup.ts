@@ -2,20 +2,60 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/database';
-import { TEST_DATABASE_URL } from './database';
 import { buildDashboard } from '../../src/dashboard/build';
+import { provisionDatabase, type ProvisionedDatabase } from './postgres-server';
+import { resolveChromium } from './chromium';
+
+/** What globalTeardown releases (Jest runs both hooks in its main process). */
+export const PROVISIONED_KEY = Symbol.for('pgw.test.provisioned-database');
 
 /**
- * Recreates the test database and migrates it once; test files then share it and stay
- * apart by creating their own merchants (tenant isolation does the rest).
+ * Finds (or starts) the run's PostgreSQL and Chromium, hands them to every test process through
+ * TEST_DATABASE_URL and CHROMIUM_PATH (workers inherit this process's environment), then
+ * recreates the test database and migrates it once; test files share it and stay apart by
+ * creating their own merchants (tenant isolation does the rest).
  */
 export default async function globalSetup(): Promise<void> {
   // The dashboard the tests serve is always built from the current sources.
   await buildDashboard();
-  const url = new URL(TEST_DATABASE_URL);
+  // Chromium first: should it fail, no database has been made yet.
+  const chromiumStarted = Date.now();
+  const chromium = resolveChromium();
+  const chromiumMs = Date.now() - chromiumStarted;
+  process.env.CHROMIUM_PATH = chromium.path;
+  Object.assign(process.env, chromium.env);
+
+  const started = Date.now();
+  const database = await provisionDatabase();
+  const provisionedMs = Date.now() - started;
+  (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY] = database;
+  process.env.TEST_DATABASE_URL = database.url;
+
+  if (process.env.TEST_PROVISION_QUIET !== '1') {
+    const shown = new URL(database.url);
+    shown.password = shown.password ? '***' : '';
+    process.stderr.write(
+      `\n[test setup] PostgreSQL (${database.source}, ${provisionedMs} ms): ${shown}\n` +
+        `[test setup] Chromium (${chromium.source}, ${chromiumMs} ms): ${chromium.path}\n`,
+    );
+  }
+
+  try {
+    await recreateAndMigrate(database.url);
+  } catch (error) {
+    await database.release().catch(() => undefined);
+    throw error;
+  }
+  // MikroORM keeps entity metadata on globalThis; when Jest runs tests in this same process
+  // (one test file), objects from this realm must not leak into the tests' realm.
+  for (const key of Object.keys(globalThis)) if (key.startsWith('mikro-orm-')) delete (globalThis as Record<string, unknown>)[key];
+}
+
+async function recreateAndMigrate(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
   const dbName = url.pathname.replace(/^\//, '');
   if (!/^[A-Za-z0-9_]+$/.test(dbName)) throw new Error(`unsafe test database name: ${dbName}`);
-  const admin = new URL(TEST_DATABASE_URL);
+  const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
@@ -25,10 +65,9 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await client.end();
   }
-  const config = loadConfig({ DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const db = await openDatabase(config, { migrate: true });
   await db.close();
-  // MikroORM keeps entity metadata on globalThis; when Jest runs tests in this same process
-  // (one test file), objects from this realm must not leak into the tests' realm.
-  for (const key of Object.keys(globalThis)) if (key.startsWith('mikro-orm-')) delete (globalThis as Record<string, unknown>)[key];
 }
+
+export type { ProvisionedDatabase };

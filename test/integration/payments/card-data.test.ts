@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { startTestService, type TestService } from '../../support/service';
 import { postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { loggerOptions } from '../../../src/app';
 import { TEST_DATABASE_URL } from '../../support/database';
+import { dumpAllRows } from '../../support/database-dump';
 
 /** After card payments of every kind, no full card number and no security code exist in the database or in the logs. */
 describe('card data is never stored or logged', () => {
@@ -50,14 +50,14 @@ describe('card data is never stored or logged', () => {
       expect(verify.text).not.toContain(cardNumber);
     }
 
-    const dump = execFileSync('pg_dump', ['--data-only', '--no-owner', TEST_DATABASE_URL], { maxBuffer: 512 * 1024 * 1024 }).toString();
+    const dump = await dumpAllRows(TEST_DATABASE_URL);
     expect(dump).toContain('512345'); // first six are kept...
     for (const cardNumber of cards) {
       expect(dump).not.toContain(cardNumber);
       expect(dump).not.toContain(cardNumber.slice(0, 12)); // ...but never more of the number
     }
     expect(dump).not.toMatch(/"cvv"/i); // no stored plaintext carries a security code field
-    expect(dump).not.toContain(`\t${cvv}\t`);
+    expect(dump).not.toMatch(new RegExp(`[(,]"?${cvv}"?[,)]`)); // nor a column holding it
 
     const logText = logs.join('');
     expect(logs.length).toBeGreaterThan(10);
