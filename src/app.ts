@@ -5,6 +5,7 @@ import { registerGraphql } from './graphql/server';
 import { registerRestShim } from './rest/routes';
 import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
+import { registerSite } from './site/landing';
 import { frameworkErrors, httpServerOptions, installProtection } from './protection';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,5 +77,6 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   await registerGraphql(app, ctx);
   await registerAssets(app);
   await registerCheckoutPages(app, ctx);
+  await registerSite(app, ctx);
   return app;
 }

@@ -15,6 +15,8 @@ export interface Config {
   dataDir: string;
   publicUrl: string;
   adminToken?: string;
+  /** DEMO_MERCHANT: seed a demo merchant on an empty database at `npm start`; undefined: only on the embedded database. */
+  demoMerchant?: boolean;
   migrateOnStart: boolean;
   logLevel: LogLevel;
   /** MASTER_KEY as given (hex or base64 of 32 bytes); undefined means "generate one in dataDir". */
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir,
     publicUrl,
     adminToken,
+    demoMerchant: value('DEMO_MERCHANT') === undefined ? undefined : boolean('DEMO_MERCHANT', false),
     migrateOnStart: boolean('MIGRATE_ON_START', true),
     logLevel: logLevelRaw as LogLevel,
     masterKey,

@@ -5,6 +5,8 @@ import { openRuntime, type Runtime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
 import { DataDirInUseError } from '../db/embedded';
 import { MasterKeyMismatchError } from '../crypto/master-key';
+import type { CreatedMerchant } from '../merchants/merchant.service';
+import { createMerchantViaServer, runningServer, ServerAdminUnavailableError } from './server-admin';
 
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
@@ -65,20 +67,17 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     return 64;
   }
 
-  return withRuntime(config, err, async (runtime) => {
-    if (runtime.generatedMasterKeyFile) {
-      err.write(`warning: MASTER_KEY is not set; using the key generated in ${runtime.generatedMasterKeyFile}\n`);
-    }
-    const created = await runtime.ctx.services.merchants.createMerchant({
-      name: values.name ?? '',
-      country: values.country ?? '',
-      supportEmail: values.email ?? '',
-      webhookUrl: values['webhook-url'],
-      liveWebhookUrl: values['live-webhook-url'],
-      feeBearer: values['fee-bearer'],
-      // Not a whole number: NaN, which the service refuses like any other unsupported size.
-      keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
-    });
+  const input = {
+    name: values.name ?? '',
+    country: values.country ?? '',
+    supportEmail: values.email ?? '',
+    webhookUrl: values['webhook-url'],
+    liveWebhookUrl: values['live-webhook-url'],
+    feeBearer: values['fee-bearer'],
+    // Not a whole number: NaN, which the service refuses like any other unsupported size.
+    keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
+  };
+  const print = (created: CreatedMerchant) => {
     if (values.json) {
       out.write(`${JSON.stringify(created, null, 2)}\n`);
     } else {
@@ -96,7 +95,33 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       );
     }
     return 0;
-  });
+  };
+
+  try {
+    return await withRuntime(config, err, async (runtime) => {
+      if (runtime.generatedMasterKeyFile) {
+        err.write(`warning: MASTER_KEY is not set; using the key generated in ${runtime.generatedMasterKeyFile}\n`);
+      }
+      return print(await runtime.ctx.services.merchants.createMerchant(input));
+    });
+  } catch (e) {
+    // A server holds the embedded database: create the merchant through its admin API instead.
+    if (!(e instanceof DataDirInUseError)) throw e;
+    return viaServer(runningServer(config, e), err, async (target) => print(await createMerchantViaServer(target, input)));
+  }
+}
+
+/** Like withRuntime, for a command carried out by the running server: domain errors exit 65, an unreachable server 1. */
+async function viaServer<T>(target: T, err: NodeJS.WritableStream, command: (target: T) => Promise<number>): Promise<number> {
+  try {
+    return await command(target);
+  } catch (e) {
+    if (e instanceof DomainError) {
+      err.write(`error: ${e.message}\n`);
+      return 65; // EX_DATAERR
+    }
+    throw e;
+  }
 }
 
 /** Runs a command against the database: a domain error (bad input) exits 65 with its message; the runtime is always closed. */
@@ -161,7 +186,7 @@ if (require.main === module) {
   runCli(process.argv.slice(2), process.stdout, process.stderr)
     .then((code) => process.exit(code))
     .catch((e) => {
-      process.stderr.write(e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
+      process.stderr.write(e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError || e instanceof ServerAdminUnavailableError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
       process.exit(1);
     });
 }
