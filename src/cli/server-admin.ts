@@ -75,7 +75,8 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
   } | null;
   const error = body?.errors?.[0];
   if (error) {
-    if (error.extensions?.kind) throw new DomainError(error.extensions.kind as DomainErrorKind, error.message, error.extensions.code ?? 'VAL400');
+    const kind = error.extensions?.kind;
+    if (kind && kind !== 'unauthenticated' && kind !== 'forbidden') throw new DomainError(kind as DomainErrorKind, error.message, error.extensions?.code ?? "VAL400");
     throw new ServerAdminUnavailableError(`the running server at ${target.server.url} refused: ${error.message}`);
   }
   const created = body?.data?.createMerchant;
