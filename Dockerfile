@@ -13,6 +13,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY bench ./bench
+# The SDK's encryption module is compiled with the service: the checkout page serves it.
+COPY packages ./packages
 RUN npx tsc -p tsconfig.build.json
 
 # 2. Production dependencies only, installed exactly as locked.
