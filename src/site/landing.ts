@@ -8,12 +8,9 @@ import { readDemoRecord } from '../operations/demo';
 
 /** Same strictness as the checkout pages: our own scripts and styles only, nothing inline, no framing. */
 const LANDING_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-/**
- * GraphiQL: scripts from this origin only; React sets element styles, so inline style
- * attributes are allowed on this page (never inline scripts); the WebSocket for subscriptions.
- */
+/** GraphiQL: the same, plus data: fonts of its stylesheet; 'self' covers its same-origin WebSocket for subscriptions. */
 const GRAPHIQL_CSP =
-  "default-src 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self' ws: wss:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Files served under /graphiql/, each from its npm package (no CDN: works offline). */
 const GRAPHIQL_FILES: Record<string, { pkg: string; file: string; type: string }> = {

@@ -155,7 +155,12 @@ describe('issue 13 point 2: a first run that leads somewhere', () => {
     expect((await fetch(`${first.baseUrl}/docs`, { redirect: 'follow' })).status).toBe(200);
 
     // GraphiQL's files come from this server (npm packages), none from elsewhere.
-    const graphiqlHtml = await (await fetch(`${first.baseUrl}/graphiql`)).text();
+    const graphiqlPage = await fetch(`${first.baseUrl}/graphiql`);
+    const graphiqlCsp = graphiqlPage.headers.get('content-security-policy') ?? '';
+    expect(graphiqlCsp).toContain("script-src 'self'");
+    expect(graphiqlCsp).toContain("connect-src 'self'");
+    expect(graphiqlCsp).not.toMatch(/unsafe-|\*/);
+    const graphiqlHtml = await graphiqlPage.text();
     const sources = [...graphiqlHtml.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(sources.length).toBeGreaterThanOrEqual(6);
     for (const source of sources) {
