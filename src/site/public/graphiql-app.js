@@ -1,3 +1,4 @@
+/* global React, ReactDOM, GraphiQL, graphqlWs */
 /* GraphiQL for this service: every request carries the api-key typed above (HTTP header, or
    connectionParams of the graphql-ws socket for subscriptions). The key stays in this page. */
 (function () {
