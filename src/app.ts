@@ -6,6 +6,7 @@ import { registerRestShim } from './rest/routes';
 import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
 import { registerDashboard } from './dashboard/routes';
+import { registerSite } from './site/landing';
 import { frameworkErrors, httpServerOptions, installProtection } from './protection';
 import { installObservability, loggerOptions } from './observability';
 import { isGraphqlPath } from './protection/responses';
@@ -68,5 +69,6 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   await registerAssets(app);
   await registerCheckoutPages(app, ctx);
   await registerDashboard(app, ctx);
+  await registerSite(app, ctx);
   return app;
 }

@@ -17,6 +17,8 @@ export interface Config {
   adminToken?: string;
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** DEMO_MERCHANT: seed a demo merchant on an empty database at `npm start`; undefined: only on the embedded database. */
+  demoMerchant?: boolean;
   migrateOnStart: boolean;
   logLevel: LogLevel;
   /** MASTER_KEY as given (hex or base64 of 32 bytes); undefined means "generate one in dataDir". */
@@ -234,6 +236,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicUrl,
     adminToken,
     metricsToken,
+    demoMerchant: value('DEMO_MERCHANT') === undefined ? undefined : boolean('DEMO_MERCHANT', false),
     migrateOnStart: boolean('MIGRATE_ON_START', true),
     logLevel: logLevelRaw as LogLevel,
     masterKey,

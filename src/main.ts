@@ -2,6 +2,9 @@ import { ConfigError, loadConfig } from './config';
 import { createService } from './bootstrap';
 import { DataDirInUseError } from './db/embedded';
 import { MasterKeyMismatchError } from './crypto/master-key';
+import { resolveAdminToken } from './operations/admin-token';
+import { seedDemoIfEmpty, welcomeText } from './operations/demo';
+import { localUrl, writeServerRecord } from './operations/server-record';
 
 /** `npm start`: validate configuration, open the database, listen, shut down gracefully. */
 async function main(): Promise<void> {
@@ -16,8 +19,13 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  // First run on a bare machine: an admin token generated into DATA_DIR (ADMIN_TOKEN wins).
+  const adminToken = resolveAdminToken(config);
+  config = { ...config, adminToken: adminToken.token };
+
   const service = await createService(config);
   const log = service.app.log;
+  const demo = await seedDemoIfEmpty(service.runtime);
   if (service.runtime.generatedMasterKeyFile) {
     log.warn(
       { file: service.runtime.generatedMasterKeyFile },
@@ -26,6 +34,7 @@ async function main(): Promise<void> {
   }
   log.info({ database: service.runtime.db.mode }, 'database ready');
 
+  let forgetServer = () => {};
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -37,6 +46,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 9_500);
     force.unref();
+    forgetServer();
     service
       .close()
       .then(() => process.exit(0))
@@ -49,6 +59,17 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   await service.app.listen({ port: config.port, host: config.host });
+  if (service.runtime.db.mode === 'embedded') {
+    // The CLI cannot open the locked embedded database: it reaches this server's admin API instead.
+    const address = service.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    forgetServer = writeServerRecord(config.dataDir, { pid: process.pid, url: localUrl(config.host, port) });
+  }
+  if (demo || adminToken.generated) {
+    process.stdout.write(
+      welcomeText({ publicUrl: config.publicUrl, demo, adminToken: adminToken.generated && adminToken.file ? { token: adminToken.token!, file: adminToken.file } : undefined }),
+    );
+  }
 }
 
 main().catch((err) => {

@@ -1,10 +1,16 @@
 import 'reflect-metadata';
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { openRuntime, type Runtime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
 import { DataDirInUseError } from '../db/embedded';
-import { MasterKeyMismatchError } from '../crypto/master-key';
+import { loadMasterKey, MasterKeyMismatchError } from '../crypto/master-key';
+import { rotateMasterKey } from '../crypto/master-key-rotation';
+import { parseMasterKey } from '../crypto/secret-box';
+import type { CreatedMerchant } from '../merchants/merchant.service';
+import { createMerchantViaServer, runningServer, ServerAdminUnavailableError } from './server-admin';
 
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
@@ -14,6 +20,8 @@ const USAGE = `Usage:
   npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
                           [--fee-bearer merchant|customer] [--json]
   npm run --silent cli -- migrate
+  NEW_MASTER_KEY=… npm run --silent cli -- master-key:rotate [--json]
+  npm run --silent cli -- master-key:rotate --generate [--json]
 `;
 
 /** The command line: an adapter over the same domain services as the HTTP interfaces. */
@@ -38,6 +46,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
   }
 
   if (command === 'merchant:settings') return merchantSettings(config, rest, out, err);
+  if (command === 'master-key:rotate') return masterKeyRotate(config, rest, out, err);
 
   if (command !== 'merchant:create') {
     err.write(USAGE);
@@ -65,20 +74,17 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     return 64;
   }
 
-  return withRuntime(config, err, async (runtime) => {
-    if (runtime.generatedMasterKeyFile) {
-      err.write(`warning: MASTER_KEY is not set; using the key generated in ${runtime.generatedMasterKeyFile}\n`);
-    }
-    const created = await runtime.ctx.services.merchants.createMerchant({
-      name: values.name ?? '',
-      country: values.country ?? '',
-      supportEmail: values.email ?? '',
-      webhookUrl: values['webhook-url'],
-      liveWebhookUrl: values['live-webhook-url'],
-      feeBearer: values['fee-bearer'],
-      // Not a whole number: NaN, which the service refuses like any other unsupported size.
-      keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
-    });
+  const input = {
+    name: values.name ?? '',
+    country: values.country ?? '',
+    supportEmail: values.email ?? '',
+    webhookUrl: values['webhook-url'],
+    liveWebhookUrl: values['live-webhook-url'],
+    feeBearer: values['fee-bearer'],
+    // Not a whole number: NaN, which the service refuses like any other unsupported size.
+    keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
+  };
+  const print = (created: CreatedMerchant) => {
     if (values.json) {
       out.write(`${JSON.stringify(created, null, 2)}\n`);
     } else {
@@ -96,7 +102,33 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       );
     }
     return 0;
-  });
+  };
+
+  try {
+    return await withRuntime(config, err, async (runtime) => {
+      if (runtime.generatedMasterKeyFile) {
+        err.write(`warning: MASTER_KEY is not set; using the key generated in ${runtime.generatedMasterKeyFile}\n`);
+      }
+      return print(await runtime.ctx.services.merchants.createMerchant(input));
+    });
+  } catch (e) {
+    // A server holds the embedded database: create the merchant through its admin API instead.
+    if (!(e instanceof DataDirInUseError)) throw e;
+    return viaServer(runningServer(config, e), err, async (target) => print(await createMerchantViaServer(target, input)));
+  }
+}
+
+/** Like withRuntime, for a command carried out by the running server: domain errors exit 65, an unreachable server 1. */
+async function viaServer<T>(target: T, err: NodeJS.WritableStream, command: (target: T) => Promise<number>): Promise<number> {
+  try {
+    return await command(target);
+  } catch (e) {
+    if (e instanceof DomainError) {
+      err.write(`error: ${e.message}\n`);
+      return 65; // EX_DATAERR
+    }
+    throw e;
+  }
 }
 
 /** Runs a command against the database: a domain error (bad input) exits 65 with its message; the runtime is always closed. */
@@ -157,11 +189,80 @@ async function merchantSettings(config: Config, args: string[], out: NodeJS.Writ
   });
 }
 
+/**
+ * `master-key:rotate`: re-seals every stored secret under a new master key in one transaction
+ * (docs/operations.md). The new key comes from NEW_MASTER_KEY (never a command-line argument,
+ * which other users could read), or `--generate` makes one and prints it once. With MASTER_KEY
+ * unset, the key file in DATA_DIR is replaced after the commit.
+ */
+async function masterKeyRotate(config: Config, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { generate: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } }, strict: true }));
+  } catch (e) {
+    err.write(`${(e as Error).message}\n${USAGE}`);
+    return 64;
+  }
+  const given = process.env.NEW_MASTER_KEY?.trim();
+  if (given && values.generate) {
+    err.write('master-key:rotate takes NEW_MASTER_KEY or --generate, not both\n');
+    return 64;
+  }
+  let newKey: Buffer;
+  if (given) {
+    try {
+      newKey = parseMasterKey(given);
+    } catch (e) {
+      err.write(`NEW_MASTER_KEY: ${(e as Error).message}\n`);
+      return 64;
+    }
+  } else if (values.generate) {
+    newKey = randomBytes(32);
+  } else {
+    err.write(`master-key:rotate needs the new key in NEW_MASTER_KEY, or --generate\n${USAGE}`);
+    return 64;
+  }
+  const current = loadMasterKey(config.masterKey, config.dataDir);
+  if (current.key.equals(newKey)) {
+    err.write('NEW_MASTER_KEY is the current master key: nothing to do\n');
+    return 64;
+  }
+  const runtime = await openRuntime(config); // refuses a MASTER_KEY that does not match the database
+  let result;
+  try {
+    result = await rotateMasterKey(runtime.ctx.orm, current.key, newKey);
+  } finally {
+    await runtime.close();
+  }
+  const newKeyHex = newKey.toString('hex');
+  if (current.generatedFile) {
+    // The database now needs the new key: replace the key file atomically.
+    const temporary = `${current.generatedFile}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, `${newKeyHex}\n`, { mode: 0o600 });
+    fs.renameSync(temporary, current.generatedFile);
+  }
+  const report = {
+    resealed: result.resealed,
+    keyFile: current.generatedFile ?? null,
+    // Printed only when this command made the key and no file keeps it: the one chance to store it.
+    newMasterKey: values.generate && !current.generatedFile ? newKeyHex : undefined,
+  };
+  if (values.json) {
+    out.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const counts = Object.entries(result.resealed).map(([column, n]) => `${n} ${column}`).join(', ');
+    out.write(`Re-sealed ${counts} and the check value under the new master key.\n`);
+    if (current.generatedFile) out.write(`The new key is in ${current.generatedFile}.\n`);
+    else out.write(`${report.newMasterKey ? `New MASTER_KEY: ${report.newMasterKey}\n` : ''}Start every instance with MASTER_KEY set to the new key: the old one no longer opens this database.\n`);
+  }
+  return 0;
+}
+
 if (require.main === module) {
   runCli(process.argv.slice(2), process.stdout, process.stderr)
     .then((code) => process.exit(code))
     .catch((e) => {
-      process.stderr.write(e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
+      process.stderr.write(e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError || e instanceof ServerAdminUnavailableError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
       process.exit(1);
     });
 }

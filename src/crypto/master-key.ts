@@ -27,8 +27,8 @@ export function loadMasterKey(masterKey: string | undefined, dataDir: string): M
 }
 
 /** What the check value holds, sealed under the master key. */
-const CHECK_PLAINTEXT = 'checkout-gateway master key check v1';
-const CHECK_CONTEXT = 'master-key-check';
+export const CHECK_PLAINTEXT = 'checkout-gateway master key check v1';
+export const CHECK_CONTEXT = 'master-key-check';
 
 /** Thrown at start when MASTER_KEY is not the key the database's secrets were sealed with. */
 export class MasterKeyMismatchError extends Error {

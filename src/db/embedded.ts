@@ -13,7 +13,10 @@ export interface EmbeddedDatabase {
 }
 
 export class DataDirInUseError extends Error {
-  constructor(dataDir: string, pid: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
     super(
       `The embedded database in ${dataDir} is in use by process ${pid}. ` +
         'Stop that process, or set DATABASE_URL to use a PostgreSQL server.',

@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# The service as a container: built in one stage, run from a slim, non-root image that holds
+# production dependencies and the compiled code only. See docs/operations.md.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# 1. Build: every dependency (the compiler is a dev dependency), then the compiled code.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY migrations ./migrations
+COPY bench ./bench
+# The SDK's encryption module is compiled with the service: the checkout page serves it.
+COPY packages ./packages
+RUN npx tsc -p tsconfig.build.json
+
+# 2. Production dependencies only, installed exactly as locked.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# 3. Runtime: tini as PID 1 (signals reach Node, zombies are reaped), the node user, no npm at boot.
+FROM ${NODE_IMAGE} AS runtime
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/* \
+  && mkdir -p /data \
+  && chown node:node /data
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=4000 \
+    DATA_DIR=/data
+WORKDIR /app
+# Code and dependencies stay owned by root: the service cannot rewrite itself.
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY src/checkout/public ./src/checkout/public
+COPY src/site/public ./src/site/public
+USER node
+EXPOSE 4000
+VOLUME ["/data"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/src/main.js"]

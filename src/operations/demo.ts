@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config';
+import type { Runtime } from '../bootstrap';
+import type { CreatedMerchant } from '../merchants/merchant.service';
+
+/** What the landing page shows of the demo (no secrets): kept in DATA_DIR/demo.json. */
+export interface DemoRecord {
+  merchantId: number;
+  paymentLinkUrl: string;
+  paymentLinkReference: string;
+}
+
+export interface DemoSeed {
+  merchant: CreatedMerchant;
+  link: DemoRecord;
+}
+
+const DEMO_FILE = 'demo.json';
+
+/** Seeding is on for the embedded database unless DEMO_MERCHANT=false; on a PostgreSQL server only with DEMO_MERCHANT=true. */
+export function demoWanted(config: Config): boolean {
+  return config.demoMerchant ?? !config.databaseUrl;
+}
+
+/**
+ * First run: on an empty database, creates a demo merchant and one payment link through the
+ * same domain services as the CLI and GraphQL, so `npm start` on a bare machine leads to a
+ * payable checkout page. Returns undefined when the database already has a merchant (every
+ * later start): private keys are never shown twice.
+ */
+export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoSeed | undefined> {
+  const { config, services, orm } = runtime.ctx;
+  if (!demoWanted(config)) return undefined;
+  const [row] = await orm.em.getConnection().execute('select exists (select 1 from subsidiary) as present');
+  if (row?.present) return undefined;
+  const merchant = await services.merchants.createMerchant({ name: 'Demo Store', country: 'NG', supportEmail: 'demo@example.test' });
+  const tenant = await services.auth.authenticate(merchant.keys.test.privateKey);
+  const { link } = await services.links.create(tenant, {
+    name: 'Demo T-shirt',
+    description: 'A demo payment link: pay it with a sandbox card (4111 1111 1111 1111, OTP 123456).',
+    paymentType: 'SC',
+    currency: 'NGN',
+    authOption: 'AUTH',
+    amount: '5000',
+  });
+  const record: DemoRecord = { merchantId: merchant.subsidiary.id, paymentLinkUrl: services.links.paymentLinkUrl(link), paymentLinkReference: link.reference };
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(config.dataDir, DEMO_FILE), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  return { merchant, link: record };
+}
+
+export function readDemoRecord(dataDir: string): DemoRecord | undefined {
+  try {
+    const record = JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_FILE), 'utf8')) as Partial<DemoRecord>;
+    if (typeof record.paymentLinkUrl === 'string' && typeof record.paymentLinkReference === 'string') return record as DemoRecord;
+  } catch {
+    /* no demo */
+  }
+  return undefined;
+}
+
+/** The text printed once, on the start that created the demo merchant and/or the admin token. */
+export function welcomeText(options: { publicUrl: string; demo?: DemoSeed; adminToken?: { token: string; file: string } }): string {
+  const { publicUrl, demo, adminToken } = options;
+  const lines = ['', '================ first run ================'];
+  if (adminToken) {
+    lines.push(`Admin token (x-admin-token): ${adminToken.token}`, `  stored in ${adminToken.file} (mode 0600); ADMIN_TOKEN overrides it.`);
+  }
+  if (demo) {
+    const keys = demo.merchant.keys.test;
+    lines.push(
+      `Demo merchant ${demo.merchant.subsidiary.id} (${demo.merchant.subsidiary.name}), test environment:`,
+      `  public key:     ${keys.publicKey}`,
+      `  private key:    ${keys.privateKey}`,
+      `  webhook secret: ${demo.merchant.webhookSecret}`,
+      `  encryption key: ${keys.encryptionKey}`,
+      `Demo payment link: ${demo.link.paymentLinkUrl}`,
+      '  pay it with card 4111 1111 1111 1111, any future expiry, any CVV, OTP 123456.',
+      'The private key and webhook secret are shown once: store them now. Live keys were created too',
+      '(never shown); create merchants of your own with `npm run --silent cli -- merchant:create`.',
+    );
+  }
+  lines.push(`Start here: ${publicUrl}/`, '===========================================', '');
+  return lines.join('\n');
+}

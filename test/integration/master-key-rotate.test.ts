@@ -1,0 +1,156 @@
+import 'reflect-metadata';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createScratchDatabase } from '../support/scratch-database';
+import { startTestService } from '../support/service';
+import { createTestMerchant } from '../support/merchants';
+import { cli } from '../support/cli';
+import { postEncrypted } from '../support/http';
+import { TEST_MASTER_KEY } from '../support/database';
+import { MasterKeyMismatchError } from '../../src/crypto/master-key';
+import { SEALED_COLUMNS } from '../../src/crypto/master-key-rotation';
+import { SecretBox, parseMasterKey } from '../../src/crypto/secret-box';
+import type { CreatedMerchant } from '../../src/merchants/merchant.service';
+
+const NEW_KEY = 'ef'.repeat(32);
+const ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * `master-key:rotate` re-seals every stored secret (webhook secrets, RSA private keys) and the
+ * check value under a new MASTER_KEY in one transaction, on a database of this file's own (the
+ * shared test database's secrets must stay under the test key).
+ */
+describe('master-key:rotate', () => {
+  let scratch: { url: string; drop(): Promise<void> };
+  let db: Client;
+  const saved = { ...process.env };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-mkrotate-'));
+  const merchants: CreatedMerchant[] = [];
+
+  const useEnv = (env: Record<string, string | undefined>) => {
+    process.env = { ...saved, DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env };
+    for (const [k, v] of Object.entries(process.env)) if (v === undefined) delete process.env[k];
+  };
+  const sealedValues = async () =>
+    (await db.query(`select 'subsidiary' as t, id, webhook_secret_sealed as v from subsidiary union all select 'encryption_key', id, private_key_sealed from encryption_key union all select 'check', id, check_value from master_key_check order by 1, 2`)).rows;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('mkrotate');
+    db = new Client({ connectionString: scratch.url });
+    await db.connect();
+    const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: TEST_MASTER_KEY });
+    try {
+      merchants.push(await createTestMerchant(t), await createTestMerchant(t));
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    process.env = saved;
+    await db?.end();
+    await scratch?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses to run without a usable new key', async () => {
+    useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: undefined });
+    expect((await cli(['master-key:rotate'])).code).toBe(64);
+    useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: 'not-a-key' });
+    const malformed = await cli(['master-key:rotate']);
+    expect(malformed.code).toBe(64);
+    expect(malformed.err).not.toContain('not-a-key'); // a secret is never echoed
+    useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: TEST_MASTER_KEY });
+    expect((await cli(['master-key:rotate'])).code).toBe(64);
+    useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: NEW_KEY });
+    expect((await cli(['master-key:rotate', '--generate'])).code).toBe(64);
+  });
+
+  it('changes nothing when one secret does not open (all or nothing)', async () => {
+    const victim = merchants[1]!.subsidiary.id;
+    const [original] = (await db.query('select webhook_secret_sealed from subsidiary where id = $1', [victim])).rows;
+    // A secret that the current key does not open (sealed under some other key).
+    const foreign = new SecretBox(parseMasterKey('12'.repeat(32))).seal('whsec_x', `subsidiary:${victim}:webhook-secret`);
+    await db.query('update subsidiary set webhook_secret_sealed = $1 where id = $2', [foreign, victim]);
+    const before = await sealedValues();
+    try {
+      useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: NEW_KEY });
+      await expect(cli(['master-key:rotate'])).rejects.toBeInstanceOf(MasterKeyMismatchError);
+      expect(await sealedValues()).toEqual(before);
+    } finally {
+      await db.query('update subsidiary set webhook_secret_sealed = $1 where id = $2', [original.webhook_secret_sealed, victim]);
+    }
+  }, 60_000);
+
+  it('re-seals every secret and the check value; the old key is refused afterwards, the new one opens everything', async () => {
+    const before = await sealedValues();
+    useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: NEW_KEY });
+    const rotated = await cli(['master-key:rotate', '--json']);
+    expect(rotated.code).toBe(0);
+    const [{ subsidiaries, keys }] = (await db.query('select (select count(*) from subsidiary)::int as subsidiaries, (select count(*) from encryption_key)::int as keys')).rows;
+    expect(JSON.parse(rotated.out)).toEqual({ resealed: { 'subsidiary.webhook_secret_sealed': subsidiaries, 'encryption_key.private_key_sealed': keys }, keyFile: null });
+    expect(keys).toBeGreaterThanOrEqual(4);
+
+    // Every sealed value changed, and each opens with the new key in its own context only.
+    const after = await sealedValues();
+    expect(after.map((r) => [r.t, r.id])).toEqual(before.map((r) => [r.t, r.id]));
+    const box = new SecretBox(parseMasterKey(NEW_KEY));
+    const oldBox = new SecretBox(parseMasterKey(TEST_MASTER_KEY));
+    for (const [i, row] of after.entries()) {
+      expect(row.v).not.toBe(before[i]!.v);
+      const context = row.t === 'check' ? 'master-key-check' : SEALED_COLUMNS.find((c) => c.table === row.t)!.context(Number(row.id));
+      expect(box.open(row.v, context)).toBe(oldBox.open(before[i]!.v, context));
+    }
+
+    // The old key no longer starts the service.
+    await expect(startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: TEST_MASTER_KEY })).rejects.toBeInstanceOf(MasterKeyMismatchError);
+    // The new one does: webhook secrets open, and payloads decrypt with the re-sealed private keys.
+    const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: NEW_KEY });
+    try {
+      for (const m of merchants) expect(await t.service.runtime.ctx.services.merchants.webhookSecret(m.subsidiary.id)).toBe(m.webhookSecret);
+      const m = merchants[0]!;
+      const reference = `MKR-${Date.now()}`;
+      const order = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+        order: { amount: 100, reference, description: 'After rotation', currency: 'NGN' },
+        payment: { RedirectUrl: 'https://merchant.test/back' },
+      });
+      expect(order.body.statusCode).toBe('01');
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+
+  it('with MASTER_KEY unset, replaces the key file in DATA_DIR after the commit', async () => {
+    // The database is now under NEW_KEY: pretend it is the generated key file's.
+    fs.writeFileSync(path.join(dataDir, 'master.key'), `${NEW_KEY}\n`, { mode: 0o600 });
+    useEnv({ MASTER_KEY: undefined, NEW_MASTER_KEY: undefined });
+    const rotated = await cli(['master-key:rotate', '--generate', '--json']);
+    expect(rotated.code).toBe(0);
+    const report = JSON.parse(rotated.out);
+    expect(report.keyFile).toBe(path.join(dataDir, 'master.key'));
+    expect(report.newMasterKey).toBeUndefined(); // kept in the file, not printed
+    const fileKey = fs.readFileSync(report.keyFile, 'utf8').trim();
+    expect(fileKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(fileKey).not.toBe(NEW_KEY);
+    expect(fs.statSync(report.keyFile).mode & 0o777).toBe(0o600);
+    const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: fileKey });
+    try {
+      expect(await t.service.runtime.ctx.services.merchants.webhookSecret(merchants[0]!.subsidiary.id)).toBe(merchants[0]!.webhookSecret);
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+
+  it('knows every sealed column the migrations create', () => {
+    const sealed = new Set<string>();
+    for (const file of fs.readdirSync(path.join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts'))) {
+      const text = fs.readFileSync(path.join(ROOT, 'migrations', file), 'utf8');
+      for (const m of text.matchAll(/create table "(\w+)" \(([^;]*)\);/g)) for (const c of m[2]!.matchAll(/"(\w+_sealed)"/g)) sealed.add(`${m[1]}.${c[1]}`);
+      for (const m of text.matchAll(/alter table "(\w+)" add column "(\w+_sealed)"/g)) sealed.add(`${m[1]}.${m[2]}`);
+    }
+    expect([...sealed].sort()).toEqual(SEALED_COLUMNS.map((c) => `${c.table}.${c.column}`).sort());
+  });
+});

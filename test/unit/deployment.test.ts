@@ -1,0 +1,196 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { dockerInstructions, execForm } from '../support/dockerfile';
+
+/**
+ * Docker does not run here: the Dockerfile, docker-compose.yml and the nginx configuration are
+ * kept honest by reading them. (test/integration/deployment-start.test.ts runs the image's start
+ * command itself.)
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+function dockerfile() {
+  const instructions = dockerInstructions(read('Dockerfile'));
+  const last = Math.max(...instructions.map((i) => i.stage));
+  const runtime = instructions.filter((i) => i.stage === last);
+  const one = (keyword: string) => {
+    const found = runtime.filter((i) => i.keyword === keyword);
+    expect(found).toHaveLength(1);
+    return found[0]!.args;
+  };
+  return { instructions, runtime, one };
+}
+
+describe('Dockerfile', () => {
+  const { instructions, runtime, one } = dockerfile();
+  const args = new Map(instructions.filter((i) => i.keyword === 'ARG').map((i) => i.args.split('=') as [string, string]));
+  const image = (from: string) => from.split(' ')[0]!.replace(/^\$\{(\w+)\}$/, (_m, name: string) => args.get(name) ?? '');
+
+  it('builds in stages and runs a slim Node 20 image', () => {
+    const froms = instructions.filter((i) => i.keyword === 'FROM');
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) expect(image(from.args)).toMatch(/^node:20(\.\d+)*-[a-z]+-slim$/);
+    // The build stage installs everything and compiles; the runtime copies from earlier stages.
+    const build = instructions.filter((i) => i.stage === 0);
+    expect(build.some((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args) && !i.args.includes('--omit=dev'))).toBe(true);
+    expect(build.some((i) => i.keyword === 'RUN' && /tsc -p tsconfig\.build\.json|npm run build/.test(i.args))).toBe(true);
+    const copies = runtime.filter((i) => i.keyword === 'COPY' && i.args.startsWith('--from='));
+    expect(copies.map((c) => c.args)).toEqual(expect.arrayContaining([expect.stringMatching(/node_modules/), expect.stringMatching(/dist/)]));
+    // The runtime's node_modules come from an `npm ci --omit=dev` stage: production dependencies only.
+    const modulesFrom = /--from=(\S+)/.exec(copies.find((c) => c.args.includes('node_modules'))!.args)![1]!;
+    const modulesStage = instructions.findIndex((i) => i.keyword === 'FROM' && new RegExp(`\\bAS ${modulesFrom}$`, 'i').test(i.args));
+    const stageOf = instructions[modulesStage]!.stage;
+    expect(instructions.some((i) => i.stage === stageOf && i.keyword === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args))).toBe(true);
+  });
+
+  it('runs as a non-root user under tini, without npm or a shell at boot', () => {
+    const user = one('USER');
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+    const entrypoint = execForm(one('ENTRYPOINT'));
+    const cmd = execForm(one('CMD'));
+    expect(entrypoint).toEqual(['/usr/bin/tini', '--']);
+    expect(runtime.some((i) => i.keyword === 'RUN' && /apt-get install .*\btini\b/.test(i.args))).toBe(true);
+    expect(cmd).toEqual(['node', 'dist/src/main.js']);
+    expect([...entrypoint, ...cmd].join(' ')).not.toMatch(/\bnpm\b|\bsh\b|\bbash\b/);
+    // The start command's file is what the build compiles (package.json's "start" runs the same file).
+    expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${cmd[1]}`);
+    expect(runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args))).toBe(false);
+  });
+
+  it('checks readiness with a HEALTHCHECK on /health/ready', () => {
+    const healthcheck = one('HEALTHCHECK');
+    expect(healthcheck).toMatch(/--interval=\d+s/);
+    expect(healthcheck).toMatch(/--start-period=\d+s/);
+    const command = execForm(healthcheck.replace(/^(--\S+ )+CMD /, ''));
+    expect(command[0]).toBe('node');
+    expect(command.join(' ')).toContain('/health/ready');
+  });
+
+  it('ships the files the built code reads at run time, and keeps the build context small', () => {
+    const copied = runtime.filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from=')).map((i) => i.args.split(' ')[0]!);
+    // Everything src reads from its own folder beside the code (public assets of the pages).
+    const publicDirs = fs
+      .readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+      .filter((d) => d.isDirectory() && d.name === 'public')
+      .map((d) => path.relative(ROOT, path.join(d.parentPath, d.name)));
+    expect(publicDirs.length).toBeGreaterThan(0);
+    for (const dir of publicDirs) expect(copied).toContain(dir);
+    const ignored = read('.dockerignore').split(/\r?\n/).map((l) => l.trim());
+    for (const entry of ['node_modules', 'dist', '.git', '.data']) expect(ignored).toContain(entry);
+  });
+
+  it('the compiled service needs only production dependencies', () => {
+    // Every package the service's source imports at run time is a dependency, not a dev dependency.
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const builtin = new Set(require('node:module').builtinModules as string[]);
+    // Development-only fallbacks, with why the built image never takes them.
+    const devOnly: Record<string, string> = {
+      'checkout/browser-client.ts: typescript': 'transpiles the SDK when dist/packages/sdk/src/encryption.js is missing; the build emits it',
+    };
+    const missing: string[] = [];
+    for (const file of fs.readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[]) {
+      if (!file.endsWith('.ts')) continue;
+      const source = fs.readFileSync(path.join(ROOT, 'src', file), 'utf8');
+      for (const m of source.matchAll(/^(?!import type)[^\n]*?(?:from |import\(|require\()\s*'([^'.][^']*)'/gm)) {
+        const spec = m[1]!.replace(/^node:/, '');
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        if (!builtin.has(name) && !pkg.dependencies[name] && !devOnly[`${file}: ${name}`]) missing.push(`${file}: ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // The build stage compiles what the fallback above stands in for.
+    expect(instructions.some((i) => i.stage === 0 && i.keyword === 'COPY' && /^packages\b/.test(i.args))).toBe(true);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
+    services: Record<string, any>;
+    volumes?: Record<string, unknown>;
+  };
+  const services = compose.services;
+  const gateways = Object.keys(services).filter((name) => /^gateway/.test(name));
+
+  it('runs PostgreSQL with a health check and a volume', () => {
+    const pg = services.postgres;
+    expect(pg.image).toMatch(/^postgres:1[6-9]\b/);
+    expect(pg.healthcheck.test.join(' ')).toContain('pg_isready');
+    const volume = (pg.volumes as string[]).find((v) => v.endsWith(':/var/lib/postgresql/data'))!;
+    expect(volume).toBeDefined();
+    expect(compose.volumes).toHaveProperty(volume.split(':')[0]!);
+    expect(pg.restart).toBe('unless-stopped');
+  });
+
+  it('runs two instances of the image with the same secrets, after the database is healthy and migrated', () => {
+    expect(gateways).toHaveLength(2);
+    for (const name of gateways) {
+      const g = services[name];
+      expect(g.build).toBe('.');
+      expect(g.command).toBeUndefined(); // the image's CMD: node under tini, no npm at boot
+      expect(g.restart).toMatch(/^(unless-stopped|always|on-failure)/);
+      expect(g.depends_on.postgres.condition).toBe('service_healthy');
+      expect(g.depends_on.migrate.condition).toBe('service_completed_successfully');
+      expect(g.environment.DATABASE_URL).toMatch(/^postgres:\/\/.+@postgres:5432\//);
+      expect(g.environment.MASTER_KEY).toMatch(/^\$\{MASTER_KEY:\?/); // required, never defaulted
+      expect(g.environment.ADMIN_TOKEN).toMatch(/^\$\{ADMIN_TOKEN:\?/);
+      expect(g.environment.MIGRATE_ON_START).toBe('false');
+      expect(g.healthcheck.test.join(' ')).toContain('/health/ready');
+      expect(g.ports).toBeUndefined(); // reached through the balancer only
+    }
+    const [a, b] = gateways.map((name) => services[name]);
+    expect(a.environment).toEqual(b.environment);
+    expect(a.image).toBe(b.image);
+    // Migrations run once, from the same image, before the instances start.
+    expect(services.migrate.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
+    expect(services.migrate.image).toBe(a.image);
+    expect(services.migrate.environment.DATABASE_URL).toBe(a.environment.DATABASE_URL);
+    expect(services.migrate.environment.MASTER_KEY).toBe(a.environment.MASTER_KEY);
+  });
+
+  it('puts nginx in front: its own health check, waits for healthy instances, publishes the only port', () => {
+    const lb = services.lb;
+    expect(lb.image).toMatch(/^nginx:/);
+    expect(lb.restart).toBe('unless-stopped');
+    expect(lb.healthcheck.test.join(' ')).toContain('/nginx-health');
+    for (const name of gateways) expect(lb.depends_on[name].condition).toBe('service_healthy');
+    const published = Object.entries(services).filter(([, s]) => s.ports).map(([name]) => name);
+    expect(published).toEqual(['lb']);
+    const mount = (lb.volumes as string[]).find((v) => v.includes('/etc/nginx/'))!;
+    expect(mount).toMatch(/:ro$/);
+    expect(fs.existsSync(path.join(ROOT, mount.split(':')[0]!))).toBe(true);
+  });
+
+  describe('nginx configuration', () => {
+    const conf = read('deploy/nginx.conf').replace(/#[^\n]*/g, '');
+    const block = (name: string) => {
+      const start = conf.indexOf(name);
+      expect(start).toBeGreaterThanOrEqual(0);
+      let depth = 0;
+      for (let i = conf.indexOf('{', start); i < conf.length; i++) {
+        if (conf[i] === '{') depth++;
+        if (conf[i] === '}' && --depth === 0) return conf.slice(start, i + 1);
+      }
+      throw new Error(`unclosed ${name}`);
+    };
+
+    it('balances round-robin over exactly the compose instances', () => {
+      const upstream = block('upstream gateway');
+      const servers = [...upstream.matchAll(/^\s*server\s+([\w.-]+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`);
+      expect(servers.sort()).toEqual(gateways.map((g) => `${g}:4000`).sort());
+      expect(upstream).not.toMatch(/\b(ip_hash|hash|least_conn|random)\b/); // nginx's default is round-robin
+    });
+
+    it('passes WebSocket upgrades through on /graphql and proxies everything to the upstream', () => {
+      const graphql = block('location /graphql');
+      expect(graphql).toMatch(/proxy_pass\s+http:\/\/gateway;/);
+      expect(graphql).toMatch(/proxy_set_header\s+Upgrade\s+\$http_upgrade;/);
+      expect(graphql).toMatch(/proxy_set_header\s+Connection\s+\$connection_upgrade;/);
+      expect(conf).toMatch(/map\s+\$http_upgrade\s+\$connection_upgrade\s*\{[^}]*default\s+upgrade;/);
+      expect(conf).toMatch(/proxy_http_version\s+1\.1;/);
+      expect(block('location / ')).toMatch(/proxy_pass\s+http:\/\/gateway;/);
+      expect(conf).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;/);
+    });
+  });
+});
