@@ -80,15 +80,7 @@ describe('the container start command', () => {
           () => false,
         );
       };
-      // /health/ready comes with issue 13's health work, merged separately: until then the
-      // HEALTHCHECK's route answers 404 and the readiness of /health stands in (remove this then).
-      const routeMissing = async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined))?.status === 404;
-      await waitFor(async () => {
-        if (await healthy()) return true;
-        if (await routeMissing()) return (await fetch(`http://127.0.0.1:${port}/health`)).ok;
-        return false;
-      }, 60_000, 'the HEALTHCHECK command');
-      if (await routeMissing()) console.warn('deployment-start: /health/ready is not served yet; checked /health instead');
+      await waitFor(healthy, 60_000, 'the HEALTHCHECK command');
       // The admin token from the environment works; no demo merchant on a PostgreSQL server.
       const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
         method: 'POST',
