@@ -5,6 +5,7 @@ import { Migration20261121000200_webhook_delivery } from './Migration20261121000
 import { Migration20261121000300_order_link_index } from './Migration20261121000300_order_link_index';
 import { Migration20261123100000_payment_integrity } from './Migration20261123100000_payment_integrity';
 import { Migration20261123200000_webhook_safety_master_key_check } from './Migration20261123200000_webhook_safety_master_key_check';
+import { Migration20261124020000_lists_at_scale } from './Migration20261124020000_lists_at_scale';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000300_order_link_index', class: Migration20261121000300_order_link_index },
   { name: 'Migration20261123100000_payment_integrity', class: Migration20261123100000_payment_integrity },
   { name: 'Migration20261123200000_webhook_safety_master_key_check', class: Migration20261123200000_webhook_safety_master_key_check },
+  { name: 'Migration20261124020000_lists_at_scale', class: Migration20261124020000_lists_at_scale },
 ];
