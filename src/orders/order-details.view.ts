@@ -13,7 +13,7 @@ const EMPTY_DATE = '0001-01-01T00:00:00';
  * "Order details": what order/verify returns, what webhooks carry, and what GraphQL's
  * `order` query mirrors. Built once, here.
  */
-export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
+export function orderDetailsView(a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, publicUrl: string) {
   const { order, payments, cards } = a;
   const currency = currencyOf(order.currency);
   // The customer as the order was created with; the record supplies only its id and dates.

@@ -3,7 +3,6 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, Money, parseAmount } from '../shared/money';
 import { countryIdOf } from '../shared/countries';
-import { isQueryableDate } from '../shared/time';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
@@ -19,6 +18,7 @@ import { Customer } from './customer.entity';
 import { Order, OrderStatus } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
+import { OrderLists, type Counted, type ListedOrder, type OrderListFilter, type SummaryCell } from './order-lists';
 
 export interface CreateOrderInput {
   customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
@@ -48,11 +48,16 @@ export interface OrderAggregate {
 const MAX_NUMBER_OF_PAYMENTS = 1000;
 
 export class OrderService {
+  /** Order lists and dashboard figures at scale (plain SQL on the list indexes and the summary table). */
+  readonly lists: OrderLists;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly fees: FeeService,
     private readonly timeline: TimelineService,
-  ) {}
+  ) {
+    this.lists = new OrderLists(orm);
+  }
 
   /**
    * order/create: validates everything before writing anything; a duplicate reference changes
@@ -205,33 +210,17 @@ export class OrderService {
   }
 
   /**
-   * A keyset page of the tenant's orders, newest first, with every aggregate loaded in a fixed
-   * number of queries whatever the page size (orders, customers, links, link types, payments,
-   * cards, merchant, count).
+   * A keyset page of the tenant's orders, newest first: the page in one query, payments and
+   * cards in two more when asked for, `totalCount` (exact up to a bound, then an estimate) when asked for.
    */
-  async page(tenant: Tenant, filter: OrderFilter, limit: number, after?: { createdAt: Date; id: number }): Promise<{ rows: OrderAggregate[]; totalCount: number }> {
-    if (!isQueryableDate(filter.createdFrom)) throw validationError('The CreatedFrom field must be a date between the years 1 and 9999.');
-    if (!isQueryableDate(filter.createdTo)) throw validationError('The CreatedTo field must be a date between the years 1 and 9999.');
-    const em = this.orm.em.fork();
-    const where: Record<string, unknown> = { environment: tenant.environmentId };
-    if (filter.statusIds?.length) where.statusId = { $in: filter.statusIds };
-    if (filter.paymentLinkId) where.paymentLink = filter.paymentLinkId;
-    if (filter.currency) where.currency = filter.currency.toUpperCase();
-    if (filter.createdFrom || filter.createdTo) {
-      where.createdAt = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
-    }
-    if (filter.search) {
-      const like = `${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.$or = [{ reference: { $like: like } }, { customer: { email: filter.search.toLowerCase() } }];
-    }
-    const pageWhere = after ? { $and: [where, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }] } : where;
-    const [orders, totalCount] = await Promise.all([
-      limit > 0
-        ? em.find(Order, pageWhere, { populate: ['customer', 'paymentLink', 'paymentLink.type'], orderBy: { createdAt: 'desc', id: 'desc' }, limit })
-        : Promise.resolve([] as Order[]),
-      em.fork().count(Order, where),
-    ]);
-    return { rows: await this.aggregatesOf(em, orders, tenant.subsidiaryId), totalCount };
+  async page(
+    tenant: Tenant,
+    filter: OrderFilter,
+    limit: number,
+    after?: { createdAt: Date; id: number },
+    want: { count: boolean; payments: boolean } = { count: true, payments: true },
+  ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
+    return this.lists.page(tenant, filter, limit, after, want);
   }
 
   /** Aggregates of many orders in three queries (merchant, payments, cards). */
@@ -251,15 +240,12 @@ export class OrderService {
 
   /** Counts and sums by status and currency over a period (dashboard figures), exact decimals. */
   async summary(tenant: Tenant, from: Date, to: Date): Promise<Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }>> {
-    if (!isQueryableDate(from)) throw validationError('The From field must be a date between the years 1 and 9999.');
-    if (!isQueryableDate(to)) throw validationError('The To field must be a date between the years 1 and 9999.');
-    const rows: Array<{ status_id: number; currency: string; count: string; amount: string; fees: string }> = await this.orm.em.getConnection().execute(
-      `select status_id, currency, count(*) as count, sum(amount)::text as amount, sum(fee)::text as fees
-         from checkout_order where environment_id = ? and created_at >= ? and created_at < ?
-        group by status_id, currency order by status_id, currency`,
-      [tenant.environmentId, from, to],
-    );
-    return rows.map((r) => ({ statusId: r.status_id, currency: r.currency, count: Number(r.count), amount: r.amount, fees: r.fees }));
+    return summaryByStatus(await this.lists.summaryCells(tenant, from, to));
+  }
+
+  /** The dashboard's cells by UTC day, currency, payment method and status over [from, to). */
+  summaryCells(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+    return this.lists.summaryCells(tenant, from, to);
   }
 
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
@@ -273,13 +259,23 @@ export class OrderService {
   }
 }
 
-export interface OrderFilter {
-  statusIds?: number[];
-  createdFrom?: Date;
-  createdTo?: Date;
-  paymentLinkId?: number;
-  currency?: string;
-  search?: string;
+export type OrderFilter = OrderListFilter;
+
+/** Cells summed by status and currency, ordered so. */
+function summaryByStatus(cells: SummaryCell[]): Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }> {
+  const groups = new Map<string, { statusId: number; currency: string; count: number; amount: Money; fees: Money }>();
+  for (const c of cells) {
+    const key = `${c.statusId}|${c.currency}`;
+    const g = groups.get(key) ?? { statusId: c.statusId, currency: c.currency, count: 0, amount: new Money(0), fees: new Money(0) };
+    g.count += c.count;
+    g.amount = g.amount.plus(c.amount);
+    g.fees = g.fees.plus(c.fees);
+    groups.set(key, g);
+  }
+  return [...groups.values()]
+    .filter((g) => g.count !== 0)
+    .sort((a, b) => a.statusId - b.statusId || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0))
+    .map((g) => ({ statusId: g.statusId, currency: g.currency, count: g.count, amount: g.amount.toFixed(4), fees: g.fees.toFixed(4) }));
 }
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
