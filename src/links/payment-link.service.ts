@@ -10,7 +10,7 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink, type AuthOption } from './payment-link.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
-import { boundedCount, dateParser, type Counted, type DateOf } from '../orders/order-lists';
+import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../orders/order-lists';
 
 /** Link input as both adapters hand it over; every rule about it lives here. */
 export interface PaymentLinkInput {
@@ -38,7 +38,7 @@ export interface PaymentLinkFilter {
   createdTo?: Date;
 }
 
-const LINK_COLUMNS = `l.id, l.environment_id, l.name, l.description, l.reference, l.amount, l.currency, l.auth_option, l.mobile, l.background_image,
+export const LINK_COLUMNS = `l.id, l.environment_id, l.name, l.description, l.reference, l.amount, l.currency, l.auth_option, l.mobile, l.background_image,
   l.website, l.logo, l.customer_limit, l.is_active, l.date_created, l.date_updated, t.id as t_id, t.code as t_code, t.payment_link_name as t_name`;
 
 /** A link row as the plain object the views read (the fields of `PaymentLink` they use). */
@@ -52,6 +52,7 @@ function linkOf(r: Record<string, any>, date: DateOf): PaymentLink {
 
 export class PaymentLinkService {
   private readonly date: DateOf;
+  private run: RunSql | undefined;
 
   constructor(
     private readonly orm: MikroORM,
@@ -152,7 +153,7 @@ export class PaymentLinkService {
   }
 
   private execute(sql: string, params: unknown[]): Promise<Array<Record<string, any>>> {
-    return this.orm.em.getConnection().execute(sql, params, 'all');
+    return (this.run ??= sqlRunner(this.orm))(sql, params);
   }
 
   /** The conditions of `where`, as SQL on `payment_link l`. */

@@ -18,7 +18,7 @@ import { Customer } from './customer.entity';
 import { Order, OrderStatus } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
-import { OrderLists, type Counted, type ListedOrder, type OrderListFilter, type SummaryCell } from './order-lists';
+import { OrderLists, type Counted, type ListedOrder, type OrderListFilter, type OrderListWants, type SummaryCell } from './order-lists';
 
 export interface CreateOrderInput {
   customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
@@ -218,7 +218,7 @@ export class OrderService {
     filter: OrderFilter,
     limit: number,
     after?: { createdAt: Date; id: number },
-    want: { count: boolean; payments: boolean } = { count: true, payments: true },
+    want: OrderListWants = { count: true, payments: true },
   ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
     return this.lists.page(tenant, filter, limit, after, want);
   }

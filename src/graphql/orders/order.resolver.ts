@@ -163,6 +163,8 @@ export class OrderResolver {
       {
         count: selected.has('totalCount') || selected.has('totalCountIsEstimate'),
         payments: selected.has('orderPayments') || selected.has('cardDetails'),
+        customer: selected.has('customer'),
+        paymentLink: ['paymentLink', 'paymentLinkId', 'paymentLinkReference', 'productName'].some((f) => selected.has(f)),
       },
     );
     return {
