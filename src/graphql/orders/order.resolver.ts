@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, Info, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectedFieldNames } from '../selection';
+import { orderListNode } from './order-list-node';
 import type { GraphqlContext } from '../context';
 import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
 import { toPaymentLinkType } from '../links/payment-link.resolver';
@@ -8,7 +9,7 @@ import type { OrderAggregate } from '../../orders/order.service';
 import { ORDER_STATUS_NAMES } from '../../orders/order.service';
 import { isFinalStatus, OrderStatus } from '../../orders/order.entity';
 import { shownPaymentMethod, type SummaryCell } from '../../orders/order-lists';
-import { orderDetailsView } from '../../orders/order-details.view';
+import { customerDetailsView, orderDetailsView } from '../../orders/order-details.view';
 import { Money } from '../../shared/money';
 import { validationError } from '../../shared/errors';
 import { InputObject } from '../../shared/input';
@@ -34,6 +35,11 @@ import {
 
 const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
 
+/** The order's customer as GraphQL shows it (the record's dates as dates). */
+export function toCustomerType(order: OrderAggregate['order']): OrderType['customer'] {
+  return { ...customerDetailsView(order), dateCreated: order.customer?.dateCreated ?? null, dateUpdated: order.customer?.dateUpdated ?? null };
+}
+
 export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, publicUrl: string, linkUrl: (reference: string) => string): OrderType {
   const view = orderDetailsView(a, publicUrl);
   const { order } = a;
@@ -50,11 +56,7 @@ export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'card
     datePaymentConfirmed: order.datePaymentConfirmed,
     orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
     cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
-    customer: {
-      ...view.customer,
-      dateCreated: order.customer?.dateCreated ?? null,
-      dateUpdated: order.customer?.dateUpdated ?? null,
-    },
+    customer: toCustomerType(order),
     paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, linkUrl(order.paymentLink.reference)) : null,
   };
 }
@@ -168,7 +170,7 @@ export class OrderResolver {
       },
     );
     return {
-      ...toPage(page.rows, size, Boolean(after), (a) => ({ createdAt: a.order.createdAt, id: a.order.id }), (a) => this.orderType(ctx, a)),
+      ...toPage(page.rows, size, Boolean(after), (a) => ({ createdAt: a.order.createdAt, id: a.order.id }), (a) => orderListNode(a, ctx.publicUrl)),
       totalCount: page.totalCount ?? 0,
       totalCountIsEstimate: page.totalCountIsEstimate ?? false,
     };

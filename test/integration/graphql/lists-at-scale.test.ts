@@ -110,6 +110,27 @@ describe('lists at scale', () => {
     });
   });
 
+  it('lists each order with exactly the values the order query answers', async () => {
+    const FIELDS = `orderReference paymentReference productName amount totalAmountCharged statusId status paymentMethod paymentResponseCode
+      paymentResponseMessage narration remarks currencyId currencyName paymentLinkId paymentLinkReference recurringPaymentId recurringPaymentReference
+      fee feeRate subsidiaryFee customerFee dateCreated dateUpdated datePaymentConfirmed
+      orderPayments { orderPaymentReference statusId } cardDetails { cardType }
+      customer { customerId firstName lastName emailAddress countryShortName countryId globalStatusId globalStatus mobileNumber isBlacklisted reasonBlacklisted dateCreated dateUpdated }
+      paymentLink { id reference name amount }`;
+    const page = await gql(`{ orders(first: 10) { edges { node { ${FIELDS} } } } }`);
+    expect(page.errors).toBeUndefined();
+    expect(page.data.orders.edges.length).toBeGreaterThan(3);
+    for (const { node } of page.data.orders.edges) {
+      const one = await gql(`query ($r: String!) { order(reference: $r) { ${FIELDS} } }`, { r: node.orderReference });
+      expect(node).toEqual(one.data.order);
+    }
+    // Only a few fields asked for: the same values.
+    const lean = await gql(`{ orders(first: 10) { edges { node { orderReference amount status paymentMethod customer { emailAddress } } } } }`);
+    expect(lean.data.orders.edges.map((e: any) => e.node)).toEqual(
+      page.data.orders.edges.map(({ node }: any) => ({ orderReference: node.orderReference, amount: node.amount, status: node.status, paymentMethod: node.paymentMethod, customer: { emailAddress: node.customer.emailAddress } })),
+    );
+  });
+
   describe('orders', () => {
     let other: CreatedMerchant;
     let otherEnv: number;
