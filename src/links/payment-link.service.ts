@@ -129,6 +129,32 @@ export class PaymentLinkService {
     return rows.map((r) => linkOf(r, this.date));
   }
 
+  /**
+   * REST links/all: the tenant's links, newest first, as the JSON text of the list (the list
+   * style of `paymentLinkView`, byte for byte: its field order, money as JSON numbers without
+   * trailing zeros, timestamps as ISO 8601 UTC with milliseconds and no zone), built by
+   * PostgreSQL in the one query that reads them. `null` when `id` is given and not the tenant's.
+   */
+  async listJson(tenant: Tenant, filter: { id?: number } = {}): Promise<string | null> {
+    const where = this.sqlWhere(tenant, filter);
+    const j = (sql: string) => `coalesce(to_json(${sql})::text, 'null')`;
+    const [row] = await this.execute(
+      `select count(*)::int as n, '[' || coalesce(string_agg(
+         '{"id":' || l.id || ',"name":' || ${j('l.name')} || ',"paymentType":' || ${j('t.payment_link_name')} || ',"logo":' || ${j('l.logo')} ||
+         ',"amount":' || coalesce(trim_scale(l.amount)::text, 'null') ||
+         ',"dateCreated":"' || to_char(l.date_created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') || '"' ||
+         ',"reference":' || ${j('l.reference')} || ',"createdBy":null,"creatorEmail":null,"isActive":' || l.is_active::text ||
+         ',"currency":' || ${j('l.currency')} || ',"limit":' || coalesce(l.customer_limit::text, 'null') ||
+         ',"paymentLinkUrl":' || to_json(?::text || '/pay/' || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||
+         ',"paymentLinkType":null,"paymentLinkCode":null,"description":' || ${j('l.description')} || '}',
+         ',' order by l.date_created desc, l.id desc), '') || ']' as json
+         from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}`,
+      [this.publicUrl, ...where.params],
+    );
+    if (filter.id !== undefined && row?.n === 0) return null;
+    return (row?.json as string | undefined) ?? '[]';
+  }
+
   /** A keyset page, newest first, after the cursor; and, when asked for, the count of all matching links (exact up to a bound, then an estimate). */
   async page(
     tenant: Tenant,

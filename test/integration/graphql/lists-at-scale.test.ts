@@ -3,6 +3,7 @@ import { graphql, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { EXACT_COUNT_BOUND } from '../../../src/orders/order-lists';
+import { paymentLinkView } from '../../../src/links/payment-link.view';
 
 const CREATE_ORDER = `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { orderReference } }`;
 const SUMMARY = `query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) {
@@ -195,18 +196,27 @@ describe('lists at scale', () => {
     });
   });
 
-  it('REST links/all answers the same bytes as the route schema would serialise', async () => {
-    for (let i = 0; i < 3; i += 1) {
-      await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Name: `L${i}`, Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'AUTH', Amount: i === 0 ? undefined : 12.5 * i } });
+  it('REST links/all answers the same bytes as the list view of each link serialised', async () => {
+    const names = ['Plain', 'Quote " and \\ back', 'Ctrl \u0001 tab \t é ✓ 😀', '</script>'];
+    for (let i = 0; i < 4; i += 1) {
+      await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Name: names[i], Description: `d${i}\n`, PaymentType: ['MC', 'SC', 'MC', 'SUB'][i], Currency: 'NGN', AuthOption: 'AUTH', Amount: i === 0 ? undefined : [0, 12.5, 1000, 0.01][i], Limit: i === 2 ? 3 : undefined } });
     }
+    // One link created with microseconds and an amount of four places' worth of zeros.
+    await sql(`update payment_link set date_created = date_created + interval '123 microseconds' where environment_id = ? and name = 'Plain'`, [env]);
+    const tenant = await t.service.runtime.ctx.services.auth.authenticate(m.keys.test.publicKey);
+    const links = t.service.runtime.ctx.services.links;
+    const expectedText = JSON.stringify((await links.list(tenant)).map((l) => paymentLinkView(l, links.paymentLinkUrl(l), 'list')));
     const res = await fetch(`${t.baseUrl}/checkout/links/all`, { headers: { 'api-key': m.keys.test.publicKey } });
     const text = await res.text();
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = JSON.parse(text);
-    expect(body).toHaveLength(3);
-    // Key order and number forms exactly as the list has always printed them.
+    expect(body).toHaveLength(4);
+    expect(text).toBe(expectedText);
     expect(text).toBe(JSON.stringify(body));
     expect(Object.keys(body[0])).toEqual(['id', 'name', 'paymentType', 'logo', 'amount', 'dateCreated', 'reference', 'createdBy', 'creatorEmail', 'isActive', 'currency', 'limit', 'paymentLinkUrl', 'appEnvironmentId', 'paymentLinkType', 'paymentLinkCode', 'description']);
-    expect(body.map((l: any) => l.amount)).toEqual([25, 12.5, null]);
+    expect(body.map((l: any) => l.amount)).toEqual([0.01, 1000, 12.5, null]);
+    const one = await fetch(`${t.baseUrl}/checkout/links/all?id=${body[1].id}`, { headers: { 'api-key': m.keys.test.publicKey } });
+    expect(await one.text()).toBe(JSON.stringify([body[1]]));
+    expect((await fetch(`${t.baseUrl}/checkout/links/all?id=999999999`, { headers: { 'api-key': m.keys.test.publicKey } })).status).toBe(404);
   });
 });
