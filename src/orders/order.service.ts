@@ -238,13 +238,11 @@ export class OrderService {
     });
   }
 
-  /** Counts and sums by status and currency over a period (dashboard figures), exact decimals. */
-  async summary(tenant: Tenant, from: Date, to: Date): Promise<Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }>> {
-    return summaryByStatus(await this.lists.summaryCells(tenant, from, to));
-  }
-
-  /** The dashboard's cells by UTC day, currency, payment method and status over [from, to). */
-  summaryCells(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+  /**
+   * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
+   * currency, payment method and status, from the summary table (docs/performance.md).
+   */
+  summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
     return this.lists.summaryCells(tenant, from, to);
   }
 
@@ -260,23 +258,6 @@ export class OrderService {
 }
 
 export type OrderFilter = OrderListFilter;
-
-/** Cells summed by status and currency, ordered so. */
-function summaryByStatus(cells: SummaryCell[]): Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }> {
-  const groups = new Map<string, { statusId: number; currency: string; count: number; amount: Money; fees: Money }>();
-  for (const c of cells) {
-    const key = `${c.statusId}|${c.currency}`;
-    const g = groups.get(key) ?? { statusId: c.statusId, currency: c.currency, count: 0, amount: new Money(0), fees: new Money(0) };
-    g.count += c.count;
-    g.amount = g.amount.plus(c.amount);
-    g.fees = g.fees.plus(c.fees);
-    groups.set(key, g);
-  }
-  return [...groups.values()]
-    .filter((g) => g.count !== 0)
-    .sort((a, b) => a.statusId - b.statusId || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0))
-    .map((g) => ({ statusId: g.statusId, currency: g.currency, count: g.count, amount: g.amount.toFixed(4), fees: g.fees.toFixed(4) }));
-}
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
   if (value === undefined || value === null || value === '') return null;

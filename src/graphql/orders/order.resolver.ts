@@ -199,7 +199,7 @@ export class OrderResolver {
   @Query(() => DashboardSummaryType, { description: 'Counts and sums by status and currency over [from, to).' })
   async dashboardSummary(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: GraphqlContext): Promise<DashboardSummaryType> {
     if (!(from < to)) throw validationError('from must be before to.');
-    return dashboardSummaryOf(from, to, await ctx.services.orders.summaryCells(await ctx.tenant(), from, to));
+    return dashboardSummaryOf(from, to, await ctx.services.orders.summary(await ctx.tenant(), from, to));
   }
 
   @Authorized('TENANT')
