@@ -193,7 +193,7 @@ export async function runDataScaleBench(): Promise<BenchSection> {
       ['orders(first:50), two statuses (Initiated, pending)', () => gql(`{ orders(first: 50, filter: { statusIds: [1, 2] }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
       ['orders(first:50), payment-method filter (PayPal)', () => gql(`{ orders(first: 50, filter: { paymentMethod: "PayPal" }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
       ['orders(first:50), e-mail search', () => gql(`{ orders(first: 50, filter: { search: "CUST4242@example.test" }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
-      ['orders(first:50), second page (cursor)', async () => {
+      ['orders(first:50), first page then the second (two requests)', async () => {
         const first = await gql(`{ orders(first: 50) { pageInfo { endCursor } } }`);
         return gql(`query ($after: String) { orders(first: 50, after: $after) { ${ORDER_FIELDS} } }`, { after: first.orders.pageInfo.endCursor });
       }],
