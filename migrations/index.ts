@@ -6,6 +6,7 @@ import { Migration20261121000300_order_link_index } from './Migration20261121000
 import { Migration20261123100000_payment_integrity } from './Migration20261123100000_payment_integrity';
 import { Migration20261123200000_webhook_safety_master_key_check } from './Migration20261123200000_webhook_safety_master_key_check';
 import { Migration20261124010000_tenant_settings_notify } from './Migration20261124010000_tenant_settings_notify';
+import { Migration20261124020000_lists_at_scale } from './Migration20261124020000_lists_at_scale';
 import { Migration20261124080000_dashboard_session } from './Migration20261124080000_dashboard_session';
 import { Migration20261124080100_webhook_secret_rotation } from './Migration20261124080100_webhook_secret_rotation';
 
@@ -18,6 +19,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123100000_payment_integrity', class: Migration20261123100000_payment_integrity },
   { name: 'Migration20261123200000_webhook_safety_master_key_check', class: Migration20261123200000_webhook_safety_master_key_check },
   { name: 'Migration20261124010000_tenant_settings_notify', class: Migration20261124010000_tenant_settings_notify },
+  { name: 'Migration20261124020000_lists_at_scale', class: Migration20261124020000_lists_at_scale },
   { name: 'Migration20261124080000_dashboard_session', class: Migration20261124080000_dashboard_session },
   { name: 'Migration20261124080100_webhook_secret_rotation', class: Migration20261124080100_webhook_secret_rotation },
 ];

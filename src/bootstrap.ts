@@ -61,7 +61,7 @@ export async function createService(
     const app = await buildApp(runtime.ctx, { logger: options.logger });
     const { payments, recurring, eventFanout, webhooks } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
-    const scheduler = new PaymentScheduler(payments, recurring, app.log, [() => runtime.ctx.services.idempotency.purgeExpired()]);
+    const scheduler = new PaymentScheduler(payments, recurring, app.log, [() => runtime.ctx.services.idempotency.purgeExpired(), () => runtime.ctx.services.orders.lists.rollUp()]);
     await scheduler.reconcileOnStart();
     scheduler.start(config.schedulerIntervalMs);
     // Listening before the server answers: a subscriber never misses a change committed after it subscribed.

@@ -9,6 +9,7 @@ import { Customer } from '../orders/customer.entity';
 import { Order } from '../orders/order.entity';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
+import { OrderSummary, OrderSummaryDelta } from '../orders/order-summary.entity';
 import { RecurringPayment } from '../payments/recurring-payment.entity';
 import { TimelineEvent } from '../timeline/timeline-event.entity';
 import { Bank } from '../banks/bank.entity';
@@ -32,6 +33,8 @@ export const ENTITIES = [
   Order,
   OrderPayment,
   CardDetail,
+  OrderSummary,
+  OrderSummaryDelta,
   RecurringPayment,
   TimelineEvent,
   Bank,

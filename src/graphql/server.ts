@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
@@ -62,6 +63,8 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
     validationRules: [...pipeline.validationRules],
     plugins: [
       ...(app.hasDecorator('graphqlMetrics') ? [app.graphqlMetrics.apolloPlugin] : []),
+      // No field sets cache hints: the default cache-control plugin only wrapped every field resolver.
+      ApolloServerPluginCacheControlDisabled(),
       {
         async requestDidStart() {
           return {

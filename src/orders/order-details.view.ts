@@ -13,12 +13,9 @@ const EMPTY_DATE = '0001-01-01T00:00:00';
  * "Order details": what order/verify returns, what webhooks carry, and what GraphQL's
  * `order` query mirrors. Built once, here.
  */
-export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
+export function orderDetailsView(a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, publicUrl: string) {
   const { order, payments, cards } = a;
   const currency = currencyOf(order.currency);
-  // The customer as the order was created with; the record supplies only its id and dates.
-  const record = order.customer;
-  const customer = customerSnapshotOf(order);
   return {
     orderReference: order.reference,
     paymentReference: order.paymentReference,
@@ -58,39 +55,7 @@ export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
       dateCreated: formatTimestamp(p.dateCreated),
       dateUpdated: formatTimestamp(p.dateUpdated),
     })),
-    customer: customer
-      ? {
-          customerId: record ? String(record.id) : null,
-          firstName: customer.firstName,
-          lastName: customer.lastName,
-          emailAddress: customer.email,
-          countryShortName: customer.country,
-          customerGroup: null,
-          countryId: countryIdOf(customer.country) ?? 0,
-          globalStatusId: 1,
-          globalStatus: 'Active',
-          mobileNumber: customer.mobile,
-          isBlacklisted: record?.isBlacklisted ?? false,
-          reasonBlacklisted: record?.reasonBlacklisted ?? null,
-          dateCreated: record ? formatTimestamp(record.dateCreated) : EMPTY_DATE,
-          dateUpdated: record ? formatTimestamp(record.dateUpdated) : null,
-        }
-      : {
-          customerId: null,
-          firstName: null,
-          lastName: null,
-          emailAddress: null,
-          countryShortName: null,
-          customerGroup: null,
-          countryId: 0,
-          globalStatusId: 0,
-          globalStatus: null,
-          mobileNumber: null,
-          isBlacklisted: false,
-          reasonBlacklisted: null,
-          dateCreated: EMPTY_DATE,
-          dateUpdated: null,
-        },
+    customer: customerDetailsView(order),
     cardDetails: cards.map((c) => ({
       orderPaymentId: typeof c.orderPayment === 'object' ? c.orderPayment.id : c.orderPayment,
       status: c.status,
@@ -107,6 +72,45 @@ export function orderDetailsView(a: OrderAggregate, publicUrl: string) {
     })),
     paymentLink: order.paymentLink ? paymentLinkView(order.paymentLink, `${publicUrl}/pay/${order.paymentLink.reference}`, 'single') : null,
   };
+}
+
+/** The order's customer part of the details: the customer as the order was created with; the record supplies only its id and dates. */
+export function customerDetailsView(order: OrderAggregate['order']) {
+  const record = order.customer;
+  const customer = customerSnapshotOf(order);
+  return customer
+    ? {
+        customerId: record ? String(record.id) : null,
+        firstName: customer.firstName,
+        lastName: customer.lastName,
+        emailAddress: customer.email,
+        countryShortName: customer.country,
+        customerGroup: null,
+        countryId: countryIdOf(customer.country) ?? 0,
+        globalStatusId: 1,
+        globalStatus: 'Active',
+        mobileNumber: customer.mobile,
+        isBlacklisted: record?.isBlacklisted ?? false,
+        reasonBlacklisted: record?.reasonBlacklisted ?? null,
+        dateCreated: record ? formatTimestamp(record.dateCreated) : EMPTY_DATE,
+        dateUpdated: record ? formatTimestamp(record.dateUpdated) : null,
+      }
+    : {
+        customerId: null,
+        firstName: null,
+        lastName: null,
+        emailAddress: null,
+        countryShortName: null,
+        customerGroup: null,
+        countryId: 0,
+        globalStatusId: 0,
+        globalStatus: null,
+        mobileNumber: null,
+        isBlacklisted: false,
+        reasonBlacklisted: null,
+        dateCreated: EMPTY_DATE,
+        dateUpdated: null,
+      };
 }
 
 export type OrderDetailsView = ReturnType<typeof orderDetailsView>;

@@ -26,7 +26,12 @@ export const isFinalStatus = (statusId: number): boolean => statusId === OrderSt
 @Index({ name: 'checkout_order_payment_link_id_status_id_index', properties: ['paymentLink', 'statusId'] })
 @Entity({ tableName: 'checkout_order' })
 @Unique({ name: 'checkout_order_environment_reference_unique', properties: ['environment', 'reference'] })
-@Index({ properties: ['environment', 'createdAt'] })
+// Keyset pages newest first, plain and filtered by status, payment method or e-mail (docs/performance.md).
+@Index({ name: 'checkout_order_env_created_id_index', properties: ['environment', 'createdAt', 'id'] })
+@Index({ name: 'checkout_order_env_status_created_id_index', properties: ['environment', 'statusId', 'createdAt', 'id'] })
+@Index({ name: 'checkout_order_env_method_created_id_index', properties: ['environment', 'paymentMethod', 'createdAt', 'id'] })
+@Index({ name: 'checkout_order_env_email_created_id_index', properties: ['environment', 'customerEmail', 'createdAt', 'id'] })
+@Index({ name: 'checkout_order_env_reference_prefix_index', expression: 'create index "checkout_order_env_reference_prefix_index" on "checkout_order" ("environment_id", "reference" varchar_pattern_ops)' })
 @Index({ name: 'checkout_order_status_id_expires_at_index', properties: ['statusId', 'expiresAt'] })
 export class Order {
   [OptionalProps]?: 'customer' | 'fee' | 'feeRate' | 'subsidiaryFee' | 'customerFee' | 'statusId' | 'remarks' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'paymentLink' | 'frequency' | 'numberOfPayments' | 'recurringPaymentId' | 'recurringPaymentReference' | 'ipAddress' | 'customerEmail' | 'customerFirstName' | 'customerLastName' | 'customerMobile' | 'customerCountry' | 'expiresAt' | 'providerResponseDate' | 'datePaymentConfirmed' | 'eventSequence' | 'createdAt' | 'updatedAt';

@@ -3,7 +3,6 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, Money, parseAmount } from '../shared/money';
 import { countryIdOf } from '../shared/countries';
-import { isQueryableDate } from '../shared/time';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
@@ -22,6 +21,7 @@ import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
 import { isUniqueViolation } from '../db/prepared';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
+import { OrderLists, type Counted, type ListedOrder, type OrderListFilter, type OrderListWants, type SummaryCell } from './order-lists';
 
 export interface CreateOrderInput {
   customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
@@ -53,6 +53,8 @@ const MAX_NUMBER_OF_PAYMENTS = 1000;
 export class OrderService {
   private readonly queries: OrderQueries;
   private readonly subsidiaries?: ScopedCache<Subsidiary>;
+  /** Order lists and dashboard figures at scale (plain SQL on the list indexes and the summary table). */
+  readonly lists: OrderLists;
 
   constructor(
     private readonly orm: MikroORM,
@@ -62,6 +64,7 @@ export class OrderService {
   ) {
     this.queries = new OrderQueries(orm);
     this.subsidiaries = caches?.create<Subsidiary>();
+    this.lists = new OrderLists(orm);
   }
 
   /**
@@ -270,33 +273,17 @@ export class OrderService {
   }
 
   /**
-   * A keyset page of the tenant's orders, newest first, with every aggregate loaded in a fixed
-   * number of queries whatever the page size (orders, customers, links, link types, payments,
-   * cards, merchant, count).
+   * A keyset page of the tenant's orders, newest first: the page in one query, payments and
+   * cards in two more when asked for, `totalCount` (exact up to a bound, then an estimate) when asked for.
    */
-  async page(tenant: Tenant, filter: OrderFilter, limit: number, after?: { createdAt: Date; id: number }): Promise<{ rows: OrderAggregate[]; totalCount: number }> {
-    if (!isQueryableDate(filter.createdFrom)) throw validationError('The CreatedFrom field must be a date between the years 1 and 9999.');
-    if (!isQueryableDate(filter.createdTo)) throw validationError('The CreatedTo field must be a date between the years 1 and 9999.');
-    const em = this.orm.em.fork();
-    const where: Record<string, unknown> = { environment: tenant.environmentId };
-    if (filter.statusIds?.length) where.statusId = { $in: filter.statusIds };
-    if (filter.paymentLinkId) where.paymentLink = filter.paymentLinkId;
-    if (filter.currency) where.currency = filter.currency.toUpperCase();
-    if (filter.createdFrom || filter.createdTo) {
-      where.createdAt = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
-    }
-    if (filter.search) {
-      const like = `${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.$or = [{ reference: { $like: like } }, { customer: { email: filter.search.toLowerCase() } }];
-    }
-    const pageWhere = after ? { $and: [where, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }] } : where;
-    const [orders, totalCount] = await Promise.all([
-      limit > 0
-        ? em.find(Order, pageWhere, { populate: ['customer', 'paymentLink', 'paymentLink.type'], orderBy: { createdAt: 'desc', id: 'desc' }, limit })
-        : Promise.resolve([] as Order[]),
-      em.fork().count(Order, where),
-    ]);
-    return { rows: await this.aggregatesOf(em, orders, tenant.subsidiaryId), totalCount };
+  async page(
+    tenant: Tenant,
+    filter: OrderFilter,
+    limit: number,
+    after?: { createdAt: Date; id: number },
+    want: OrderListWants = { count: true, payments: true },
+  ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
+    return this.lists.page(tenant, filter, limit, after, want);
   }
 
   /** Aggregates of many orders in three queries (merchant, payments, cards). */
@@ -314,17 +301,12 @@ export class OrderService {
     });
   }
 
-  /** Counts and sums by status and currency over a period (dashboard figures), exact decimals. */
-  async summary(tenant: Tenant, from: Date, to: Date): Promise<Array<{ statusId: number; currency: string; count: number; amount: string; fees: string }>> {
-    if (!isQueryableDate(from)) throw validationError('The From field must be a date between the years 1 and 9999.');
-    if (!isQueryableDate(to)) throw validationError('The To field must be a date between the years 1 and 9999.');
-    const rows: Array<{ status_id: number; currency: string; count: string; amount: string; fees: string }> = await this.orm.em.getConnection().execute(
-      `select status_id, currency, count(*) as count, sum(amount)::text as amount, sum(fee)::text as fees
-         from checkout_order where environment_id = ? and created_at >= ? and created_at < ?
-        group by status_id, currency order by status_id, currency`,
-      [tenant.environmentId, from, to],
-    );
-    return rows.map((r) => ({ statusId: r.status_id, currency: r.currency, count: Number(r.count), amount: r.amount, fees: r.fees }));
+  /**
+   * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
+   * currency, payment method and status, from the summary table (docs/performance.md).
+   */
+  summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+    return this.lists.summaryCells(tenant, from, to);
   }
 
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
@@ -338,14 +320,7 @@ export class OrderService {
   }
 }
 
-export interface OrderFilter {
-  statusIds?: number[];
-  createdFrom?: Date;
-  createdTo?: Date;
-  paymentLinkId?: number;
-  currency?: string;
-  search?: string;
-}
+export type OrderFilter = OrderListFilter;
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
   if (value === undefined || value === null || value === '') return null;

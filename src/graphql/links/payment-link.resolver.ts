@@ -1,4 +1,6 @@
-import { Arg, Args, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Info, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { selectedFieldNames } from '../selection';
 import type { GraphqlContext } from '../context';
 import type { PaymentLink } from '../../links/payment-link.entity';
 import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
@@ -40,6 +42,11 @@ export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkTy
   };
 }
 
+const countAsked = (info: GraphQLResolveInfo) => {
+  const selected = selectedFieldNames(info);
+  return selected.has('totalCount') || selected.has('totalCountIsEstimate');
+};
+
 @Resolver()
 export class PaymentLinkResolver {
   @Authorized('TENANT')
@@ -48,6 +55,7 @@ export class PaymentLinkResolver {
     @Args() { first, after }: PageArgs,
     @Arg('filter', () => PaymentLinkFilterInput, { nullable: true }) filter: PaymentLinkFilterInput | null,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<PaymentLinkConnection> {
     const tenant = await ctx.tenant();
     const size = pageSize(first);
@@ -57,11 +65,12 @@ export class PaymentLinkResolver {
       search: filter?.search ?? undefined,
       createdFrom: filter?.createdFrom ?? undefined,
       createdTo: filter?.createdTo ?? undefined,
-    }, size + 1, after ? decodeCursor(after) : undefined);
+    }, size + 1, after ? decodeCursor(after) : undefined, { count: countAsked(info) });
     const links = ctx.services.links;
     return {
       ...toPage(page.rows, size, Boolean(after), (l) => ({ createdAt: l.dateCreated, id: l.id }), (l) => toPaymentLinkType(l, links.paymentLinkUrl(l))),
-      totalCount: page.totalCount,
+      totalCount: page.totalCount ?? 0,
+      totalCountIsEstimate: page.totalCountIsEstimate ?? false,
     };
   }
 

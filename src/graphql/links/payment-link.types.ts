@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
+import { EXACT_COUNT_BOUND } from '../../orders/order-lists';
 
 export enum PaymentLinkCode {
   SC = 'SC',
@@ -48,7 +49,8 @@ export class PaymentLinkEdge {
 export class PaymentLinkConnection {
   @Field(() => [PaymentLinkEdge]) edges!: PaymentLinkEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
-  @Field(() => Int) totalCount!: number;
+  @Field(() => Int, { description: `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matching links; beyond, an estimate (see totalCountIsEstimate).` }) totalCount!: number;
+  @Field({ description: 'true when totalCount is an estimate (more matching links than the bound of exact counting).' }) totalCountIsEstimate!: boolean;
 }
 
 @InputType()

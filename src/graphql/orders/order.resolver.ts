@@ -1,11 +1,15 @@
-import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Info, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { selectedFieldNames } from '../selection';
+import { orderListNode } from './order-list-node';
 import type { GraphqlContext } from '../context';
 import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
 import { toPaymentLinkType } from '../links/payment-link.resolver';
 import type { OrderAggregate } from '../../orders/order.service';
 import { ORDER_STATUS_NAMES } from '../../orders/order.service';
-import { isFinalStatus } from '../../orders/order.entity';
-import { orderDetailsView } from '../../orders/order-details.view';
+import { isFinalStatus, OrderStatus } from '../../orders/order.entity';
+import { shownPaymentMethod, type SummaryCell } from '../../orders/order-lists';
+import { customerDetailsView, orderDetailsView } from '../../orders/order-details.view';
 import { Money } from '../../shared/money';
 import { validationError } from '../../shared/errors';
 import { InputObject } from '../../shared/input';
@@ -31,7 +35,12 @@ import {
 
 const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
 
-export function toOrderType(a: OrderAggregate, publicUrl: string, linkUrl: (reference: string) => string): OrderType {
+/** The order's customer as GraphQL shows it (the record's dates as dates). */
+export function toCustomerType(order: OrderAggregate['order']): OrderType['customer'] {
+  return { ...customerDetailsView(order), dateCreated: order.customer?.dateCreated ?? null, dateUpdated: order.customer?.dateUpdated ?? null };
+}
+
+export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, publicUrl: string, linkUrl: (reference: string) => string): OrderType {
   const view = orderDetailsView(a, publicUrl);
   const { order } = a;
   return {
@@ -47,18 +56,62 @@ export function toOrderType(a: OrderAggregate, publicUrl: string, linkUrl: (refe
     datePaymentConfirmed: order.datePaymentConfirmed,
     orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
     cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
-    customer: {
-      ...view.customer,
-      dateCreated: order.customer?.dateCreated ?? null,
-      dateUpdated: order.customer?.dateUpdated ?? null,
-    },
+    customer: toCustomerType(order),
     paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, linkUrl(order.paymentLink.reference)) : null,
+  };
+}
+
+const successRate = (successful: number, failed: number) => (successful + failed === 0 ? 0 : successful / (successful + failed));
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The dashboard's figures from the summary cells (exact decimals throughout). */
+export function dashboardSummaryOf(from: Date, to: Date, cells: SummaryCell[]): DashboardSummaryType {
+  const status = new Map<string, { statusId: number; currency: string; count: number; amount: Money; fees: Money }>();
+  const method = new Map<string, { paymentMethod: string; currency: string; count: number; successful: number; failed: number; volume: Money }>();
+  const daily = new Map<string, { date: string; currency: string; count: number; successful: number; volume: Money }>();
+  for (const c of cells) {
+    const s = status.get(`${c.statusId}|${c.currency}`) ?? { statusId: c.statusId, currency: c.currency, count: 0, amount: new Money(0), fees: new Money(0) };
+    s.count += c.count;
+    s.amount = s.amount.plus(c.amount);
+    s.fees = s.fees.plus(c.fees);
+    status.set(`${c.statusId}|${c.currency}`, s);
+    const shown = shownPaymentMethod(c.paymentMethod);
+    const m = method.get(`${shown}|${c.currency}`) ?? { paymentMethod: shown, currency: c.currency, count: 0, successful: 0, failed: 0, volume: new Money(0) };
+    const d = daily.get(`${c.day}|${c.currency}`) ?? { date: c.day, currency: c.currency, count: 0, successful: 0, volume: new Money(0) };
+    m.count += c.count;
+    d.count += c.count;
+    if (c.statusId === OrderStatus.Successful) {
+      m.successful += c.count;
+      m.volume = m.volume.plus(c.amount);
+      d.successful += c.count;
+      d.volume = d.volume.plus(c.amount);
+    } else if (c.statusId === OrderStatus.Failed) {
+      m.failed += c.count;
+    }
+    method.set(`${shown}|${c.currency}`, m);
+    daily.set(`${c.day}|${c.currency}`, d);
+  }
+  const byStatus = [...status.values()].filter((s) => s.count !== 0).sort((a, b) => a.statusId - b.statusId || byText(a.currency, b.currency));
+  const count = (statusId: number) => byStatus.filter((r) => r.statusId === statusId).reduce((n, r) => n + r.count, 0);
+  return {
+    from,
+    to,
+    byStatus: byStatus.map((r) => ({ statusId: r.statusId, status: ORDER_STATUS_NAMES[r.statusId] ?? 'Unknown', currency: r.currency, count: r.count, amount: r.amount.toFixed(2), fees: r.fees.toFixed(2) })),
+    successRate: successRate(count(OrderStatus.Successful), count(OrderStatus.Failed)),
+    byMethod: [...method.values()]
+      .filter((m) => m.count !== 0)
+      .sort((a, b) => byText(a.paymentMethod, b.paymentMethod) || byText(a.currency, b.currency))
+      .map((m) => ({ ...m, successRate: successRate(m.successful, m.failed), volume: m.volume.toFixed(2) })),
+    daily: [...daily.values()]
+      .filter((d) => d.count !== 0)
+      .sort((a, b) => byText(a.date, b.date) || byText(a.currency, b.currency))
+      .map((d) => ({ ...d, volume: d.volume.toFixed(2) })),
   };
 }
 
 @Resolver()
 export class OrderResolver {
-  private orderType(ctx: GraphqlContext, a: OrderAggregate): OrderType {
+  private orderType(ctx: GraphqlContext, a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>): OrderType {
     const publicUrl = ctx.publicUrl;
     return toOrderType(a, publicUrl, (ref) => `${publicUrl}/pay/${ref}`);
   }
@@ -92,8 +145,10 @@ export class OrderResolver {
     @Args() { first, after }: PageArgs,
     @Arg('filter', () => OrderFilterInput, { nullable: true }) filter: OrderFilterInput | null,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<OrderConnection> {
     const size = pageSize(first);
+    const selected = selectedFieldNames(info);
     const page = await ctx.services.orders.page(
       await ctx.tenant(),
       {
@@ -103,13 +158,21 @@ export class OrderResolver {
         paymentLinkId: filter?.paymentLinkId ?? undefined,
         currency: filter?.currency ?? undefined,
         search: filter?.search ?? undefined,
+        paymentMethod: filter?.paymentMethod ?? undefined,
       },
       size + 1,
       after ? decodeCursor(after) : undefined,
+      {
+        count: selected.has('totalCount') || selected.has('totalCountIsEstimate'),
+        payments: selected.has('orderPayments') || selected.has('cardDetails'),
+        customer: selected.has('customer'),
+        paymentLink: ['paymentLink', 'paymentLinkId', 'paymentLinkReference', 'productName'].some((f) => selected.has(f)),
+      },
     );
     return {
-      ...toPage(page.rows, size, Boolean(after), (a) => ({ createdAt: a.order.createdAt, id: a.order.id }), (a) => this.orderType(ctx, a)),
-      totalCount: page.totalCount,
+      ...toPage(page.rows, size, Boolean(after), (a) => ({ createdAt: a.order.createdAt, id: a.order.id }), (a) => orderListNode(a, ctx.publicUrl)),
+      totalCount: page.totalCount ?? 0,
+      totalCountIsEstimate: page.totalCountIsEstimate ?? false,
     };
   }
 
@@ -136,15 +199,7 @@ export class OrderResolver {
   @Query(() => DashboardSummaryType, { description: 'Counts and sums by status and currency over [from, to).' })
   async dashboardSummary(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: GraphqlContext): Promise<DashboardSummaryType> {
     if (!(from < to)) throw validationError('from must be before to.');
-    const rows = await ctx.services.orders.summary(await ctx.tenant(), from, to);
-    const count = (statusId: number) => rows.filter((r) => r.statusId === statusId).reduce((n, r) => n + r.count, 0);
-    const settled = count(5) + count(4);
-    return {
-      from,
-      to,
-      byStatus: rows.map((r) => ({ ...r, status: ORDER_STATUS_NAMES[r.statusId] ?? 'Unknown', amount: exact(r.amount), fees: exact(r.fees) })),
-      successRate: settled === 0 ? 0 : count(5) / settled,
-    };
+    return dashboardSummaryOf(from, to, await ctx.services.orders.summary(await ctx.tenant(), from, to));
   }
 
   @Authorized('TENANT')

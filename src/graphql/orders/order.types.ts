@@ -3,6 +3,7 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
 import { PaymentLinkType } from '../links/payment-link.types';
+import { EXACT_COUNT_BOUND } from '../../orders/order-lists';
 
 export enum PaymentOptionEnum {
   C = 'C',
@@ -115,7 +116,8 @@ export class OrderEdge {
 export class OrderConnection {
   @Field(() => [OrderEdge]) edges!: OrderEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
-  @Field(() => Int) totalCount!: number;
+  @Field(() => Int, { description: `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matching orders; beyond, an estimate (see totalCountIsEstimate).` }) totalCount!: number;
+  @Field({ description: 'true when totalCount is an estimate (more matching orders than the bound of exact counting).' }) totalCountIsEstimate!: boolean;
 }
 
 @InputType()
@@ -126,6 +128,7 @@ export class OrderFilterInput {
   @Field(() => Int, { nullable: true }) paymentLinkId?: number | null;
   @Field(() => String, { nullable: true }) currency?: string | null;
   @Field(() => String, { nullable: true, description: 'Order reference (prefix) or exact customer e-mail.' }) search?: string | null;
+  @Field(() => String, { nullable: true, description: 'As the order\'s paymentMethod field shows it: "Card Payment", "PayPal", or "" for orders without a payment attempt yet.' }) paymentMethod?: string | null;
 }
 
 @ObjectType('TimelineEntry')
@@ -176,6 +179,28 @@ export class DashboardSummaryType {
   @Field() to!: Date;
   @Field(() => [StatusSummaryType]) byStatus!: StatusSummaryType[];
   @Field(() => Float, { description: 'Successful orders / settled (successful + failed) orders, 0 when none.' }) successRate!: number;
+  @Field(() => [MethodSummaryType], { description: 'One per payment method and currency with orders in [from, to).' }) byMethod!: MethodSummaryType[];
+  @Field(() => [DailySummaryType], { description: 'One per UTC day and currency with orders in [from, to), oldest first.' }) daily!: DailySummaryType[];
+}
+
+@ObjectType('MethodSummary')
+export class MethodSummaryType {
+  @Field({ description: 'As the orders\' paymentMethod field shows it ("" before any payment attempt).' }) paymentMethod!: string;
+  @Field() currency!: string;
+  @Field(() => Int) count!: number;
+  @Field(() => Int) successful!: number;
+  @Field(() => Int) failed!: number;
+  @Field(() => Float, { description: 'successful / (successful + failed), 0 when none.' }) successRate!: number;
+  @Field(() => DecimalScalar, { description: 'Sum of the amounts of the successful orders.' }) volume!: string;
+}
+
+@ObjectType('DailySummary')
+export class DailySummaryType {
+  @Field({ description: 'YYYY-MM-DD, UTC.' }) date!: string;
+  @Field() currency!: string;
+  @Field(() => Int) count!: number;
+  @Field(() => Int) successful!: number;
+  @Field(() => DecimalScalar, { description: 'Sum of the amounts of the successful orders.' }) volume!: string;
 }
 
 @InputType()

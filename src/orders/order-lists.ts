@@ -1,0 +1,369 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { validationError } from '../shared/errors';
+import { isQueryableDate } from '../shared/time';
+import { Money } from '../shared/money';
+import type { Tenant } from '../merchants/tenant';
+import type { Order } from './order.entity';
+import type { OrderPayment } from './order-payment.entity';
+import type { CardDetail } from './card-detail.entity';
+import { OrderPayment as OrderPaymentEntity } from './order-payment.entity';
+import { CardDetail as CardDetailEntity } from './card-detail.entity';
+import { PAYMENT_OPTION_NAMES } from './order.service';
+
+/**
+ * Up to this many matching rows `totalCount` is exact (counted); beyond it, it is PostgreSQL's
+ * estimate and `totalCountIsEstimate` is true (docs/performance.md, "Lists at scale").
+ */
+export const EXACT_COUNT_BOUND = 1_000;
+
+export interface OrderListFilter {
+  statusIds?: number[];
+  createdFrom?: Date;
+  createdTo?: Date;
+  paymentLinkId?: number;
+  currency?: string;
+  search?: string;
+  /** As the order's `paymentMethod` field shows it ("Card Payment", "PayPal"; "" before any payment attempt). */
+  paymentMethod?: string;
+}
+
+export interface Counted {
+  totalCount: number;
+  totalCountIsEstimate: boolean;
+}
+
+/** An order of a list page: the columns every read model of an order shows, no entity behind it. */
+export interface ListedOrder {
+  order: Order;
+  payments: OrderPayment[];
+  cards: CardDetail[];
+}
+
+/** The stored `payment_method` codes an order's `paymentMethod` text stands for (null: no payment attempt yet). */
+export function paymentMethodCodes(shown: string): Array<string | null> {
+  const text = shown.trim();
+  if (text === '') return [null, ''];
+  const codes = Object.entries(PAYMENT_OPTION_NAMES)
+    .filter(([, name]) => name.toLowerCase() === text.toLowerCase())
+    .map(([code]) => code);
+  // An unknown stored code is shown as is (orderDetailsView), so it is matched as is.
+  if (!Object.prototype.hasOwnProperty.call(PAYMENT_OPTION_NAMES, text)) codes.push(text);
+  return codes;
+}
+
+/** How an order's `paymentMethod` field shows a stored code. */
+export const shownPaymentMethod = (code: string | null): string => (code ? PAYMENT_OPTION_NAMES[code] ?? code : '');
+
+/** SQL conditions with their `?` parameters (MikroORM's `execute` binds them). */
+class Conditions {
+  readonly parts: string[] = [];
+  readonly params: unknown[] = [];
+  add(sql: string, ...params: unknown[]): this {
+    this.parts.push(sql);
+    this.params.push(...params);
+    return this;
+  }
+  get sql(): string {
+    return this.parts.join(' and ');
+  }
+}
+
+const BASE_COLUMNS = `o.id, o.reference, o.payment_reference, o.narration, o.remarks, o.amount, o.total_charged_amount, o.fee, o.fee_rate,
+  o.subsidiary_fee, o.customer_fee, o.currency, o.status_id, o.payment_method, o.payment_response_code, o.payment_response_message,
+  o.recurring_payment_id, o.recurring_payment_reference, o.customer_email, o.customer_first_name, o.customer_last_name,
+  o.customer_mobile, o.customer_country, o.created_at, o.updated_at, o.date_payment_confirmed, o.environment_id`;
+const CUSTOMER_COLUMNS = `c.id as c_id, c.email as c_email, c.first_name as c_first_name, c.last_name as c_last_name, c.mobile as c_mobile, c.country as c_country,
+  c.is_blacklisted as c_is_blacklisted, c.reason_blacklisted as c_reason_blacklisted, c.date_created as c_date_created, c.date_updated as c_date_updated`;
+const LINK_COLUMNS = `l.id as l_id, l.name as l_name, l.description as l_description, l.reference as l_reference, l.amount as l_amount, l.currency as l_currency,
+  l.auth_option as l_auth_option, l.mobile as l_mobile, l.background_image as l_background_image, l.website as l_website, l.logo as l_logo,
+  l.customer_limit as l_limit, l.is_active as l_is_active, l.date_created as l_date_created, l.date_updated as l_date_updated,
+  l.environment_id as l_environment_id, t.id as t_id, t.code as t_code, t.payment_link_name as t_name`;
+
+/** Every column a list row of an order reads (the order, its customer record, its link and link type). */
+export const ORDER_COLUMNS = `${BASE_COLUMNS}, ${CUSTOMER_COLUMNS}, ${LINK_COLUMNS}`;
+
+/** What a list page reads beyond the order's own columns (only what the query asked for). */
+export interface OrderListWants {
+  count: boolean;
+  payments: boolean;
+  /** The customer record (id, blacklisting, dates): the `customer` field. Default true. */
+  customer?: boolean;
+  /** The payment link and its type: paymentLink, paymentLinkId, paymentLinkReference, productName. Default true. */
+  paymentLink?: boolean;
+}
+
+type Row = Record<string, any>;
+
+export type RunSql = (sql: string, params: unknown[]) => Promise<Row[]>;
+
+/**
+ * Runs SQL written with `?` placeholders straight on a pooled connection of MikroORM's pool
+ * (its own `execute` builds each statement through knex: a measurable share of a list's CPU).
+ */
+export function sqlRunner(orm: MikroORM): RunSql {
+  const knex = orm.em.getConnection().getKnex();
+  const texts = new Map<string, string>();
+  return async (sql, params) => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      let n = 0;
+      text = sql.replace(/\?/g, () => `$${(n += 1)}`);
+      // The statements are built from a fixed set of fragments: a bounded number of texts.
+      if (texts.size < 1000) texts.set(sql, text);
+    }
+    const connection = await knex.client.acquireConnection();
+    try {
+      return (await connection.query(text, params)).rows as Row[];
+    } finally {
+      await knex.client.releaseConnection(connection);
+    }
+  };
+}
+
+/** Timestamps come from MikroORM's connection as PostgreSQL text; parsed as its entities parse them. */
+export type DateOf = (value: string | Date | null) => Date;
+
+export function dateParser(orm: MikroORM): DateOf {
+  const platform = orm.em.getPlatform();
+  return (value) => (value === null || value instanceof Date ? value : platform.parseDate(value)) as Date;
+}
+
+/** The plain object an order list row becomes: the fields of `Order` the read models use. */
+function orderOf(r: Row, date: DateOf): Order {
+  const customer = r.c_id === null || r.c_id === undefined
+    ? null
+    : { id: r.c_id, email: r.c_email, firstName: r.c_first_name, lastName: r.c_last_name, mobile: r.c_mobile, country: r.c_country, isBlacklisted: r.c_is_blacklisted, reasonBlacklisted: r.c_reason_blacklisted, dateCreated: date(r.c_date_created), dateUpdated: date(r.c_date_updated) };
+  const paymentLink = r.l_id === null || r.l_id === undefined
+    ? null
+    : {
+        id: r.l_id, name: r.l_name, description: r.l_description, reference: r.l_reference, amount: r.l_amount, currency: r.l_currency, authOption: r.l_auth_option,
+        mobile: r.l_mobile, backgroundImage: r.l_background_image, website: r.l_website, logo: r.l_logo, limit: r.l_limit, isActive: r.l_is_active,
+        dateCreated: date(r.l_date_created), dateUpdated: date(r.l_date_updated), environment: r.l_environment_id,
+        type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
+      };
+  return {
+    id: r.id, reference: r.reference, paymentReference: r.payment_reference, narration: r.narration, remarks: r.remarks, amount: r.amount,
+    totalChargedAmount: r.total_charged_amount, fee: r.fee, feeRate: r.fee_rate, subsidiaryFee: r.subsidiary_fee, customerFee: r.customer_fee,
+    currency: r.currency, statusId: r.status_id, paymentMethod: r.payment_method, paymentResponseCode: r.payment_response_code,
+    paymentResponseMessage: r.payment_response_message, recurringPaymentId: r.recurring_payment_id, recurringPaymentReference: r.recurring_payment_reference,
+    customerEmail: r.customer_email, customerFirstName: r.customer_first_name, customerLastName: r.customer_last_name, customerMobile: r.customer_mobile,
+    customerCountry: r.customer_country, createdAt: date(r.created_at), updatedAt: date(r.updated_at), datePaymentConfirmed: date(r.date_payment_confirmed),
+    environment: r.environment_id, customer, paymentLink,
+  } as unknown as Order;
+}
+
+/** One (UTC day, currency, payment method, status) cell of the dashboard figures. */
+export interface SummaryCell {
+  day: string;
+  currency: string;
+  paymentMethod: string;
+  statusId: number;
+  count: number;
+  amount: string;
+  fees: string;
+}
+
+const DAY_MS = 86_400_000;
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * The order lists and dashboard figures, read with plain SQL (no entity hydration, no identity
+ * map): keyset pages on the (environment, created_at, id) indexes, bounded counts, and the
+ * summary table. docs/performance.md, "Lists at scale", says how each stays flat at a million orders.
+ */
+export class OrderLists {
+  private readonly date: DateOf;
+  private readonly run: RunSql;
+
+  constructor(private readonly orm: MikroORM) {
+    this.date = dateParser(orm);
+    this.run = sqlRunner(orm);
+  }
+
+  private execute<T = Row>(sql: string, params: unknown[]): Promise<T[]> {
+    return this.run(sql, params) as Promise<T[]>;
+  }
+
+  private conditions(tenant: Tenant, filter: OrderListFilter): Conditions {
+    if (!isQueryableDate(filter.createdFrom)) throw validationError('The CreatedFrom field must be a date between the years 1 and 9999.');
+    if (!isQueryableDate(filter.createdTo)) throw validationError('The CreatedTo field must be a date between the years 1 and 9999.');
+    const where = new Conditions().add('o.environment_id = ?', tenant.environmentId);
+    if (filter.paymentLinkId) where.add('o.payment_link_id = ?', filter.paymentLinkId);
+    if (filter.currency) where.add('o.currency = ?', filter.currency.toUpperCase());
+    if (filter.createdFrom) where.add('o.created_at >= ?', filter.createdFrom);
+    if (filter.createdTo) where.add('o.created_at < ?', filter.createdTo);
+    if (filter.paymentMethod !== undefined) {
+      const codes = paymentMethodCodes(filter.paymentMethod);
+      const named = codes.filter((c): c is string => c !== null);
+      const nullToo = codes.includes(null);
+      if (named.length === 0 && !nullToo) where.add('false');
+      else if (nullToo) where.add(named.length ? `(o.payment_method is null or o.payment_method in (${named.map(() => '?').join(', ')}))` : 'o.payment_method is null', ...named);
+      else if (named.length === 1) where.add('o.payment_method = ?', named[0]);
+      else where.add(`o.payment_method in (${named.map(() => '?').join(', ')})`, ...named);
+    }
+    if (filter.search) {
+      const like = `${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.add('(o.reference like ? or o.customer_email = ?)', like, filter.search.toLowerCase());
+    }
+    return where;
+  }
+
+  /**
+   * A keyset page of the tenant's orders, newest first, in at most three queries (page, and
+   * payments and cards when asked for); and `count` when asked for.
+   */
+  async page(
+    tenant: Tenant,
+    filter: OrderListFilter,
+    limit: number,
+    after: { createdAt: Date; id: number } | undefined,
+    want: OrderListWants,
+  ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
+    const where = this.conditions(tenant, filter);
+    const statusIds = [...new Set(filter.statusIds ?? [])].filter((s) => Number.isInteger(s));
+    const [rows, counted] = await Promise.all([
+      limit > 0 ? this.pageRows(where, statusIds, limit, after, want) : Promise.resolve([]),
+      want.count ? this.count(where, statusIds) : Promise.resolve(undefined),
+    ]);
+    const orders = rows.map((r) => orderOf(r, this.date));
+    let listed: ListedOrder[] = orders.map((order) => ({ order, payments: [], cards: [] }));
+    if (want.payments && orders.length > 0) listed = await this.withPayments(orders);
+    return { rows: listed, ...counted };
+  }
+
+  private async pageRows(where: Conditions, statusIds: number[], limit: number, after: { createdAt: Date; id: number } | undefined, want: OrderListWants): Promise<Row[]> {
+    const keyset = after ? ' and (o.created_at, o.id) < (?, ?)' : '';
+    const keysetParams = after ? [after.createdAt, after.id] : [];
+    // One status: its index gives the order. Several: one ordered, limited scan per status
+    // (each on its index), merged; `status_id in (…)` would sort every matching row instead.
+    const branches = (statusIds.length ? statusIds : [null]).map((statusId) => ({
+      sql: `(select o.id, o.created_at from checkout_order o where ${where.sql}${statusId === null ? '' : ' and o.status_id = ?'}${keyset} order by o.created_at desc, o.id desc limit ?)`,
+      params: [...where.params, ...(statusId === null ? [] : [statusId]), ...keysetParams, limit],
+    }));
+    const ids = branches.length === 1
+      ? branches[0]!
+      : { sql: `(select id, created_at from (${branches.map((b) => b.sql).join(' union all ')}) u order by created_at desc, id desc limit ?)`, params: [...branches.flatMap((b) => b.params), limit] };
+    const customer = want.customer !== false;
+    const link = want.paymentLink !== false;
+    return this.execute(
+      `select ${BASE_COLUMNS}${customer ? `, ${CUSTOMER_COLUMNS}` : ''}${link ? `, ${LINK_COLUMNS}` : ''}
+         from ${ids.sql} p join checkout_order o on o.id = p.id
+         ${customer ? 'left join customer c on c.id = o.customer_id' : ''}
+         ${link ? 'left join payment_link l on l.id = o.payment_link_id left join payment_link_type t on t.id = l.type_id' : ''}
+        order by o.created_at desc, o.id desc`,
+      ids.params,
+    );
+  }
+
+  /** Exact up to EXACT_COUNT_BOUND, PostgreSQL's estimate beyond. */
+  private async count(where: Conditions, statusIds: number[]): Promise<Counted> {
+    const status = statusIds.length ? ` and o.status_id in (${statusIds.map(() => '?').join(', ')})` : '';
+    const params = [...where.params, ...statusIds];
+    return boundedCount(this.execute.bind(this), `select 1 from checkout_order o where ${where.sql}${status}`, params);
+  }
+
+  private async withPayments(orders: Order[]): Promise<ListedOrder[]> {
+    const em = this.orm.em.fork();
+    const ids = orders.map((o) => o.id);
+    const payments = await em.find(OrderPaymentEntity, { order: { $in: ids } }, { orderBy: { id: 'asc' } });
+    const cards = payments.length ? await em.find(CardDetailEntity, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
+    return orders.map((order) => {
+      const own = payments.filter((p) => p.order.id === order.id);
+      const paymentIds = new Set(own.map((p) => p.id));
+      return { order, payments: own, cards: cards.filter((c) => paymentIds.has(c.orderPayment.id)) };
+    });
+  }
+
+  /**
+   * The dashboard's cells over [from, to): whole UTC days from the summary table (plus the
+   * delta rows not rolled up yet), the partial days at either end from the orders themselves.
+   */
+  async summaryCells(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+    if (!isQueryableDate(from)) throw validationError('The From field must be a date between the years 1 and 9999.');
+    if (!isQueryableDate(to)) throw validationError('The To field must be a date between the years 1 and 9999.');
+    const env = tenant.environmentId;
+    const firstWhole = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
+    const endWhole = new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS);
+    const parts: string[] = [];
+    const params: unknown[] = [];
+    const raw = (a: Date, b: Date) => {
+      parts.push(`select (created_at at time zone 'UTC')::date as day, currency, coalesce(payment_method, '') as payment_method, status_id, 1 as count, amount, fee as fees
+                    from checkout_order where environment_id = ? and created_at >= ? and created_at < ?`);
+      params.push(env, a, b);
+    };
+    let deltaRows = 0;
+    if (firstWhole < endWhole) {
+      const [deltas] = await this.execute<{ n: number }>(`select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`, [env, utcDay(firstWhole), utcDay(endWhole)]);
+      deltaRows = deltas?.n ?? 0;
+      if (deltaRows > 1000) {
+        await this.rollUp();
+        deltaRows = 0;
+      }
+      parts.push(`select day, currency, payment_method, status_id, count, amount, fees from order_summary where environment_id = ? and day >= ? and day < ?`);
+      params.push(env, utcDay(firstWhole), utcDay(endWhole));
+      if (deltaRows > 0) {
+        parts.push(`select day, currency, payment_method, status_id, count, amount, fees from order_summary_delta where environment_id = ? and day >= ? and day < ?`);
+        params.push(env, utcDay(firstWhole), utcDay(endWhole));
+      }
+      if (from < firstWhole) raw(from, firstWhole);
+      if (endWhole < to) raw(endWhole, to);
+    } else {
+      raw(from, to);
+    }
+    const rows = await this.execute<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
+      `select to_char(day, 'YYYY-MM-DD') as day, currency, payment_method, status_id, sum(count)::bigint as count, sum(amount)::text as amount, sum(fees)::text as fees
+         from (${parts.join(' union all ')}) s group by day, currency, payment_method, status_id having sum(count) <> 0
+        order by day, currency, payment_method, status_id`,
+      params,
+    );
+    return rows.map((r) => ({ day: r.day, currency: r.currency.trim(), paymentMethod: r.payment_method, statusId: r.status_id, count: Number(r.count), amount: r.amount, fees: r.fees }));
+  }
+
+  /**
+   * Folds the delta rows into `order_summary`. One instance at a time (an advisory lock; the
+   * others skip); deltas of transactions not committed yet stay for the next roll-up.
+   */
+  async rollUp(batch = 100_000): Promise<number> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const conn = em.getConnection();
+      const ctx = em.getTransactionContext();
+      const [lock] = await conn.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(hashtext('order_summary_rollup')) as locked`, [], 'all', ctx);
+      if (!lock?.locked) return 0;
+      const [moved] = await conn.execute<Array<{ n: number }>>(
+        `with moved as (
+           delete from order_summary_delta where id in (select id from order_summary_delta order by id limit ?)
+           returning environment_id, day, currency, payment_method, status_id, count, amount, fees
+         ), folded as (
+           insert into order_summary (environment_id, day, currency, payment_method, status_id, count, amount, fees)
+           select environment_id, day, currency, payment_method, status_id, sum(count), sum(amount), sum(fees) from moved
+            group by environment_id, day, currency, payment_method, status_id
+           on conflict (environment_id, day, currency, payment_method, status_id) do update
+             set count = order_summary.count + excluded.count, amount = order_summary.amount + excluded.amount, fees = order_summary.fees + excluded.fees
+           returning 1
+         )
+         select (select count(*) from moved)::int as n, (select count(*) from folded) as f`,
+        [batch],
+        'all',
+        ctx,
+      );
+      return moved?.n ?? 0;
+    });
+  }
+}
+
+/**
+ * `select count(*)` of `selectOne` (a `select 1 from … where …`), counting at most
+ * EXACT_COUNT_BOUND + 1 rows; beyond the bound, the planner's estimate of the rows (at least
+ * the bound + 1), flagged as an estimate.
+ */
+export async function boundedCount(execute: (sql: string, params: unknown[]) => Promise<Row[]>, selectOne: string, params: unknown[]): Promise<Counted> {
+  const [row] = await execute(`select count(*)::int as n from (${selectOne} limit ${EXACT_COUNT_BOUND + 1}) s`, params);
+  const n = Number(row?.n ?? 0);
+  if (n <= EXACT_COUNT_BOUND) return { totalCount: n, totalCountIsEstimate: false };
+  const [plan] = await execute(`explain (format json) ${selectOne}`, params);
+  const planRows = Number((plan?.['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }> | undefined)?.[0]?.Plan['Plan Rows'] ?? 0);
+  return { totalCount: Math.max(EXACT_COUNT_BOUND + 1, Math.round(planRows)), totalCountIsEstimate: true };
+}
+
+/** Sums of decimal strings, exactly. */
+export const sumOf = (values: string[]): Money => values.reduce((s, v) => s.plus(v), new Money(0));
