@@ -10,6 +10,7 @@ const ORDERS = `query Orders($filter: OrderFilterInput, $first: Int, $after: Str
     edges { cursor node { orderReference status statusId amount currencyName paymentMethod dateCreated customer { emailAddress } } }
     pageInfo { hasNextPage endCursor }
     totalCount
+    totalCountIsEstimate
   }
 }`;
 
@@ -22,8 +23,8 @@ const STATUSES: [string, string][] = [
 ];
 const METHODS: [string, string][] = [
   ['', 'Any method'],
-  ['C', 'Card'],
-  ['PAYPAL', 'PayPal'],
+  ['Card Payment', 'Card'],
+  ['PayPal', 'PayPal'],
 ];
 
 /** The filter as the URL holds it (so a filtered list can be linked to and survives a reload). */
@@ -138,6 +139,7 @@ export function Orders() {
       {list.data && (
         <>
           <p aria-live="polite">
+            {list.data.orders.totalCountIsEstimate ? 'About ' : ''}
             {list.data.orders.totalCount} order{list.data.orders.totalCount === 1 ? '' : 's'}
           </p>
           <OrderTable orders={orders} />
