@@ -71,9 +71,12 @@ function BarChart(props: { labels: string[]; datasets: { label: string; data: nu
   );
 }
 
+/** Orders not yet paid by any method are summed under an empty method name. */
+const methodName = (method: string) => method || 'Not paid yet';
+
 function methodCharts(title: string, summary: Summary) {
   const rows = summary.byMethod;
-  const labels = rows.map((r) => `${r.paymentMethod} (${r.currency})`);
+  const labels = rows.map((r) => `${methodName(r.paymentMethod)} (${r.currency})`);
   return (
     <section class="panel" aria-label={title}>
       <h2>{title}</h2>
@@ -94,7 +97,7 @@ function methodCharts(title: string, summary: Summary) {
             <tbody>
               {rows.map((r) => (
                 <tr>
-                  <td>{r.paymentMethod}</td>
+                  <td>{methodName(r.paymentMethod)}</td>
                   <td>{money(r.volume, r.currency)}</td>
                   <td>{r.count}</td>
                   <td>{Math.round(r.successRate * 1000) / 10}%</td>
