@@ -88,7 +88,9 @@ async function loadOrders(db: Client, env: number, firstCustomerId: number, from
   await db.query(`set local session_replication_role = replica`);
   await db.query(`set local maintenance_work_mem = '256MB'`);
   // Building the indexes afterwards is several times faster than maintaining them row by row.
-  const constraints = (await db.query(`select conname, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'checkout_order'::regclass and contype = 'u'`)).rows as Array<{ conname: string; def: string }>;
+  const constraints = (
+    await db.query(`select conname, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'checkout_order'::regclass and contype = 'u'`)
+  ).rows as Array<{ conname: string; def: string }>;
   const indexes = (
     await db.query(
       `select i.indexname, i.indexdef from pg_indexes i where i.tablename = 'checkout_order' and i.indexname <> 'checkout_order_pkey'
@@ -133,11 +135,20 @@ export async function runDataScaleBench(): Promise<BenchSection> {
   const name = 'Lists at scale: orders, dashboard and links/all at 100k and 1M orders';
   const started = performance.now();
   if (!process.env.BENCH_DATABASE_URL) {
-    const skipped = (path: string, target: string): BenchRow => ({ path, target, service: 'not run', met: null, note: 'needs BENCH_DATABASE_URL (a PostgreSQL server)' });
+    const skipped = (path: string, target: string): BenchRow => ({
+      path,
+      target,
+      service: 'not run',
+      met: null,
+      note: 'needs BENCH_DATABASE_URL (a PostgreSQL server)',
+    });
     return {
       name,
       lines: ['skipped: the data-scale bench needs BENCH_DATABASE_URL (a PostgreSQL server to create a scratch database beside)'],
-      rows: [skipped('at 1M orders: orders(first:50), filters, e-mail search, dashboard summary', `each < ${TARGET_MS} ms median`), skipped('REST links/all, 10k links', `< ${LINKS_TARGET_MS} ms`)],
+      rows: [
+        skipped('at 1M orders: orders(first:50), filters, e-mail search, dashboard summary', `each < ${TARGET_MS} ms median`),
+        skipped('REST links/all, 10k links', `< ${LINKS_TARGET_MS} ms`),
+      ],
     };
   }
   const scratch = await scratchDatabase();
@@ -149,12 +160,27 @@ export async function runDataScaleBench(): Promise<BenchSection> {
   const rows: BenchRow[] = [];
   try {
     service = await createService(
-      loadConfig({ ...benchDatabaseEnv(), DATABASE_URL: scratch.url, DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', SCHEDULER_INTERVAL_MS: '0', WEBHOOK_CONCURRENCY: '0', RATE_LIMIT: 'off' }),
+      loadConfig({
+        ...benchDatabaseEnv(),
+        DATABASE_URL: scratch.url,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: 'silent',
+        SCHEDULER_INTERVAL_MS: '0',
+        WEBHOOK_CONCURRENCY: '0',
+        RATE_LIMIT: 'off',
+      }),
       { logger: false },
     );
     await service.app.listen({ port, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${port}`;
-    const created = await service.runtime.ctx.services.merchants.createMerchant({ name: 'Bench Scale', country: 'NG', supportEmail: 'bench@scale.test', keyBits: 2048 });
+    const created = await service.runtime.ctx.services.merchants.createMerchant({
+      name: 'Bench Scale',
+      country: 'NG',
+      supportEmail: 'bench@scale.test',
+      keyBits: 2048,
+    });
     const key = created.keys.test.privateKey;
     const linksKey = created.keys.live.privateKey;
     const tenant = await service.runtime.ctx.services.auth.authenticate(key);
@@ -179,7 +205,11 @@ export async function runDataScaleBench(): Promise<BenchSection> {
     );
 
     const gql = async (query: string, variables: Record<string, unknown> = {}) => {
-      const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': key },
+        body: JSON.stringify({ query, variables }),
+      });
       const body = (await res.json()) as { data?: any; errors?: unknown[] };
       if (body.errors) throw new Error(`bench: GraphQL errors: ${JSON.stringify(body.errors)}`);
       return body.data;
@@ -189,16 +219,45 @@ export async function runDataScaleBench(): Promise<BenchSection> {
     const from = new Date(to.getTime() - 30 * dayMs);
     const queries: Array<[string, () => Promise<unknown>]> = [
       ['orders(first:50) with totalCount', () => gql(`{ orders(first: 50) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
-      ['orders(first:50), status filter (Failed)', () => gql(`{ orders(first: 50, filter: { statusIds: [4] }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
-      ['orders(first:50), two statuses (Initiated, pending)', () => gql(`{ orders(first: 50, filter: { statusIds: [1, 2] }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
-      ['orders(first:50), payment-method filter (PayPal)', () => gql(`{ orders(first: 50, filter: { paymentMethod: "PayPal" }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
-      ['orders(first:50), e-mail search', () => gql(`{ orders(first: 50, filter: { search: "CUST4242@example.test" }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`)],
-      ['orders(first:50), first page then the second (two requests)', async () => {
-        const first = await gql(`{ orders(first: 50) { pageInfo { endCursor } } }`);
-        return gql(`query ($after: String) { orders(first: 50, after: $after) { ${ORDER_FIELDS} } }`, { after: first.orders.pageInfo.endCursor });
-      }],
-      ['dashboardSummary, 30 whole UTC days', () => gql(`query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { byStatus { statusId currency count amount fees } successRate byMethod { paymentMethod currency count successful failed successRate volume } daily { date currency count successful volume } } }`, { from: from.toISOString(), to: to.toISOString() })],
-      ['dashboardSummary, last 30 days to now (partial days read from orders)', () => gql(`query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { byStatus { statusId currency count amount } successRate byMethod { paymentMethod currency count volume } } }`, { from: new Date(Date.now() - 30 * dayMs).toISOString(), to: new Date().toISOString() })],
+      [
+        'orders(first:50), status filter (Failed)',
+        () => gql(`{ orders(first: 50, filter: { statusIds: [4] }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`),
+      ],
+      [
+        'orders(first:50), two statuses (Initiated, pending)',
+        () => gql(`{ orders(first: 50, filter: { statusIds: [1, 2] }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`),
+      ],
+      [
+        'orders(first:50), payment-method filter (PayPal)',
+        () => gql(`{ orders(first: 50, filter: { paymentMethod: "PayPal" }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`),
+      ],
+      [
+        'orders(first:50), e-mail search',
+        () => gql(`{ orders(first: 50, filter: { search: "CUST4242@example.test" }) { totalCount totalCountIsEstimate ${ORDER_FIELDS} } }`),
+      ],
+      [
+        'orders(first:50), first page then the second (two requests)',
+        async () => {
+          const first = await gql(`{ orders(first: 50) { pageInfo { endCursor } } }`);
+          return gql(`query ($after: String) { orders(first: 50, after: $after) { ${ORDER_FIELDS} } }`, { after: first.orders.pageInfo.endCursor });
+        },
+      ],
+      [
+        'dashboardSummary, 30 whole UTC days',
+        () =>
+          gql(
+            `query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { byStatus { statusId currency count amount fees } successRate byMethod { paymentMethod currency count successful failed successRate volume } daily { date currency count successful volume } } }`,
+            { from: from.toISOString(), to: to.toISOString() },
+          ),
+      ],
+      [
+        'dashboardSummary, last 30 days to now (partial days read from orders)',
+        () =>
+          gql(
+            `query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { byStatus { statusId currency count amount } successRate byMethod { paymentMethod currency count volume } } }`,
+            { from: new Date(Date.now() - 30 * dayMs).toISOString(), to: new Date().toISOString() },
+          ),
+      ],
     ];
     const results = new Map<number, Measured[]>();
     let loaded = 0;
@@ -219,7 +278,9 @@ export async function runDataScaleBench(): Promise<BenchSection> {
       if (res.status !== 200) throw new Error(`bench: links/all answered ${res.status}`);
       return text.length;
     });
-    lines.push(`set-up and loading ${((performance.now() - t0) / 1000).toFixed(1)} s; median of ${ROUNDS} rounds' medians of ${PER_ROUND} single requests (after 3 warm-up), ms:`);
+    lines.push(
+      `set-up and loading ${((performance.now() - t0) / 1000).toFixed(1)} s; median of ${ROUNDS} rounds' medians of ${PER_ROUND} single requests (after 3 warm-up), ms:`,
+    );
     lines.push(`  ${'path'.padEnd(72)} ${'100k'.padStart(8)} ${'1M'.padStart(8)}`);
     const small = results.get(100_000)!;
     const large = results.get(1_000_000)!;
@@ -234,7 +295,13 @@ export async function runDataScaleBench(): Promise<BenchSection> {
       });
     });
     lines.push(`  ${'REST links/all, 10k links'.padEnd(72)} ${''.padStart(8)} ${links.medianMs.toFixed(1).padStart(8)}  (${links.sample} bytes)`);
-    rows.push({ path: 'REST links/all, 10k links', target: `< ${LINKS_TARGET_MS} ms`, service: `${links.medianMs.toFixed(1)} ms`, met: links.medianMs < LINKS_TARGET_MS, data: { medianMs: links.medianMs, roundMediansMs: links.roundMediansMs, bytes: links.sample } });
+    rows.push({
+      path: 'REST links/all, 10k links',
+      target: `< ${LINKS_TARGET_MS} ms`,
+      service: `${links.medianMs.toFixed(1)} ms`,
+      met: links.medianMs < LINKS_TARGET_MS,
+      data: { medianMs: links.medianMs, roundMediansMs: links.roundMediansMs, bytes: links.sample },
+    });
     lines.push(`  whole section ${((performance.now() - started) / 1000).toFixed(1)} s; load average (1 min) ${os.loadavg()[0]!.toFixed(1)}`);
   } finally {
     await db.end().catch(() => undefined);

@@ -46,10 +46,12 @@ async function subscribe(urls: string[], apiKey: string, count: number): Promise
       retryAttempts: 0,
       lazy: false,
     });
-    connected.push(new Promise<void>((resolve, reject) => {
-      client.on('connected', () => resolve());
-      client.on('closed', (e) => reject(new Error(`subscriber closed before it connected: ${JSON.stringify((e as { code?: number })?.code)}`)));
-    }));
+    connected.push(
+      new Promise<void>((resolve, reject) => {
+        client.on('connected', () => resolve());
+        client.on('closed', (e) => reject(new Error(`subscriber closed before it connected: ${JSON.stringify((e as { code?: number })?.code)}`)));
+      }),
+    );
     client.subscribe<{ orderStatusChanged: { reference: string } }>(
       { query: 'subscription { orderStatusChanged { reference status sequence eventId } }' },
       {
@@ -102,7 +104,7 @@ async function handle(command: SinkCommand): Promise<unknown> {
     case 'unsubscribe': {
       const closing = clients;
       clients = [];
-      await Promise.all(closing.map((c) => c.dispose()));
+      await Promise.all(closing.map((c) => Promise.resolve(c.dispose())));
       return closing.length;
     }
     case 'receivers':

@@ -251,7 +251,11 @@ function commitTimes(committed: Array<[string, number]>, notifications: Array<[s
 }
 
 /** Latency from each commit to its first webhook; arrivals keyed by reference (key 0) or by webhook-id (key 2). */
-function webhookLags(committed: Array<[string, number]>, arrivals: Array<[string, number, string]>, key: 0 | 2): { p50: number; p99: number; max: number; missing: number } {
+function webhookLags(
+  committed: Array<[string, number]>,
+  arrivals: Array<[string, number, string]>,
+  key: 0 | 2,
+): { p50: number; p99: number; max: number; missing: number } {
   const at = new Map(committed);
   const seen = new Set<string>();
   const lags: number[] = [];
@@ -272,7 +276,12 @@ function webhookLags(committed: Array<[string, number]>, arrivals: Array<[string
  * dispatchers; exactly the rows and the notification a settlement writes. Returns the commit
  * time of each event id.
  */
-async function generateEvents(databaseUrl: string, merchants: Array<{ environmentId: number; url: string }>, rate: number, seconds: number): Promise<{ committed: Array<[string, number]>; elapsedMs: number; failures: number }> {
+async function generateEvents(
+  databaseUrl: string,
+  merchants: Array<{ environmentId: number; url: string }>,
+  rate: number,
+  seconds: number,
+): Promise<{ committed: Array<[string, number]>; elapsedMs: number; failures: number }> {
   const pool = new Pool({ connectionString: databaseUrl, max: 16 });
   const committed: Array<[string, number]> = [];
   let failures = 0;
@@ -345,9 +354,7 @@ async function asyncHooksCost(): Promise<{ offNs: number; onNs: number }> {
       process.stdout.write(String(((c.user + c.system) * 1000) / (n * 3)));
     })();`;
   const once = (mode: 'on' | 'off') =>
-    new Promise<number>((resolve, reject) =>
-      execFile(process.execPath, ['-e', code, mode], (err, stdout) => (err ? reject(err) : resolve(Number(stdout)))),
-    );
+    new Promise<number>((resolve, reject) => execFile(process.execPath, ['-e', code, mode], (err, stdout) => (err ? reject(err) : resolve(Number(stdout)))));
   const off: number[] = [];
   const on: number[] = [];
   for (let i = 0; i < 3; i += 1) {
@@ -436,13 +443,22 @@ export async function runEventsBench(): Promise<BenchSection> {
     const subArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
     await sink.call({ cmd: 'unsubscribe' });
     {
-      const committed = new Map(commitTimes(subscribed.settled.map((s) => [s.reference, s.committedAt]), subArrivals.notifications, 0));
+      const committed = new Map(
+        commitTimes(
+          subscribed.settled.map((s) => [s.reference, s.committedAt]),
+          subArrivals.notifications,
+          0,
+        ),
+      );
       const lags = subArrivals.subscriptions.flatMap(([reference, at]) => (committed.has(reference) ? [at - committed.get(reference)!] : []));
       const missing = expected - lags.length;
       const p50 = percentile(lags, 50);
       const p99 = percentile(lags, 99);
       const max = percentile(lags, 100);
-      const callP50 = percentile(subscribed.settled.map((s) => s.committedAt - s.startedAt), 50);
+      const callP50 = percentile(
+        subscribed.settled.map((s) => s.committedAt - s.startedAt),
+        50,
+      );
       lines.push(
         `subscribers: ${formatCount(SUBSCRIBERS)} graphql-ws sockets (${SUBSCRIBERS / INSTANCES} per instance), one environment; ` +
           `${subscribed.settled.length} settlements at ${SUBSCRIBER_RATE}/s, each to every subscriber: ${formatCount(lags.length)} arrivals` +
@@ -457,7 +473,18 @@ export async function runEventsBench(): Promise<BenchSection> {
         service: `p99 ${fmt(p99)}, p50 ${fmt(p50)}`,
         met,
         note: met ? undefined : missing > 0 ? `${formatCount(missing)} of ${formatCount(expected)} arrivals missing` : `p99 ${fmt(p99)}`,
-        data: { subscribers: SUBSCRIBERS, instances: INSTANCES, changes: subscribed.settled.length, arrivals: lags.length, missing, p50Ms: p50, p99Ms: p99, maxMs: max, errors: subArrivals.errors.length, serviceCpuPerMessageUs: cpuPerMessageUs },
+        data: {
+          subscribers: SUBSCRIBERS,
+          instances: INSTANCES,
+          changes: subscribed.settled.length,
+          arrivals: lags.length,
+          missing,
+          p50Ms: p50,
+          p99Ms: p99,
+          maxMs: max,
+          errors: subArrivals.errors.length,
+          serviceCpuPerMessageUs: cpuPerMessageUs,
+        },
       });
     }
 
@@ -467,7 +494,13 @@ export async function runEventsBench(): Promise<BenchSection> {
       const receiverUrls = await sink.call<string[]>({ cmd: 'receivers', count: WEBHOOK_MERCHANTS });
       const tenants: Tenant[] = [];
       for (let i = 0; i < WEBHOOK_MERCHANTS; i += 1) {
-        const m = await merchants.createMerchant({ name: `Bench Events Hooks ${i}`, country: 'NG', supportEmail: `hooks${i}@bench.test`, keyBits: 2048, webhookUrl: receiverUrls[i]! });
+        const m = await merchants.createMerchant({
+          name: `Bench Events Hooks ${i}`,
+          country: 'NG',
+          supportEmail: `hooks${i}@bench.test`,
+          keyBits: 2048,
+          webhookUrl: receiverUrls[i]!,
+        });
         tenants.push(await auth.authenticate(m.keys.test.privateKey));
       }
       const warmCount = 8;
@@ -482,10 +515,24 @@ export async function runEventsBench(): Promise<BenchSection> {
       const run = await settleAtRate(runtime, items, SETTLE_RATE);
       await waitFor('webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= run.settled.length);
       const domainArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
-      const domain = webhookLags(commitTimes(run.settled.map((s) => [s.reference, s.committedAt]), domainArrivals.notifications, 0), domainArrivals.webhooks, 0);
+      const domain = webhookLags(
+        commitTimes(
+          run.settled.map((s) => [s.reference, s.committedAt]),
+          domainArrivals.notifications,
+          0,
+        ),
+        domainArrivals.webhooks,
+        0,
+      );
       const achieved = (run.settled.length * 1000) / run.elapsedMs;
-      const callP50 = percentile(run.settled.map((s) => s.committedAt - s.startedAt), 50);
-      const callP99 = percentile(run.settled.map((s) => s.committedAt - s.startedAt), 99);
+      const callP50 = percentile(
+        run.settled.map((s) => s.committedAt - s.startedAt),
+        50,
+      );
+      const callP99 = percentile(
+        run.settled.map((s) => s.committedAt - s.startedAt),
+        99,
+      );
       lines.push(
         `webhooks (a): ${formatCount(run.settled.length)} orders settling through PaymentService over ${WEBHOOK_MERCHANTS} merchants (one receiver each), asked at ${SETTLE_RATE}/s, ` +
           `achieved ${Math.round(achieved)}/s${run.failures.length ? `, ${run.failures.length} failed (${run.failures[0]})` : ''}; settlement call p50 ${fmt(callP50)}, p99 ${fmt(callP99)} ` +
@@ -506,11 +553,27 @@ export async function runEventsBench(): Promise<BenchSection> {
             : !rateOk
               ? `this machine settled ${Math.round(achieved)} orders/s through the domain (settlement call p50 ${fmt(callP50)}), not ${SETTLE_RATE}: the rate is not reached`
               : `p99 ${fmt(domain.p99)}`,
-        data: { settlements: run.settled.length, askedRate: SETTLE_RATE, achievedRate: achieved, merchants: WEBHOOK_MERCHANTS, missing: domain.missing, p50Ms: domain.p50, p99Ms: domain.p99, maxMs: domain.max, callP50Ms: callP50, callP99Ms: callP99 },
+        data: {
+          settlements: run.settled.length,
+          askedRate: SETTLE_RATE,
+          achievedRate: achieved,
+          merchants: WEBHOOK_MERCHANTS,
+          missing: domain.missing,
+          p50Ms: domain.p50,
+          p99Ms: domain.p99,
+          maxMs: domain.max,
+          callP50Ms: callP50,
+          callP99Ms: callP99,
+        },
       });
 
       // (b) The same writes from a SQL generator at the full rate.
-      const generated = await generateEvents(scratch.url, tenants.map((t, i) => ({ environmentId: t.environmentId, url: receiverUrls[i]! })), SETTLE_RATE, GENERATED_SECONDS);
+      const generated = await generateEvents(
+        scratch.url,
+        tenants.map((t, i) => ({ environmentId: t.environmentId, url: receiverUrls[i]! })),
+        SETTLE_RATE,
+        GENERATED_SECONDS,
+      );
       await waitFor('generated webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= generated.committed.length);
       const genArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
       const gen = webhookLags(commitTimes(generated.committed, genArrivals.notifications, 2), genArrivals.webhooks, 2);

@@ -34,7 +34,8 @@ const cursorOf = (createdAt: Date, id: number) => Buffer.from(JSON.stringify([cr
 
 /** The baseline: the same statements, straight on `pg`, the answer built with JSON.stringify. */
 function baselineServer(pool: Pool, env: number, publicUrl: string): http.Server {
-  const count = async (from: string) => Number((await pool.query(`select count(*)::int as n from (select 1 from ${from} limit ${EXACT_COUNT_BOUND + 1}) s`, [env])).rows[0].n);
+  const count = async (from: string) =>
+    Number((await pool.query(`select count(*)::int as n from (select 1 from ${from} limit ${EXACT_COUNT_BOUND + 1}) s`, [env])).rows[0].n);
   const page = <T>(rows: T[], edge: (r: T) => { cursor: string; node: unknown }) => {
     const edges = rows.slice(0, 50).map(edge);
     return { edges, pageInfo: { hasNextPage: rows.length > 50, endCursor: edges[edges.length - 1]?.cursor ?? null } };
@@ -47,7 +48,10 @@ function baselineServer(pool: Pool, env: number, publicUrl: string): http.Server
         let data: unknown;
         if (req.url === '/links') {
           const [rows, totalCount] = await Promise.all([
-            pool.query(`select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where l.environment_id = $1 order by l.date_created desc, l.id desc limit 51`, [env]),
+            pool.query(
+              `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where l.environment_id = $1 order by l.date_created desc, l.id desc limit 51`,
+              [env],
+            ),
             count('payment_link l where l.environment_id = $1'),
           ]);
           data = {
@@ -55,7 +59,17 @@ function baselineServer(pool: Pool, env: number, publicUrl: string): http.Server
               totalCount,
               ...page(rows.rows, (r) => ({
                 cursor: cursorOf(r.date_created, r.id),
-                node: { id: r.id, name: r.name, reference: r.reference, amount: r.amount === null ? null : Number(r.amount).toFixed(2), currency: r.currency, isActive: r.is_active, paymentLinkUrl: `${publicUrl}/pay/${r.reference}`, paymentLinkCode: r.t_code, dateCreated: r.date_created.toISOString() },
+                node: {
+                  id: r.id,
+                  name: r.name,
+                  reference: r.reference,
+                  amount: r.amount === null ? null : Number(r.amount).toFixed(2),
+                  currency: r.currency,
+                  isActive: r.is_active,
+                  paymentLinkUrl: `${publicUrl}/pay/${r.reference}`,
+                  paymentLinkCode: r.t_code,
+                  dateCreated: r.date_created.toISOString(),
+                },
               })),
             },
           };
@@ -74,7 +88,15 @@ function baselineServer(pool: Pool, env: number, publicUrl: string): http.Server
               totalCount,
               ...page(rows.rows, (r) => ({
                 cursor: cursorOf(r.created_at, r.id),
-                node: { orderReference: r.reference, amount: Number(r.amount).toFixed(2), currencyName: r.currency, status: STATUS_NAMES[r.status_id], paymentMethod: r.payment_method ?? '', dateCreated: r.created_at.toISOString(), customer: { emailAddress: r.customer_email } },
+                node: {
+                  orderReference: r.reference,
+                  amount: Number(r.amount).toFixed(2),
+                  currencyName: r.currency,
+                  status: STATUS_NAMES[r.status_id],
+                  paymentMethod: r.payment_method ?? '',
+                  dateCreated: r.created_at.toISOString(),
+                  customer: { emailAddress: r.customer_email },
+                },
               })),
             },
           };
@@ -117,7 +139,16 @@ export async function runGraphqlBench(): Promise<BenchSection> {
   const rows: BenchRow[] = [];
   try {
     service = await createService(
-      loadConfig({ ...benchDatabaseEnv(), DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent', SCHEDULER_INTERVAL_MS: '0', WEBHOOK_CONCURRENCY: '0', RATE_LIMIT: 'off' }),
+      loadConfig({
+        ...benchDatabaseEnv(),
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_URL: publicUrl,
+        LOG_LEVEL: 'silent',
+        SCHEDULER_INTERVAL_MS: '0',
+        WEBHOOK_CONCURRENCY: '0',
+        RATE_LIMIT: 'off',
+      }),
       { logger: false },
     );
     await service.app.listen({ port, host: '127.0.0.1' });
@@ -153,8 +184,16 @@ export async function runGraphqlBench(): Promise<BenchSection> {
     const baselineUrl = `http://127.0.0.1:${(baseline.address() as { port: number }).port}`;
 
     const targets = [
-      { path: 'paymentLinks(first:50)', service: { url: `${publicUrl}/graphql`, body: JSON.stringify({ query: LINKS_QUERY }) }, baseline: { url: `${baselineUrl}/links`, body: '{}' } },
-      { path: 'orders(first:50)', service: { url: `${publicUrl}/graphql`, body: JSON.stringify({ query: ORDERS_QUERY }) }, baseline: { url: `${baselineUrl}/orders`, body: '{}' } },
+      {
+        path: 'paymentLinks(first:50)',
+        service: { url: `${publicUrl}/graphql`, body: JSON.stringify({ query: LINKS_QUERY }) },
+        baseline: { url: `${baselineUrl}/links`, body: '{}' },
+      },
+      {
+        path: 'orders(first:50)',
+        service: { url: `${publicUrl}/graphql`, body: JSON.stringify({ query: ORDERS_QUERY }) },
+        baseline: { url: `${baselineUrl}/orders`, body: '{}' },
+      },
     ];
     const rates = new Map<string, number[]>();
     const latencies = new Map<string, number[]>();

@@ -36,7 +36,15 @@ function ipc(file: string, options: { execArgv?: string[] } = {}): Ipc {
   exited.catch(() => undefined);
   let chain: Promise<unknown> = Promise.resolve();
   const call = <T>(msg: object): Promise<T> => {
-    const result = chain.then(() => Promise.race([new Promise<T>((resolve) => { child.once('message', (m) => resolve(m as T)); child.send(msg); }), exited]));
+    const result = chain.then(() =>
+      Promise.race([
+        new Promise<T>((resolve) => {
+          child.once('message', (m) => resolve(m as T));
+          child.send(msg);
+        }),
+        exited,
+      ]),
+    );
     chain = result.catch(() => undefined);
     return result;
   };
@@ -126,7 +134,10 @@ export async function runHotPathsBench(): Promise<BenchSection> {
   const rows: BenchRow[] = [];
   try {
     const poolSize = Number(process.env.DATABASE_POOL_SIZE ?? 10);
-    await service.call({ cmd: 'start', env: { ...env, PORT: String(servicePort), PUBLIC_URL: `http://127.0.0.1:${servicePort}`, DATABASE_POOL_SIZE: String(poolSize) } });
+    await service.call({
+      cmd: 'start',
+      env: { ...env, PORT: String(servicePort), PUBLIC_URL: `http://127.0.0.1:${servicePort}`, DATABASE_POOL_SIZE: String(poolSize) },
+    });
     const { port: basePort } = await baseline.call<{ port: number }>({
       cmd: 'start',
       setup: { databaseUrl, poolSize, privateKey2048: base2048.privateKeyPem, privateKey4096: base4096.privateKeyPem, environmentId },
@@ -136,16 +147,58 @@ export async function runHotPathsBench(): Promise<BenchSection> {
 
     // Warm-up of both (JIT, pools, caches) and the orders verify and status read.
     const warmCount = 200;
-    const warm = await load({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `W-${stamp}`, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 });
+    const warm = await load({
+      url: `${svc}/create`,
+      apiKey: m2048.keys.test.publicKey,
+      kind: 'create',
+      encryptionKey: m2048.keys.test.encryptionKey,
+      referencePrefix: `W-${stamp}`,
+      count: warmCount,
+      concurrency: CONCURRENCY,
+      durationMs: 60_000,
+    });
     if (warm.ok < warmCount) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
     const references = Array.from({ length: warmCount }, (_, i) => `W-${stamp}-${i}`);
     await Promise.all([
-      load({ url: `${svc}/create`, apiKey: m4096.keys.test.publicKey, kind: 'create', encryptionKey: m4096.keys.test.encryptionKey, referencePrefix: `W4-${stamp}`, count: 64, concurrency: CONCURRENCY, durationMs: 60_000 }),
-      load({ url: `${base}/create2048`, kind: 'create', encryptionKey: base2048.encryptionKey, referencePrefix: `W-${stamp}`, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 }),
+      load({
+        url: `${svc}/create`,
+        apiKey: m4096.keys.test.publicKey,
+        kind: 'create',
+        encryptionKey: m4096.keys.test.encryptionKey,
+        referencePrefix: `W4-${stamp}`,
+        count: 64,
+        concurrency: CONCURRENCY,
+        durationMs: 60_000,
+      }),
+      load({
+        url: `${base}/create2048`,
+        kind: 'create',
+        encryptionKey: base2048.encryptionKey,
+        referencePrefix: `W-${stamp}`,
+        count: warmCount,
+        concurrency: CONCURRENCY,
+        durationMs: 60_000,
+      }),
     ]);
     await Promise.all([
-      load({ url: `${base}/create4096`, kind: 'create', encryptionKey: base4096.encryptionKey, referencePrefix: `W4-${stamp}`, count: 64, concurrency: CONCURRENCY, durationMs: 60_000 }),
-      load({ url: `${svc}/verify`, apiKey: m2048.keys.test.privateKey, kind: 'verify', references, count: warmCount, concurrency: CONCURRENCY, durationMs: 60_000 }),
+      load({
+        url: `${base}/create4096`,
+        kind: 'create',
+        encryptionKey: base4096.encryptionKey,
+        referencePrefix: `W4-${stamp}`,
+        count: 64,
+        concurrency: CONCURRENCY,
+        durationMs: 60_000,
+      }),
+      load({
+        url: `${svc}/verify`,
+        apiKey: m2048.keys.test.privateKey,
+        kind: 'verify',
+        references,
+        count: warmCount,
+        concurrency: CONCURRENCY,
+        durationMs: 60_000,
+      }),
     ]);
 
     interface Case {
@@ -157,20 +210,111 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
     const cases: Array<[Case, Case]> = [
       [
-        { key: 'create2048', target: 'service', request: (r) => ({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `C-${stamp}-${r}`, count: count('create2048'), concurrency: CONCURRENCY, durationMs: roundMs }) },
-        { key: 'create2048', target: 'baseline', request: (r) => ({ url: `${base}/create2048`, kind: 'create', encryptionKey: base2048.encryptionKey, referencePrefix: `C-${stamp}-${r}`, count: count('create2048'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        {
+          key: 'create2048',
+          target: 'service',
+          request: (r) => ({
+            url: `${svc}/create`,
+            apiKey: m2048.keys.test.publicKey,
+            kind: 'create',
+            encryptionKey: m2048.keys.test.encryptionKey,
+            referencePrefix: `C-${stamp}-${r}`,
+            count: count('create2048'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
+        {
+          key: 'create2048',
+          target: 'baseline',
+          request: (r) => ({
+            url: `${base}/create2048`,
+            kind: 'create',
+            encryptionKey: base2048.encryptionKey,
+            referencePrefix: `C-${stamp}-${r}`,
+            count: count('create2048'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
       ],
       [
-        { key: 'create4096', target: 'service', request: (r) => ({ url: `${svc}/create`, apiKey: m4096.keys.test.publicKey, kind: 'create', encryptionKey: m4096.keys.test.encryptionKey, referencePrefix: `D-${stamp}-${r}`, count: count('create4096'), concurrency: CONCURRENCY, durationMs: roundMs }) },
-        { key: 'create4096', target: 'baseline', request: (r) => ({ url: `${base}/create4096`, kind: 'create', encryptionKey: base4096.encryptionKey, referencePrefix: `D-${stamp}-${r}`, count: count('create4096'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        {
+          key: 'create4096',
+          target: 'service',
+          request: (r) => ({
+            url: `${svc}/create`,
+            apiKey: m4096.keys.test.publicKey,
+            kind: 'create',
+            encryptionKey: m4096.keys.test.encryptionKey,
+            referencePrefix: `D-${stamp}-${r}`,
+            count: count('create4096'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
+        {
+          key: 'create4096',
+          target: 'baseline',
+          request: (r) => ({
+            url: `${base}/create4096`,
+            kind: 'create',
+            encryptionKey: base4096.encryptionKey,
+            referencePrefix: `D-${stamp}-${r}`,
+            count: count('create4096'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
       ],
       [
-        { key: 'verify', target: 'service', request: () => ({ url: `${svc}/verify`, apiKey: m2048.keys.test.privateKey, kind: 'verify', references, count: count('verify'), concurrency: CONCURRENCY, durationMs: roundMs }) },
-        { key: 'verify', target: 'baseline', request: () => ({ url: `${base}/verify`, kind: 'verify', references, count: count('verify'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        {
+          key: 'verify',
+          target: 'service',
+          request: () => ({
+            url: `${svc}/verify`,
+            apiKey: m2048.keys.test.privateKey,
+            kind: 'verify',
+            references,
+            count: count('verify'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
+        {
+          key: 'verify',
+          target: 'baseline',
+          request: () => ({ url: `${base}/verify`, kind: 'verify', references, count: count('verify'), concurrency: CONCURRENCY, durationMs: roundMs }),
+        },
       ],
       [
-        { key: 'status', target: 'service', request: () => ({ url: `${svc}/status`, apiKey: m2048.keys.test.publicKey, kind: 'status', encryptionKey: m2048.keys.test.encryptionKey, references, count: count('status'), concurrency: CONCURRENCY, durationMs: roundMs }) },
-        { key: 'status', target: 'baseline', request: () => ({ url: `${base}/status`, kind: 'status', encryptionKey: base2048.encryptionKey, references, count: count('status'), concurrency: CONCURRENCY, durationMs: roundMs }) },
+        {
+          key: 'status',
+          target: 'service',
+          request: () => ({
+            url: `${svc}/status`,
+            apiKey: m2048.keys.test.publicKey,
+            kind: 'status',
+            encryptionKey: m2048.keys.test.encryptionKey,
+            references,
+            count: count('status'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
+        {
+          key: 'status',
+          target: 'baseline',
+          request: () => ({
+            url: `${base}/status`,
+            kind: 'status',
+            encryptionKey: base2048.encryptionKey,
+            references,
+            count: count('status'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
       ],
     ];
 
@@ -201,7 +345,8 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         m.errors += r.failed;
         m.firstFailure ??= r.firstFailure;
         m.cpuUsPerRequest.push((after.cpuUs - before.cpuUs) / Math.max(1, r.ok + r.failed));
-        if (r.ranOut) lines.push(`  note: ${id} round ${round + 1} used up its ${count(c.key as keyof typeof perSecond)} prepared requests before the time was up`);
+        if (r.ranOut)
+          lines.push(`  note: ${id} round ${round + 1} used up its ${count(c.key as keyof typeof perSecond)} prepared requests before the time was up`);
         results.set(id, m);
       } finally {
         gen.child.kill();
@@ -221,7 +366,16 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     let allocPerRequest = Number.NaN;
     let allocRequests = 0;
     try {
-      await allocGen.call({ url: `${svc}/create`, apiKey: m2048.keys.test.publicKey, kind: 'create', encryptionKey: m2048.keys.test.encryptionKey, referencePrefix: `A-${stamp}`, count: allocCount, concurrency: CONCURRENCY, durationMs: allocMs });
+      await allocGen.call({
+        url: `${svc}/create`,
+        apiKey: m2048.keys.test.publicKey,
+        kind: 'create',
+        encryptionKey: m2048.keys.test.encryptionKey,
+        referencePrefix: `A-${stamp}`,
+        count: allocCount,
+        concurrency: CONCURRENCY,
+        durationMs: allocMs,
+      });
       await service.call({ cmd: 'alloc-start' });
       const r = await allocGen.call<LoadResult>({ go: true });
       const { bytes } = await service.call<{ bytes: number }>({ cmd: 'alloc-stop' });
@@ -236,7 +390,8 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     const median = (id: string) => percentile(results.get(id)!.rates, 50);
     const p99 = (id: string) => percentile(results.get(id)!.latencies, 99);
     const cpu = (id: string) => percentile(results.get(id)!.cpuUsPerRequest, 50) / 1000;
-    const describe = (id: string) => `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req, ${results.get(id)!.errors} errors`;
+    const describe = (id: string) =>
+      `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req, ${results.get(id)!.errors} errors`;
     lines.push(
       `REST hot paths, ${CONCURRENCY} connections from another process, ${rounds} interleaved rounds of ${roundMs} ms, PostgreSQL server; ` +
         `service ${os.availableParallelism()} cores, DATABASE_POOL_SIZE ${poolSize}, RATE_LIMIT=off; baselines: bare node:http + pg (bench/baselines/irreducible-server.ts)`,
@@ -246,7 +401,9 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       const b = `${key} baseline`;
       const ratio = median(s) / median(b);
       const met = meets(ratio) && results.get(s)!.errors === 0;
-      lines.push(`  ${label}: service ${describe(s)}; baseline ${describe(b)}; ratio ${ratio.toFixed(2)}x${results.get(s)!.firstFailure ? ` (first failure: ${results.get(s)!.firstFailure})` : ''}`);
+      lines.push(
+        `  ${label}: service ${describe(s)}; baseline ${describe(b)}; ratio ${ratio.toFixed(2)}x${results.get(s)!.firstFailure ? ` (first failure: ${results.get(s)!.firstFailure})` : ''}`,
+      );
       rows.push({
         path: label,
         target,
@@ -255,16 +412,26 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         ratio,
         met,
         note,
-        data: { service: { rates: results.get(s)!.rates, p99: p99(s), cpuMsPerRequest: cpu(s), errors: results.get(s)!.errors }, baseline: { rates: results.get(b)!.rates, p99: p99(b), cpuMsPerRequest: cpu(b) } },
+        data: {
+          service: { rates: results.get(s)!.rates, p99: p99(s), cpuMsPerRequest: cpu(s), errors: results.get(s)!.errors },
+          baseline: { rates: results.get(b)!.rates, p99: p99(b), cpuMsPerRequest: cpu(b) },
+        },
       });
     };
-    row('create2048', 'order create, 2048-bit', '≥ 0.8× baseline, p99 ≤ 1.3× baseline\'s, 0 errors', (r) => r >= 0.8 && p99('create2048 service') <= 1.3 * p99('create2048 baseline'));
+    row(
+      'create2048',
+      'order create, 2048-bit',
+      "≥ 0.8× baseline, p99 ≤ 1.3× baseline's, 0 errors",
+      (r) => r >= 0.8 && p99('create2048 service') <= 1.3 * p99('create2048 baseline'),
+    );
     row('create4096', 'order create, 4096-bit', `≥ 0.9× a baseline decrypting on every core (${os.availableParallelism()} worker threads)`, (r) => r >= 0.9);
     row('verify', 'order verify', '≥ 0.6× one SELECT', (r) => r >= 0.6);
     row('status', 'order status (encrypted)', '≥ 0.6× decrypt + one SELECT', (r) => r >= 0.6);
     const rssMiB = peakRss / 1024 / 1024;
     const allocKiB = allocPerRequest / 1024;
-    lines.push(`  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocRequests} creates over ${allocMs} ms)`);
+    lines.push(
+      `  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocRequests} creates over ${allocMs} ms)`,
+    );
     rows.push({
       path: 'memory',
       target: 'RSS < 300 MiB at 32 connections; < 100 KiB allocated per order create',

@@ -59,7 +59,11 @@ async function main(): Promise<void> {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       process.stderr.write(`${err instanceof Error ? err.stack : message}\n`);
-      section = { name: entry.name, lines: [`failed: ${message}`], rows: [{ path: entry.name, target: '', service: '', met: null, note: `the section failed: ${message}` }] };
+      section = {
+        name: entry.name,
+        lines: [`failed: ${message}`],
+        rows: [{ path: entry.name, target: '', service: '', met: null, note: `the section failed: ${message}` }],
+      };
     }
     const ms = performance.now() - t0;
     timings.push({ name: entry.name, ms, budgetMs: entry.budgetMs });
@@ -78,7 +82,10 @@ async function main(): Promise<void> {
   const resultsDir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${machine.date}.json`);
-  fs.writeFileSync(file, `${JSON.stringify({ machine, totalMs: Math.round(totalMs), sections: timings.map((t) => ({ ...t, ms: Math.round(t.ms) })), rows }, null, 2)}\n`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ machine, totalMs: Math.round(totalMs), sections: timings.map((t) => ({ ...t, ms: Math.round(t.ms) })), rows }, null, 2)}\n`,
+  );
   process.stdout.write(`\nwrote ${path.relative(ROOT, file)}\n`);
   writeReadme(table, machine, totalMs);
 }

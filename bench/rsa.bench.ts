@@ -122,7 +122,11 @@ async function startTarget(env: Record<string, string>, threads: number, name: s
   );
   try {
     await service.app.listen({ port, host: '127.0.0.1' });
-    const created = await service.runtime.ctx.services.merchants.createMerchant({ name: `Bench Legacy ${name}`, country: 'NG', supportEmail: 'bench@legacy.test' });
+    const created = await service.runtime.ctx.services.merchants.createMerchant({
+      name: `Bench Legacy ${name}`,
+      country: 'NG',
+      supportEmail: 'bench@legacy.test',
+    });
     if (parseEncryptionKey(created.keys.test.encryptionKey).bits !== 4096) throw new Error('bench: expected a 4096-bit key by default');
     return {
       threads,
@@ -256,7 +260,12 @@ export async function runRsaBench(): Promise<{ name: string; lines: string[] }> 
     rounds.pooled.push(await poolRate(WORKER_NICE_INCREMENT, phaseMs));
     rounds.pooledNice0.push(await poolRate(0, phaseMs));
   }
-  const [one, every, pooled, pooledNice0] = [rounds.one, rounds.every, rounds.pooled, rounds.pooledNice0].map((r) => percentile(r, 50)) as [number, number, number, number];
+  const [one, every, pooled, pooledNice0] = [rounds.one, rounds.every, rounds.pooled, rounds.pooledNice0].map((r) => percentile(r, 50)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   lines.push(
     `machine: ${cores} cores, load average (1 min) ${os.loadavg()[0]!.toFixed(1)} at the start: other processes share these cores, so compare figures within this run only`,
     `decryption of one 4096-bit block (${Buffer.byteLength(plaintext)}-byte order JSON), PayloadDecryptor, median of ${ROUNDS} interleaved rounds of ${Math.round(phaseMs)} ms:`,
@@ -301,7 +310,13 @@ export async function runRsaBench(): Promise<{ name: string; lines: string[] }> 
     const totals = targets.map((): Totals => ({ ok: 0, elapsedMs: 0, cpuMs: 0, rates: [], latenciesMs: [], loopP50: [], loopP99: [], loopMax: [] }));
     // Warm-up (workers, key cache, JIT), not measured.
     for (const target of targets) {
-      const warm = await runLoad({ url: target.url, apiKey: target.apiKey, payloads: Array.from({ length: 40 }, () => oneBlock(orderJson(`W-${(orderCounter += 1)}-${Date.now()}`), target.encryptionKey)), concurrency: CONCURRENCY, durationMs: 60_000 });
+      const warm = await runLoad({
+        url: target.url,
+        apiKey: target.apiKey,
+        payloads: Array.from({ length: 40 }, () => oneBlock(orderJson(`W-${(orderCounter += 1)}-${Date.now()}`), target.encryptionKey)),
+        concurrency: CONCURRENCY,
+        durationMs: 60_000,
+      });
       if (warm.failed > 0) throw new Error(`bench: warm-up failed: ${warm.firstFailure}`);
     }
     const roundMs = durationMs / ROUNDS;
@@ -320,7 +335,9 @@ export async function runRsaBench(): Promise<{ name: string; lines: string[] }> 
     lines.push(
       `order/create over HTTP, 4096-bit keys, one-block ${Buffer.byteLength(orderJson('B-2-xxxxxxxx-000'))}-byte orders, ${CONCURRENCY} clients (another process), ` +
         `${ROUNDS} interleaved rounds of ${Math.round(roundMs)} ms per mode; ` +
-        (databaseUrl ? 'PostgreSQL server (BENCH_DATABASE_URL):' : 'embedded PGlite (its queries run on the event loop; BENCH_DATABASE_URL=postgres://… selects a server):'),
+        (databaseUrl
+          ? 'PostgreSQL server (BENCH_DATABASE_URL):'
+          : 'embedded PGlite (its queries run on the event loop; BENCH_DATABASE_URL=postgres://… selects a server):'),
       row('inline (DECRYPT_THREADS=0):', a),
       row(`worker pool (${cores} threads):`, b),
       `  pool/inline: ${(median(b.rates) / median(a.rates)).toFixed(2)}x the orders/s (decryption alone, every-core baseline: ${(every / one).toFixed(2)}x one core); ` +

@@ -63,9 +63,18 @@ const ms = (n: number) => `${n.toFixed(2)} ms`;
 const us = (n: number) => `${Math.round(n * 1000).toLocaleString('en-US')} µs`;
 
 /** One paid order through the REST shim and 3-D Secure: a realistic webhook body (the order details). */
-async function paidOrderEvent(service: Service, baseUrl: string, keys: { publicKey: string; encryptionKey: string }, tenant: Tenant): Promise<{ eventId: string; body: string }> {
+async function paidOrderEvent(
+  service: Service,
+  baseUrl: string,
+  keys: { publicKey: string; encryptionKey: string },
+  tenant: Tenant,
+): Promise<{ eventId: string; body: string }> {
   const post = (p: string, plaintext: object) =>
-    fetch(`${baseUrl}${p}`, { method: 'POST', headers: { 'api-key': keys.publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ data: encryptPayload(plaintext, keys.encryptionKey) }) }).then((r) => r.json() as Promise<any>);
+    fetch(`${baseUrl}${p}`, {
+      method: 'POST',
+      headers: { 'api-key': keys.publicKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: encryptPayload(plaintext, keys.encryptionKey) }),
+    }).then((r) => r.json() as Promise<any>);
   const reference = `BENCH-${Date.now()}`;
   const created = await post('/checkout/order/create', {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@bench.test' },
@@ -74,14 +83,26 @@ async function paidOrderEvent(service: Service, baseUrl: string, keys: { publicK
   });
   if (created.statusCode !== '01') throw new Error(`bench: order/create ${JSON.stringify(created)}`);
   const billingAddress = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
-  const paid = await post('/checkout/order/pay', { reference, paymentOption: 'C', country: 'NG', card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress } });
+  const paid = await post('/checkout/order/pay', {
+    reference,
+    paymentOption: 'C',
+    country: 'NG',
+    card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress },
+  });
   if (paid.statusCode !== '02') throw new Error(`bench: order/pay ${JSON.stringify(paid)}`);
-  await fetch(paid.data.paymentDetail.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+  await fetch(paid.data.paymentDetail.redirectUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'otp=123456',
+  });
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const [delivery] = await service.runtime.ctx.services.webhooks.listDeliveries(tenant, { orderReference: reference });
     if (delivery?.state === 'delivered') {
-      const rows: Array<{ body: string }> = await service.runtime.ctx.orm.em.getConnection().execute('select payload::text as body from outbox_event where id = ?', [delivery.eventId]);
+      const rows: Array<{ body: string }> = await service.runtime.ctx.orm.em
+        .getConnection()
+        .execute('select payload::text as body from outbox_event where id = ?', [delivery.eventId]);
       return { eventId: delivery.eventId, body: rows[0]!.body };
     }
     if (Date.now() > deadline) throw new Error('bench: the order event was not delivered');
@@ -224,7 +245,14 @@ export async function runWebhookBench(): Promise<{ name: string; lines: string[]
 
 /** Time from publish until all 1,000 subscribers of one tenant have the change. */
 async function busFanout(): Promise<string[]> {
-  const change = (i: number): OrderStatusChange => ({ eventId: `e${i}`, environmentId: 1, reference: `ORD-${i}`, statusId: 5, status: 'Successful', sequence: i });
+  const change = (i: number): OrderStatusChange => ({
+    eventId: `e${i}`,
+    environmentId: 1,
+    reference: `ORD-${i}`,
+    statusId: 5,
+    status: 'Successful',
+    sequence: i,
+  });
 
   const bus = new OrderStatusBus();
   let pending = 0;

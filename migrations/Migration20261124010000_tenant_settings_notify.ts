@@ -41,7 +41,9 @@ begin
   return null;
 end $$;`);
     for (const table of TABLES) {
-      this.addSql(`create trigger "${table}_tenant_change" after insert or update or delete on "${table}" for each row execute function "pgw_notify_tenant_change"();`);
+      this.addSql(
+        `create trigger "${table}_tenant_change" after insert or update or delete on "${table}" for each row execute function "pgw_notify_tenant_change"();`,
+      );
       this.addSql(`create trigger "${table}_tenant_truncate" after truncate on "${table}" for each statement execute function "pgw_notify_tenant_truncate"();`);
     }
   }

@@ -27,8 +27,12 @@ export class Migration20261124020000_lists_at_scale extends Migration {
       `create table "order_summary_delta" ("id" bigserial primary key, "environment_id" int not null, "day" date not null, "currency" char(3) not null, "payment_method" varchar(20) not null, "status_id" smallint not null, "count" int not null, "amount" numeric(20,4) not null, "fees" numeric(20,4) not null);`,
     );
     this.addSql(`create index "order_summary_delta_environment_id_day_index" on "order_summary_delta" ("environment_id", "day");`);
-    this.addSql(`alter table "order_summary" add constraint "order_summary_environment_id_foreign" foreign key ("environment_id") references "app_environment" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "order_summary_delta" add constraint "order_summary_delta_environment_id_foreign" foreign key ("environment_id") references "app_environment" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `alter table "order_summary" add constraint "order_summary_environment_id_foreign" foreign key ("environment_id") references "app_environment" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `alter table "order_summary_delta" add constraint "order_summary_delta_environment_id_foreign" foreign key ("environment_id") references "app_environment" ("id") on update cascade on delete cascade;`,
+    );
 
     this.addSql(`create or replace function "order_summary_track"() returns trigger language plpgsql as $$
 begin
@@ -42,7 +46,9 @@ begin
   end if;
   return null;
 end $$;`);
-    this.addSql(`create trigger "order_summary_track_insert_delete" after insert or delete on "checkout_order" for each row execute function "order_summary_track"();`);
+    this.addSql(
+      `create trigger "order_summary_track_insert_delete" after insert or delete on "checkout_order" for each row execute function "order_summary_track"();`,
+    );
     this.addSql(
       `create trigger "order_summary_track_update" after update on "checkout_order" for each row when (old."status_id" is distinct from new."status_id" or old."payment_method" is distinct from new."payment_method" or old."amount" is distinct from new."amount" or old."fee" is distinct from new."fee" or old."currency" is distinct from new."currency" or old."created_at" is distinct from new."created_at" or old."environment_id" is distinct from new."environment_id") execute function "order_summary_track"();`,
     );

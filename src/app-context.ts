@@ -104,10 +104,22 @@ export function createServices(
   // Subscriptions are charged through the sandbox only: live keys have no processor yet.
   const recurring = new RecurringBillingService(orm, sandbox, timeline, clock);
   // Live keys have no processor until one is configured: live payments are refused, never simulated.
-  const payments = new PaymentService(orm, { test: sandbox, live: null }, orders, timeline, outbox, eventFanout, clock, fees, links, {
-    publicUrl: config.publicUrl,
-    authenticationTimeoutMs: config.authenticationTimeoutMs,
-  }, recurring);
+  const payments = new PaymentService(
+    orm,
+    { test: sandbox, live: null },
+    orders,
+    timeline,
+    outbox,
+    eventFanout,
+    clock,
+    fees,
+    links,
+    {
+      publicUrl: config.publicUrl,
+      authenticationTimeoutMs: config.authenticationTimeoutMs,
+    },
+    recurring,
+  );
   return {
     auth: new AuthService(orm, clock, tenantCaches),
     tenantCaches,

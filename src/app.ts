@@ -25,7 +25,8 @@ export const SHUTTING_DOWN = 'The service is shutting down, please try again.';
 
 function sendShuttingDown(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.code(503).header('connection', 'close').header('retry-after', '1');
-  if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: SHUTTING_DOWN, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
+  if (isGraphqlPath(request.url))
+    return reply.send({ errors: [{ message: SHUTTING_DOWN, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
   return reply.send(errorBody('503', SHUTTING_DOWN));
 }
 

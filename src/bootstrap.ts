@@ -36,7 +36,10 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     await verifyMasterKey(connection, new SecretBox(masterKey.key), async () => {
       const [first] = await connection.execute('select min(id) as id from subsidiary');
       if (first?.id == null) return 'none';
-      return ctx.services.merchants.webhookSecret(Number(first.id)).then(() => 'opened' as const, () => 'failed' as const);
+      return ctx.services.merchants.webhookSecret(Number(first.id)).then(
+        () => 'opened' as const,
+        () => 'failed' as const,
+      );
     });
   } catch (err) {
     await close();
@@ -52,16 +55,16 @@ export interface Service {
 }
 
 /** The whole service: runtime plus HTTP server (not yet listening). */
-export async function createService(
-  config: Config,
-  options: { clock?: Clock; logger?: FastifyServerOptions['logger'] } = {},
-): Promise<Service> {
+export async function createService(config: Config, options: { clock?: Clock; logger?: FastifyServerOptions['logger'] } = {}): Promise<Service> {
   const runtime = await openRuntime(config, options);
   try {
     const app = await buildApp(runtime.ctx, { logger: options.logger });
     const { payments, recurring, eventFanout, webhooks } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
-    const scheduler = new PaymentScheduler(payments, recurring, app.log, [() => runtime.ctx.services.idempotency.purgeExpired(), () => runtime.ctx.services.orders.lists.rollUp()]);
+    const scheduler = new PaymentScheduler(payments, recurring, app.log, [
+      () => runtime.ctx.services.idempotency.purgeExpired(),
+      () => runtime.ctx.services.orders.lists.rollUp(),
+    ]);
     await scheduler.reconcileOnStart();
     scheduler.start(config.schedulerIntervalMs);
     // Listening before the server answers: a subscriber never misses a change committed after it subscribed.

@@ -101,8 +101,7 @@ export class ConfigError extends Error {
 
 /** About ten attempts over roughly three days. */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [
-  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
-  86_400_000,
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000, 86_400_000,
 ];
 
 export const MAX_WEBHOOK_RETRIES = 100;
@@ -203,7 +202,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const webhookAllowedNetworks: string[] = [];
   const networksRaw = value('WEBHOOK_ALLOWED_NETWORKS');
   if (networksRaw !== undefined) {
-    for (const part of networksRaw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of networksRaw
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       if (isCidr(part)) webhookAllowedNetworks.push(part);
       else problems.push(`WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation such as 127.0.0.0/8 or ::1/128 (got "${part}")`);
     }
@@ -267,7 +269,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tenantCacheTtlMs: integer('TENANT_CACHE_TTL_MS', 5_000, 0, 600_000),
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
-  config.webhookMerchantConcurrency = integer('WEBHOOK_MERCHANT_CONCURRENCY', Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)), 1, 1000);
+  config.webhookMerchantConcurrency = integer(
+    'WEBHOOK_MERCHANT_CONCURRENCY',
+    Math.max(config.webhookEndpointConcurrency, Math.ceil(config.webhookConcurrency / 4)),
+    1,
+    1000,
+  );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -291,7 +298,10 @@ function readTrustProxy(raw: string | undefined, problems: string[]): boolean | 
   if (['false', 'off', 'no', '0'].includes(v)) return false;
   if (['true', 'on', 'yes'].includes(v)) return true;
   if (/^\d{1,2}$/.test(v)) return Number(v);
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   const valid = (e: string) => ['loopback', 'linklocal', 'uniquelocal'].includes(e) || isCidr(e);
   if (entries.length === 0 || !entries.every(valid)) {
     problems.push(`TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs (got "${raw}")`);

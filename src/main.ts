@@ -67,7 +67,11 @@ async function main(): Promise<void> {
   }
   if (demo || adminToken.generated) {
     process.stdout.write(
-      welcomeText({ publicUrl: config.publicUrl, demo, adminToken: adminToken.generated && adminToken.file ? { token: adminToken.token!, file: adminToken.file } : undefined }),
+      welcomeText({
+        publicUrl: config.publicUrl,
+        demo,
+        adminToken: adminToken.generated && adminToken.file ? { token: adminToken.token!, file: adminToken.file } : undefined,
+      }),
     );
   }
 }

@@ -48,7 +48,11 @@ async function start(setup: Setup): Promise<number> {
     return { status: 'success', data: { id: r.rows[0].id, reference: p.order.reference } };
   };
   const select = async (reference: string) => {
-    const r = await pool.query({ name: 'irreducible_select', text: 'select * from checkout_order where environment_id = $1 and reference = $2', values: [setup.environmentId, reference] });
+    const r = await pool.query({
+      name: 'irreducible_select',
+      text: 'select * from checkout_order where environment_id = $1 and reference = $2',
+      values: [setup.environmentId, reference],
+    });
     return { status: 'success', data: r.rows[0] ?? null };
   };
 

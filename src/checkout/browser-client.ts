@@ -13,10 +13,11 @@ export function browserClientScript(): string {
   if (fs.existsSync(compiled)) {
     code = fs.readFileSync(compiled, 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/m, '');
   } else {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ts = require('typescript') as typeof import('typescript');
     const source = fs.readFileSync(path.join(__dirname, '..', '..', 'packages', 'sdk', 'src', 'encryption.ts'), 'utf8');
-    code = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2017, esModuleInterop: true } }).outputText;
+    code = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2017, esModuleInterop: true },
+    }).outputText;
   }
   return `(function () {
   var module = { exports: {} }, exports = module.exports;

@@ -14,7 +14,10 @@ import { escapeHtml, formatAmount, page } from './html';
 const PUBLIC_DIR = path.join(__dirname, 'public');
 const publicFile = (name: string) => {
   const candidates = [path.join(PUBLIC_DIR, name), path.join(__dirname, '..', '..', '..', 'src', 'checkout', 'public', name)];
-  return fs.readFileSync(candidates.find((c) => fs.existsSync(c))!, 'utf8');
+  return fs.readFileSync(
+    candidates.find((c) => fs.existsSync(c))!,
+    'utf8',
+  );
 };
 
 /** Hosted pages: payment link page, sandbox 3-D Secure and PayPal pages, result page. Adapters over the payment services. */
@@ -36,7 +39,10 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       reply.header('cache-control', 'no-store');
       reply.header('x-frame-options', 'DENY');
       reply.header('referrer-policy', 'no-referrer');
-      reply.header('content-security-policy', "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'");
+      reply.header(
+        'content-security-policy',
+        "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'",
+      );
     }
     return payload;
   });
@@ -67,7 +73,8 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       return reply.send({ redirectUrl: result.redirectUrl });
     } catch (err) {
       if (err instanceof DomainError) return reply.code(400).send({ message: err.message });
-      if (err instanceof PayloadDecryptionError) return reply.code(400).send({ message: 'Your card details could not be read. Please reload the page and try again.' });
+      if (err instanceof PayloadDecryptionError)
+        return reply.code(400).send({ message: 'Your card details could not be read. Please reload the page and try again.' });
       throw err;
     }
   });
@@ -77,9 +84,12 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
     return html(
       reply,
       200,
-      page(ok ? 'Payment successful' : 'Payment failed', ok
-        ? `<h1 class="good">Payment successful</h1><p>Thank you. Your payment reference is <strong>${escapeHtml(request.query.reference)}</strong>.</p>`
-        : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="/pay/${escapeHtml(request.params.reference)}">Try again</a></p>`),
+      page(
+        ok ? 'Payment successful' : 'Payment failed',
+        ok
+          ? `<h1 class="good">Payment successful</h1><p>Thank you. Your payment reference is <strong>${escapeHtml(request.query.reference)}</strong>.</p>`
+          : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="/pay/${escapeHtml(request.params.reference)}">Try again</a></p>`,
+      ),
     );
   });
 
@@ -138,10 +148,7 @@ function readAuthenticationForm(kind: '3ds' | 'paypal', body: unknown): Authenti
 }
 
 function processingPage(url: string): string {
-  return page(
-    'Payment processing',
-    `<h1>Your payment is being processed</h1><p>This takes a few seconds. <a href="${escapeHtml(url)}">Check again</a>.</p>`,
-  );
+  return page('Payment processing', `<h1>Your payment is being processed</h1><p>This takes a few seconds. <a href="${escapeHtml(url)}">Check again</a>.</p>`);
 }
 
 function linkPage(link: PaymentLink, encryptionKey: string, url: string): string {

@@ -250,10 +250,15 @@ async function masterKeyRotate(config: Config, args: string[], out: NodeJS.Writa
   if (values.json) {
     out.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    const counts = Object.entries(result.resealed).map(([column, n]) => `${n} ${column}`).join(', ');
+    const counts = Object.entries(result.resealed)
+      .map(([column, n]) => `${n} ${column}`)
+      .join(', ');
     out.write(`Re-sealed ${counts} and the check value under the new master key.\n`);
     if (current.generatedFile) out.write(`The new key is in ${current.generatedFile}.\n`);
-    else out.write(`${report.newMasterKey ? `New MASTER_KEY: ${report.newMasterKey}\n` : ''}Start every instance with MASTER_KEY set to the new key: the old one no longer opens this database.\n`);
+    else
+      out.write(
+        `${report.newMasterKey ? `New MASTER_KEY: ${report.newMasterKey}\n` : ''}Start every instance with MASTER_KEY set to the new key: the old one no longer opens this database.\n`,
+      );
   }
   return 0;
 }
@@ -262,7 +267,11 @@ if (require.main === module) {
   runCli(process.argv.slice(2), process.stdout, process.stderr)
     .then((code) => process.exit(code))
     .catch((e) => {
-      process.stderr.write(e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError || e instanceof ServerAdminUnavailableError ? `${e.message}\n` : `${e instanceof Error ? e.stack : String(e)}\n`);
+      process.stderr.write(
+        e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError || e instanceof ServerAdminUnavailableError
+          ? `${e.message}\n`
+          : `${e instanceof Error ? e.stack : String(e)}\n`,
+      );
       process.exit(1);
     });
 }

@@ -76,7 +76,8 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
   const error = body?.errors?.[0];
   if (error) {
     const kind = error.extensions?.kind;
-    if (kind && kind !== 'unauthenticated' && kind !== 'forbidden') throw new DomainError(kind as DomainErrorKind, error.message, error.extensions?.code ?? "VAL400");
+    if (kind && kind !== 'unauthenticated' && kind !== 'forbidden')
+      throw new DomainError(kind as DomainErrorKind, error.message, error.extensions?.code ?? 'VAL400');
     throw new ServerAdminUnavailableError(`the running server at ${target.server.url} refused: ${error.message}`);
   }
   const created = body?.data?.createMerchant;
@@ -84,7 +85,12 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
   // Exactly the shape (and key order) of the local path.
   const keys = (k: CreatedMerchant['keys']['test']) => ({ publicKey: k.publicKey, privateKey: k.privateKey, encryptionKey: k.encryptionKey });
   return {
-    subsidiary: { id: created.subsidiary.id, name: created.subsidiary.name, country: created.subsidiary.country, supportEmail: created.subsidiary.supportEmail },
+    subsidiary: {
+      id: created.subsidiary.id,
+      name: created.subsidiary.name,
+      country: created.subsidiary.country,
+      supportEmail: created.subsidiary.supportEmail,
+    },
     webhookSecret: created.webhookSecret,
     keys: { test: keys(created.keys.test), live: keys(created.keys.live) },
   };

@@ -47,9 +47,7 @@ export function encryptionKeyFromPublicKey(publicKey: KeyObject): string {
   const modulus = stripLeadingZeros(Buffer.from(jwk.n, 'base64url'));
   const exponent = stripLeadingZeros(Buffer.from(jwk.e, 'base64url'));
   const bits = key.asymmetricKeyDetails?.modulusLength ?? modulus.length * 8;
-  const xml =
-    `<RSAKeyValue><Modulus>${modulus.toString('base64')}</Modulus>` +
-    `<Exponent>${exponent.toString('base64')}</Exponent></RSAKeyValue>`;
+  const xml = `<RSAKeyValue><Modulus>${modulus.toString('base64')}</Modulus>` + `<Exponent>${exponent.toString('base64')}</Exponent></RSAKeyValue>`;
   return Buffer.from(`${bits}!${xml}`, 'utf8').toString('base64');
 }
 

@@ -48,9 +48,7 @@ export class PayloadService {
 
   async decrypt(tenant: Tenant, data: string): Promise<Record<string, unknown>> {
     const environmentId = tenant.environmentId;
-    const cached = this.environments
-      ? await this.environments.get(environmentId, () => this.load(environmentId))
-      : (await this.load(environmentId)).value;
+    const cached = this.environments ? await this.environments.get(environmentId, () => this.load(environmentId)) : (await this.load(environmentId)).value;
     // Expiry checked at use: a key with a grace period stops at its instant, announced or not.
     const now = this.clock.now().getTime();
     for (const key of cached!.keys) {

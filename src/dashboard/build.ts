@@ -27,18 +27,18 @@ export async function buildDashboard(outDir = dashboardOutDir()): Promise<void> 
   const esbuild = await import('esbuild');
   try {
     await esbuild.build({
-    entryPoints: { app: path.join(dashboardSourceDir(), 'main.tsx') },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: 'es2020',
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    outdir: outDir,
-    legalComments: 'none',
-    logLevel: 'warning',
-    // A built bundle never depends on where it was built.
-    define: { 'process.env.NODE_ENV': '"production"' },
+      entryPoints: { app: path.join(dashboardSourceDir(), 'main.tsx') },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      target: 'es2020',
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      outdir: outDir,
+      legalComments: 'none',
+      logLevel: 'warning',
+      // A built bundle never depends on where it was built.
+      define: { 'process.env.NODE_ENV': '"production"' },
     });
   } finally {
     // esbuild's helper process would keep a test runner (or the service) from exiting.

@@ -17,10 +17,7 @@ export class DataDirInUseError extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(
-      `The embedded database in ${dataDir} is in use by process ${pid}. ` +
-        'Stop that process, or set DATABASE_URL to use a PostgreSQL server.',
-    );
+    super(`The embedded database in ${dataDir} is in use by process ${pid}. ` + 'Stop that process, or set DATABASE_URL to use a PostgreSQL server.');
     this.name = 'DataDirInUseError';
   }
 }

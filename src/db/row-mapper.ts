@@ -24,7 +24,11 @@ export class EntityRowMapper<T extends object> {
   private readonly pkAlias: string;
   private readonly parseDate: (value: string) => Date;
 
-  constructor(orm: MikroORM, entity: new () => T, readonly alias: string) {
+  constructor(
+    orm: MikroORM,
+    entity: new () => T,
+    readonly alias: string,
+  ) {
     const metadata = orm.getMetadata();
     const meta = metadata.find(entity.name) as EntityMetadata<T>;
     if (!meta) throw new Error(`no metadata for ${entity.name}`);

@@ -37,16 +37,24 @@ export function decodeNotification(payload: string | undefined): EventNotificati
     // Sent by the database's triggers on tenant settings (see TenantCaches): `e` an environment, `s` a merchant, neither: all.
     if (parsed.k === 'tenant') {
       const t = parsed as { e?: unknown; s?: unknown };
-      return { kind: 'tenant', scope: { ...(typeof t.e === 'number' ? { environmentId: t.e } : {}), ...(typeof t.s === 'number' ? { subsidiaryId: t.s } : {}) } };
+      return {
+        kind: 'tenant',
+        scope: { ...(typeof t.e === 'number' ? { environmentId: t.e } : {}), ...(typeof t.s === 'number' ? { subsidiaryId: t.s } : {}) },
+      };
     }
     if (parsed.k === 'keys' && typeof parsed.e === 'number' && typeof parsed.at === 'string' && !Number.isNaN(Date.parse(parsed.at))) {
       return { kind: 'keys', expiry: { environmentId: parsed.e, expiresAt: new Date(parsed.at) } };
     }
     const c = parsed.c;
     if (
-      parsed.k === 'order' && c &&
-      typeof c.eventId === 'string' && typeof c.environmentId === 'number' && typeof c.reference === 'string' &&
-      typeof c.statusId === 'number' && typeof c.status === 'string' && typeof c.sequence === 'number'
+      parsed.k === 'order' &&
+      c &&
+      typeof c.eventId === 'string' &&
+      typeof c.environmentId === 'number' &&
+      typeof c.reference === 'string' &&
+      typeof c.statusId === 'number' &&
+      typeof c.status === 'string' &&
+      typeof c.sequence === 'number'
     ) {
       return {
         kind: 'order',

@@ -90,10 +90,27 @@ export class OutboxService {
     // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
     let url: string | null = null;
     if (notifyType !== 'pending') {
-      const endpoints: Array<{ url: string }> = await connection.execute('select url from webhook_endpoint where environment_id = ? and is_active limit 1', [environmentId], 'all', trx);
+      const endpoints: Array<{ url: string }> = await connection.execute(
+        'select url from webhook_endpoint where environment_id = ? and is_active limit 1',
+        [environmentId],
+        'all',
+        trx,
+      );
       url = endpoints[0]?.url ?? null;
     }
-    const params: unknown[] = [eventId, environmentId, order.id, notifyType, order.eventSequence, JSON.stringify(payload), new Date(), url, url === null ? null : webhookDestination(url), this.clock.now(), url !== null];
+    const params: unknown[] = [
+      eventId,
+      environmentId,
+      order.id,
+      notifyType,
+      order.eventSequence,
+      JSON.stringify(payload),
+      new Date(),
+      url,
+      url === null ? null : webhookDestination(url),
+      this.clock.now(),
+      url !== null,
+    ];
     let notify = '';
     if (this.notifyChannel) {
       notify = ', pg_notify(?, ?)';
@@ -148,10 +165,12 @@ export class OutboxService {
 
   /** A new pending delivery of a stored event (redelivery on request), in the caller's transaction. */
   async recordRedelivery(execute: Execute, event: RecordedDelivery['event'], url: string): Promise<RecordedDelivery> {
-    const rows = await execute(
-      `insert into webhook_delivery (event_id, url, destination, next_attempt_at) values (?, ?, ?, ?) returning ${DELIVERY_COLUMNS}`,
-      [event.id, url, webhookDestination(url), this.clock.now()],
-    );
+    const rows = await execute(`insert into webhook_delivery (event_id, url, destination, next_attempt_at) values (?, ?, ?, ?) returning ${DELIVERY_COLUMNS}`, [
+      event.id,
+      url,
+      webhookDestination(url),
+      this.clock.now(),
+    ]);
     await this.notify(execute, { kind: 'wake' });
     return { ...deliveryOf(rows[0]), event };
   }
@@ -161,22 +180,30 @@ export class OutboxService {
    * connection missed while it was down.
    */
   async changesSince(em: EntityManager, since: Date, limit = 1000): Promise<OrderStatusChange[]> {
-    const rows: Array<{ id: string; environment_id: number; sequence: number; payload: { data?: { orderReference?: unknown; statusId?: unknown; status?: unknown } } }> =
-      await em.getConnection().execute(
+    const rows: Array<{
+      id: string;
+      environment_id: number;
+      sequence: number;
+      payload: { data?: { orderReference?: unknown; statusId?: unknown; status?: unknown } };
+    }> = await em
+      .getConnection()
+      .execute(
         `select id, environment_id, sequence, payload from outbox_event where notify = 'transaction' and created_at >= ? order by created_at, sequence limit ?`,
         [since, limit],
       );
     return rows.flatMap((row) => {
       const data = row.payload?.data;
       if (!data || typeof data.orderReference !== 'string' || typeof data.statusId !== 'number') return [];
-      return [{
-        eventId: row.id,
-        environmentId: row.environment_id,
-        reference: data.orderReference,
-        statusId: data.statusId,
-        status: typeof data.status === 'string' ? data.status : (ORDER_STATUS_NAMES[data.statusId] ?? 'Unknown'),
-        sequence: row.sequence,
-      }];
+      return [
+        {
+          eventId: row.id,
+          environmentId: row.environment_id,
+          reference: data.orderReference,
+          statusId: data.statusId,
+          status: typeof data.status === 'string' ? data.status : (ORDER_STATUS_NAMES[data.statusId] ?? 'Unknown'),
+          sequence: row.sequence,
+        },
+      ];
     });
   }
 

@@ -204,7 +204,13 @@ export class WebhookDispatcher {
         throw validationError('Only successful and failed order events are delivered as webhooks.');
       }
       const url = await this.activeEndpointUrl(execute, tenant);
-      const event = { id: found.id, notify: found.notify, notifyType: found.notify_type, sequence: found.sequence, order: found.reference === null ? null : { reference: found.reference } };
+      const event = {
+        id: found.id,
+        notify: found.notify,
+        notifyType: found.notify_type,
+        sequence: found.sequence,
+        order: found.reference === null ? null : { reference: found.reference },
+      };
       return deliveryView(await this.outbox.recordRedelivery(execute, event, url), []);
     });
     this.wake();
@@ -239,7 +245,11 @@ export class WebhookDispatcher {
     }
     if (filter.orderReference) event.order = { reference: filter.orderReference, environment: tenant.environmentId };
     const em = this.orm.em.fork();
-    const deliveries = await em.find(WebhookDelivery, { event }, { populate: ['event', 'event.order'], exclude: ['event.payload'], orderBy: { id: 'desc' }, limit });
+    const deliveries = await em.find(
+      WebhookDelivery,
+      { event },
+      { populate: ['event', 'event.order'], exclude: ['event.payload'], orderBy: { id: 'desc' }, limit },
+    );
     if (deliveries.length === 0) return [];
     const attempts = await em.find(WebhookAttempt, { delivery: { $in: deliveries.map((d) => d.id) } }, { orderBy: { id: 'asc' } });
     const byDelivery = new Map<string, WebhookAttempt[]>();
@@ -251,10 +261,9 @@ export class WebhookDispatcher {
   }
 
   private async activeEndpointUrl(execute: Execute, tenant: Tenant, lock = false): Promise<string> {
-    const rows: Array<{ url: string }> = await execute(
-      `select url from webhook_endpoint where environment_id = ? and is_active${lock ? ' for update' : ''}`,
-      [tenant.environmentId],
-    );
+    const rows: Array<{ url: string }> = await execute(`select url from webhook_endpoint where environment_id = ? and is_active${lock ? ' for update' : ''}`, [
+      tenant.environmentId,
+    ]);
     if (!rows[0]) throw validationError('No webhook URL is set for this environment.');
     return rows[0].url;
   }
@@ -271,11 +280,7 @@ export class WebhookDispatcher {
     if (sent < limit) return;
     const oldest = rows[0]?.oldest ? new Date(rows[0].oldest).getTime() : now;
     const seconds = Math.max(1, Math.ceil((oldest + TEST_PING_WINDOW_MS - now) / 1000));
-    throw new DomainError(
-      'conflict',
-      `Too many test webhooks: at most ${limit} a minute for this environment. Try again in ${seconds} seconds.`,
-      RATE_LIMITED,
-    );
+    throw new DomainError('conflict', `Too many test webhooks: at most ${limit} a minute for this environment. Try again in ${seconds} seconds.`, RATE_LIMITED);
   }
 
   private async runLoop(): Promise<void> {
@@ -335,11 +340,19 @@ export class WebhookDispatcher {
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
-    const rows: Array<{ id: string | number; url: string; attempt_count: number; event_id: string; order_id: number | null; body: string; subsidiary_id: number; next_attempt_at: Date | string }> =
-      await this.inTransaction(async (execute) => {
-        await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
-        return execute(
-          `with leased as (
+    const rows: Array<{
+      id: string | number;
+      url: string;
+      attempt_count: number;
+      event_id: string;
+      order_id: number | null;
+      body: string;
+      subsidiary_id: number;
+      next_attempt_at: Date | string;
+    }> = await this.inTransaction(async (execute) => {
+      await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
+      return execute(
+        `with leased as (
              select d.destination, env.subsidiary_id
                from webhook_delivery d
                join outbox_event e on e.id = d.event_id
@@ -373,9 +386,9 @@ export class WebhookDispatcher {
              from picked, outbox_event e, app_environment env
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
            returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, d.next_attempt_at`,
-          [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
-        );
-      });
+        [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
+      );
+    });
     return rows.map((r) => ({
       id: String(r.id),
       url: r.url,
@@ -463,9 +476,23 @@ export class WebhookDispatcher {
        )
        select exists (select 1 from moved) as moved`,
       [
-        result.statusCode, result.latencyMs, result.error, result.responseBody, now, job.id,
-        state, state === 'delivered' ? now : null, nextAttemptAt, job.id, job.lease,
-        job.orderId, timeline?.event ?? '', timeline?.description ?? null, timeline ? JSON.stringify(timeline.metadata) : null, new Date(), timeline !== null,
+        result.statusCode,
+        result.latencyMs,
+        result.error,
+        result.responseBody,
+        now,
+        job.id,
+        state,
+        state === 'delivered' ? now : null,
+        nextAttemptAt,
+        job.id,
+        job.lease,
+        job.orderId,
+        timeline?.event ?? '',
+        timeline?.description ?? null,
+        timeline ? JSON.stringify(timeline.metadata) : null,
+        new Date(),
+        timeline !== null,
       ],
     );
     if (!rows[0]?.moved) return 'stale';

@@ -6,7 +6,10 @@ import { Subsidiary } from '../merchants/subsidiary.entity';
  * subsidiary are the platform's defaults; a merchant's own row overrides them.
  */
 @Check({ name: 'fee_rule_values', expression: '"rate" >= 0 and "rate" < 1 and "flat" >= 0 and ("cap" is null or "cap" >= 0)' })
-@Index({ name: 'fee_rule_default_unique', expression: 'create unique index "fee_rule_default_unique" on "fee_rule" ("payment_option", "currency") where "subsidiary_id" is null' })
+@Index({
+  name: 'fee_rule_default_unique',
+  expression: 'create unique index "fee_rule_default_unique" on "fee_rule" ("payment_option", "currency") where "subsidiary_id" is null',
+})
 @Entity({ tableName: 'fee_rule' })
 @Unique({ name: 'fee_rule_scope_unique', properties: ['subsidiary', 'paymentOption', 'currency'] })
 export class FeeRule {

@@ -75,7 +75,14 @@ export class FeeService {
 
   private async load(environmentId: number): Promise<Loaded<FeeSettings>> {
     const rows = (await runPrepared(this.orm, FEE_SETTINGS, [environmentId])) as Array<{
-      subsidiary_id: number; fee_bearer: FeeBearer; rule_subsidiary_id: number | null; payment_option: string | null; currency: string; rate: string; flat: string; cap: string | null;
+      subsidiary_id: number;
+      fee_bearer: FeeBearer;
+      rule_subsidiary_id: number | null;
+      payment_option: string | null;
+      currency: string;
+      rate: string;
+      flat: string;
+      cap: string | null;
     }>;
     const first = rows[0];
     if (!first) throw new Error(`environment ${environmentId} not found`);

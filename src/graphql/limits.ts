@@ -103,7 +103,7 @@ export class DocumentMeasurer {
       let m: Measure;
       if (sel.kind === Kind.FIELD) m = this.field(sel, parentType, pageSize);
       else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        const type = sel.typeCondition ? this.schema.getType(sel.typeCondition.name.value) ?? undefined : parentType;
+        const type = sel.typeCondition ? (this.schema.getType(sel.typeCondition.name.value) ?? undefined) : parentType;
         m = this.selections(sel.selectionSet, type, pageSize);
       } else m = this.fragment(sel.name.value, pageSize);
       depth = Math.max(depth, m.depth);

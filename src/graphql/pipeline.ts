@@ -29,7 +29,9 @@ export const INTROSPECTION_DISABLED = 'INTROSPECTION_DISABLED';
 const noIntrospection: ValidationRule = (context: ValidationContext): ASTVisitor => ({
   Field(node) {
     if (node.name.value === '__schema' || node.name.value === '__type') {
-      context.reportError(new GraphQLError('GraphQL introspection is disabled on this server.', { nodes: [node], extensions: { code: INTROSPECTION_DISABLED } }));
+      context.reportError(
+        new GraphQLError('GraphQL introspection is disabled on this server.', { nodes: [node], extensions: { code: INTROSPECTION_DISABLED } }),
+      );
     }
   },
 });
@@ -60,11 +62,20 @@ export class OperationPipeline {
       document = parse(query);
     } catch (err) {
       const syntax = err as GraphQLError;
-      return [new GraphQLError(syntax.message, { source: syntax.source, positions: syntax.positions, originalError: syntax, extensions: { code: ApolloServerErrorCode.GRAPHQL_PARSE_FAILED } })];
+      return [
+        new GraphQLError(syntax.message, {
+          source: syntax.source,
+          positions: syntax.positions,
+          originalError: syntax,
+          extensions: { code: ApolloServerErrorCode.GRAPHQL_PARSE_FAILED },
+        }),
+      ];
     }
     const invalid = validate(this.schema, document, [...specifiedRules, ...this.validationRules]);
     if (invalid.length > 0) {
-      return invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, originalError: e, extensions: { code: ApolloServerErrorCode.GRAPHQL_VALIDATION_FAILED } }));
+      return invalid.map(
+        (e) => new GraphQLError(e.message, { nodes: e.nodes, originalError: e, extensions: { code: ApolloServerErrorCode.GRAPHQL_VALIDATION_FAILED } }),
+      );
     }
     const unstorable = unstorableTextError(query, variables);
     if (unstorable) return [unstorable];

@@ -49,7 +49,8 @@ function logInternalErrors(log: RequestLog, errors: readonly unknown[], details:
 function withRequestId(errors: readonly GraphQLFormattedError[] | undefined, requestId: string): void {
   if (!errors) return;
   for (const error of errors) {
-    if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' || error.extensions?.code === 'SERVICE_UNAVAILABLE') (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
+    if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' || error.extensions?.code === 'SERVICE_UNAVAILABLE')
+      (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
   }
 }
 
@@ -121,12 +122,20 @@ function apiKeyOf(connectionParams: Readonly<Record<string, unknown>> | undefine
  * upgrade, accepted only from this service's own pages (Origin), with the CSRF token and the
  * environment in connectionParams. Undefined when the socket is no such thing.
  */
-function sessionOf(ctx: AppContext, request: Extra['request'], connectionParams: Readonly<Record<string, unknown>> | undefined): SessionCredentials | undefined {
+function sessionOf(
+  ctx: AppContext,
+  request: Extra['request'],
+  connectionParams: Readonly<Record<string, unknown>> | undefined,
+): SessionCredentials | undefined {
   const fromCookie = sessionCredentialsOf(request.headers);
   if (!fromCookie || !sameOrigin(request.headers, ctx.config.publicUrl)) return undefined;
   const csrf = connectionParams?.['csrf-token'];
   const environment = connectionParams?.environment;
-  return { token: fromCookie.token, csrfToken: typeof csrf === 'string' ? csrf : undefined, environment: typeof environment === 'string' ? environment : undefined };
+  return {
+    token: fromCookie.token,
+    csrfToken: typeof csrf === 'string' ? csrf : undefined,
+    environment: typeof environment === 'string' ? environment : undefined,
+  };
 }
 
 /** What a tracked dashboard socket is checked with when keys are replaced: its session, as text. */
@@ -202,10 +211,16 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       const ws = socket.extra.socket;
       if (apiKey !== undefined && ws.readyState === ws.OPEN) {
         socket.extra.apiKey = apiKey;
-        ws.once('close', sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)));
+        ws.once(
+          'close',
+          sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)),
+        );
       } else if (session && ws.readyState === ws.OPEN) {
         socket.extra.session = session;
-        ws.once('close', sockets.add(environmentId, SESSION_SOCKET + JSON.stringify(session), (code, reason) => ws.close(code, reason)));
+        ws.once(
+          'close',
+          sockets.add(environmentId, SESSION_SOCKET + JSON.stringify(session), (code, reason) => ws.close(code, reason)),
+        );
       }
       return true;
     },
@@ -213,7 +228,11 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
     onSubscribe: (socket, id, payload) => {
       // graphql-ws has already registered this operation: more than the limit means one too many.
       if (Object.keys(socket.subscriptions).length > maxOperations) {
-        return [new GraphQLError(`This connection already holds ${maxOperations} operations; complete one before starting another.`, { extensions: { code: TOO_MANY_SUBSCRIPTIONS } })];
+        return [
+          new GraphQLError(`This connection already holds ${maxOperations} operations; complete one before starting another.`, {
+            extensions: { code: TOO_MANY_SUBSCRIPTIONS },
+          }),
+        ];
       }
       const retryAfterSeconds = countSocketOperation(socket.extra.request, socket.extra.apiKey);
       if (retryAfterSeconds !== undefined) {

@@ -40,11 +40,9 @@ export class IdempotencyService {
   async purgeExpired(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - RETENTION_MS);
     const abandoned = new Date(this.clock.now().getTime() - ABANDONED_MS);
-    const res = await this.orm.em.getConnection().execute(
-      `delete from idempotency_key where created_at < ? or (state = 'in_progress' and created_at < ?)`,
-      [cutoff, abandoned],
-      'run',
-    );
+    const res = await this.orm.em
+      .getConnection()
+      .execute(`delete from idempotency_key where created_at < ? or (state = 'in_progress' and created_at < ?)`, [cutoff, abandoned], 'run');
     return (res as { affectedRows?: number }).affectedRows ?? 0;
   }
 
@@ -70,16 +68,20 @@ export class IdempotencyService {
         if (result.status >= 500) {
           await conn.execute('delete from idempotency_key where id = ?', [id]);
         } else {
-          await conn.execute(
-            `update idempotency_key set state = 'completed', response_status = ?, response_body = ? where id = ?`,
-            [result.status, result.body, id],
-          );
+          await conn.execute(`update idempotency_key set state = 'completed', response_status = ?, response_body = ? where id = ?`, [
+            result.status,
+            result.body,
+            id,
+          ]);
         }
         return { ...result, replayed: false };
       }
 
       const rows: Array<{ id: string; fingerprint: string; state: string; response_status: number | null; response_body: string | null; created_at: Date }> =
-        await conn.execute('select id, fingerprint, state, response_status, response_body, created_at from idempotency_key where environment_id = ? and key = ?', [tenant.environmentId, key]);
+        await conn.execute(
+          'select id, fingerprint, state, response_status, response_body, created_at from idempotency_key where environment_id = ? and key = ?',
+          [tenant.environmentId, key],
+        );
       const row = rows[0];
       if (!row) continue; // deleted between our insert and select: try again
       const age = this.clock.now().getTime() - new Date(row.created_at).getTime();

@@ -10,7 +10,8 @@ export type AuthOption = 'AUTH' | 'NOAUTH';
 @Entity({ tableName: 'payment_link' })
 @Index({ properties: ['environment', 'id'] })
 export class PaymentLink {
-  [OptionalProps]?: 'description' | 'amount' | 'authOption' | 'mobile' | 'backgroundImage' | 'website' | 'logo' | 'limit' | 'isActive' | 'dateCreated' | 'dateUpdated';
+  [OptionalProps]?:
+    'description' | 'amount' | 'authOption' | 'mobile' | 'backgroundImage' | 'website' | 'logo' | 'limit' | 'isActive' | 'dateCreated' | 'dateUpdated';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;

@@ -44,9 +44,23 @@ export const LINK_COLUMNS = `l.id, l.environment_id, l.name, l.description, l.re
 /** A link row as the plain object the views read (the fields of `PaymentLink` they use). */
 function linkOf(r: Record<string, any>, date: DateOf): PaymentLink {
   return {
-    id: r.id, environment: r.environment_id, name: r.name, description: r.description, reference: r.reference, amount: r.amount, currency: r.currency,
-    authOption: r.auth_option, mobile: r.mobile, backgroundImage: r.background_image, website: r.website, logo: r.logo, limit: r.customer_limit,
-    isActive: r.is_active, dateCreated: date(r.date_created), dateUpdated: date(r.date_updated), type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
+    id: r.id,
+    environment: r.environment_id,
+    name: r.name,
+    description: r.description,
+    reference: r.reference,
+    amount: r.amount,
+    currency: r.currency,
+    authOption: r.auth_option,
+    mobile: r.mobile,
+    backgroundImage: r.background_image,
+    website: r.website,
+    logo: r.logo,
+    limit: r.customer_limit,
+    isActive: r.is_active,
+    dateCreated: date(r.date_created),
+    dateUpdated: date(r.date_updated),
+    type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
   } as unknown as PaymentLink;
 }
 
@@ -125,7 +139,10 @@ export class PaymentLinkService {
   /** The tenant's links, newest first: one query, no entity hydration (REST links/all reads thousands). */
   async list(tenant: Tenant, filter: PaymentLinkFilter = {}): Promise<PaymentLink[]> {
     const where = this.sqlWhere(tenant, filter);
-    const rows = await this.execute(`select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql} order by l.date_created desc, l.id desc`, where.params);
+    const rows = await this.execute(
+      `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql} order by l.date_created desc, l.id desc`,
+      where.params,
+    );
     return rows.map((r) => linkOf(r, this.date));
   }
 
@@ -167,13 +184,14 @@ export class PaymentLinkService {
     const keyset = after ? ' and (l.date_created, l.id) < (?, ?)' : '';
     const [rows, counted] = await Promise.all([
       limit > 0
-        ? this.execute(`select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`, [
-            ...where.params,
-            ...(after ? [after.createdAt, after.id] : []),
-            limit,
-          ])
+        ? this.execute(
+            `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`,
+            [...where.params, ...(after ? [after.createdAt, after.id] : []), limit],
+          )
         : Promise.resolve([]),
-      want.count ? boundedCount((sql, params) => this.execute(sql, params), `select 1 from payment_link l where ${where.sql}`, where.params) : Promise.resolve(undefined),
+      want.count
+        ? boundedCount((sql, params) => this.execute(sql, params), `select 1 from payment_link l where ${where.sql}`, where.params)
+        : Promise.resolve(undefined),
     ]);
     return { rows: rows.map((r) => linkOf(r, this.date)), ...counted };
   }
@@ -186,11 +204,11 @@ export class PaymentLinkService {
   private sqlWhere(tenant: Tenant, filter: PaymentLinkFilter): { sql: string; params: unknown[] } {
     const parts = ['l.environment_id = ?'];
     const params: unknown[] = [tenant.environmentId];
-    if (filter.id !== undefined) parts.push('l.id = ?'), params.push(filter.id);
-    if (filter.isActive !== undefined) parts.push('l.is_active = ?'), params.push(filter.isActive);
-    if (filter.currency) parts.push('l.currency = ?'), params.push(filter.currency.toUpperCase());
-    if (filter.createdFrom) parts.push('l.date_created >= ?'), params.push(filter.createdFrom);
-    if (filter.createdTo) parts.push('l.date_created < ?'), params.push(filter.createdTo);
+    if (filter.id !== undefined) (parts.push('l.id = ?'), params.push(filter.id));
+    if (filter.isActive !== undefined) (parts.push('l.is_active = ?'), params.push(filter.isActive));
+    if (filter.currency) (parts.push('l.currency = ?'), params.push(filter.currency.toUpperCase()));
+    if (filter.createdFrom) (parts.push('l.date_created >= ?'), params.push(filter.createdFrom));
+    if (filter.createdTo) (parts.push('l.date_created < ?'), params.push(filter.createdTo));
     if (filter.search) {
       const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       parts.push('(l.name ilike ? or l.reference ilike ?)');
@@ -201,7 +219,8 @@ export class PaymentLinkService {
 
   async get(tenant: Tenant, id: number | string): Promise<PaymentLink> {
     const linkId = this.parseId(id);
-    const link = linkId === undefined ? null : await this.orm.em.fork().findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
+    const link =
+      linkId === undefined ? null : await this.orm.em.fork().findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
     if (!link) throw linkNotFound();
     return link;
   }
@@ -239,7 +258,11 @@ export class PaymentLinkService {
    * never Initiated ones (an order nobody managed to pay, e.g. a refused card on the hosted
    * page, uses nothing up). Runs in the caller's transaction, under its lock of the link.
    */
-  async usage(em: EntityManager, linkId: number, options: { statusIds: readonly number[]; excludeOrderId: number; customerId: number | null }): Promise<{ orders: number; customers: number; mine: number }> {
+  async usage(
+    em: EntityManager,
+    linkId: number,
+    options: { statusIds: readonly number[]; excludeOrderId: number; customerId: number | null },
+  ): Promise<{ orders: number; customers: number; mine: number }> {
     const statusIds = options.statusIds.map((id) => Number(id)).filter(Number.isInteger);
     const rows: Array<{ orders: string; customers: string; mine: string }> = await em.getConnection().execute(
       `select count(*) as orders, count(distinct customer_id) as customers,

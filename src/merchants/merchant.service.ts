@@ -104,7 +104,10 @@ export class MerchantService {
     if (!supportEmail) throw requiredField('Email');
     if (!isEmail(supportEmail)) throw validationError('The Email field is not a valid e-mail address.');
     const webhookUrls = { test: null as string | null, live: null as string | null };
-    for (const [mode, field, url] of [['test', 'WebhookUrl', input.webhookUrl], ['live', 'LiveWebhookUrl', input.liveWebhookUrl]] as const) {
+    for (const [mode, field, url] of [
+      ['test', 'WebhookUrl', input.webhookUrl],
+      ['live', 'LiveWebhookUrl', input.liveWebhookUrl],
+    ] as const) {
       if (url && url.trim()) webhookUrls[mode] = await validateWebhookUrl(url, this.webhookUrlPolicy, field);
     }
     const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? 'merchant' : parseFeeBearer(input.feeBearer);
@@ -163,29 +166,17 @@ export class MerchantService {
 
     const rotated = await this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent rotations of one environment.
-      const environment = await em.findOneOrFail(
-        AppEnvironment,
-        { id: tenant.environmentId },
-        { lockMode: 4 /* PESSIMISTIC_WRITE */ },
-      );
+      const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
       const result: RotatedKeys = { previousKeysExpireAt: expireAt };
       for (const kind of ['public', 'private'] as const) {
         if (!kinds.includes(kind)) continue;
-        await em.nativeUpdate(
-          ApiKey,
-          { environment, kind, $or: [{ expiresAt: null }, { expiresAt: { $gt: expireAt } }] },
-          { expiresAt: expireAt },
-        );
+        await em.nativeUpdate(ApiKey, { environment, kind, $or: [{ expiresAt: null }, { expiresAt: { $gt: expireAt } }] }, { expiresAt: expireAt });
         const key = this.addApiKey(em, environment, kind);
         if (kind === 'public') result.publicKey = key;
         else result.privateKey = key;
       }
       if (rsa) {
-        await em.nativeUpdate(
-          EncryptionKey,
-          { environment, $or: [{ expiresAt: null }, { expiresAt: { $gt: expireAt } }] },
-          { expiresAt: expireAt },
-        );
+        await em.nativeUpdate(EncryptionKey, { environment, $or: [{ expiresAt: null }, { expiresAt: { $gt: expireAt } }] }, { expiresAt: expireAt });
         await this.addEncryptionKey(em, environment, rsa);
         result.encryptionKey = rsa.encryptionKey;
       }
@@ -273,31 +264,25 @@ export class MerchantService {
   async listApiKeys(tenant: Tenant): Promise<{ kind: ApiKeyKind; hint: string; createdAt: Date; expiresAt: Date | null }[]> {
     if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
     const now = this.clock.now();
-    const keys = await this.orm.em.fork().find(
-      ApiKey,
-      { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-      { orderBy: { id: 'desc' } },
-    );
+    const keys = await this.orm.em
+      .fork()
+      .find(ApiKey, { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }, { orderBy: { id: 'desc' } });
     return keys.map((k) => ({ kind: k.kind, hint: k.hint, createdAt: k.createdAt, expiresAt: k.expiresAt }));
   }
 
   /** The encryption key merchants should use now (the newest unexpired one). */
   async currentEncryptionKey(tenant: Tenant): Promise<string> {
     const now = this.clock.now();
-    const key = await this.orm.em.fork().findOne(
-      EncryptionKey,
-      { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-      { orderBy: { id: 'desc' } },
-    );
+    const key = await this.orm.em
+      .fork()
+      .findOne(EncryptionKey, { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }, { orderBy: { id: 'desc' } });
     if (!key) throw notFound('encryption key not found', '13');
     return key.encryptionKey;
   }
 
   /** The merchant's webhook secret, unsealed for signing. */
   async webhookSecret(subsidiaryId: number): Promise<string> {
-    const subsidiary = await this.orm.em
-      .fork()
-      .findOneOrFail(Subsidiary, { id: subsidiaryId }, { populate: ['webhookSecretSealed'] });
+    const subsidiary = await this.orm.em.fork().findOneOrFail(Subsidiary, { id: subsidiaryId }, { populate: ['webhookSecretSealed'] });
     return this.secrets.open(subsidiary.webhookSecretSealed, `subsidiary:${subsidiaryId}:webhook-secret`);
   }
 

@@ -101,23 +101,48 @@ export function registerServiceGauges(metrics: Metrics, ctx: AppContext): void {
     if (b === undefined) gauge.reset();
     else gauge.set(pick(b));
   };
-  metrics.addGauge('webhook_backlog_deliveries', 'Webhook deliveries due now and not yet attempted (all instances).', [], fromBacklog((b) => b.due));
-  metrics.addGauge('webhook_pending_deliveries', 'Webhook deliveries not yet delivered nor given up, due or scheduled later (all instances).', [], fromBacklog((b) => b.pending));
-  metrics.addGauge('webhook_dead_deliveries', 'Webhook deliveries given up after their last attempt (all instances).', [], fromBacklog((b) => b.dead));
-  metrics.addGauge('webhook_oldest_due_seconds', 'How long the oldest due webhook delivery has been waiting (0: none is due).', [], fromBacklog((b) => b.oldestDueSeconds));
+  metrics.addGauge(
+    'webhook_backlog_deliveries',
+    'Webhook deliveries due now and not yet attempted (all instances).',
+    [],
+    fromBacklog((b) => b.due),
+  );
+  metrics.addGauge(
+    'webhook_pending_deliveries',
+    'Webhook deliveries not yet delivered nor given up, due or scheduled later (all instances).',
+    [],
+    fromBacklog((b) => b.pending),
+  );
+  metrics.addGauge(
+    'webhook_dead_deliveries',
+    'Webhook deliveries given up after their last attempt (all instances).',
+    [],
+    fromBacklog((b) => b.dead),
+  );
+  metrics.addGauge(
+    'webhook_oldest_due_seconds',
+    'How long the oldest due webhook delivery has been waiting (0: none is due).',
+    [],
+    fromBacklog((b) => b.oldestDueSeconds),
+  );
 
   metrics.addGauge('graphql_subscriptions', 'Live GraphQL subscriptions (orderStatusChanged) on this instance.', [], (gauge) => {
     gauge.set(ctx.services.orderStatusBus.totalSubscribers());
   });
 
-  metrics.addGauge('db_pool_connections', 'Database pool of this instance: connections in use, idle, and requests waiting for one.', ['state'] as const, (gauge) => {
-    const pool = poolOf(ctx);
-    if (!pool) return;
-    gauge.set({ state: 'used' }, pool.numUsed());
-    gauge.set({ state: 'free' }, pool.numFree());
-    gauge.set({ state: 'pending_acquires' }, pool.numPendingAcquires());
-    gauge.set({ state: 'pending_creates' }, pool.numPendingCreates());
-  });
+  metrics.addGauge(
+    'db_pool_connections',
+    'Database pool of this instance: connections in use, idle, and requests waiting for one.',
+    ['state'] as const,
+    (gauge) => {
+      const pool = poolOf(ctx);
+      if (!pool) return;
+      gauge.set({ state: 'used' }, pool.numUsed());
+      gauge.set({ state: 'free' }, pool.numFree());
+      gauge.set({ state: 'pending_acquires' }, pool.numPendingAcquires());
+      gauge.set({ state: 'pending_creates' }, pool.numPendingCreates());
+    },
+  );
   metrics.addGauge('db_pool_max_connections', 'Largest size of the database pool of this instance.', [], (gauge) => {
     const pool = poolOf(ctx);
     if (pool) gauge.set(pool.max);

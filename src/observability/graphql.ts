@@ -5,7 +5,15 @@ import { LabelGuard, type Metrics } from './metrics';
 type Transport = 'http' | 'websocket';
 
 /** Records one finished operation: its count by outcome, and (queries and mutations) its duration. */
-function record(metrics: Metrics, names: LabelGuard, transport: Transport, type: string, name: string | null | undefined, startedAt: number, errored: boolean): void {
+function record(
+  metrics: Metrics,
+  names: LabelGuard,
+  transport: Transport,
+  type: string,
+  name: string | null | undefined,
+  startedAt: number,
+  errored: boolean,
+): void {
   const operation_name = names.label(name);
   metrics.graphqlOperations.inc({ transport, operation_type: type, operation_name, outcome: errored ? 'error' : 'ok' });
   // A subscription lasts as long as the client keeps it: its lifetime is no latency.
@@ -67,7 +75,12 @@ export class GraphqlWsMetrics {
     let operations = this.running.get(socket);
     if (!operations) this.running.set(socket, (operations = new Map()));
     // The document's own name when the client did not say which operation (a single one).
-    operations.set(id, { type: operation?.operation ?? 'unknown', name: operationName ?? operation?.name?.value, startedAt: performance.now(), errored: false });
+    operations.set(id, {
+      type: operation?.operation ?? 'unknown',
+      name: operationName ?? operation?.name?.value,
+      startedAt: performance.now(),
+      errored: false,
+    });
   }
 
   /** An error for an operation: marks a running one, or counts one refused before it started (limits, validation). */

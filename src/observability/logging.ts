@@ -19,7 +19,8 @@ export const LOG_REDACTIONS = [
  * depth: card number (pan), security code, expiry, api keys, admin and metrics tokens,
  * private and encryption keys, webhook secrets, the master key, passwords, cookies.
  */
-const SECRET_KEY = /^(card_?number|pan|cvv2?|cvc|security_?code|expiry(_?(month|year|date))?|exp_?(month|year)|api[-_]?key|x-admin-token|admin_?token|metrics_?token|authorization|cookie|set-cookie|password|passphrase|.*secret|master_?key|private_?key|encryption_?key|secret_?key|otp|token)$/i;
+const SECRET_KEY =
+  /^(card_?number|pan|cvv2?|cvc|security_?code|expiry(_?(month|year|date))?|exp_?(month|year)|api[-_]?key|x-admin-token|admin_?token|metrics_?token|authorization|cookie|set-cookie|password|passphrase|.*secret|master_?key|private_?key|encryption_?key|secret_?key|otp|token)$/i;
 
 /** A run of 13 to 19 digits (spaces or dashes between groups allowed), a possible card number. */
 const DIGIT_RUN = /\b\d(?:[ -]?\d){12,18}\b/g;

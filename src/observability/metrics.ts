@@ -86,12 +86,7 @@ export class Metrics {
   }
 
   /** A gauge whose value is read when scraped (the callback may be async and should be cheap). */
-  addGauge<L extends string>(
-    name: string,
-    help: string,
-    labelNames: readonly L[],
-    collect: (gauge: Gauge<L>) => void | Promise<void>,
-  ): Gauge<L> {
+  addGauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect: (gauge: Gauge<L>) => void | Promise<void>): Gauge<L> {
     return new Gauge<L>({
       name: `${METRIC_PREFIX}${name}`,
       help,

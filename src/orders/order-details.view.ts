@@ -23,7 +23,7 @@ export function orderDetailsView(a: Pick<OrderAggregate, 'order' | 'payments' | 
     totalAmountCharged: moneyNumber(order.totalChargedAmount),
     statusId: order.statusId,
     status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
-    paymentMethod: order.paymentMethod ? PAYMENT_OPTION_NAMES[order.paymentMethod] ?? order.paymentMethod : '',
+    paymentMethod: order.paymentMethod ? (PAYMENT_OPTION_NAMES[order.paymentMethod] ?? order.paymentMethod) : '',
     paymentResponseCode: order.paymentResponseCode ?? '',
     paymentResponseMessage: order.paymentResponseMessage ?? '',
     narration: order.narration,

@@ -52,7 +52,7 @@ export function paymentMethodCodes(shown: string): Array<string | null> {
 }
 
 /** How an order's `paymentMethod` field shows a stored code. */
-export const shownPaymentMethod = (code: string | null): string => (code ? PAYMENT_OPTION_NAMES[code] ?? code : '');
+export const shownPaymentMethod = (code: string | null): string => (code ? (PAYMENT_OPTION_NAMES[code] ?? code) : '');
 
 /** SQL conditions with their `?` parameters (MikroORM's `execute` binds them). */
 class Conditions {
@@ -130,25 +130,73 @@ export function dateParser(orm: MikroORM): DateOf {
 
 /** The plain object an order list row becomes: the fields of `Order` the read models use. */
 function orderOf(r: Row, date: DateOf): Order {
-  const customer = r.c_id === null || r.c_id === undefined
-    ? null
-    : { id: r.c_id, email: r.c_email, firstName: r.c_first_name, lastName: r.c_last_name, mobile: r.c_mobile, country: r.c_country, isBlacklisted: r.c_is_blacklisted, reasonBlacklisted: r.c_reason_blacklisted, dateCreated: date(r.c_date_created), dateUpdated: date(r.c_date_updated) };
-  const paymentLink = r.l_id === null || r.l_id === undefined
-    ? null
-    : {
-        id: r.l_id, name: r.l_name, description: r.l_description, reference: r.l_reference, amount: r.l_amount, currency: r.l_currency, authOption: r.l_auth_option,
-        mobile: r.l_mobile, backgroundImage: r.l_background_image, website: r.l_website, logo: r.l_logo, limit: r.l_limit, isActive: r.l_is_active,
-        dateCreated: date(r.l_date_created), dateUpdated: date(r.l_date_updated), environment: r.l_environment_id,
-        type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
-      };
+  const customer =
+    r.c_id === null || r.c_id === undefined
+      ? null
+      : {
+          id: r.c_id,
+          email: r.c_email,
+          firstName: r.c_first_name,
+          lastName: r.c_last_name,
+          mobile: r.c_mobile,
+          country: r.c_country,
+          isBlacklisted: r.c_is_blacklisted,
+          reasonBlacklisted: r.c_reason_blacklisted,
+          dateCreated: date(r.c_date_created),
+          dateUpdated: date(r.c_date_updated),
+        };
+  const paymentLink =
+    r.l_id === null || r.l_id === undefined
+      ? null
+      : {
+          id: r.l_id,
+          name: r.l_name,
+          description: r.l_description,
+          reference: r.l_reference,
+          amount: r.l_amount,
+          currency: r.l_currency,
+          authOption: r.l_auth_option,
+          mobile: r.l_mobile,
+          backgroundImage: r.l_background_image,
+          website: r.l_website,
+          logo: r.l_logo,
+          limit: r.l_limit,
+          isActive: r.l_is_active,
+          dateCreated: date(r.l_date_created),
+          dateUpdated: date(r.l_date_updated),
+          environment: r.l_environment_id,
+          type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
+        };
   return {
-    id: r.id, reference: r.reference, paymentReference: r.payment_reference, narration: r.narration, remarks: r.remarks, amount: r.amount,
-    totalChargedAmount: r.total_charged_amount, fee: r.fee, feeRate: r.fee_rate, subsidiaryFee: r.subsidiary_fee, customerFee: r.customer_fee,
-    currency: r.currency, statusId: r.status_id, paymentMethod: r.payment_method, paymentResponseCode: r.payment_response_code,
-    paymentResponseMessage: r.payment_response_message, recurringPaymentId: r.recurring_payment_id, recurringPaymentReference: r.recurring_payment_reference,
-    customerEmail: r.customer_email, customerFirstName: r.customer_first_name, customerLastName: r.customer_last_name, customerMobile: r.customer_mobile,
-    customerCountry: r.customer_country, createdAt: date(r.created_at), updatedAt: date(r.updated_at), datePaymentConfirmed: date(r.date_payment_confirmed),
-    environment: r.environment_id, customer, paymentLink,
+    id: r.id,
+    reference: r.reference,
+    paymentReference: r.payment_reference,
+    narration: r.narration,
+    remarks: r.remarks,
+    amount: r.amount,
+    totalChargedAmount: r.total_charged_amount,
+    fee: r.fee,
+    feeRate: r.fee_rate,
+    subsidiaryFee: r.subsidiary_fee,
+    customerFee: r.customer_fee,
+    currency: r.currency,
+    statusId: r.status_id,
+    paymentMethod: r.payment_method,
+    paymentResponseCode: r.payment_response_code,
+    paymentResponseMessage: r.payment_response_message,
+    recurringPaymentId: r.recurring_payment_id,
+    recurringPaymentReference: r.recurring_payment_reference,
+    customerEmail: r.customer_email,
+    customerFirstName: r.customer_first_name,
+    customerLastName: r.customer_last_name,
+    customerMobile: r.customer_mobile,
+    customerCountry: r.customer_country,
+    createdAt: date(r.created_at),
+    updatedAt: date(r.updated_at),
+    datePaymentConfirmed: date(r.date_payment_confirmed),
+    environment: r.environment_id,
+    customer,
+    paymentLink,
   } as unknown as Order;
 }
 
@@ -197,7 +245,11 @@ export class OrderLists {
       const named = codes.filter((c): c is string => c !== null);
       const nullToo = codes.includes(null);
       if (named.length === 0 && !nullToo) where.add('false');
-      else if (nullToo) where.add(named.length ? `(o.payment_method is null or o.payment_method in (${named.map(() => '?').join(', ')}))` : 'o.payment_method is null', ...named);
+      else if (nullToo)
+        where.add(
+          named.length ? `(o.payment_method is null or o.payment_method in (${named.map(() => '?').join(', ')}))` : 'o.payment_method is null',
+          ...named,
+        );
       else if (named.length === 1) where.add('o.payment_method = ?', named[0]);
       else where.add(`o.payment_method in (${named.map(() => '?').join(', ')})`, ...named);
     }
@@ -231,7 +283,13 @@ export class OrderLists {
     return { rows: listed, ...counted };
   }
 
-  private async pageRows(where: Conditions, statusIds: number[], limit: number, after: { createdAt: Date; id: number } | undefined, want: OrderListWants): Promise<Row[]> {
+  private async pageRows(
+    where: Conditions,
+    statusIds: number[],
+    limit: number,
+    after: { createdAt: Date; id: number } | undefined,
+    want: OrderListWants,
+  ): Promise<Row[]> {
     const keyset = after ? ' and (o.created_at, o.id) < (?, ?)' : '';
     const keysetParams = after ? [after.createdAt, after.id] : [];
     // One status: its index gives the order. Several: one ordered, limited scan per status
@@ -240,9 +298,13 @@ export class OrderLists {
       sql: `(select o.id, o.created_at from checkout_order o where ${where.sql}${statusId === null ? '' : ' and o.status_id = ?'}${keyset} order by o.created_at desc, o.id desc limit ?)`,
       params: [...where.params, ...(statusId === null ? [] : [statusId]), ...keysetParams, limit],
     }));
-    const ids = branches.length === 1
-      ? branches[0]!
-      : { sql: `(select id, created_at from (${branches.map((b) => b.sql).join(' union all ')}) u order by created_at desc, id desc limit ?)`, params: [...branches.flatMap((b) => b.params), limit] };
+    const ids =
+      branches.length === 1
+        ? branches[0]!
+        : {
+            sql: `(select id, created_at from (${branches.map((b) => b.sql).join(' union all ')}) u order by created_at desc, id desc limit ?)`,
+            params: [...branches.flatMap((b) => b.params), limit],
+          };
     const customer = want.customer !== false;
     const link = want.paymentLink !== false;
     return this.execute(
@@ -293,7 +355,10 @@ export class OrderLists {
     };
     let deltaRows = 0;
     if (firstWhole < endWhole) {
-      const [deltas] = await this.execute<{ n: number }>(`select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`, [env, utcDay(firstWhole), utcDay(endWhole)]);
+      const [deltas] = await this.execute<{ n: number }>(
+        `select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`,
+        [env, utcDay(firstWhole), utcDay(endWhole)],
+      );
       deltaRows = deltas?.n ?? 0;
       if (deltaRows > 1000) {
         await this.rollUp();
@@ -302,7 +367,9 @@ export class OrderLists {
       parts.push(`select day, currency, payment_method, status_id, count, amount, fees from order_summary where environment_id = ? and day >= ? and day < ?`);
       params.push(env, utcDay(firstWhole), utcDay(endWhole));
       if (deltaRows > 0) {
-        parts.push(`select day, currency, payment_method, status_id, count, amount, fees from order_summary_delta where environment_id = ? and day >= ? and day < ?`);
+        parts.push(
+          `select day, currency, payment_method, status_id, count, amount, fees from order_summary_delta where environment_id = ? and day >= ? and day < ?`,
+        );
         params.push(env, utcDay(firstWhole), utcDay(endWhole));
       }
       if (from < firstWhole) raw(from, firstWhole);
@@ -316,7 +383,15 @@ export class OrderLists {
         order by day, currency, payment_method, status_id`,
       params,
     );
-    return rows.map((r) => ({ day: r.day, currency: r.currency.trim(), paymentMethod: r.payment_method, statusId: r.status_id, count: Number(r.count), amount: r.amount, fees: r.fees }));
+    return rows.map((r) => ({
+      day: r.day,
+      currency: r.currency.trim(),
+      paymentMethod: r.payment_method,
+      statusId: r.status_id,
+      count: Number(r.count),
+      amount: r.amount,
+      fees: r.fees,
+    }));
   }
 
   /**
@@ -327,7 +402,12 @@ export class OrderLists {
     return this.orm.em.fork().transactional(async (em) => {
       const conn = em.getConnection();
       const ctx = em.getTransactionContext();
-      const [lock] = await conn.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(hashtext('order_summary_rollup')) as locked`, [], 'all', ctx);
+      const [lock] = await conn.execute<Array<{ locked: boolean }>>(
+        `select pg_try_advisory_xact_lock(hashtext('order_summary_rollup')) as locked`,
+        [],
+        'all',
+        ctx,
+      );
       if (!lock?.locked) return 0;
       const [moved] = await conn.execute<Array<{ n: number }>>(
         `with moved as (

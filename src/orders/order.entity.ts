@@ -20,7 +20,10 @@ export const isFinalStatus = (statusId: number): boolean => statusId === OrderSt
  * row belongs to exactly one merchant), enforced by the database.
  */
 @Check({ name: 'checkout_order_amount_positive', expression: '"amount" > 0' })
-@Check({ name: 'checkout_order_fees_non_negative', expression: '"fee" >= 0 and "subsidiary_fee" >= 0 and "customer_fee" >= 0 and "total_charged_amount" >= "amount"' })
+@Check({
+  name: 'checkout_order_fees_non_negative',
+  expression: '"fee" >= 0 and "subsidiary_fee" >= 0 and "customer_fee" >= 0 and "total_charged_amount" >= "amount"',
+})
 @Check({ name: 'checkout_order_status_known', expression: '"status_id" >= 1 and "status_id" <= 5' })
 @Index({ name: 'checkout_order_environment_id_status_id_index', properties: ['environment', 'statusId'] })
 @Index({ name: 'checkout_order_payment_link_id_status_id_index', properties: ['paymentLink', 'statusId'] })
@@ -31,10 +34,40 @@ export const isFinalStatus = (statusId: number): boolean => statusId === OrderSt
 @Index({ name: 'checkout_order_env_status_created_id_index', properties: ['environment', 'statusId', 'createdAt', 'id'] })
 @Index({ name: 'checkout_order_env_method_created_id_index', properties: ['environment', 'paymentMethod', 'createdAt', 'id'] })
 @Index({ name: 'checkout_order_env_email_created_id_index', properties: ['environment', 'customerEmail', 'createdAt', 'id'] })
-@Index({ name: 'checkout_order_env_reference_prefix_index', expression: 'create index "checkout_order_env_reference_prefix_index" on "checkout_order" ("environment_id", "reference" varchar_pattern_ops)' })
+@Index({
+  name: 'checkout_order_env_reference_prefix_index',
+  expression: 'create index "checkout_order_env_reference_prefix_index" on "checkout_order" ("environment_id", "reference" varchar_pattern_ops)',
+})
 @Index({ name: 'checkout_order_status_id_expires_at_index', properties: ['statusId', 'expiresAt'] })
 export class Order {
-  [OptionalProps]?: 'customer' | 'fee' | 'feeRate' | 'subsidiaryFee' | 'customerFee' | 'statusId' | 'remarks' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'paymentLink' | 'frequency' | 'numberOfPayments' | 'recurringPaymentId' | 'recurringPaymentReference' | 'ipAddress' | 'customerEmail' | 'customerFirstName' | 'customerLastName' | 'customerMobile' | 'customerCountry' | 'expiresAt' | 'providerResponseDate' | 'datePaymentConfirmed' | 'eventSequence' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?:
+    | 'customer'
+    | 'fee'
+    | 'feeRate'
+    | 'subsidiaryFee'
+    | 'customerFee'
+    | 'statusId'
+    | 'remarks'
+    | 'paymentMethod'
+    | 'paymentResponseCode'
+    | 'paymentResponseMessage'
+    | 'paymentLink'
+    | 'frequency'
+    | 'numberOfPayments'
+    | 'recurringPaymentId'
+    | 'recurringPaymentReference'
+    | 'ipAddress'
+    | 'customerEmail'
+    | 'customerFirstName'
+    | 'customerLastName'
+    | 'customerMobile'
+    | 'customerCountry'
+    | 'expiresAt'
+    | 'providerResponseDate'
+    | 'datePaymentConfirmed'
+    | 'eventSequence'
+    | 'createdAt'
+    | 'updatedAt';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;

@@ -119,10 +119,27 @@ export class OrderQueries {
   async insertPlainOrder(o: NewPlainOrder): Promise<Order> {
     const now = new Date();
     const rows = await runPrepared(this.orm, this.createStatement, [
-      o.environmentId, o.email, o.firstName, o.lastName, o.mobile, o.country,
-      o.reference, o.processorReference, o.paymentReference, o.expiresAt,
-      o.amount, o.currency, o.fee, o.feeRate, o.subsidiaryFee, o.customerFee, o.totalChargedAmount,
-      o.narration, o.redirectUrl, o.ipAddress, now,
+      o.environmentId,
+      o.email,
+      o.firstName,
+      o.lastName,
+      o.mobile,
+      o.country,
+      o.reference,
+      o.processorReference,
+      o.paymentReference,
+      o.expiresAt,
+      o.amount,
+      o.currency,
+      o.fee,
+      o.feeRate,
+      o.subsidiaryFee,
+      o.customerFee,
+      o.totalChargedAmount,
+      o.narration,
+      o.redirectUrl,
+      o.ipAddress,
+      now,
     ]);
     const row = rows[0];
     if (!row) throw new Error('order create: no row returned');

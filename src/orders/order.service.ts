@@ -109,7 +109,10 @@ export class OrderService {
     const country = text(c.country)?.toUpperCase();
     if (!country) throw requiredField('Country');
     if (!countryIdOf(country)) throw new DomainError('unsupported', 'Customer country is currently not supported.', '100');
-    for (const [field, value] of [['Firstname', firstName], ['Lastname', lastName]] as const) {
+    for (const [field, value] of [
+      ['Firstname', firstName],
+      ['Lastname', lastName],
+    ] as const) {
       if (value.length > 100) throw validationError(`The ${field} field must be at most 100 characters.`);
     }
 
@@ -263,11 +266,7 @@ export class OrderService {
       if (!found) throw orderNotFound();
       return { ...found, subsidiary };
     }
-    const order = await em.findOne(
-      Order,
-      { environment: tenant.environmentId, reference: ref },
-      { populate: ['customer', 'paymentLink', 'paymentLink.type'] },
-    );
+    const order = await em.findOne(Order, { environment: tenant.environmentId, reference: ref }, { populate: ['customer', 'paymentLink', 'paymentLink.type'] });
     if (!order) throw orderNotFound();
     return this.aggregateOf(em, order, tenant.subsidiaryId);
   }

@@ -28,6 +28,12 @@ export function readPaymentInstrument(input: InputObject): Pick<PayOrderInput, '
 function billingAddress(o: InputObject | null): BillingAddressInput | null {
   const a = o?.allowOnly(['street', 'city', 'state', 'country', 'zipcode']);
   return a
-    ? { street: a.optionalString('street', 200), city: a.optionalString('city', 100), state: a.optionalString('state', 100), country: a.optionalString('country', 10), zipcode: a.optionalString('zipcode', 20) }
+    ? {
+        street: a.optionalString('street', 200),
+        city: a.optionalString('city', 100),
+        state: a.optionalString('state', 100),
+        country: a.optionalString('country', 10),
+        zipcode: a.optionalString('zipcode', 20),
+      }
     : null;
 }

@@ -49,7 +49,9 @@ export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
 ];
 
 export function canTransition(from: number, to: number, actor: PaymentActor, method: PaymentMethod | null): boolean {
-  return PAYMENT_TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor && (!t.methods || (method !== null && t.methods.includes(method))));
+  return PAYMENT_TRANSITIONS.some(
+    (t) => t.from === from && t.to === to && t.actor === actor && (!t.methods || (method !== null && t.methods.includes(method))),
+  );
 }
 
 export class PaymentTransitionError extends DomainError {

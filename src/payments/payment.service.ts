@@ -36,7 +36,13 @@ export interface PayOrderInput {
   reference?: string | null;
   paymentOption?: string | null;
   country?: string | null;
-  card?: { cardNumber?: string | null; expiryMonth?: string | null; expiryYear?: string | null; cvv?: string | null; billingAddress?: BillingAddressInput | null } | null;
+  card?: {
+    cardNumber?: string | null;
+    expiryMonth?: string | null;
+    expiryYear?: string | null;
+    cvv?: string | null;
+    billingAddress?: BillingAddressInput | null;
+  } | null;
   paypal?: { fullName?: string | null; mobile?: string | null; house?: string | null; billingAddress?: BillingAddressInput | null } | null;
 }
 
@@ -243,9 +249,18 @@ export class PaymentService {
           cardLastFourDigits: card.lastFour,
         });
       }
-      this.timeline.record(em, order, TimelineEvents.paymentInitiated, 'system', `${PAYMENT_OPTION_LABELS[method]} started`, { orderPaymentReference: payment.reference });
+      this.timeline.record(em, order, TimelineEvents.paymentInitiated, 'system', `${PAYMENT_OPTION_LABELS[method]} started`, {
+        orderPaymentReference: payment.reference,
+      });
       await em.flush();
-      return { paymentId: payment.id, key: payment.reference, amount: order.totalChargedAmount, currency: order.currency, processorReference: order.processorReference, threeDSecure };
+      return {
+        paymentId: payment.id,
+        key: payment.reference,
+        amount: order.totalChargedAmount,
+        currency: order.currency,
+        processorReference: order.processorReference,
+        threeDSecure,
+      };
     });
     this.committed(changes);
 
@@ -263,19 +278,34 @@ export class PaymentService {
           threeDSecure: attempt.threeDSecure,
           idempotencyKey: attempt.key,
         })
-      : await processor.startPaypal({ amount: attempt.amount, currency: attempt.currency, reference: attempt.processorReference, environmentId: tenant.environmentId, idempotencyKey: attempt.key });
+      : await processor.startPaypal({
+          amount: attempt.amount,
+          currency: attempt.currency,
+          reference: attempt.processorReference,
+          environmentId: tenant.environmentId,
+          idempotencyKey: attempt.key,
+        });
     if (this.crashAfterProcessorCall) crashNow();
 
     // 3. Settle (second transaction), unless reconciliation already did.
     const { aggregate, payment } = await this.settleReturning(attempt.paymentId, result, 'processor');
     const pending = payment.statusId === OrderStatus.PendingAuthentication;
-    return { aggregate, payment, redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order), final: isFinalStatus(aggregate.order.statusId) };
+    return {
+      aggregate,
+      payment,
+      redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order),
+      final: isFinalStatus(aggregate.order.statusId),
+    };
   }
 
   /** Public: the 3-D Secure / PayPal pages look up a payment by its unguessable reference, for their own method only. */
   async findAuthenticationPage(paymentReference: string, method: PaymentMethod): Promise<{ order: Order; payment: OrderPayment; merchantName: string } | null> {
     const em = this.orm.em.fork();
-    const payment = await em.findOne(OrderPayment, { reference: paymentReference }, { populate: ['order', 'order.environment', 'order.environment.subsidiary'] });
+    const payment = await em.findOne(
+      OrderPayment,
+      { reference: paymentReference },
+      { populate: ['order', 'order.environment', 'order.environment.subsidiary'] },
+    );
     if (!payment || methodOfOption(payment.paymentOptionId) !== method) return null;
     return { order: payment.order, payment, merchantName: payment.order.environment.subsidiary.name };
   }
@@ -309,9 +339,10 @@ export class PaymentService {
 
     if (step.kind === 'call') {
       const processor = step.mode === 'test' ? this.processors.test : this.processors.live!;
-      const result = proof.method === 'C'
-        ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
-        : await processor.completePaypal(paymentReference, step.token, proof.approve);
+      const result =
+        proof.method === 'C'
+          ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
+          : await processor.completePaypal(paymentReference, step.token, proof.approve);
       const { aggregate } = await this.settleReturning(step.paymentId, result, 'processor');
       return outcomeOf(aggregate.order);
     }
@@ -336,7 +367,8 @@ export class PaymentService {
       const changes: OrderStatusChange[] = [];
       const done = await this.orm.em.fork().transactional(async (em) => {
         const { order, payment } = await this.lockAttempt(em, id);
-        if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now()) return false;
+        if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
+          return false;
         await this.expireAuthentication(em, order, payment, changes);
         return true;
       });
@@ -356,7 +388,9 @@ export class PaymentService {
         order.paymentResponseCode = ResponseCodes.orderExpired.code;
         order.paymentResponseMessage = ResponseCodes.orderExpired.message;
         order.providerResponseDate = this.clock.now();
-        this.timeline.record(em, order, TimelineEvents.failed, 'system', `Payment failed: ${ResponseCodes.orderExpired.message}`, { responseCode: ResponseCodes.orderExpired.code });
+        this.timeline.record(em, order, TimelineEvents.failed, 'system', `Payment failed: ${ResponseCodes.orderExpired.message}`, {
+          responseCode: ResponseCodes.orderExpired.code,
+        });
         await em.flush();
         const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
         changes.push(await this.outbox.recordOrderChange(em, aggregate, 'failed'));
@@ -383,10 +417,9 @@ export class PaymentService {
    * Returns how many attempts were settled.
    */
   async reconcileInterruptedAttempts(limit = 100): Promise<number> {
-    const rows: Array<{ id: number }> = await this.orm.em.getConnection().execute(
-      `select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`,
-      [OrderStatus.Processing, limit],
-    );
+    const rows: Array<{ id: number }> = await this.orm.em
+      .getConnection()
+      .execute(`select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`, [OrderStatus.Processing, limit]);
     let settled = 0;
     for (const { id } of rows) {
       const payment = await this.orm.em.fork().findOne(OrderPayment, { id }, { populate: ['order', 'order.environment'] });
@@ -416,7 +449,11 @@ export class PaymentService {
   }
 
   /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
-  private async settleReturning(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
+  private async settleReturning(
+    paymentId: number,
+    result: ProcessorResult,
+    actor: 'processor' | 'reconciliation',
+  ): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
     const changes: OrderStatusChange[] = [];
     const settled = await this.orm.em.fork().transactional(async (em) => {
       const { order, payment } = await this.lockAttempt(em, paymentId);
@@ -424,7 +461,9 @@ export class PaymentService {
         return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
       }
       if (actor === 'reconciliation') {
-        this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', { orderPaymentReference: payment.reference });
+        this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', {
+          orderPaymentReference: payment.reference,
+        });
       }
       return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
     });
@@ -441,7 +480,14 @@ export class PaymentService {
     return { order, payment };
   }
 
-  private async applyProcessorResult(em: EntityManager, order: Order, payment: OrderPayment, result: ProcessorResult, actor: 'processor' | 'reconciliation', changes: OrderStatusChange[]): Promise<OrderAggregate> {
+  private async applyProcessorResult(
+    em: EntityManager,
+    order: Order,
+    payment: OrderPayment,
+    result: ProcessorResult,
+    actor: 'processor' | 'reconciliation',
+    changes: OrderStatusChange[],
+  ): Promise<OrderAggregate> {
     const method = methodOfOption(payment.paymentOptionId);
     const subsidiaryId = order.environment.subsidiary.id;
     const card = await em.findOne(CardDetail, { orderPayment: payment });
@@ -469,9 +515,16 @@ export class PaymentService {
     if (payment.authenticationExpiresAt !== null) {
       // The answer to an authentication page (a first call that needed none has no deadline).
       const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
-      this.timeline.record(em, order, passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed, 'system', passed ? 'Customer authenticated' : final.message, {
-        orderPaymentReference: payment.reference,
-      });
+      this.timeline.record(
+        em,
+        order,
+        passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
+        'system',
+        passed ? 'Customer authenticated' : final.message,
+        {
+          orderPaymentReference: payment.reference,
+        },
+      );
     }
     if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
       // The link's rules were enforced when the attempt started (under the link's lock, counting
@@ -491,11 +544,27 @@ export class PaymentService {
   }
 
   private async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
-    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, { orderPaymentReference: payment.reference });
-    await this.settle(em, order, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired }, 'expiry', changes);
+    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, {
+      orderPaymentReference: payment.reference,
+    });
+    await this.settle(
+      em,
+      order,
+      payment,
+      { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired },
+      'expiry',
+      changes,
+    );
   }
 
-  private async settle(em: EntityManager, order: Order, payment: OrderPayment, result: FinalProcessorResult, actor: PaymentActor, changes: OrderStatusChange[]): Promise<OrderAggregate> {
+  private async settle(
+    em: EntityManager,
+    order: Order,
+    payment: OrderPayment,
+    result: FinalProcessorResult,
+    actor: PaymentActor,
+    changes: OrderStatusChange[],
+  ): Promise<OrderAggregate> {
     const now = this.clock.now();
     const method = methodOfOption(payment.paymentOptionId);
     const approved = result.kind === 'approved';
@@ -516,9 +585,16 @@ export class PaymentService {
       if (order.recurringPaymentId !== null) await this.recurring.recordCharge(em, order, approved);
       else if (approved) await this.recurring.setUp(em, order, payment);
     }
-    this.timeline.record(em, order, approved ? TimelineEvents.settled : TimelineEvents.failed, 'system', approved ? 'Payment successful' : `Payment failed: ${result.message}`, {
-      responseCode: result.code,
-    });
+    this.timeline.record(
+      em,
+      order,
+      approved ? TimelineEvents.settled : TimelineEvents.failed,
+      'system',
+      approved ? 'Payment successful' : `Payment failed: ${result.message}`,
+      {
+        responseCode: result.code,
+      },
+    );
     await em.flush();
     const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
@@ -576,17 +652,22 @@ export class PaymentService {
 
   private async supersedeUnauthenticated(em: EntityManager, link: PaymentLink, order: Order, changes: OrderStatusChange[]): Promise<void> {
     // SKIP LOCKED: an attempt someone is answering at this moment is not superseded (it still counts).
-    const rows: Array<{ id: number }> = await em.getConnection().execute(
-      `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? for update skip locked`,
-      [link.id, OrderStatus.PendingAuthentication, order.id],
-      'all',
-      em.getTransactionContext(),
-    );
+    const rows: Array<{ id: number }> = await em
+      .getConnection()
+      .execute(
+        `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? for update skip locked`,
+        [link.id, OrderStatus.PendingAuthentication, order.id],
+        'all',
+        em.getTransactionContext(),
+      );
     for (const { id } of rows) {
       const other = await em.findOneOrFail(Order, { id }, { refresh: true, populate: ['environment'] });
       const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!payment) continue;
-      this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, { orderPaymentReference: payment.reference, supersededBy: order.reference });
+      this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
+        orderPaymentReference: payment.reference,
+        supersededBy: order.reference,
+      });
       await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
     }
   }
@@ -600,7 +681,9 @@ export class PaymentService {
   private async waitWhileProcessing(reference: string, maxMs = 10_000): Promise<void> {
     const end = Date.now() + maxMs;
     while (Date.now() < end) {
-      const rows: Array<{ status_id: number }> = await this.orm.em.getConnection().execute('select status_id from order_payment where reference = ?', [reference]);
+      const rows: Array<{ status_id: number }> = await this.orm.em
+        .getConnection()
+        .execute('select status_id from order_payment where reference = ?', [reference]);
       if (rows[0]?.status_id !== OrderStatus.Processing) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -95,7 +95,13 @@ export class RecurringBillingService {
       if (claim === 'deferred') continue;
       if (!this.settle) throw new Error('recurring billing: no settlement attached');
       try {
-        const result = await this.processor.chargeToken({ token: claim.token, amount: claim.amount, currency: claim.currency, reference: claim.processorReference, idempotencyKey: claim.key });
+        const result = await this.processor.chargeToken({
+          token: claim.token,
+          amount: claim.amount,
+          currency: claim.currency,
+          reference: claim.processorReference,
+          idempotencyKey: claim.key,
+        });
         await this.settle(claim.paymentId, result);
       } catch (err) {
         // The charge stays Processing: the engine's reconciliation settles it from the processor's record.
@@ -141,12 +147,9 @@ export class RecurringBillingService {
     const recurring = await em.findOneOrFail(RecurringPayment, { id }, { populate: ['order', 'order.customer', 'order.environment', 'frequency'] });
     const parent = recurring.order;
     // Charge number n: one more than the orders of this subscription so far (the first included).
-    const [{ count }] = await em.getConnection().execute(
-      'select count(*)::int as count from checkout_order where recurring_payment_id = ?',
-      [recurring.id],
-      'all',
-      em.getTransactionContext(),
-    );
+    const [{ count }] = await em
+      .getConnection()
+      .execute('select count(*)::int as count from checkout_order where recurring_payment_id = ?', [recurring.id], 'all', em.getTransactionContext());
     const n = Number(count) + 1;
     const order = em.create(Order, {
       environment: parent.environment,
@@ -208,7 +211,9 @@ export class RecurringBillingService {
         cardLastFourDigits: firstCard.cardLastFourDigits,
       });
     }
-    this.timeline.record(em, order, TimelineEvents.created, 'system', `Recurring charge ${n} of ${recurring.numberOfPayments}`, { recurringPaymentReference: recurring.reference });
+    this.timeline.record(em, order, TimelineEvents.created, 'system', `Recurring charge ${n} of ${recurring.numberOfPayments}`, {
+      recurringPaymentReference: recurring.reference,
+    });
     await em.flush();
     return {
       recurringId: recurring.id,
@@ -223,7 +228,11 @@ export class RecurringBillingService {
 
   /** Called by the engine in the transaction that settles a renewal charge: the subscription's bookkeeping. */
   async recordCharge(em: EntityManager, order: Order, approved: boolean): Promise<void> {
-    const recurring = await em.findOneOrFail(RecurringPayment, { id: order.recurringPaymentId! }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'] });
+    const recurring = await em.findOneOrFail(
+      RecurringPayment,
+      { id: order.recurringPaymentId! },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'] },
+    );
     if (recurring.order.id === order.id) return; // the first payment: set up, not a renewal
     const now = this.clock.now();
     if (approved) {

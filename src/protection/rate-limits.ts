@@ -33,6 +33,4 @@ export class RateLimits {
 
 /** Node 20.12+ has the one-shot crypto.hash (about twice as fast); older releases hash the long way. */
 const sha256: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'base64')
-    : (text) => crypto.createHash('sha256').update(text).digest('base64');
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'base64') : (text) => crypto.createHash('sha256').update(text).digest('base64');

@@ -6,11 +6,7 @@ export function envelopeA(data: unknown, statusCode: string, message: string) {
   return { data, status: 'success', statusCode, message };
 }
 
-export function envelopeB(
-  data: unknown,
-  message: string,
-  extras: { isFinalStatus: boolean; requeryNeeded: boolean; requeryType: string | null },
-) {
+export function envelopeB(data: unknown, message: string, extras: { isFinalStatus: boolean; requeryNeeded: boolean; requeryType: string | null }) {
   return {
     is_final_status: extras.isFinalStatus,
     requery_needed: extras.requeryNeeded,
@@ -26,9 +22,7 @@ export function envelopeB(
 const SNAKE_CASE_CODES = new Set(['13', '100']);
 
 export function errorBody(code: string, message: string): Record<string, string> {
-  return SNAKE_CASE_CODES.has(code)
-    ? { status: 'failed', status_code: code, message }
-    : { status: 'failed', statusCode: code, message };
+  return SNAKE_CASE_CODES.has(code) ? { status: 'failed', status_code: code, message } : { status: 'failed', statusCode: code, message };
 }
 
 /** HTTP status of each error code (documented in docs/api.md). */

@@ -32,7 +32,11 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
   const { links, recurring, auth } = ctx.services;
   const url = (l: Parameters<typeof links.paymentLinkUrl>[0]) => links.paymentLinkUrl(l);
   const linkAndSubsidiary = (r: Awaited<ReturnType<typeof links.create>>) =>
-    envelopeA({ paymentLink: paymentLinkView(r.link, url(r.link), 'single'), subsidiary: subsidiaryRecord(r.subsidiary) }, '00', 'Payment details fetched successfully');
+    envelopeA(
+      { paymentLink: paymentLinkView(r.link, url(r.link), 'single'), subsidiary: subsidiaryRecord(r.subsidiary) },
+      '00',
+      'Payment details fetched successfully',
+    );
 
   app.post('/links/create', { schema: routeSchemas.createLink }, async (request, reply) =>
     respond(ctx, request, reply, request.body, async () =>
@@ -59,20 +63,24 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
   }
 
   // The REST face of GraphQL's cancelRecurringPayment: private key only, nothing more is charged.
-  app.patch<{ Params: { reference: string } }>('/links/recurringpayment/:reference/cancel', { schema: routeSchemas.cancelRecurring }, async (request, reply) => {
-    auth.requirePrivateKey(tenantOf(request));
-    return respond(ctx, request, reply, null, async () => {
-      const r = await recurring.cancel(tenantOf(request), request.params.reference);
-      const cancelled = r.state === 'cancelled';
-      return ok(
-        envelopeA(
-          { reference: r.reference, state: r.state, cancelled },
-          '00',
-          cancelled ? 'Recurring payment cancelled successfully' : `Recurring payment already ${r.state}`,
-        ),
-      );
-    });
-  });
+  app.patch<{ Params: { reference: string } }>(
+    '/links/recurringpayment/:reference/cancel',
+    { schema: routeSchemas.cancelRecurring },
+    async (request, reply) => {
+      auth.requirePrivateKey(tenantOf(request));
+      return respond(ctx, request, reply, null, async () => {
+        const r = await recurring.cancel(tenantOf(request), request.params.reference);
+        const cancelled = r.state === 'cancelled';
+        return ok(
+          envelopeA(
+            { reference: r.reference, state: r.state, cancelled },
+            '00',
+            cancelled ? 'Recurring payment cancelled successfully' : `Recurring payment already ${r.state}`,
+          ),
+        );
+      });
+    },
+  );
 
   // Thousands of links: PostgreSQL writes the JSON text of the list in the one query that reads
   // them (the same bytes the route's response schema produced from paymentLinkView's list style).

@@ -46,7 +46,7 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
           'Every endpoint needs the `api-key` header (public or private key; `order/verify` and the recurring-payment cancel need the private key).',
           'Errors are `{ status: "failed", statusCode | status_code, message }` (`status_code` for codes 13 and 100).',
           'Property names in bodies and decrypted plaintexts are matched case-insensitively; `null` counts as absent; unknown properties are ignored.',
-          'Encrypted endpoints take `{ data }`; the plaintext each expects is under components.schemas (named by the body\'s `x-plaintext`).',
+          "Encrypted endpoints take `{ data }`; the plaintext each expects is under components.schemas (named by the body's `x-plaintext`).",
           'Every `/checkout/order/<op>` is also served as `/payment/order/<op>`.',
         ].join('\n\n'),
       },
@@ -90,11 +90,15 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     scope.addHook('onRequest', authenticateRequest(ctx.services));
     await register(scope);
   };
-  await app.register((scope) => shim(scope, async (s) => {
-    await registerLinkRoutes(s, ctx);
-    await registerOrderRoutes(s, ctx, { documented: true });
-    await registerBankRoutes(s, ctx);
-  }), { prefix: '/checkout' });
+  await app.register(
+    (scope) =>
+      shim(scope, async (s) => {
+        await registerLinkRoutes(s, ctx);
+        await registerOrderRoutes(s, ctx, { documented: true });
+        await registerBankRoutes(s, ctx);
+      }),
+    { prefix: '/checkout' },
+  );
   // The legacy clients' other base path: every order endpoint, the same handlers.
   await app.register((scope) => shim(scope, (s) => registerOrderRoutes(s, ctx, { documented: false })), { prefix: '/payment' });
 }

@@ -29,8 +29,7 @@ const Timestamp = (options: SchemaOptions = {}) =>
     ...options,
   });
 
-const Code = <C extends string>(...codes: [C, ...C[]]) =>
-  codes.length === 1 ? Type.Literal(codes[0]) : Type.Union(codes.map((c) => Type.Literal(c)));
+const Code = <C extends string>(...codes: [C, ...C[]]) => (codes.length === 1 ? Type.Literal(codes[0]) : Type.Union(codes.map((c) => Type.Literal(c))));
 
 // ---- request bodies (plain JSON) ----------------------------------------------------------
 
@@ -92,7 +91,12 @@ export const VerifyBody = Type.Object(
 );
 
 export const EncryptedBody = Type.Object(
-  { data: Type.String({ minLength: 1, description: 'base64 of the RSA PKCS#1 v1.5 ciphertext of the plaintext JSON (blocks of at most k - 11 bytes, concatenated).' }) },
+  {
+    data: Type.String({
+      minLength: 1,
+      description: 'base64 of the RSA PKCS#1 v1.5 ciphertext of the plaintext JSON (blocks of at most k - 11 bytes, concatenated).',
+    }),
+  },
   { title: 'EncryptedBody' },
 );
 
@@ -162,7 +166,10 @@ export const TrackPlaintext = Type.Object(
     description: Type.Optional(Text(2000)),
     metadata: Type.Optional(Type.Unknown({ description: 'Any JSON value, stored as given.' })),
   },
-  { title: 'TrackPlaintext', examples: [{ orderReference: 'ORD-1', event: 'checkout.viewed', description: 'Customer opened checkout', metadata: { page: 1 } }] },
+  {
+    title: 'TrackPlaintext',
+    examples: [{ orderReference: 'ORD-1', event: 'checkout.viewed', description: 'Customer opened checkout', metadata: { page: 1 } }],
+  },
 );
 
 export const PayPlaintext = Type.Object(
@@ -251,7 +258,14 @@ export const PaymentLink = Type.Object(
   { title: 'PaymentLink' },
 );
 
-const PaymentLinkTypeRecord = Type.Object({ paymentLinkName: Type.String(), description: Type.String(), status: Type.Boolean(), code: Type.String(), id: Type.Integer(), ...Audit });
+const PaymentLinkTypeRecord = Type.Object({
+  paymentLinkName: Type.String(),
+  description: Type.String(),
+  status: Type.Boolean(),
+  code: Type.String(),
+  id: Type.Integer(),
+  ...Audit,
+});
 
 const FrequencyRecord = Type.Object({
   hours: Type.Integer(),
@@ -495,7 +509,11 @@ const exampleLink = {
 };
 const exampleSubsidiary = { id: 3, name: 'Acme Stores', country: 'NG', supportEmail: 'support@acme.test', customization: [] };
 const examplePayResult = {
-  paymentDetail: { redirectUrl: 'https://checkout.example.test/sandbox/3ds/OPABCDEFGH23456789', recipientAccount: null, paymentReference: 'PAYABCDEFGH234567892' },
+  paymentDetail: {
+    redirectUrl: 'https://checkout.example.test/sandbox/3ds/OPABCDEFGH23456789',
+    recipientAccount: null,
+    paymentReference: 'PAYABCDEFGH234567892',
+  },
   bankTransferDetails: null,
   orderPayment: {
     orderId: 101,
@@ -570,10 +588,16 @@ const encrypted = (plaintext: keyof typeof PLAINTEXTS) =>
     examples: [{ data: 'k3Jc…base64…==' }],
   });
 
-const linkAndSubsidiary = EnvelopeA(Type.Object({ paymentLink: PaymentLink, subsidiary: Subsidiary }), ['00'], 'Payment details fetched successfully', 'The link and its merchant.', {
-  paymentLink: exampleLink,
-  subsidiary: exampleSubsidiary,
-});
+const linkAndSubsidiary = EnvelopeA(
+  Type.Object({ paymentLink: PaymentLink, subsidiary: Subsidiary }),
+  ['00'],
+  'Payment details fetched successfully',
+  'The link and its merchant.',
+  {
+    paymentLink: exampleLink,
+    subsidiary: exampleSubsidiary,
+  },
+);
 
 export const routeSchemas = {
   createLink: {
@@ -632,7 +656,13 @@ export const routeSchemas = {
     summary: 'List payment links, newest first (a bare array, no envelope)',
     security,
     querystring: Type.Object({ id: Type.Optional(Type.String({ description: 'Narrow the list to one link; an unknown id answers 404 code 13.' })) }),
-    response: { 200: Type.Array(PaymentLink, { description: 'The links.', examples: [[{ ...exampleLink, paymentType: 'Single Charge', paymentLinkType: null, paymentLinkCode: null }]] }), ...commonErrors },
+    response: {
+      200: Type.Array(PaymentLink, {
+        description: 'The links.',
+        examples: [[{ ...exampleLink, paymentType: 'Single Charge', paymentLinkType: null, paymentLinkCode: null }]],
+      }),
+      ...commonErrors,
+    },
   },
   linkTypes: {
     tags: ['Payment links'],
@@ -640,7 +670,12 @@ export const routeSchemas = {
     security,
     response: {
       200: Type.Object(
-        { paymentLinkTypes: Type.Array(PaymentLinkTypeRecord), status: Type.Literal('success'), statusCode: Type.Literal('00'), message: Type.String({ examples: ['Payment link types retrieved successfully'] }) },
+        {
+          paymentLinkTypes: Type.Array(PaymentLinkTypeRecord),
+          status: Type.Literal('success'),
+          statusCode: Type.Literal('00'),
+          message: Type.String({ examples: ['Payment link types retrieved successfully'] }),
+        },
         { description: 'The types (not Envelope A: the list is under paymentLinkTypes).' },
       ),
       ...commonErrors,
@@ -666,14 +701,18 @@ export const routeSchemas = {
     security,
     headers: idempotencyHeader,
     body: encrypted('FeePlaintext'),
-    response: { 200: EnvelopeA(FeeResult, ['00'], 'Operation successful', 'The fee.', {
+    response: {
+      200: EnvelopeA(FeeResult, ['00'], 'Operation successful', 'The fee.', {
         fee: 15,
         amount: 1000,
         subsidiaryFee: 15,
         customerFee: 0,
         totalChargedAmount: 1000,
         paymentOption: 'C',
-      }), ...commonErrors, ...bodyErrors },
+      }),
+      ...commonErrors,
+      ...bodyErrors,
+    },
   },
   status: {
     tags: ['Orders'],
@@ -711,7 +750,12 @@ export const routeSchemas = {
     security,
     headers: idempotencyHeader,
     body: VerifyBody,
-    response: { 200: EnvelopeA(OrderDetails, ['00'], 'Order details fetched successfully', 'The order details.'), ...commonErrors, ...forbidden, ...bodyErrors },
+    response: {
+      200: EnvelopeA(OrderDetails, ['00'], 'Order details fetched successfully', 'The order details.'),
+      ...commonErrors,
+      ...forbidden,
+      ...bodyErrors,
+    },
   },
   banks: {
     tags: ['Banks'],

@@ -25,8 +25,7 @@ export class DomainError extends Error {
 
 export const validationError = (message: string): DomainError => new DomainError('validation', message, 'VAL400');
 export const requiredField = (field: string): DomainError => validationError(`The ${field} field is required.`);
-export const unsupported = (param: string, code = 'VAL400'): DomainError =>
-  new DomainError('unsupported', `${param} is currently not supported.`, code);
+export const unsupported = (param: string, code = 'VAL400'): DomainError => new DomainError('unsupported', `${param} is currently not supported.`, code);
 export const notFound = (message: string, code: string): DomainError => new DomainError('not_found', message, code);
 export const conflict = (message: string, code = 'VAL400'): DomainError => new DomainError('conflict', message, code);
 

@@ -22,9 +22,7 @@ export function textOf(v: string | number | undefined): string | null {
 export class InputObject {
   private readonly byName = new Map<string, [string, unknown]>();
 
-  constructor(
-    value: Record<string, unknown>,
-  ) {
+  constructor(value: Record<string, unknown>) {
     for (const [key, v] of Object.entries(value)) {
       const lower = key.toLowerCase();
       if (this.byName.has(lower)) throw validationError(`The ${this.label(key)} field is given more than once.`);

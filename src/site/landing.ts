@@ -7,7 +7,8 @@ import { escapeHtml, page } from '../checkout/html';
 import { readDemoRecord } from '../operations/demo';
 
 /** Same strictness as the checkout pages: our own scripts and styles only, nothing inline, no framing. */
-const LANDING_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const LANDING_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /** GraphiQL: the same, plus data: fonts of its stylesheet; 'self' covers its same-origin WebSocket for subscriptions. */
 const GRAPHIQL_CSP =
   "default-src 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
@@ -40,7 +41,10 @@ function packageDir(name: string): string {
 
 function ownFile(name: string): string {
   const candidates = [path.join(__dirname, 'public', name), path.join(__dirname, '..', '..', '..', 'src', 'site', 'public', name)];
-  return fs.readFileSync(candidates.find((c) => fs.existsSync(c))!, 'utf8');
+  return fs.readFileSync(
+    candidates.find((c) => fs.existsSync(c))!,
+    'utf8',
+  );
 }
 
 /** The start page (`GET /`) and GraphiQL (`GET /graphiql`): where a first run leads. */
@@ -113,12 +117,18 @@ ${demoItem}
       // GraphiQL's bundle carries an older graphql whose introspection query the limits do not
       // recognise as the standard one: the page asks this server's own instead (same answer shape).
       const query = getIntrospectionQuery({ inputValueDeprecation: true, descriptions: true });
-      return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(`window.PGW_INTROSPECTION_QUERY = ${JSON.stringify(query)};\n`);
+      return reply
+        .type('text/javascript; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send(`window.PGW_INTROSPECTION_QUERY = ${JSON.stringify(query)};\n`);
     }
     const vendored = Object.hasOwn(GRAPHIQL_FILES, name) ? GRAPHIQL_FILES[name] : undefined;
     const own = Object.hasOwn(OWN_FILES, name) ? OWN_FILES[name] : undefined;
     if (!vendored && !own) return reply.code(404).type('text/plain').send('Not found');
     const body = load(name, () => (vendored ? fs.readFileSync(path.join(packageDir(vendored.pkg), vendored.file), 'utf8') : ownFile(name)));
-    return reply.type(vendored ? vendored.type : own!).header('cache-control', 'public, max-age=3600').send(body);
+    return reply
+      .type(vendored ? vendored.type : own!)
+      .header('cache-control', 'public, max-age=3600')
+      .send(body);
   });
 }

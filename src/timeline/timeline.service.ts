@@ -40,7 +40,14 @@ export class TimelineService {
   constructor(private readonly orm: MikroORM) {}
 
   /** Appends an entry inside the caller's transaction. */
-  record(em: EntityManager, order: Order, event: string, source: TimelineSource, description: string | null = null, metadata: Record<string, unknown> | null = null): TimelineEvent {
+  record(
+    em: EntityManager,
+    order: Order,
+    event: string,
+    source: TimelineSource,
+    description: string | null = null,
+    metadata: Record<string, unknown> | null = null,
+  ): TimelineEvent {
     return em.create(TimelineEvent, { order, event, source, description, metadata });
   }
 
@@ -56,7 +63,8 @@ export class TimelineService {
     let metadata: Record<string, unknown> | null = null;
     if (input.metadata !== undefined && input.metadata !== null) {
       if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw validationError('The Metadata field must be an object.');
-      if (nestedDeeperThan(input.metadata, MAX_METADATA_DEPTH)) throw validationError(`The Metadata field must be nested at most ${MAX_METADATA_DEPTH} levels deep.`);
+      if (nestedDeeperThan(input.metadata, MAX_METADATA_DEPTH))
+        throw validationError(`The Metadata field must be nested at most ${MAX_METADATA_DEPTH} levels deep.`);
       if (JSON.stringify(input.metadata).length > 8192) throw validationError('The Metadata field must be at most 8 KiB of JSON.');
       metadata = input.metadata as Record<string, unknown>;
     }

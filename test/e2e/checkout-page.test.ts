@@ -31,10 +31,19 @@ describe('hosted checkout in Chromium', () => {
 
   it('pays with the approved test card through the OTP page and lands on the redirect URL with status=successful', async () => {
     const m = await createTestMerchant(t, { name: 'Lagos Coffee Roasters' });
-    const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
-      apiKey: m.keys.test.publicKey,
-      body: { Name: 'Bag of beans', Description: '1 kg of freshly roasted coffee', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '12500', Website: merchantUrl },
-    })).body.data.paymentLink;
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.publicKey,
+        body: {
+          Name: 'Bag of beans',
+          Description: '1 kg of freshly roasted coffee',
+          PaymentType: 'MC',
+          AuthOption: 'AUTH',
+          Amount: '12500',
+          Website: merchantUrl,
+        },
+      })
+    ).body.data.paymentLink;
 
     const page = await browser.newPage({ viewport: { width: 420, height: 1100 } });
     const consoleErrors: string[] = [];
@@ -75,17 +84,25 @@ describe('hosted checkout in Chromium', () => {
     expect(reference).toMatch(/^LNK-/);
 
     const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: m.keys.test.privateKey, body: { reference } });
-    expect(verify.body.data).toMatchObject({ statusId: 5, status: 'Successful', paymentLinkId: link.id, paymentLinkReference: link.reference, totalAmountCharged: 12500 });
+    expect(verify.body.data).toMatchObject({
+      statusId: 5,
+      status: 'Successful',
+      paymentLinkId: link.id,
+      paymentLinkReference: link.reference,
+      totalAmountCharged: 12500,
+    });
     expect(consoleErrors).toEqual([]);
     await page.close();
   }, 60_000);
 
   it('shows a clear page for an inactive link', async () => {
     const m = await createTestMerchant(t);
-    const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
-      apiKey: m.keys.test.publicKey,
-      body: { Name: 'Old offer', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' },
-    })).body.data.paymentLink;
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.publicKey,
+        body: { Name: 'Old offer', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' },
+      })
+    ).body.data.paymentLink;
     await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: m.keys.test.publicKey });
     const page = await browser.newPage();
     const res = await page.goto(link.paymentLinkUrl);

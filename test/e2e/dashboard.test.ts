@@ -118,7 +118,10 @@ describe('merchant dashboard in Chromium', () => {
     await nav(page, 'Payment links').click();
     await containsSoon(page.locator('ul.links'), 'Monthly beans');
     expect(await page.locator('li.link-card').count()).toBe(3);
-    const links = await request(t.baseUrl, 'POST', '/graphql', { apiKey: m.keys.test.privateKey, body: { query: '{ paymentLinks { edges { node { name paymentLinkCode amount limit isActive } } } }' } });
+    const links = await request(t.baseUrl, 'POST', '/graphql', {
+      apiKey: m.keys.test.privateKey,
+      body: { query: '{ paymentLinks { edges { node { name paymentLinkCode amount limit isActive } } } }' },
+    });
     expect(links.body.data.paymentLinks.edges.map((e: { node: unknown }) => e.node)).toEqual([
       { name: 'Monthly beans', paymentLinkCode: 'SUB', amount: '12500.00', limit: 5, isActive: true },
       { name: 'Coffee tasting', paymentLinkCode: 'MC', amount: '12500.00', limit: 5, isActive: true },
@@ -127,7 +130,10 @@ describe('merchant dashboard in Chromium', () => {
   }, 60_000);
 
   it('shows a payment made in another tab turning the order Successful, live', async () => {
-    const url = (await page.locator('li.link-card', { hasText: 'Bag of beans' }).getByRole('link', { name: /\/pay\// }).getAttribute('href'))!;
+    const url = (await page
+      .locator('li.link-card', { hasText: 'Bag of beans' })
+      .getByRole('link', { name: /\/pay\// })
+      .getAttribute('href'))!;
     const payer = await context.newPage();
     await payer.goto(url);
     await payer.fill('#firstname', 'Ada');
@@ -170,7 +176,10 @@ describe('merchant dashboard in Chromium', () => {
     const deliveries = page.locator('li.delivery');
     expect(await deliveries.count()).toBe(1);
     const before = received.length;
-    await page.getByRole('button', { name: /^Redeliver event/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Redeliver event/ })
+      .first()
+      .click();
     await waitFor(async () => (await deliveries.count()) === 2 && (await page.locator('tr.attempt', { hasText: 'HTTP 200' }).count()) === 2, 15_000);
     expect(received.length).toBeGreaterThan(before);
     const eventIds = await deliveries.evaluateAll((els) => els.map((e) => e.getAttribute('data-event-id')));
@@ -187,7 +196,15 @@ describe('merchant dashboard in Chromium', () => {
         apiKey: m.keys.test.privateKey,
         body: {
           query: 'mutation($input: CreateOrderInput!) { createOrder(input: $input) { orderReference } }',
-          variables: { input: { reference, amount: '500', currency: 'NGN', redirectUrl: 'https://merchant.example/done', customer: { firstname: 'A', lastname: 'B', mobile: '+2348011111111', country: 'NG', email } } },
+          variables: {
+            input: {
+              reference,
+              amount: '500',
+              currency: 'NGN',
+              redirectUrl: 'https://merchant.example/done',
+              customer: { firstname: 'A', lastname: 'B', mobile: '+2348011111111', country: 'NG', email },
+            },
+          },
         },
       });
       expect(created.body.data.createOrder.orderReference).toBe(reference);

@@ -46,11 +46,18 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
     },
   };
   try {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${err}`);
-      // Ready once it listens and has printed what a first run prints (written right after listening).
-      return fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
-    }, 120_000, `${baseUrl}/health`);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${err}`);
+        // Ready once it listens and has printed what a first run prints (written right after listening).
+        return fetch(`${baseUrl}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      120_000,
+      `${baseUrl}/health`,
+    );
   } catch (e) {
     child.kill('SIGKILL');
     throw e;
@@ -91,7 +98,11 @@ function expectCreatedMerchantJson(out: string, name: string) {
 }
 
 async function graphql(baseUrl: string, query: string, headers: Record<string, string>) {
-  const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
   return res.json() as Promise<{ data?: any; errors?: Array<{ message: string }> }>;
 }
 
@@ -132,7 +143,11 @@ describe('issue 13 point 2: a first run that leads somewhere', () => {
     expect(publicKey).toBeDefined();
     expect(privateKey).toBeDefined();
     expect(linkUrl).toMatch(new RegExp(`^${first.baseUrl}/pay/PL[0-9A-Z]+$`));
-    const merchant = await graphql(first.baseUrl, '{ merchant { subsidiary { name } environment } paymentLinks(first: 5) { totalCount edges { node { paymentLinkUrl } } } }', { 'api-key': privateKey! });
+    const merchant = await graphql(
+      first.baseUrl,
+      '{ merchant { subsidiary { name } environment } paymentLinks(first: 5) { totalCount edges { node { paymentLinkUrl } } } }',
+      { 'api-key': privateKey! },
+    );
     expect(merchant.errors).toBeUndefined();
     expect(merchant.data.merchant).toEqual({ subsidiary: { name: 'Demo Store' }, environment: 'TEST' });
     expect(merchant.data.paymentLinks.edges.map((e: any) => e.node.paymentLinkUrl)).toEqual([linkUrl]);
@@ -177,10 +192,15 @@ describe('issue 13 point 2: a first run that leads somewhere', () => {
     const acmeView = await graphql(first.baseUrl, '{ merchant { subsidiary { id name } } }', { 'api-key': acme.keys.live.privateKey });
     expect(acmeView.data?.merchant.subsidiary).toEqual({ id: acme.subsidiary.id, name: 'Acme Stores' });
     // Bad input: the documented message and exit code 65, as without a server.
-    const refused = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--email', 'support@acme.test', '--fee-bearer', 'nobody'], { DATA_DIR: dataDir });
+    const refused = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--email', 'support@acme.test', '--fee-bearer', 'nobody'], {
+      DATA_DIR: dataDir,
+    });
     expect(refused).toMatchObject({ code: 65, out: '', err: 'error: FeeBearer is currently not supported.\n' });
     // A wrong admin token is refused by the server, not silently ignored.
-    const wrongToken = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--email', 'support@acme.test'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'not-the-admin-token-at-all' });
+    const wrongToken = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--email', 'support@acme.test'], {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: 'not-the-admin-token-at-all',
+    });
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.err).toContain('refused');
 

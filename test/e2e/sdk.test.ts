@@ -24,7 +24,12 @@ function orderRequest(overrides: { description?: string; amount?: number } = {})
   counter += 1;
   return {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada+sdk${counter}@example.test` },
-    order: { amount: overrides.amount ?? 1000, reference: `SDK-${process.pid}-${Date.now()}-${counter}`, description: overrides.description ?? 'Coffee beans', currency: 'NGN' },
+    order: {
+      amount: overrides.amount ?? 1000,
+      reference: `SDK-${process.pid}-${Date.now()}-${counter}`,
+      description: overrides.description ?? 'Coffee beans',
+      currency: 'NGN',
+    },
     payment: { RedirectUrl: 'https://merchant.test/return' },
   };
 }
@@ -74,7 +79,14 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
   });
 
   it('manages payment links and reads the reference lists', async () => {
-    const created = await client.createPaymentLink({ Name: 'Beans', Description: '1 kg', PaymentType: 'SC', Currency: 'NGN', AuthOption: 'AUTH', Amount: '12500' });
+    const created = await client.createPaymentLink({
+      Name: 'Beans',
+      Description: '1 kg',
+      PaymentType: 'SC',
+      Currency: 'NGN',
+      AuthOption: 'AUTH',
+      Amount: '12500',
+    });
     expect(created).toMatchObject({ status: 'success', statusCode: '00', message: 'Payment details fetched successfully' });
     const link = created.data.paymentLink;
     expect(link).toMatchObject({ name: 'Beans', amount: 12500, currency: 'NGN', isActive: true, paymentLinkCode: 'SC' });
@@ -83,7 +95,12 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
 
     const edited = await client.editPaymentLink(link.id, { Name: 'Beans, dark roast', Description: '1 kg', PaymentType: 'SC', Amount: 13000 });
     expect(edited.data.paymentLink).toMatchObject({ id: link.id, name: 'Beans, dark roast', amount: 13000 });
-    expect(await client.disablePaymentLink(link.id)).toEqual({ data: null, status: 'success', statusCode: '00', message: 'Payment link status updated successfully' });
+    expect(await client.disablePaymentLink(link.id)).toEqual({
+      data: null,
+      status: 'success',
+      statusCode: '00',
+      message: 'Payment link status updated successfully',
+    });
     expect((await client.listPaymentLinks({ id: link.id }))[0]).toMatchObject({ id: link.id, isActive: false, paymentType: 'Single Charge' });
     await client.activatePaymentLink(link.id);
     expect((await client.listPaymentLinks()).map((l) => [l.id, l.isActive])).toContainEqual([link.id, true]);
@@ -101,7 +118,10 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     await expect(client.orderStatus('NO-SUCH-ORDER')).rejects.toMatchObject({ code: '13', status: 404, message: 'Order not found at the moment' });
     // order/verify needs the private key.
     await expect(client.verifyOrder('NO-SUCH-ORDER')).rejects.toMatchObject({ code: '403', status: 403 });
-    await expect(client.createPaymentLink({ Name: '', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' })).rejects.toMatchObject({ code: 'VAL400', status: 400 });
+    await expect(client.createPaymentLink({ Name: '', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' })).rejects.toMatchObject({
+      code: 'VAL400',
+      status: 400,
+    });
     const stranger = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: 'PGW-PUBLICKEY-TEST-00000000000000000000000000000000' });
     await expect(stranger.banks()).rejects.toMatchObject({ code: '401', status: 401, message: 'api-key was not passed in the header.' });
   });
@@ -131,8 +151,9 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     expect(initiated).toMatchObject({ is_final_status: false, requery_needed: true, status_code: '00', message: 'Order Status fetched successfully' });
     expect(initiated.data).toMatchObject({ order_reference: reference, payment_status: 1, total_charged_amount: 1000 });
 
-    expect(await client.trackOrderEvent({ orderReference: reference, event: 'checkout.opened', description: 'Customer opened the checkout', metadata: { step: 1 } }))
-      .toEqual({ data: null, status: 'success', statusCode: '00', message: 'Event logged successfully' });
+    expect(
+      await client.trackOrderEvent({ orderReference: reference, event: 'checkout.opened', description: 'Customer opened the checkout', metadata: { step: 1 } }),
+    ).toEqual({ data: null, status: 'success', statusCode: '00', message: 'Event logged successfully' });
 
     const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: CARD });
     expect(paid).toMatchObject({ statusCode: '02', message: 'pending-authenticaion' });
@@ -178,7 +199,15 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     });
 
     it('creates and pages payment links with typed results', async () => {
-      const link = await gqlPublic.createPaymentLink({ name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 10 });
+      const link = await gqlPublic.createPaymentLink({
+        name: 'Gym',
+        description: 'Monthly',
+        paymentType: 'SC',
+        currency: 'NGN',
+        authOption: 'AUTH',
+        amount: '5000',
+        limit: 10,
+      });
       expect(link).toMatchObject({ name: 'Gym', amount: '5000.00', currency: 'NGN', isActive: true, paymentLinkCode: 'SC', limit: 10 });
       const page = await gqlPublic.paymentLinks({ first: 2 });
       expect(page.edges[0]!.node).toEqual(link); // newest first
@@ -213,7 +242,14 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
       ]);
 
       const order = await gqlPrivate.order(reference);
-      expect(order).toMatchObject({ orderReference: reference, amount: '1000.00', totalAmountCharged: '1000.00', fee: '15.00', statusId: 5, status: 'Successful' });
+      expect(order).toMatchObject({
+        orderReference: reference,
+        amount: '1000.00',
+        totalAmountCharged: '1000.00',
+        fee: '15.00',
+        statusId: 5,
+        status: 'Successful',
+      });
       expect(order.cardDetails[0]).toMatchObject({ cardFirstSixDigits: '512345', cardLastFourDigits: '0008' });
       const timeline = await gqlPrivate.orderTimeline(reference);
       expect(timeline.length).toBeGreaterThanOrEqual(3);

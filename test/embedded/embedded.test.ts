@@ -36,7 +36,22 @@ describe('embedded database (PGlite)', () => {
 
     const created = await graphql(
       baseUrl,
-      `mutation { createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test" }) { subsidiary { id } keys { test { publicKey privateKey encryptionKey } } } }`,
+      `
+        mutation {
+          createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test" }) {
+            subsidiary {
+              id
+            }
+            keys {
+              test {
+                publicKey
+                privateKey
+                encryptionKey
+              }
+            }
+          }
+        }
+      `,
       {},
       { 'x-admin-token': TEST_ADMIN_TOKEN },
     );
@@ -64,11 +79,22 @@ describe('embedded database (PGlite)', () => {
         reference,
         paymentOption: 'C',
         country: 'GH',
-        card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: { street: 's', city: 'Accra', country: 'GH' } },
+        card: {
+          cardNumber: '4111111111111111',
+          expiryMonth: '12',
+          expiryYear: '30',
+          cvv: '123',
+          billingAddress: { street: 's', city: 'Accra', country: 'GH' },
+        },
       });
       expect(paid.body.statusCode).toBe('02');
       const otpUrl = paid.body.data.paymentDetail.redirectUrl.replace(/^https?:\/\/[^/]+/, baseUrl);
-      const answer = await fetch(otpUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      const answer = await fetch(otpUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
       expect(answer.headers.get('location')).toContain('status=successful');
       const verify = await request(baseUrl, 'POST', '/checkout/order/verify', { apiKey: privateKey, body: { reference } });
       expect(verify.body.data).toMatchObject({ statusId: 5, totalAmountCharged: 250 });

@@ -2,7 +2,6 @@ import { cli, cliEnvironment } from '../support/cli';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
 
-
 describe('CLI merchant:create', () => {
   const env = cliEnvironment('cli');
   let t: TestService;
@@ -16,7 +15,18 @@ describe('CLI merchant:create', () => {
   });
 
   it('prints exactly the documented JSON, and the keys it prints authenticate', async () => {
-    const { code, out } = await cli(['merchant:create', '--name', 'Acme Stores', '--country', 'NG', '--email', 'support@acme.test', '--webhook-url', 'https://acme.test/hooks', '--json']);
+    const { code, out } = await cli([
+      'merchant:create',
+      '--name',
+      'Acme Stores',
+      '--country',
+      'NG',
+      '--email',
+      'support@acme.test',
+      '--webhook-url',
+      'https://acme.test/hooks',
+      '--json',
+    ]);
     expect(code).toBe(0);
     const printed = JSON.parse(out);
     expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'keys']);
@@ -24,8 +34,16 @@ describe('CLI merchant:create', () => {
       subsidiary: { id: expect.any(Number), name: 'Acme Stores', country: 'NG', supportEmail: 'support@acme.test' },
       webhookSecret: expect.stringMatching(/^whsec_/),
       keys: {
-        test: { publicKey: expect.stringMatching(/^PGW-PUBLICKEY-TEST-[0-9a-f]{32}$/), privateKey: expect.stringMatching(/^PGW-SECRETKEY-TEST-[0-9a-f]{32}$/), encryptionKey: expect.any(String) },
-        live: { publicKey: expect.stringMatching(/^PGW-PUBLICKEY-LIVE-[0-9a-f]{32}$/), privateKey: expect.stringMatching(/^PGW-SECRETKEY-LIVE-[0-9a-f]{32}$/), encryptionKey: expect.any(String) },
+        test: {
+          publicKey: expect.stringMatching(/^PGW-PUBLICKEY-TEST-[0-9a-f]{32}$/),
+          privateKey: expect.stringMatching(/^PGW-SECRETKEY-TEST-[0-9a-f]{32}$/),
+          encryptionKey: expect.any(String),
+        },
+        live: {
+          publicKey: expect.stringMatching(/^PGW-PUBLICKEY-LIVE-[0-9a-f]{32}$/),
+          privateKey: expect.stringMatching(/^PGW-SECRETKEY-LIVE-[0-9a-f]{32}$/),
+          encryptionKey: expect.any(String),
+        },
       },
     });
     expect(out.trim().split('\n').length).toBeGreaterThan(1); // one object, pretty-printed, nothing else

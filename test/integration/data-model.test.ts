@@ -52,18 +52,33 @@ describe('data model on PostgreSQL', () => {
   it('seeds the Nigerian banks with unique codes', async () => {
     const banks = await sql('select name, bank_code, country_id from bank order by id');
     expect(banks.length).toBeGreaterThanOrEqual(30);
-    expect(banks).toEqual(expect.arrayContaining([
-      { name: 'Access Bank', bank_code: '044', country_id: 566 },
-      { name: 'Guaranty Trust Bank', bank_code: '058', country_id: 566 },
-      { name: 'Zenith Bank', bank_code: '057', country_id: 566 },
-    ]));
+    expect(banks).toEqual(
+      expect.arrayContaining([
+        { name: 'Access Bank', bank_code: '044', country_id: 566 },
+        { name: 'Guaranty Trust Bank', bank_code: '058', country_id: 566 },
+        { name: 'Zenith Bank', bank_code: '057', country_id: 566 },
+      ]),
+    );
   });
 
   it('has no column that could hold a full card number or a security code', async () => {
-    const columns = (await sql(`select column_name from information_schema.columns where table_name = 'card_detail' order by ordinal_position`)).map((r: any) => r.column_name);
+    const columns = (await sql(`select column_name from information_schema.columns where table_name = 'card_detail' order by ordinal_position`)).map(
+      (r: any) => r.column_name,
+    );
     expect(columns).toEqual([
-      'id', 'order_payment_id', 'environment_id', 'status', 'country', 'card_token', 'card_expiry_month', 'card_expiry_year',
-      'card_type', 'card_issuer', 'card_first_six_digits', 'card_last_four_digits', 'date_created',
+      'id',
+      'order_payment_id',
+      'environment_id',
+      'status',
+      'country',
+      'card_token',
+      'card_expiry_month',
+      'card_expiry_year',
+      'card_type',
+      'card_issuer',
+      'card_first_six_digits',
+      'card_last_four_digits',
+      'date_created',
     ]);
   });
 

@@ -85,7 +85,9 @@ describe('the container start command', () => {
       const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-admin-token': env.ADMIN_TOKEN! },
-        body: JSON.stringify({ query: 'mutation { createMerchant(input: { name: "Container Ltd", country: "NG", supportEmail: "c@c.test", keyBits: 2048 }) { subsidiary { id } } }' }),
+        body: JSON.stringify({
+          query: 'mutation { createMerchant(input: { name: "Container Ltd", country: "NG", supportEmail: "c@c.test", keyBits: 2048 }) { subsidiary { id } } }',
+        }),
       });
       expect(((await response.json()) as any).data.createMerchant.subsidiary.id).toBe(1);
       expect(fs.existsSync(path.join(dataDir, 'admin.token'))).toBe(false);

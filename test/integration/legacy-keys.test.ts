@@ -118,7 +118,11 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     const reference = nextRef();
     const description = 'A long description. '.repeat(60).trim(); // ~1.2 KB: 3 blocks of 512 bytes
     const data = encryptPayload(
-      { customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' }, order: { amount: 10, reference, description, currency: 'NGN' }, payment: { RedirectUrl: 'https://merchant.test/done' } },
+      {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+        order: { amount: 10, reference, description, currency: 'NGN' },
+        payment: { RedirectUrl: 'https://merchant.test/done' },
+      },
       m4096.keys.test.encryptionKey,
     );
     expect(Buffer.from(data, 'base64').length).toBe(3 * 512);
@@ -209,7 +213,20 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     const create = (keyBits: number) =>
       graphql(
         t.baseUrl,
-        `mutation ($input: CreateMerchantInput!) { createMerchant(input: $input) { keys { test { encryptionKey } live { encryptionKey } } } }`,
+        `
+          mutation ($input: CreateMerchantInput!) {
+            createMerchant(input: $input) {
+              keys {
+                test {
+                  encryptionKey
+                }
+                live {
+                  encryptionKey
+                }
+              }
+            }
+          }
+        `,
         { input: { name: 'Legacy GraphQL Ltd', country: 'NG', supportEmail: 'gql@legacy.test', keyBits } },
         { 'x-admin-token': TEST_ADMIN_TOKEN },
       );
@@ -223,14 +240,22 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
   describe('the command line', () => {
     const saved = { ...process.env };
     beforeAll(() => {
-      Object.assign(process.env, { DATABASE_URL: TEST_DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY, MIGRATE_ON_START: 'false', DATA_DIR: t.config.dataDir, LOG_LEVEL: 'silent', DECRYPT_THREADS: '1' });
+      Object.assign(process.env, {
+        DATABASE_URL: TEST_DATABASE_URL,
+        MASTER_KEY: TEST_MASTER_KEY,
+        MIGRATE_ON_START: 'false',
+        DATA_DIR: t.config.dataDir,
+        LOG_LEVEL: 'silent',
+        DECRYPT_THREADS: '1',
+      });
       delete process.env.ENCRYPTION_KEY_BITS;
     });
     afterAll(() => {
       process.env = saved;
     });
 
-    const create = (...extra: string[]) => cli(['merchant:create', '--name', 'Legacy Stores', '--country', 'NG', '--email', 'support@legacy.test', '--json', ...extra]);
+    const create = (...extra: string[]) =>
+      cli(['merchant:create', '--name', 'Legacy Stores', '--country', 'NG', '--email', 'support@legacy.test', '--json', ...extra]);
 
     it('issue 11 point 1: merchant:create issues 4096-bit keys by default, --key-bits N overrides ENCRYPTION_KEY_BITS', async () => {
       const byDefault = await create();

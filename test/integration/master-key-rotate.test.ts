@@ -34,7 +34,11 @@ describe('master-key:rotate', () => {
     for (const [k, v] of Object.entries(process.env)) if (v === undefined) delete process.env[k];
   };
   const sealedValues = async () =>
-    (await db.query(`select 'subsidiary' as t, id, webhook_secret_sealed as v from subsidiary union all select 'encryption_key', id, private_key_sealed from encryption_key union all select 'check', id, check_value from master_key_check order by 1, 2`)).rows;
+    (
+      await db.query(
+        `select 'subsidiary' as t, id, webhook_secret_sealed as v from subsidiary union all select 'encryption_key', id, private_key_sealed from encryption_key union all select 'check', id, check_value from master_key_check order by 1, 2`,
+      )
+    ).rows;
 
   beforeAll(async () => {
     scratch = await createScratchDatabase('mkrotate');
@@ -89,8 +93,13 @@ describe('master-key:rotate', () => {
     useEnv({ MASTER_KEY: TEST_MASTER_KEY, NEW_MASTER_KEY: NEW_KEY });
     const rotated = await cli(['master-key:rotate', '--json']);
     expect(rotated.code).toBe(0);
-    const [{ subsidiaries, keys }] = (await db.query('select (select count(*) from subsidiary)::int as subsidiaries, (select count(*) from encryption_key)::int as keys')).rows;
-    expect(JSON.parse(rotated.out)).toEqual({ resealed: { 'subsidiary.webhook_secret_sealed': subsidiaries, 'encryption_key.private_key_sealed': keys }, keyFile: null });
+    const [{ subsidiaries, keys }] = (
+      await db.query('select (select count(*) from subsidiary)::int as subsidiaries, (select count(*) from encryption_key)::int as keys')
+    ).rows;
+    expect(JSON.parse(rotated.out)).toEqual({
+      resealed: { 'subsidiary.webhook_secret_sealed': subsidiaries, 'encryption_key.private_key_sealed': keys },
+      keyFile: null,
+    });
     expect(keys).toBeGreaterThanOrEqual(4);
 
     // Every sealed value changed, and each opens with the new key in its own context only.

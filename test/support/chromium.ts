@@ -87,7 +87,9 @@ function unpackPackagedChromium(): ResolvedChromium {
     for (const archive of ['al2023', 'fonts']) {
       const dir = path.join(staging, archive);
       fs.mkdirSync(dir);
-      const tar = spawnSync('tar', ['-x', '--no-same-owner', '-C', dir], { input: zlib.brotliDecompressSync(fs.readFileSync(path.join(bin, `${archive}.tar.br`))) });
+      const tar = spawnSync('tar', ['-x', '--no-same-owner', '-C', dir], {
+        input: zlib.brotliDecompressSync(fs.readFileSync(path.join(bin, `${archive}.tar.br`))),
+      });
       if (tar.status !== 0) throw new Error(`unpacking ${archive}.tar.br failed: ${tar.stderr?.toString() ?? tar.error?.message}`);
     }
     // The package's own fontconfig file names Lambda's directories; point it at ours.

@@ -25,7 +25,13 @@ export function cliEnvironment(name: string): { apply(): void; restore(): void }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pgw-${name}-`));
   return {
     apply: () => {
-      Object.assign(process.env, { DATABASE_URL: TEST_DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+      Object.assign(process.env, {
+        DATABASE_URL: TEST_DATABASE_URL,
+        MASTER_KEY: TEST_MASTER_KEY,
+        MIGRATE_ON_START: 'false',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+      });
     },
     restore: () => {
       process.env = saved;

@@ -25,7 +25,16 @@ export function createTestMerchant(t: TestService, overrides: Partial<{ name: st
 export async function createMerchantIn(databaseUrl: string, name = `Test Merchant ${process.pid}-${++counter}`): Promise<CreatedMerchant> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-merchant-'));
   const runtime = await openRuntime(
-    loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, DATA_DIR: dataDir, MIGRATE_ON_START: 'false', LOG_LEVEL: 'silent', ENCRYPTION_KEY_BITS: '2048', DECRYPT_THREADS: '0', DATABASE_POOL_SIZE: '2' }),
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      MASTER_KEY: TEST_MASTER_KEY,
+      DATA_DIR: dataDir,
+      MIGRATE_ON_START: 'false',
+      LOG_LEVEL: 'silent',
+      ENCRYPTION_KEY_BITS: '2048',
+      DECRYPT_THREADS: '0',
+      DATABASE_POOL_SIZE: '2',
+    }),
   );
   try {
     return await runtime.ctx.services.merchants.createMerchant({ name, country: 'NG', supportEmail: `support${counter}@merchant.test` });

@@ -71,10 +71,7 @@ async function dropRunDatabases(adminUrl: string, name: string): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(
-      `select datname from pg_database where datname = $1 or starts_with(datname, $1 || '_')`,
-      [name],
-    );
+    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname = $1 or starts_with(datname, $1 || '_')`, [name]);
     for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
   } finally {
     await client.end();
@@ -161,15 +158,23 @@ async function startServer(
   const child = spawn(
     postgres,
     [
-      '-D', data,
-      '-p', String(port),
-      '-k', socketDir,
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'max_connections=200',
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      socketDir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
       // A throw-away cluster: durability is not what the tests check.
-      '-c', 'fsync=off',
-      '-c', 'synchronous_commit=off',
-      '-c', 'full_page_writes=off',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
     ],
     { ...spawnOptions, stdio: ['ignore', 'ignore', 'pipe'] },
   );

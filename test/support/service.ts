@@ -18,10 +18,7 @@ export interface TestService {
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /** The real service on the test PostgreSQL, listening on a free loopback port. */
-export async function startTestService(
-  env: Record<string, string> = {},
-  options: { clock?: Clock; logger?: unknown } = {},
-): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: { clock?: Clock; logger?: unknown } = {}): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-test-'));
   const port = await freePort();
   const config = loadConfig({

@@ -87,9 +87,21 @@ describe('loadConfig', () => {
   });
 
   it('reads and bounds the webhook delivery settings', () => {
-    expect(loadConfig({})).toMatchObject({ webhookTimeoutMs: 10_000, webhookConcurrency: 16, webhookEndpointConcurrency: 2, webhookPollIntervalMs: 1000, allowPrivateWebhookUrls: false });
+    expect(loadConfig({})).toMatchObject({
+      webhookTimeoutMs: 10_000,
+      webhookConcurrency: 16,
+      webhookEndpointConcurrency: 2,
+      webhookPollIntervalMs: 1000,
+      allowPrivateWebhookUrls: false,
+    });
     expect(
-      loadConfig({ WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_CONCURRENCY: '0', WEBHOOK_ENDPOINT_CONCURRENCY: '4', WEBHOOK_POLL_INTERVAL_MS: '50', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }),
+      loadConfig({
+        WEBHOOK_TIMEOUT_MS: '500',
+        WEBHOOK_CONCURRENCY: '0',
+        WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+        WEBHOOK_POLL_INTERVAL_MS: '50',
+        ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      }),
     ).toMatchObject({ webhookTimeoutMs: 500, webhookConcurrency: 0, webhookEndpointConcurrency: 4, webhookPollIntervalMs: 50, allowPrivateWebhookUrls: true });
     let error: unknown;
     try {

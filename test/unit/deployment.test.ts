@@ -77,7 +77,9 @@ describe('Dockerfile', () => {
       .map((d) => path.relative(ROOT, path.join(d.parentPath, d.name)));
     expect(publicDirs.length).toBeGreaterThan(0);
     for (const dir of publicDirs) expect(copied).toContain(dir);
-    const ignored = read('.dockerignore').split(/\r?\n/).map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split(/\r?\n/)
+      .map((l) => l.trim());
     for (const entry of ['node_modules', 'dist', '.git', '.data']) expect(ignored).toContain(entry);
   });
 
@@ -155,7 +157,9 @@ describe('docker-compose.yml', () => {
     expect(lb.restart).toBe('unless-stopped');
     expect(lb.healthcheck.test.join(' ')).toContain('/nginx-health');
     for (const name of gateways) expect(lb.depends_on[name].condition).toBe('service_healthy');
-    const published = Object.entries(services).filter(([, s]) => s.ports).map(([name]) => name);
+    const published = Object.entries(services)
+      .filter(([, s]) => s.ports)
+      .map(([name]) => name);
     expect(published).toEqual(['lb']);
     const mount = (lb.volumes as string[]).find((v) => v.includes('/etc/nginx/'))!;
     expect(mount).toMatch(/:ro$/);

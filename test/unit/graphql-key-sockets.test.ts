@@ -7,7 +7,11 @@ describe('KeySockets (issue 10 point 10)', () => {
 
   it('issue 10 point 10: closes, with 4403, only the sockets of the environment whose key no longer works', async () => {
     const revoked = new Set(['old-key']);
-    const sockets = new KeySockets(async (key) => !revoked.has(key), () => new Date(), silent);
+    const sockets = new KeySockets(
+      async (key) => !revoked.has(key),
+      () => new Date(),
+      silent,
+    );
     const closed: string[] = [];
     sockets.add(1, 'old-key', (code) => closed.push(`a:${code}`));
     sockets.add(1, 'new-key', (code) => closed.push(`b:${code}`));
@@ -19,7 +23,11 @@ describe('KeySockets (issue 10 point 10)', () => {
 
   it('issue 10 point 10: waits for the end of the grace period, and forgets sockets that closed', async () => {
     let expired = false;
-    const sockets = new KeySockets(async () => !expired, () => new Date(), silent);
+    const sockets = new KeySockets(
+      async () => !expired,
+      () => new Date(),
+      silent,
+    );
     const closed: number[] = [];
     sockets.add(1, 'key', (code) => closed.push(code));
     const untrack = sockets.add(1, 'key', () => closed.push(-1));

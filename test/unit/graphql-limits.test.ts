@@ -37,7 +37,9 @@ describe('queryLimitsRule', () => {
   it('counts aliases where fragments are spread', () => {
     expect(messagesOf('{ a: node { id } b: node { id } c: node { id } }')).toEqual([]);
     expect(messagesOf('{ a: node { id } b: node { id } c: node { id } d: node { id } }')).toEqual(['The query has 4 aliases; the limit is 3.']);
-    expect(messagesOf('{ node { ...F ...G } } fragment F on Node { a: id b: id } fragment G on Node { ...F }')).toEqual(['The query has 4 aliases; the limit is 3.']);
+    expect(messagesOf('{ node { ...F ...G } } fragment F on Node { a: id b: id } fragment G on Node { ...F }')).toEqual([
+      'The query has 4 aliases; the limit is 3.',
+    ]);
   });
 
   it('costs lists by their first argument, the default page size without it, and multiplies nested lists', () => {
@@ -50,7 +52,9 @@ describe('queryLimitsRule', () => {
     expect(costOf('{ list(first: 5) { children { id } } }')).toBe(1 + 5 * (1 + 20 * 1));
     // Same result through a fragment on the connection.
     expect(costOf('{ nodes(first: 10) { ...C } } fragment C on NodeConnection { totalCount edges { node { id } } }')).toBe(1 + (1 + (1 + 10 * (1 + 1))));
-    expect(messagesOf('{ list(first: 100) { children { children { id } } } }')).toEqual([`The query's estimated cost is ${1 + 100 * (1 + 20 * (1 + 20))}; the limit is 1000.`]);
+    expect(messagesOf('{ list(first: 100) { children { children { id } } } }')).toEqual([
+      `The query's estimated cost is ${1 + 100 * (1 + 20 * (1 + 20))}; the limit is 1000.`,
+    ]);
   });
 
   it('issue 10 point 7: a fragment bomb is refused at once, each fragment measured once', () => {
@@ -74,7 +78,15 @@ describe('queryLimitsRule', () => {
   });
 
   it('issue 10 point 7: exempts the introspection query of getIntrospectionQuery(), whatever its options', () => {
-    const flags = ['descriptions', 'specifiedByUrl', 'directiveIsRepeatable', 'schemaDescription', 'inputValueDeprecation', 'experimentalDirectiveDeprecation', 'oneOf'] as const;
+    const flags = [
+      'descriptions',
+      'specifiedByUrl',
+      'directiveIsRepeatable',
+      'schemaDescription',
+      'inputValueDeprecation',
+      'experimentalDirectiveDeprecation',
+      'oneOf',
+    ] as const;
     for (let mask = 0; mask < 2 ** flags.length; mask++) {
       const options: IntrospectionOptions = Object.fromEntries(flags.map((f, i) => [f, Boolean(mask & (1 << i))]));
       const document = parse(getIntrospectionQuery(options));
@@ -89,7 +101,10 @@ describe('queryLimitsRule', () => {
   it('issue 10 point 7: other introspection documents obey the limits', () => {
     const standard = getIntrospectionQuery();
     // One more level of ofType than any option produces inside TypeRef, or an extra field: not exempt.
-    const altered = standard.replace('fragment TypeRef on __Type {\n      kind', 'fragment TypeRef on __Type {\n      kind\n      a: name b: name c: name d: name');
+    const altered = standard.replace(
+      'fragment TypeRef on __Type {\n      kind',
+      'fragment TypeRef on __Type {\n      kind\n      a: name b: name c: name d: name',
+    );
     expect(isStandardIntrospectionQuery(parse(altered))).toBe(false);
     expect(messagesOf(altered).some((m) => m.includes('levels deep'))).toBe(true);
     const deep = `{ __schema { types { ${'ofType { '.repeat(20)}name${' }'.repeat(20)} } } }`;

@@ -21,13 +21,22 @@ function messageOf(fn: () => unknown): string {
 }
 
 /** Every way of writing a name's letters in upper or lower case. */
-const anyCasing = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+const anyCasing = (name: string) =>
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
 
 describe('readInput: request bodies and plaintexts read by their schema', () => {
   it('issue 11 point 3: names in any casing, at any depth, read as the schema names them', () => {
     fc.assert(
       fc.property(anyCasing('customer'), anyCasing('firstname'), anyCasing('payment'), anyCasing('RedirectUrl'), (c, f, p, r) => {
-        const plaintext = { ...order, customer: undefined, payment: undefined, [c]: { ...order.customer, firstname: undefined, [f]: 'Ada' }, [p]: { [r]: 'https://merchant.test/done' } };
+        const plaintext = {
+          ...order,
+          customer: undefined,
+          payment: undefined,
+          [c]: { ...order.customer, firstname: undefined, [f]: 'Ada' },
+          [p]: { [r]: 'https://merchant.test/done' },
+        };
         expect(readInput(CreateOrderPlaintext, JSON.parse(JSON.stringify(plaintext)))).toEqual(order);
       }),
     );
@@ -35,16 +44,24 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
 
   it('issue 11 point 3: unknown properties are dropped, at every level', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((k) => !['customer', 'order', 'payment', 'paymentmeta'].includes(k.toLowerCase()) && k !== '__proto__'), fc.jsonValue()), (extra) => {
-        expect(readInput(CreateOrderPlaintext, { ...extra, ...order, customer: { ...order.customer, extra: 1 } })).toEqual(order);
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.string({ minLength: 1 }).filter((k) => !['customer', 'order', 'payment', 'paymentmeta'].includes(k.toLowerCase()) && k !== '__proto__'),
+          fc.jsonValue(),
+        ),
+        (extra) => {
+          expect(readInput(CreateOrderPlaintext, { ...extra, ...order, customer: { ...order.customer, extra: 1 } })).toEqual(order);
+        },
+      ),
     );
   });
 
   it('issue 11 point 3: null is absent; a required null is reported missing', () => {
     expect(readInput(LinkCreateBody, { ...link, Mobile: null, Limit: null, name: null })).toEqual(link);
     expect(messageOf(() => readInput(LinkCreateBody, { ...link, AuthOption: null }))).toBe('VAL400 The AuthOption field is required.');
-    expect(readInput(PayPlaintext, { reference: 'R', paymentOption: 'C', country: 'NG', card: { cardNumber: '4111', billingAddress: null }, paypal: null })).toEqual({
+    expect(
+      readInput(PayPlaintext, { reference: 'R', paymentOption: 'C', country: 'NG', card: { cardNumber: '4111', billingAddress: null }, paypal: null }),
+    ).toEqual({
       reference: 'R',
       paymentOption: 'C',
       country: 'NG',

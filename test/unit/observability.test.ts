@@ -23,7 +23,9 @@ describe('isDatabaseUnavailable', () => {
     // graphql-js's wrapper of a value thrown from another realm.
     expect(isDatabaseUnavailable({ name: 'NonErrorThrown', thrownValue: { errno: -104, code: 'ECONNRESET', syscall: 'read' } })).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('the database system is shutting down'), { code: '57P03' }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })),
+    ).toBe(true);
   });
   it('does not take a query fault for an outage', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }))).toBe(false);
@@ -44,7 +46,10 @@ describe('log scrubbing', () => {
   it('censors secret fields at any depth, and survives cycles', () => {
     const cyclic: Record<string, unknown> = { deep: { deeper: { cvv: '123', Authorization: 'x', list: [{ privateKey: 'k' }] } } };
     cyclic.self = cyclic;
-    expect(scrubValue(cyclic)).toEqual({ deep: { deeper: { cvv: '[redacted]', Authorization: '[redacted]', list: [{ privateKey: '[redacted]' }] } }, self: '[…]' });
+    expect(scrubValue(cyclic)).toEqual({
+      deep: { deeper: { cvv: '[redacted]', Authorization: '[redacted]', list: [{ privateKey: '[redacted]' }] } },
+      self: '[…]',
+    });
   });
 });
 

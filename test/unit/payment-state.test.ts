@@ -37,7 +37,9 @@ describe('payment state machine (issue 10 point 1: who may cause each transition
       [OrderStatus.Initiated, OrderStatus.Failed],
       [OrderStatus.PendingAuthentication, OrderStatus.Failed],
     ]);
-    expect(PAYMENT_TRANSITIONS.filter((t) => t.actor === 'supersede').map((t) => [t.from, t.to])).toEqual([[OrderStatus.PendingAuthentication, OrderStatus.Failed]]);
+    expect(PAYMENT_TRANSITIONS.filter((t) => t.actor === 'supersede').map((t) => [t.from, t.to])).toEqual([
+      [OrderStatus.PendingAuthentication, OrderStatus.Failed],
+    ]);
     // An attempt with the processor is never expired or superseded: only its answer settles it.
     for (const actor of ['expiry', 'supersede'] as const) expect(canTransition(OrderStatus.Processing, OrderStatus.Failed, actor, 'C')).toBe(false);
   });

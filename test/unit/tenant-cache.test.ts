@@ -2,7 +2,8 @@ import { TenantCaches } from '../../src/merchants/tenant-cache';
 
 describe('TenantCaches', () => {
   let now = 0;
-  const caches = (options: { ttlMs?: number; hearing?: () => boolean } = {}) => new TenantCaches({ ttlMs: options.ttlMs ?? 1000, now: () => now, hearing: options.hearing });
+  const caches = (options: { ttlMs?: number; hearing?: () => boolean } = {}) =>
+    new TenantCaches({ ttlMs: options.ttlMs ?? 1000, now: () => now, hearing: options.hearing });
 
   beforeEach(() => (now = 1_000_000));
 

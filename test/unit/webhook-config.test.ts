@@ -8,22 +8,33 @@ describe('webhook configuration', () => {
     expect(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }).allowPrivateWebhookUrls).toBe(true);
   });
 
-  it.each(['localhost', '127.0.0.0/33', '::/129', '10.0.0.0/8/8', 'example.com/24'])('issue 10 point 12: refuses WEBHOOK_ALLOWED_NETWORKS=%s at start', (bad) => {
-    let error: unknown;
-    try {
-      loadConfig({ WEBHOOK_ALLOWED_NETWORKS: `127.0.0.0/8,${bad}` });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems).toEqual([expect.stringContaining(`WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation`)]);
-  });
+  it.each(['localhost', '127.0.0.0/33', '::/129', '10.0.0.0/8/8', 'example.com/24'])(
+    'issue 10 point 12: refuses WEBHOOK_ALLOWED_NETWORKS=%s at start',
+    (bad) => {
+      let error: unknown;
+      try {
+        loadConfig({ WEBHOOK_ALLOWED_NETWORKS: `127.0.0.0/8,${bad}` });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([expect.stringContaining(`WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation`)]);
+    },
+  );
 
   it('issue 10 point 13: gives each merchant a share of the dispatcher and limits test pings', () => {
-    expect(loadConfig({})).toMatchObject({ webhookConcurrency: 16, webhookEndpointConcurrency: 2, webhookMerchantConcurrency: 4, webhookTestPingsPerMinute: 10 });
+    expect(loadConfig({})).toMatchObject({
+      webhookConcurrency: 16,
+      webhookEndpointConcurrency: 2,
+      webhookMerchantConcurrency: 4,
+      webhookTestPingsPerMinute: 10,
+    });
     expect(loadConfig({ WEBHOOK_CONCURRENCY: '4' }).webhookMerchantConcurrency).toBe(2);
     expect(loadConfig({ WEBHOOK_CONCURRENCY: '0' }).webhookMerchantConcurrency).toBe(2);
-    expect(loadConfig({ WEBHOOK_MERCHANT_CONCURRENCY: '7', WEBHOOK_TEST_PINGS_PER_MINUTE: '3' })).toMatchObject({ webhookMerchantConcurrency: 7, webhookTestPingsPerMinute: 3 });
+    expect(loadConfig({ WEBHOOK_MERCHANT_CONCURRENCY: '7', WEBHOOK_TEST_PINGS_PER_MINUTE: '3' })).toMatchObject({
+      webhookMerchantConcurrency: 7,
+      webhookTestPingsPerMinute: 3,
+    });
     expect(() => loadConfig({ WEBHOOK_MERCHANT_CONCURRENCY: '0' })).toThrow(/WEBHOOK_MERCHANT_CONCURRENCY must be an integer from 1/);
     expect(() => loadConfig({ WEBHOOK_TEST_PINGS_PER_MINUTE: 'many' })).toThrow(/WEBHOOK_TEST_PINGS_PER_MINUTE must be an integer/);
   });

@@ -105,7 +105,10 @@ describe('WebhookHttpClient', () => {
     const before = seen.length;
     expect((await permissive.post(`http://hooks.example:${port}/ok`, '{}', {}, 2000)).statusCode).toBe(204);
     // Same host and port, keep-alive socket open: the strict client resolves and refuses anyway.
-    expect(await strict.post(`http://hooks.example:${port}/ok`, '{}', {}, 2000)).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: /) });
+    expect(await strict.post(`http://hooks.example:${port}/ok`, '{}', {}, 2000)).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/^refused: /),
+    });
     expect(seen.length).toBe(before + 1);
   });
 });

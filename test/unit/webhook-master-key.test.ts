@@ -28,7 +28,9 @@ describe('master key check', () => {
     expect(store.value).toMatch(/^v1\./);
     await expect(verifyMasterKey(store, a, async () => 'none')).resolves.toBe('matched');
     await expect(verifyMasterKey(store, b, async () => 'none')).rejects.toBeInstanceOf(MasterKeyMismatchError);
-    await expect(verifyMasterKey(store, b, async () => 'none')).rejects.toThrow(/^MASTER_KEY does not match this database: the check value stored at its first start does not open with it\./);
+    await expect(verifyMasterKey(store, b, async () => 'none')).rejects.toThrow(
+      /^MASTER_KEY does not match this database: the check value stored at its first start does not open with it\./,
+    );
   });
 
   it('issue 10 point 14: never records a key that cannot open the secrets already stored', async () => {

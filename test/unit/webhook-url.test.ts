@@ -1,11 +1,21 @@
-import { canonicalAddress, isInternalAddress, parseCidr, validateWebhookUrl, webhookDestination, WebhookAddressPolicy, type WebhookResolver } from '../../src/events/webhook-url';
+import {
+  canonicalAddress,
+  isInternalAddress,
+  parseCidr,
+  validateWebhookUrl,
+  webhookDestination,
+  WebhookAddressPolicy,
+  type WebhookResolver,
+} from '../../src/events/webhook-url';
 
 /** A resolver that answers from a table and never asks DNS (unknown names do not resolve). */
-const table = (entries: Record<string, string[]>): WebhookResolver => async (hostname) => {
-  const addresses = entries[hostname];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const table =
+  (entries: Record<string, string[]>): WebhookResolver =>
+  async (hostname) => {
+    const addresses = entries[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 describe('webhook URL rules', () => {
   const REFUSED = 'The WebhookUrl field must not point to a loopback, private, link-local or other internal address.';
@@ -47,7 +57,11 @@ describe('webhook URL rules', () => {
   });
 
   it('issue 10 point 12: refuses a host name that resolves to an internal address, when it is set', async () => {
-    const resolve = table({ 'intranet.example': ['10.0.0.7'], 'mixed.example': ['93.184.216.34', '::ffff:192.168.0.1'], 'public.example': ['93.184.216.34', '2606:2800:220:1::1'] });
+    const resolve = table({
+      'intranet.example': ['10.0.0.7'],
+      'mixed.example': ['93.184.216.34', '::ffff:192.168.0.1'],
+      'public.example': ['93.184.216.34', '2606:2800:220:1::1'],
+    });
     await expect(validateWebhookUrl('https://intranet.example/h', { resolve })).rejects.toThrow(REFUSED);
     await expect(validateWebhookUrl('https://mixed.example/h', { resolve })).rejects.toThrow(REFUSED);
     await expect(validateWebhookUrl('https://public.example/h', { resolve })).resolves.toBe('https://public.example/h');
@@ -65,13 +79,18 @@ describe('webhook URL rules', () => {
     }
     // The deprecated ALLOW_PRIVATE_WEBHOOK_URLS: loopback, private and unique-local, never link-local.
     const legacy = { allowPrivate: true, resolve: table({}) };
-    for (const url of ['http://127.0.0.1/', 'http://10.1.2.3/', 'http://[fd00::1]/', 'http://[::1]/']) await expect(validateWebhookUrl(url, legacy)).resolves.toBe(url);
-    for (const url of ['http://169.254.169.254/', 'http://[fe80::1]/', 'http://100.64.0.1/']) await expect(validateWebhookUrl(url, legacy)).rejects.toThrow(REFUSED);
+    for (const url of ['http://127.0.0.1/', 'http://10.1.2.3/', 'http://[fd00::1]/', 'http://[::1]/'])
+      await expect(validateWebhookUrl(url, legacy)).resolves.toBe(url);
+    for (const url of ['http://169.254.169.254/', 'http://[fe80::1]/', 'http://100.64.0.1/'])
+      await expect(validateWebhookUrl(url, legacy)).rejects.toThrow(REFUSED);
   });
 
-  it.each(['https://acme.test/hooks', 'http://8.8.8.8/x', 'https://[2001:4860:4860::8888]/', 'https://hooks.example.com:8443/a?b=c'])('accepts %s', async (url) => {
-    await expect(validateWebhookUrl(url, strict)).resolves.toBe(url);
-  });
+  it.each(['https://acme.test/hooks', 'http://8.8.8.8/x', 'https://[2001:4860:4860::8888]/', 'https://hooks.example.com:8443/a?b=c'])(
+    'accepts %s',
+    async (url) => {
+      await expect(validateWebhookUrl(url, strict)).resolves.toBe(url);
+    },
+  );
 
   it.each(['ftp://acme.test/', 'javascript:alert(1)', 'not a url', 'file:///etc/passwd', 'http://'])('refuses %s: http or https only', async (url) => {
     await expect(validateWebhookUrl(url, strict)).rejects.toThrow('The WebhookUrl field must be an http or https URL.');

@@ -187,9 +187,12 @@ function SigningSecret() {
         const minutes = Number(new FormData(e.currentTarget as HTMLFormElement).get('overlapMinutes') || 0);
         setError(undefined);
         try {
-          const r = await gql(`mutation RotateSecret($overlap: Int) { rotateWebhookSecret(overlapSeconds: $overlap) { webhookSecret previousSecretExpiresAt } }`, {
-            overlap: Math.round(minutes * 60),
-          });
+          const r = await gql(
+            `mutation RotateSecret($overlap: Int) { rotateWebhookSecret(overlapSeconds: $overlap) { webhookSecret previousSecretExpiresAt } }`,
+            {
+              overlap: Math.round(minutes * 60),
+            },
+          );
           setRotated(r.rotateWebhookSecret);
         } catch (err) {
           setError(messageOf(err));
@@ -197,7 +200,9 @@ function SigningSecret() {
       }}
     >
       <h3>Signing secret</h3>
-      <p class="muted">One secret signs the webhooks of both environments. During the overlap each webhook carries a signature under the old and the new secret.</p>
+      <p class="muted">
+        One secret signs the webhooks of both environments. During the overlap each webhook carries a signature under the old and the new secret.
+      </p>
       <div class="field">
         <label for="overlap">Overlap in minutes</label>
         <input id="overlap" name="overlapMinutes" type="number" min={0} max={10080} step={1} defaultValue="60" />

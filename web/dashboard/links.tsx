@@ -43,7 +43,8 @@ function LinkRow(props: { link: any; onChange: () => void }) {
         <span class={`pill ${l.isActive ? 'pill-on' : 'pill-off'}`}>{l.isActive ? 'Active' : 'Disabled'}</span>
       </div>
       <p class="muted">
-        {l.paymentLinkType} · {l.amount ? money(l.amount, l.currency) : `${l.currency}, customer enters the amount`} · {l.authOption === 'NOAUTH' ? 'no 3-D Secure' : '3-D Secure'}
+        {l.paymentLinkType} · {l.amount ? money(l.amount, l.currency) : `${l.currency}, customer enters the amount`} ·{' '}
+        {l.authOption === 'NOAUTH' ? 'no 3-D Secure' : '3-D Secure'}
         {l.limit ? ` · up to ${l.limit} customers` : ''} · created {when(l.dateCreated)}
       </p>
       <p class="mono small">
@@ -138,7 +139,12 @@ type LinkType = 'SC' | 'MC' | 'SUB';
 function rulesOf(type: LinkType, amount: string, limit: string, auth: string, currency: string): string[] {
   const rules: string[] = [];
   if (type === 'SC') rules.push('Single charge: the link accepts one successful payment, then stops accepting payments.');
-  if (type === 'MC') rules.push(limit ? `Multiple charge: up to ${limit} paying customer${limit === '1' ? '' : 's'}, then the link stops accepting payments.` : 'Multiple charge: any number of customers can pay, until you disable the link.');
+  if (type === 'MC')
+    rules.push(
+      limit
+        ? `Multiple charge: up to ${limit} paying customer${limit === '1' ? '' : 's'}, then the link stops accepting payments.`
+        : 'Multiple charge: any number of customers can pay, until you disable the link.',
+    );
   if (type === 'SUB') rules.push("Subscription: the customer's card is charged again on the schedule the customer picks (frequency and number of payments).");
   if (type === 'SUB' && limit) rules.push(`Up to ${limit} subscriber${limit === '1' ? '' : 's'}.`);
   rules.push(amount ? `Every payment is ${currency || 'NGN'} ${amount}.` : `The customer enters the amount (${currency || 'NGN'}).`);
@@ -192,7 +198,10 @@ export function LinkEditor(props: { id?: number }) {
           setError(undefined);
           try {
             if (link) {
-              const r = await gql(`mutation Edit($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { ${LINK_FIELDS} } }`, { id: link.id, input });
+              const r = await gql(`mutation Edit($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { ${LINK_FIELDS} } }`, {
+                id: link.id,
+                input,
+              });
               setSaved(r.editPaymentLink);
             } else {
               input.currency = currency;
@@ -228,7 +237,13 @@ export function LinkEditor(props: { id?: number }) {
         </div>
         <div class="field">
           <label for="l-currency">Currency</label>
-          <select id="l-currency" name="currency" value={currency} disabled={!!link} onChange={(e) => setCurrency((e.currentTarget as HTMLSelectElement).value)}>
+          <select
+            id="l-currency"
+            name="currency"
+            value={currency}
+            disabled={!!link}
+            onChange={(e) => setCurrency((e.currentTarget as HTMLSelectElement).value)}
+          >
             {['NGN', 'USD', 'GBP', 'EUR', 'GHS', 'KES'].map((c) => (
               <option value={c}>{c}</option>
             ))}
@@ -236,12 +251,27 @@ export function LinkEditor(props: { id?: number }) {
         </div>
         <div class="field">
           <label for="l-amount">Amount (leave empty to let the customer enter it)</label>
-          <input id="l-amount" name="amount" inputMode="decimal" pattern="[0-9]+(\.[0-9]{1,2})?" value={amount} onInput={(e) => setAmount((e.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="l-amount"
+            name="amount"
+            inputMode="decimal"
+            pattern="[0-9]+(\.[0-9]{1,2})?"
+            value={amount}
+            onInput={(e) => setAmount((e.currentTarget as HTMLInputElement).value)}
+          />
         </div>
         {type !== 'SC' && (
           <div class="field">
             <label for="l-limit">Limit of paying customers (optional)</label>
-            <input id="l-limit" name="limit" type="number" min={1} step={1} value={limit} onInput={(e) => setLimit((e.currentTarget as HTMLInputElement).value)} />
+            <input
+              id="l-limit"
+              name="limit"
+              type="number"
+              min={1}
+              step={1}
+              value={limit}
+              onInput={(e) => setLimit((e.currentTarget as HTMLInputElement).value)}
+            />
           </div>
         )}
         <div class="field">

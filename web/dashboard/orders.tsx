@@ -329,7 +329,7 @@ export function DeliveryLog(props: { deliveries: any[]; onChange: () => void }) 
                 {d.attempts.map((a: any, i: number) => (
                   <tr class="attempt">
                     <td>{i + 1}</td>
-                    <td>{a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error ?? 'no response'}</td>
+                    <td>{a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'no response')}</td>
                     <td>
                       {when(a.createdAt)} ({a.latencyMs} ms)
                     </td>

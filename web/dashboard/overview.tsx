@@ -108,7 +108,12 @@ function methodCharts(title: string, summary: Summary) {
           <div class="charts">
             <BarChart title="Volume" labels={labels} datasets={[{ label: 'Volume', data: rows.map((r) => Number(r.volume)) }]} />
             <BarChart title="Orders" labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
-            <BarChart title="Success rate" percent labels={labels} datasets={[{ label: 'Success rate', data: rows.map((r) => Math.round(r.successRate * 1000) / 10) }]} />
+            <BarChart
+              title="Success rate"
+              percent
+              labels={labels}
+              datasets={[{ label: 'Success rate', data: rows.map((r) => Math.round(r.successRate * 1000) / 10) }]}
+            />
           </div>
         </>
       )}
@@ -194,7 +199,16 @@ export function Overview() {
     <>
       <h1>Overview</h1>
       <div class="summaries">
-        {today.data ? summaryPanel('Today', today.data) : today.error ? <section class="panel"><h2>Today</h2><ErrorNote error={`Summary unavailable: ${today.error}`} /></section> : <p>Loading…</p>}
+        {today.data ? (
+          summaryPanel('Today', today.data)
+        ) : today.error ? (
+          <section class="panel">
+            <h2>Today</h2>
+            <ErrorNote error={`Summary unavailable: ${today.error}`} />
+          </section>
+        ) : (
+          <p>Loading…</p>
+        )}
         {month.data ? (
           <>
             {summaryPanel('Last 30 days', month.data)}

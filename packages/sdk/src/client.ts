@@ -21,7 +21,10 @@ import type {
   TrackOrderEventRequest,
 } from './types';
 
-export type FetchLike = (input: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
+export type FetchLike = (
+  input: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<{
   status: number;
   headers: { get(name: string): string | null };
   text(): Promise<string>;

@@ -71,8 +71,7 @@ export function parseEncryptionKey(encryptionKey: string): ParsedEncryptionKey {
  * value of `data`. Works for any key size; one block when the plaintext fits, several otherwise.
  */
 export function encryptPayload(plaintext: string | object, encryptionKey: string | ParsedEncryptionKey): string {
-  const text =
-    typeof plaintext === 'string' ? plaintext : plaintext !== null && typeof plaintext === 'object' ? JSON.stringify(plaintext) : undefined;
+  const text = typeof plaintext === 'string' ? plaintext : plaintext !== null && typeof plaintext === 'object' ? JSON.stringify(plaintext) : undefined;
   if (typeof text !== 'string') throw new EncryptionKeyError('The plaintext must be a string or an object.');
   if (text.length === 0) throw new EncryptionKeyError('The plaintext must not be empty.');
   const key = typeof encryptionKey === 'string' ? parseEncryptionKey(encryptionKey) : encryptionKey;

@@ -85,7 +85,14 @@ export interface GqlOrder {
   dateCreated: DateTimeISO;
   dateUpdated: DateTimeISO;
   datePaymentConfirmed: DateTimeISO | null;
-  orderPayments: Array<{ orderPaymentReference: string; paymentOption: string; statusId: number; status: string; responseCode: string; responseMessage: string }>;
+  orderPayments: Array<{
+    orderPaymentReference: string;
+    paymentOption: string;
+    statusId: number;
+    status: string;
+    responseCode: string;
+    responseMessage: string;
+  }>;
   customer: { firstName: string | null; lastName: string | null; emailAddress: string | null; countryShortName: string | null; mobileNumber: string | null };
   cardDetails: Array<{ cardType: string; cardFirstSixDigits: string; cardLastFourDigits: string; cardExpiryMonth: string; cardExpiryYear: string }>;
 }
@@ -301,11 +308,15 @@ export class GraphQLClient {
 
   /** Each state change of one order, or of every order of the key's environment when `reference` is omitted. */
   orderStatusChanged(reference: string | null, handlers: SubscriptionHandlers<OrderStatusChange>): Subscription {
-    return this.subscribe(operations.orderStatusChanged, { reference }, {
-      next: (data) => handlers.next(data.orderStatusChanged),
-      error: handlers.error,
-      complete: handlers.complete,
-    });
+    return this.subscribe(
+      operations.orderStatusChanged,
+      { reference },
+      {
+        next: (data) => handlers.next(data.orderStatusChanged),
+        error: handlers.error,
+        complete: handlers.complete,
+      },
+    );
   }
 
   /**

@@ -4,9 +4,7 @@ import type { WebhookEvent } from './types';
 export { WebhookVerificationError };
 
 /** Headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
-export type WebhookHeaders =
-  | { get(name: string): string | null }
-  | Record<string, string | string[] | undefined>;
+export type WebhookHeaders = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
 /**
  * Verifies a webhook per Standard Webhooks (with the `standardwebhooks` package) and answers

@@ -10,14 +10,27 @@ function sign(body: string, id = 'evt_1', timestamp = Math.floor(Date.now() / 10
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
 }
 
-const body = JSON.stringify({ notify: 'transaction', notifyType: 'successful', eventId: 'evt_1', sequence: 2, data: { orderReference: 'ORD-1' }, status: 'success', statusCode: '00', message: 'Order details fetched successfully' });
+const body = JSON.stringify({
+  notify: 'transaction',
+  notifyType: 'successful',
+  eventId: 'evt_1',
+  sequence: 2,
+  data: { orderReference: 'ORD-1' },
+  status: 'success',
+  statusCode: '00',
+  message: 'Order details fetched successfully',
+});
 
 describe('issue 11 point 7: SDK verifyWebhook', () => {
   it('accepts a signed body with Node, fetch or mixed-case headers and answers the parsed event', () => {
     const headers = sign(body);
     expect(verifyWebhook(body, headers, secret).data.orderReference).toBe('ORD-1');
     expect(verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret).eventId).toBe('evt_1');
-    const mixed = { 'Webhook-Id': headers['webhook-id'], 'WEBHOOK-TIMESTAMP': headers['webhook-timestamp'], 'webhook-signature': [`v1,AAAA`, headers['webhook-signature']] };
+    const mixed = {
+      'Webhook-Id': headers['webhook-id'],
+      'WEBHOOK-TIMESTAMP': headers['webhook-timestamp'],
+      'webhook-signature': [`v1,AAAA`, headers['webhook-signature']],
+    };
     expect(verifyWebhook(body, mixed, secret).notify).toBe('transaction');
   });
 

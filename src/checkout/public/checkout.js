@@ -17,12 +17,19 @@
     var card = selectedOption() === 'C';
     cardFields.hidden = !card;
     paypalFields.hidden = card;
-    Array.prototype.forEach.call(cardFields.querySelectorAll('input'), function (i) { i.required = card && i.dataset.required === 'true'; });
+    Array.prototype.forEach.call(cardFields.querySelectorAll('input'), function (i) {
+      i.required = card && i.dataset.required === 'true';
+    });
   }
-  Array.prototype.forEach.call(form.querySelectorAll('input[name="paymentOption"]'), function (r) { r.addEventListener('change', toggle); });
+  Array.prototype.forEach.call(form.querySelectorAll('input[name="paymentOption"]'), function (r) {
+    r.addEventListener('change', toggle);
+  });
   toggle();
 
-  function value(name) { var el = form.elements.namedItem(name); return el ? String(el.value).trim() : ''; }
+  function value(name) {
+    var el = form.elements.namedItem(name);
+    return el ? String(el.value).trim() : '';
+  }
 
   form.addEventListener('submit', function (event) {
     event.preventDefault();
@@ -31,9 +38,18 @@
     button.disabled = true;
     var option = selectedOption();
     var billing = { street: value('street'), city: value('city'), state: value('state'), country: value('billingCountry'), zipcode: value('zipcode') };
-    var secret = option === 'C'
-      ? { card: { cardNumber: value('cardNumber').replace(/\s+/g, ''), expiryMonth: value('expiryMonth'), expiryYear: value('expiryYear'), cvv: value('cvv'), billingAddress: billing } }
-      : { paypal: { fullName: value('firstname') + ' ' + value('lastname'), mobile: value('mobile'), house: value('house'), billingAddress: billing } };
+    var secret =
+      option === 'C'
+        ? {
+            card: {
+              cardNumber: value('cardNumber').replace(/\s+/g, ''),
+              expiryMonth: value('expiryMonth'),
+              expiryYear: value('expiryYear'),
+              cvv: value('cvv'),
+              billingAddress: billing,
+            },
+          }
+        : { paypal: { fullName: value('firstname') + ' ' + value('lastname'), mobile: value('mobile'), house: value('house'), billingAddress: billing } };
     var payload;
     try {
       payload = window.PgwClient.encryptPayload(secret, form.dataset.encryptionKey);
@@ -46,15 +62,25 @@
       amount: value('amount') || null,
       paymentOption: option,
       customer: { firstname: value('firstname'), lastname: value('lastname'), email: value('email'), mobile: value('mobile'), country: value('country') },
-      data: payload
+      data: payload,
     };
     fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      .then(function (res) { return res.json().then(function (json) { return { ok: res.ok, json: json }; }); })
+      .then(function (res) {
+        return res.json().then(function (json) {
+          return { ok: res.ok, json: json };
+        });
+      })
       .then(function (r) {
-        if (r.ok && r.json.redirectUrl) { window.location.assign(r.json.redirectUrl); return; }
+        if (r.ok && r.json.redirectUrl) {
+          window.location.assign(r.json.redirectUrl);
+          return;
+        }
         error.textContent = (r.json && r.json.message) || 'The payment could not be started.';
         button.disabled = false;
       })
-      .catch(function () { error.textContent = 'Network error: please try again.'; button.disabled = false; });
+      .catch(function () {
+        error.textContent = 'Network error: please try again.';
+        button.disabled = false;
+      });
   });
 })();

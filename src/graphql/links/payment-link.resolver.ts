@@ -17,7 +17,6 @@ import {
 } from './payment-link.types';
 import { validationError } from '../../shared/errors';
 
-
 export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkType {
   return {
     id: link.id,
@@ -50,7 +49,7 @@ const countAsked = (info: GraphQLResolveInfo) => {
 @Resolver()
 export class PaymentLinkResolver {
   @Authorized('TENANT')
-  @Query(() => PaymentLinkConnection, { description: 'The merchant environment\'s links, newest first.' })
+  @Query(() => PaymentLinkConnection, { description: "The merchant environment's links, newest first." })
   async paymentLinks(
     @Args() { first, after }: PageArgs,
     @Arg('filter', () => PaymentLinkFilterInput, { nullable: true }) filter: PaymentLinkFilterInput | null,
@@ -59,16 +58,28 @@ export class PaymentLinkResolver {
   ): Promise<PaymentLinkConnection> {
     const tenant = await ctx.tenant();
     const size = pageSize(first);
-    const page = await ctx.services.links.page(tenant, {
-      isActive: filter?.isActive ?? undefined,
-      currency: filter?.currency ?? undefined,
-      search: filter?.search ?? undefined,
-      createdFrom: filter?.createdFrom ?? undefined,
-      createdTo: filter?.createdTo ?? undefined,
-    }, size + 1, after ? decodeCursor(after) : undefined, { count: countAsked(info) });
+    const page = await ctx.services.links.page(
+      tenant,
+      {
+        isActive: filter?.isActive ?? undefined,
+        currency: filter?.currency ?? undefined,
+        search: filter?.search ?? undefined,
+        createdFrom: filter?.createdFrom ?? undefined,
+        createdTo: filter?.createdTo ?? undefined,
+      },
+      size + 1,
+      after ? decodeCursor(after) : undefined,
+      { count: countAsked(info) },
+    );
     const links = ctx.services.links;
     return {
-      ...toPage(page.rows, size, Boolean(after), (l) => ({ createdAt: l.dateCreated, id: l.id }), (l) => toPaymentLinkType(l, links.paymentLinkUrl(l))),
+      ...toPage(
+        page.rows,
+        size,
+        Boolean(after),
+        (l) => ({ createdAt: l.dateCreated, id: l.id }),
+        (l) => toPaymentLinkType(l, links.paymentLinkUrl(l)),
+      ),
       totalCount: page.totalCount ?? 0,
       totalCountIsEstimate: page.totalCountIsEstimate ?? false,
     };

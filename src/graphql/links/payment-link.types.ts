@@ -49,7 +49,8 @@ export class PaymentLinkEdge {
 export class PaymentLinkConnection {
   @Field(() => [PaymentLinkEdge]) edges!: PaymentLinkEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
-  @Field(() => Int, { description: `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matching links; beyond, an estimate (see totalCountIsEstimate).` }) totalCount!: number;
+  @Field(() => Int, { description: `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matching links; beyond, an estimate (see totalCountIsEstimate).` })
+  totalCount!: number;
   @Field({ description: 'true when totalCount is an estimate (more matching links than the bound of exact counting).' }) totalCountIsEstimate!: boolean;
 }
 

@@ -39,35 +39,93 @@ export class OrderListNode {
     return this.listed.order;
   }
 
-  get orderReference() { return this.o.reference; }
-  get paymentReference() { return this.o.paymentReference; }
-  get productName() { return this.o.paymentLink?.name ?? (this.o.narration || this.o.reference); }
-  get amount() { return exact2(this.o.amount); }
-  get totalAmountCharged() { return exact2(this.o.totalChargedAmount); }
-  get statusId() { return this.o.statusId; }
-  get status() { return ORDER_STATUS_NAMES[this.o.statusId] ?? 'Unknown'; }
-  get paymentMethod() { return shownPaymentMethod(this.o.paymentMethod); }
-  get paymentResponseCode() { return this.o.paymentResponseCode ?? ''; }
-  get paymentResponseMessage() { return this.o.paymentResponseMessage ?? ''; }
-  get narration() { return this.o.narration; }
-  get remarks() { return this.o.remarks; }
-  get currencyId() { return currencyOf(this.o.currency)?.id ?? 0; }
-  get currencyName() { return this.o.currency; }
-  get paymentLinkId() { return this.o.paymentLink?.id ?? null; }
-  get paymentLinkReference() { return this.o.paymentLink?.reference ?? null; }
-  get recurringPaymentId() { return this.o.recurringPaymentId; }
-  get recurringPaymentReference() { return this.o.recurringPaymentReference; }
-  get fee() { return exact2(this.o.fee); }
-  get feeRate() { return this.complete.feeRate; }
-  get subsidiaryFee() { return exact2(this.o.subsidiaryFee); }
-  get customerFee() { return exact2(this.o.customerFee); }
-  get dateCreated() { return this.o.createdAt; }
-  get dateUpdated() { return this.o.updatedAt; }
-  get datePaymentConfirmed() { return this.o.datePaymentConfirmed; }
-  get orderPayments() { return this.complete.orderPayments; }
-  get customer() { return toCustomerType(this.o); }
-  get cardDetails() { return this.complete.cardDetails; }
-  get paymentLink() { return this.complete.paymentLink; }
+  get orderReference() {
+    return this.o.reference;
+  }
+  get paymentReference() {
+    return this.o.paymentReference;
+  }
+  get productName() {
+    return this.o.paymentLink?.name ?? (this.o.narration || this.o.reference);
+  }
+  get amount() {
+    return exact2(this.o.amount);
+  }
+  get totalAmountCharged() {
+    return exact2(this.o.totalChargedAmount);
+  }
+  get statusId() {
+    return this.o.statusId;
+  }
+  get status() {
+    return ORDER_STATUS_NAMES[this.o.statusId] ?? 'Unknown';
+  }
+  get paymentMethod() {
+    return shownPaymentMethod(this.o.paymentMethod);
+  }
+  get paymentResponseCode() {
+    return this.o.paymentResponseCode ?? '';
+  }
+  get paymentResponseMessage() {
+    return this.o.paymentResponseMessage ?? '';
+  }
+  get narration() {
+    return this.o.narration;
+  }
+  get remarks() {
+    return this.o.remarks;
+  }
+  get currencyId() {
+    return currencyOf(this.o.currency)?.id ?? 0;
+  }
+  get currencyName() {
+    return this.o.currency;
+  }
+  get paymentLinkId() {
+    return this.o.paymentLink?.id ?? null;
+  }
+  get paymentLinkReference() {
+    return this.o.paymentLink?.reference ?? null;
+  }
+  get recurringPaymentId() {
+    return this.o.recurringPaymentId;
+  }
+  get recurringPaymentReference() {
+    return this.o.recurringPaymentReference;
+  }
+  get fee() {
+    return exact2(this.o.fee);
+  }
+  get feeRate() {
+    return this.complete.feeRate;
+  }
+  get subsidiaryFee() {
+    return exact2(this.o.subsidiaryFee);
+  }
+  get customerFee() {
+    return exact2(this.o.customerFee);
+  }
+  get dateCreated() {
+    return this.o.createdAt;
+  }
+  get dateUpdated() {
+    return this.o.updatedAt;
+  }
+  get datePaymentConfirmed() {
+    return this.o.datePaymentConfirmed;
+  }
+  get orderPayments() {
+    return this.complete.orderPayments;
+  }
+  get customer() {
+    return toCustomerType(this.o);
+  }
+  get cardDetails() {
+    return this.complete.cardDetails;
+  }
+  get paymentLink() {
+    return this.complete.paymentLink;
+  }
 }
 
 /** The node of a list edge: typed as the `Order` object it resolves as. */

@@ -32,7 +32,6 @@ import {
   TrackOrderEventInput,
 } from './order.types';
 
-
 const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
 
 /** The order's customer as GraphQL shows it (the record's dates as dates). */
@@ -96,7 +95,14 @@ export function dashboardSummaryOf(from: Date, to: Date, cells: SummaryCell[]): 
   return {
     from,
     to,
-    byStatus: byStatus.map((r) => ({ statusId: r.statusId, status: ORDER_STATUS_NAMES[r.statusId] ?? 'Unknown', currency: r.currency, count: r.count, amount: r.amount.toFixed(2), fees: r.fees.toFixed(2) })),
+    byStatus: byStatus.map((r) => ({
+      statusId: r.statusId,
+      status: ORDER_STATUS_NAMES[r.statusId] ?? 'Unknown',
+      currency: r.currency,
+      count: r.count,
+      amount: r.amount.toFixed(2),
+      fees: r.fees.toFixed(2),
+    })),
     successRate: successRate(count(OrderStatus.Successful), count(OrderStatus.Failed)),
     byMethod: [...method.values()]
       .filter((m) => m.count !== 0)
@@ -170,7 +176,13 @@ export class OrderResolver {
       },
     );
     return {
-      ...toPage(page.rows, size, Boolean(after), (a) => ({ createdAt: a.order.createdAt, id: a.order.id }), (a) => orderListNode(a, ctx.publicUrl)),
+      ...toPage(
+        page.rows,
+        size,
+        Boolean(after),
+        (a) => ({ createdAt: a.order.createdAt, id: a.order.id }),
+        (a) => orderListNode(a, ctx.publicUrl),
+      ),
       totalCount: page.totalCount ?? 0,
       totalCountIsEstimate: page.totalCountIsEstimate ?? false,
     };
@@ -180,7 +192,14 @@ export class OrderResolver {
   @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first. Private key only: it holds customer and card details." })
   async orderTimeline(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType[]> {
     const entries = await ctx.services.timeline.list(await ctx.tenant(), reference);
-    return entries.map((e) => ({ id: String(e.id), event: e.event, description: e.description, source: e.source, metadata: e.metadata, createdAt: e.createdAt }));
+    return entries.map((e) => ({
+      id: String(e.id),
+      event: e.event,
+      description: e.description,
+      source: e.source,
+      metadata: e.metadata,
+      createdAt: e.createdAt,
+    }));
   }
 
   @Authorized('TENANT')

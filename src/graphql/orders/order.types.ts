@@ -100,9 +100,11 @@ export class OrderType {
   // Customer and card data need the private key wherever an order is returned (payOrder and
   // createOrder included): public keys sit in browsers.
   @Authorized('PRIVATE_KEY')
-  @Field(() => CustomerType, { description: 'Needs the private key.' }) customer!: CustomerType;
+  @Field(() => CustomerType, { description: 'Needs the private key.' })
+  customer!: CustomerType;
   @Authorized('PRIVATE_KEY')
-  @Field(() => [CardDetailType], { description: 'Needs the private key.' }) cardDetails!: CardDetailType[];
+  @Field(() => [CardDetailType], { description: 'Needs the private key.' })
+  cardDetails!: CardDetailType[];
   @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;
 }
 
@@ -116,19 +118,25 @@ export class OrderEdge {
 export class OrderConnection {
   @Field(() => [OrderEdge]) edges!: OrderEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
-  @Field(() => Int, { description: `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matching orders; beyond, an estimate (see totalCountIsEstimate).` }) totalCount!: number;
+  @Field(() => Int, { description: `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matching orders; beyond, an estimate (see totalCountIsEstimate).` })
+  totalCount!: number;
   @Field({ description: 'true when totalCount is an estimate (more matching orders than the bound of exact counting).' }) totalCountIsEstimate!: boolean;
 }
 
 @InputType()
 export class OrderFilterInput {
-  @Field(() => [Int], { nullable: true, description: 'Status ids: 1 Initiated, 2 pending authentication, 4 Failed, 5 Successful.' }) statusIds?: number[] | null;
+  @Field(() => [Int], { nullable: true, description: 'Status ids: 1 Initiated, 2 pending authentication, 4 Failed, 5 Successful.' }) statusIds?:
+    number[] | null;
   @Field(() => Date, { nullable: true }) createdFrom?: Date | null;
   @Field(() => Date, { nullable: true }) createdTo?: Date | null;
   @Field(() => Int, { nullable: true }) paymentLinkId?: number | null;
   @Field(() => String, { nullable: true }) currency?: string | null;
   @Field(() => String, { nullable: true, description: 'Order reference (prefix) or exact customer e-mail.' }) search?: string | null;
-  @Field(() => String, { nullable: true, description: 'As the order\'s paymentMethod field shows it: "Card Payment", "PayPal", or "" for orders without a payment attempt yet.' }) paymentMethod?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'As the order\'s paymentMethod field shows it: "Card Payment", "PayPal", or "" for orders without a payment attempt yet.',
+  })
+  paymentMethod?: string | null;
 }
 
 @ObjectType('TimelineEntry')

@@ -82,7 +82,13 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** Records a call under its key; a second call with the key gets the first call's record. */
-  private async remember(key: string, kind: Row['kind'], card: TestCard, state: SandboxAuthorizationState, result: { code: string; message: string } | null): Promise<Row> {
+  private async remember(
+    key: string,
+    kind: Row['kind'],
+    card: TestCard,
+    state: SandboxAuthorizationState,
+    result: { code: string; message: string } | null,
+  ): Promise<Row> {
     const token = `sbx_${kind}_${randomBytes(16).toString('hex')}`;
     const inserted = await this.sql<Row>(
       `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
@@ -99,7 +105,13 @@ export class SandboxProcessor implements PaymentProcessor {
    * Finishes a pending authorization once, in one statement: passed, it answers the card's
    * outcome; not passed, `failure`. A repeated completion answers the first result.
    */
-  private async complete(key: string, token: string, kind: 'card' | 'paypal', passed: boolean, failure: { code: string; message: string }): Promise<FinalProcessorResult> {
+  private async complete(
+    key: string,
+    token: string,
+    kind: 'card' | 'paypal',
+    passed: boolean,
+    failure: { code: string; message: string },
+  ): Promise<FinalProcessorResult> {
     const [updated] = await this.sql<Row>(
       `update sandbox_authorization
           set state = case when ? and outcome_code = '00' then 'approved' else 'declined' end,

@@ -1,4 +1,3 @@
-/* global React, ReactDOM, GraphiQL, graphqlWs */
 /* GraphiQL for this service: every request carries the api-key typed above (HTTP header, or
    connectionParams of the graphql-ws socket for subscriptions). The key stays in this page. */
 (function () {
@@ -37,9 +36,15 @@
       return {
         subscribe: function (observer) {
           var dispose = wsClient().subscribe(params, {
-            next: function (value) { observer.next(value); },
-            error: function (err) { observer.error(err instanceof Error ? err : new Error(err && err.reason ? err.reason : 'WebSocket closed (' + (err && err.code) + ')')); },
-            complete: function () { observer.complete(); },
+            next: function (value) {
+              observer.next(value);
+            },
+            error: function (err) {
+              observer.error(err instanceof Error ? err : new Error(err && err.reason ? err.reason : 'WebSocket closed (' + (err && err.code) + ')'));
+            },
+            complete: function () {
+              observer.complete();
+            },
           });
           return { unsubscribe: dispose };
         },

@@ -41,11 +41,19 @@ describe('dashboard sessions', () => {
     expect(setCookie).toContain('Max-Age=600');
     expect(setCookie).not.toContain('Secure'); // PUBLIC_URL is http:// here
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toEqual({ csrfToken: expect.any(String), environment: 'test', environments: ['test'], expiresAt: expect.any(String), merchantName: m.subsidiary.name });
+    expect(res.body).toEqual({
+      csrfToken: expect.any(String),
+      environment: 'test',
+      environments: ['test'],
+      expiresAt: expect.any(String),
+      merchantName: m.subsidiary.name,
+    });
     expect(res.text).not.toContain(m.keys.test.privateKey);
     // Only the token's hash is stored.
     const token = cookieOf(setCookie).split('=')[1]!;
-    const rows = await t.service.runtime.ctx.orm.em.getConnection().execute(`select token_hash from dashboard_session where token_hash = encode(sha256(?::bytea), 'hex')`, [token]);
+    const rows = await t.service.runtime.ctx.orm.em
+      .getConnection()
+      .execute(`select token_hash from dashboard_session where token_hash = encode(sha256(?::bytea), 'hex')`, [token]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(token);
   });
@@ -60,7 +68,10 @@ describe('dashboard sessions', () => {
   });
 
   it('refuses a sign-in posted from another origin', async () => {
-    const res = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: m.keys.test.privateKey }, headers: { origin: 'https://evil.example' } });
+    const res = await request(t.baseUrl, 'POST', '/dashboard/session', {
+      body: { privateKey: m.keys.test.privateKey },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('set-cookie')).toBeNull();
   });
@@ -218,7 +229,10 @@ describe('dashboard sessions', () => {
         [{ 'csrf-token': res.body.csrfToken }, { cookie, origin: 'https://evil.example' }],
         [{ 'csrf-token': res.body.csrfToken }, { cookie }],
         [{}, { cookie, origin: t.baseUrl }],
-        [{ 'csrf-token': res.body.csrfToken, environment: 'live' }, { cookie, origin: t.baseUrl }],
+        [
+          { 'csrf-token': res.body.csrfToken, environment: 'live' },
+          { cookie, origin: t.baseUrl },
+        ],
       ];
       for (const [params, headers] of attempts) {
         const ws = await WsSession.open(t.baseUrl, params, headers);

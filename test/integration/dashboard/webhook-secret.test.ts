@@ -30,7 +30,11 @@ describe('webhook signing-secret rotation', () => {
     expect(r.data).toBeTruthy();
     await t.service.runtime.ctx.services.webhooks.runOnce();
     const [delivery] = (await receiver.waitForCount(before + 1)).slice(before);
-    const headers = { id: String(delivery!.headers['webhook-id']), timestamp: String(delivery!.headers['webhook-timestamp']), signature: String(delivery!.headers['webhook-signature']) };
+    const headers = {
+      id: String(delivery!.headers['webhook-id']),
+      timestamp: String(delivery!.headers['webhook-timestamp']),
+      signature: String(delivery!.headers['webhook-signature']),
+    };
     const nowSeconds = Number(headers.timestamp);
     return { headers, verifies: (secret: string) => verifyWebhook(secret, headers, delivery!.body, { nowSeconds }) };
   }

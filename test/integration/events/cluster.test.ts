@@ -79,18 +79,27 @@ describe('events across service processes', () => {
       },
     };
     processes.push(service);
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
-      return fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
-    }, 20_000, `${baseUrl}/health`);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
+        return fetch(`${baseUrl}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      20_000,
+      `${baseUrl}/health`,
+    );
     return service;
   }
 
   const deliveryRows = (eventIds: string[]) =>
-    t.service.runtime.ctx.orm.em.getConnection().execute(
-      `select e.id as event_id, d.state, d.attempt_count, d.locked_until from webhook_delivery d join outbox_event e on e.id = d.event_id where e.id in (${eventIds.map(() => '?').join(',')})`,
-      eventIds,
-    ) as Promise<Array<{ event_id: string; state: string; attempt_count: number; locked_until: string | null }>>;
+    t.service.runtime.ctx.orm.em
+      .getConnection()
+      .execute(
+        `select e.id as event_id, d.state, d.attempt_count, d.locked_until from webhook_delivery d join outbox_event e on e.id = d.event_id where e.id in (${eventIds.map(() => '?').join(',')})`,
+        eventIds,
+      ) as Promise<Array<{ event_id: string; state: string; attempt_count: number; locked_until: string | null }>>;
 
   it('shuts down gracefully on SIGTERM: closes its server and database, then exits 0', async () => {
     const service = await spawnService();
@@ -116,7 +125,13 @@ describe('events across service processes', () => {
       const tenant = await t.service.runtime.ctx.services.auth.authenticate(m.keys.test.privateKey);
 
       // A GraphQL subscriber on B, and a bus subscriber in this process's instance.
-      const ws: WsClient = createClient({ url: `${b.baseUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'api-key': m.keys.test.publicKey }, retryAttempts: 0, lazy: false });
+      const ws: WsClient = createClient({
+        url: `${b.baseUrl.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { 'api-key': m.keys.test.publicKey },
+        retryAttempts: 0,
+        lazy: false,
+      });
       const onB: Array<{ reference: string; statusId: number; sequence: number }> = [];
       const connected = new Promise<void>((resolve) => ws.on('connected', () => resolve()));
       const unsubscribe = ws.subscribe(
@@ -145,15 +160,23 @@ describe('events across service processes', () => {
         expect(ids).toHaveLength(expected);
         expect(new Set(ids).size).toBe(expected);
         for (const hook of r.received) expect(verifiesIndependently(m.webhookSecret, hook.headers, hook.body)).toBe(true);
-        expect(new Set(r.received.filter((h) => h.json.notify === 'transaction').map((h) => h.json.data.orderReference))).toEqual(new Set([...paidOnA, ...paidOnB]));
+        expect(new Set(r.received.filter((h) => h.json.notify === 'transaction').map((h) => h.json.data.orderReference))).toEqual(
+          new Set([...paidOnA, ...paidOnB]),
+        );
         const rows = await deliveryRows(ids);
         expect(rows).toHaveLength(expected);
         expect(rows.every((row) => row.state === 'delivered' && row.attempt_count === 1)).toBe(true);
 
         // Paid through A, seen on B (and here): each change once, in sequence.
         for (const reference of paidOnA) {
-          expect(onB.filter((c) => c.reference === reference).map((c) => [c.sequence, c.statusId])).toEqual([[1, 2], [2, 5]]);
-          expect(onLocal.filter((c) => c.reference === reference).map((c) => [c.sequence, c.statusId])).toEqual([[1, 2], [2, 5]]);
+          expect(onB.filter((c) => c.reference === reference).map((c) => [c.sequence, c.statusId])).toEqual([
+            [1, 2],
+            [2, 5],
+          ]);
+          expect(onLocal.filter((c) => c.reference === reference).map((c) => [c.sequence, c.statusId])).toEqual([
+            [1, 2],
+            [2, 5],
+          ]);
         }
         for (const reference of paidOnB) {
           expect(onB.filter((c) => c.reference === reference).map((c) => c.sequence)).toEqual([1, 2]);
@@ -174,7 +197,17 @@ describe('events across service processes', () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: clusterUrl, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', PORT: String(port), MASTER_KEY: 'cd'.repeat(32), LOG_LEVEL: 'silent', SCHEDULER_INTERVAL_MS: '0', WEBHOOK_CONCURRENCY: '0' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: clusterUrl,
+        MIGRATE_ON_START: 'false',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        MASTER_KEY: 'cd'.repeat(32),
+        LOG_LEVEL: 'silent',
+        SCHEDULER_INTERVAL_MS: '0',
+        WEBHOOK_CONCURRENCY: '0',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -210,10 +243,14 @@ describe('events across service processes', () => {
     expect(hooks[1]!.body).toBe(hooks[0]!.body);
     expect(verifiesIndependently(m.webhookSecret, hooks[1]!.headers, hooks[1]!.body)).toBe(true);
     expect(hooks[1]!.json).toMatchObject({ notify: 'transaction', notifyType: 'successful', data: { orderReference: reference, statusId: 5 } });
-    const [after] = await waitFor(async () => {
-      const rows = await deliveryRows([eventId]);
-      return rows[0]?.state === 'delivered' ? rows : null;
-    }, 5000, 'delivered state');
+    const [after] = await waitFor(
+      async () => {
+        const rows = await deliveryRows([eventId]);
+        return rows[0]?.state === 'delivered' ? rows : null;
+      },
+      5000,
+      'delivered state',
+    );
     expect(after).toMatchObject({ attempt_count: 1, locked_until: null });
     const timeline = await t.service.runtime.ctx.services.timeline.list(tenant, reference);
     expect(timeline.map((e) => e.event)).toContain('webhook.delivered');

@@ -20,7 +20,15 @@ describe('events on the embedded database', () => {
   beforeAll(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ ...EVENTS_ENV, DATA_DIR: dataDir, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', PORT: String(port), PUBLIC_URL: baseUrl, SCHEDULER_INTERVAL_MS: '0' });
+    const config = loadConfig({
+      ...EVENTS_ENV,
+      DATA_DIR: dataDir,
+      MASTER_KEY: TEST_MASTER_KEY,
+      LOG_LEVEL: 'silent',
+      PORT: String(port),
+      PUBLIC_URL: baseUrl,
+      SCHEDULER_INTERVAL_MS: '0',
+    });
     service = await createService(config, { logger: false });
     await service.app.listen({ port, host: '127.0.0.1' });
     r = await startReceiver((_req, i) => (i === 0 ? { status: 502 } : { status: 200 }));
@@ -48,15 +56,22 @@ describe('events on the embedded database', () => {
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(verifiesIndependently(m.webhookSecret, second!.headers, second!.body)).toBe(true);
     expect(second!.json).toMatchObject({ notify: 'transaction', notifyType: 'successful', sequence: 2, data: { orderReference: reference, statusId: 5 } });
-    const [delivery] = await waitFor(async () => {
-      const list = await services.webhooks.listDeliveries(tenant, { orderReference: reference });
-      return list[0]?.state === 'delivered' ? list : null;
-    }, 5000, 'delivered state');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await services.webhooks.listDeliveries(tenant, { orderReference: reference });
+        return list[0]?.state === 'delivered' ? list : null;
+      },
+      5000,
+      'delivered state',
+    );
     expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([502, 200]);
 
     await sleep(200);
     await iterator.return?.();
     await pump;
-    expect(seen.map((c) => [c.reference, c.sequence, c.status])).toEqual([[reference, 1, 'pending authentication'], [reference, 2, 'Successful']]);
+    expect(seen.map((c) => [c.reference, c.sequence, c.status])).toEqual([
+      [reference, 1, 'pending authentication'],
+      [reference, 2, 'Successful'],
+    ]);
   }, 30_000);
 });

@@ -107,7 +107,9 @@ export function verifiesIndependently(secret: string, headers: http.IncomingHttp
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
   const signed = `${headers['webhook-id']}.${headers['webhook-timestamp']}.${rawBody}`;
   const expected = `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
-  return String(headers['webhook-signature'] ?? '').split(' ').includes(expected);
+  return String(headers['webhook-signature'] ?? '')
+    .split(' ')
+    .includes(expected);
 }
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
@@ -117,11 +119,7 @@ let counter = 0;
  * Creates an order and pays it by card through 3-D Secure, as a customer would:
  * 5123450000000008 succeeds, 4000000000000002 fails (51).
  */
-export async function payOrder(
-  baseUrl: string,
-  keys: { publicKey: string; encryptionKey: string },
-  cardNumber = '5123450000000008',
-): Promise<string> {
+export async function payOrder(baseUrl: string, keys: { publicKey: string; encryptionKey: string }, cardNumber = '5123450000000008'): Promise<string> {
   const reference = `EVT-${process.pid}-${Date.now()}-${++counter}`;
   const created = await postEncrypted(baseUrl, '/checkout/order/create', keys.publicKey, keys.encryptionKey, {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada+${counter}@example.test` },

@@ -52,12 +52,28 @@ describe('issue 10: webhook safety', () => {
       const m = await createTestMerchant(t);
       for (const mode of ['test', 'live'] as const) {
         const tenant = await services().auth.authenticate(m.keys[mode].privateKey);
-        for (const host of ['127.0.0.1', 'localhost', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '2130706433', '0x7f.1', '017700000001', '[::1]', '10.0.0.1', '169.254.169.254']) {
-          await expect(services().webhookEndpoints.setWebhookUrl(tenant, `http://${host}:${port}/hooks`)).rejects.toMatchObject({ code: 'VAL400', message: REFUSED });
+        for (const host of [
+          '127.0.0.1',
+          'localhost',
+          '[::ffff:127.0.0.1]',
+          '[::ffff:7f00:1]',
+          '2130706433',
+          '0x7f.1',
+          '017700000001',
+          '[::1]',
+          '10.0.0.1',
+          '169.254.169.254',
+        ]) {
+          await expect(services().webhookEndpoints.setWebhookUrl(tenant, `http://${host}:${port}/hooks`)).rejects.toMatchObject({
+            code: 'VAL400',
+            message: REFUSED,
+          });
         }
         expect(await services().webhookEndpoints.getWebhookUrl(tenant)).toBeNull();
       }
-      await expect(services().merchants.createMerchant({ name: 'Loop Ltd', country: 'NG', supportEmail: 'l@loop.test', webhookUrl: r.url })).rejects.toMatchObject({ code: 'VAL400', message: REFUSED });
+      await expect(
+        services().merchants.createMerchant({ name: 'Loop Ltd', country: 'NG', supportEmail: 'l@loop.test', webhookUrl: r.url }),
+      ).rejects.toMatchObject({ code: 'VAL400', message: REFUSED });
       expect(r.received).toHaveLength(0);
     });
 
@@ -73,10 +89,14 @@ describe('issue 10: webhook safety', () => {
         const reference = await payOrder(t.baseUrl, m.keys.test);
         const ping = await services().webhooks.sendTestPing(tenant);
         for (const filter of [{ orderReference: reference }, { eventId: ping.eventId }]) {
-          const [delivery] = await waitFor(async () => {
-            const list = await services().webhooks.listDeliveries(tenant, filter);
-            return list[0] && list[0].attempts.length > 0 ? list : null;
-          }, 10_000, `an attempt to ${host}`);
+          const [delivery] = await waitFor(
+            async () => {
+              const list = await services().webhooks.listDeliveries(tenant, filter);
+              return list[0] && list[0].attempts.length > 0 ? list : null;
+            },
+            10_000,
+            `an attempt to ${host}`,
+          );
           expect(delivery!.state).not.toBe('delivered');
           expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, responseBody: null, error: expect.stringMatching(/^refused: .*internal address/) });
         }
@@ -139,8 +159,16 @@ describe('issue 10: webhook safety', () => {
       const a = await merchantAt(r.url);
       const b = await merchantAt(r.url);
       for (let i = 0; i < 10; i += 1) await services().webhooks.sendTestPing(a.tenant);
-      const refused = await services().webhooks.sendTestPing(a.tenant).then(() => null, (e: unknown) => e);
-      expect(refused).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringMatching(/^Too many test webhooks: at most 10 a minute for this environment\. Try again in \d+ seconds\.$/) });
+      const refused = await services()
+        .webhooks.sendTestPing(a.tenant)
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(refused).toMatchObject({
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(/^Too many test webhooks: at most 10 a minute for this environment\. Try again in \d+ seconds\.$/),
+      });
       // Concurrent requests are counted one after the other: none gets past the limit.
       const burst = await Promise.allSettled(Array.from({ length: 5 }, () => services().webhooks.sendTestPing(a.tenant)));
       expect(burst.every((s) => s.status === 'rejected')).toBe(true);

@@ -72,10 +72,14 @@ describe('webhooks', () => {
       message: 'Order details fetched successfully',
     });
 
-    const deliveries = await waitFor(async () => {
-      const list = await deliveriesOf(tenant, { orderReference: reference });
-      return list[0]?.state === 'delivered' ? list : null;
-    }, 5000, 'delivered state');
+    const deliveries = await waitFor(
+      async () => {
+        const list = await deliveriesOf(tenant, { orderReference: reference });
+        return list[0]?.state === 'delivered' ? list : null;
+      },
+      5000,
+      'delivered state',
+    );
     expect(deliveries).toEqual([
       expect.objectContaining({
         eventId: json.eventId,
@@ -92,7 +96,9 @@ describe('webhooks', () => {
       }),
     ]);
     const timeline = await services().timeline.list(tenant, reference);
-    expect(timeline.filter((e) => e.event.startsWith('webhook.')).map((e) => [e.event, (e.metadata as any).eventId])).toEqual([['webhook.delivered', json.eventId]]);
+    expect(timeline.filter((e) => e.event.startsWith('webhook.')).map((e) => [e.event, (e.metadata as any).eventId])).toEqual([
+      ['webhook.delivered', json.eventId],
+    ]);
   });
 
   it('announces a failed payment with notifyType failed', async () => {
@@ -100,7 +106,11 @@ describe('webhooks', () => {
     const { m } = await merchantWith(r);
     const reference = await payOrder(t.baseUrl, m.keys.test, '4000000000000002');
     const [hook] = await r.waitForCount(1);
-    expect(hook!.json).toMatchObject({ notify: 'transaction', notifyType: 'failed', data: { orderReference: reference, statusId: 4, paymentResponseCode: '51' } });
+    expect(hook!.json).toMatchObject({
+      notify: 'transaction',
+      notifyType: 'failed',
+      data: { orderReference: reference, statusId: 4, paymentResponseCode: '51' },
+    });
     expect(verifiesIndependently(m.webhookSecret, hook!.headers, hook!.body)).toBe(true);
   });
 
@@ -116,10 +126,14 @@ describe('webhooks', () => {
     // WEBHOOK_RETRY_DELAYS_MS=100,100 with at most ±10 % jitter.
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(85);
 
-    const [delivery] = await waitFor(async () => {
-      const list = await deliveriesOf(tenant, { orderReference: reference });
-      return list[0]?.state === 'delivered' ? list : null;
-    }, 5000, 'delivered state');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(tenant, { orderReference: reference });
+        return list[0]?.state === 'delivered' ? list : null;
+      },
+      5000,
+      'delivered state',
+    );
     expect(delivery!.attemptCount).toBe(2);
     expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([500, 204]);
     expect(delivery!.attempts[0]!.responseBody).toBe('x'.repeat(1024));
@@ -133,10 +147,14 @@ describe('webhooks', () => {
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     // WEBHOOK_TIMEOUT_MS=1000, then a retry 100 ms (±10 %) later.
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(1000);
-    const [delivery] = await waitFor(async () => {
-      const list = await deliveriesOf(tenant, { orderReference: reference });
-      return list[0]?.state === 'delivered' ? list : null;
-    }, 5000, 'delivered state');
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(tenant, { orderReference: reference });
+        return list[0]?.state === 'delivered' ? list : null;
+      },
+      5000,
+      'delivered state',
+    );
     expect(delivery!.attempts).toEqual([
       expect.objectContaining({ statusCode: null, error: expect.stringContaining('timeout'), responseBody: null }),
       expect.objectContaining({ statusCode: 200, error: null }),
@@ -149,10 +167,14 @@ describe('webhooks', () => {
     const { m, tenant } = await merchantWith(r);
     const reference = await payOrder(t.baseUrl, m.keys.test);
     await r.waitForCount(3);
-    const [dead] = await waitFor(async () => {
-      const list = await deliveriesOf(tenant, { orderReference: reference });
-      return list[0]?.state === 'dead' ? list : null;
-    }, 5000, 'dead state');
+    const [dead] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(tenant, { orderReference: reference });
+        return list[0]?.state === 'dead' ? list : null;
+      },
+      5000,
+      'dead state',
+    );
     expect(dead).toMatchObject({ state: 'dead', attemptCount: 3, nextAttemptAt: null, deliveredAt: null });
     expect(dead!.attempts.map((a) => a.statusCode)).toEqual([503, 503, 503]);
     await sleep(400);
@@ -168,11 +190,18 @@ describe('webhooks', () => {
     expect(hooks[3]!.headers['webhook-id']).toBe(dead!.eventId);
     expect(hooks[3]!.body).toBe(hooks[0]!.body);
     expect(verifiesIndependently(m.webhookSecret, hooks[3]!.headers, hooks[3]!.body)).toBe(true);
-    const list = await waitFor(async () => {
-      const l = await deliveriesOf(tenant, { eventId: dead!.eventId });
-      return l.length === 2 && l[0]!.state === 'delivered' ? l : null;
-    }, 5000, 'redelivered state');
-    expect(list.map((d) => [d.id, d.state])).toEqual([[again.id, 'delivered'], [dead!.id, 'dead']]);
+    const list = await waitFor(
+      async () => {
+        const l = await deliveriesOf(tenant, { eventId: dead!.eventId });
+        return l.length === 2 && l[0]!.state === 'delivered' ? l : null;
+      },
+      5000,
+      'redelivered state',
+    );
+    expect(list.map((d) => [d.id, d.state])).toEqual([
+      [again.id, 'delivered'],
+      [dead!.id, 'dead'],
+    ]);
     timeline = await services().timeline.list(tenant, reference);
     expect(timeline.filter((e) => e.event.startsWith('webhook.')).map((e) => e.event)).toEqual(['webhook.failed', 'webhook.delivered']);
   });
@@ -183,7 +212,13 @@ describe('webhooks', () => {
     const b = await merchantWith(r);
     await payOrder(t.baseUrl, a.m.keys.test);
     const [hook] = await r.waitForCount(1);
-    const attempt = (tenant: Tenant, id: string) => services().webhooks.redeliver(tenant, id).then(() => null, (e: unknown) => e);
+    const attempt = (tenant: Tenant, id: string) =>
+      services()
+        .webhooks.redeliver(tenant, id)
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', hook!.json.eventId]) {
       const error = await attempt(b.tenant, id);
       expect(error).toBeInstanceOf(DomainError);
@@ -236,12 +271,21 @@ describe('webhooks', () => {
     await iterator.return?.();
     await pump;
     const project = (ref: string) => seen.filter((c) => c.reference === ref).map((c) => [c.sequence, c.status]);
-    expect(project(first)).toEqual([[1, 'pending authentication'], [2, 'Successful']]);
-    expect(project(second)).toEqual([[1, 'pending authentication'], [2, 'Failed']]);
+    expect(project(first)).toEqual([
+      [1, 'pending authentication'],
+      [2, 'Successful'],
+    ]);
+    expect(project(second)).toEqual([
+      [1, 'pending authentication'],
+      [2, 'Failed'],
+    ]);
     expect(new Set(seen.map((c) => c.eventId)).size).toBe(seen.length);
     // Webhooks carry the settled events only, with their sequence numbers.
     expect(r.received.map((h) => [h.json.data.orderReference, h.json.sequence, h.json.notifyType]).sort()).toEqual(
-      [[first, 2, 'successful'], [second, 2, 'failed']].sort(),
+      [
+        [first, 2, 'successful'],
+        [second, 2, 'failed'],
+      ].sort(),
     );
   });
 
@@ -250,7 +294,8 @@ describe('webhooks', () => {
     expect(fanout).toBeInstanceOf(PostgresFanout);
     expect(fanout.listening).toBe(true);
     const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
-    const backend = async () => (await sql('select pid from pg_stat_activity where application_name = ?', [fanout.applicationName]))[0]?.pid as number | undefined;
+    const backend = async () =>
+      (await sql('select pid from pg_stat_activity where application_name = ?', [fanout.applicationName]))[0]?.pid as number | undefined;
     const before = await backend();
     expect(before).toEqual(expect.any(Number));
 
@@ -285,12 +330,20 @@ describe('webhooks', () => {
     await sleep(300);
     await iterator.return?.();
     await pump;
-    expect(seen.map((c) => [c.reference, c.sequence])).toEqual([[reference, 1], [reference, 2]]);
+    expect(seen.map((c) => [c.reference, c.sequence])).toEqual([
+      [reference, 1],
+      [reference, 2],
+    ]);
   });
 
   it('applies the webhook URL rules to merchant creation and to the settings, in both environments', async () => {
     const create = (input: { webhookUrl?: string; liveWebhookUrl?: string }) =>
-      services().merchants.createMerchant({ name: 'Rules Ltd', country: 'NG', supportEmail: 'r@rules.test', ...input }).then(() => null, (e: unknown) => e);
+      services()
+        .merchants.createMerchant({ name: 'Rules Ltd', country: 'NG', supportEmail: 'r@rules.test', ...input })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
     expect(await create({ liveWebhookUrl: 'http://10.0.0.7/latest' })).toMatchObject({
       code: 'VAL400',
       message: 'The LiveWebhookUrl field must not point to a loopback, private, link-local or other internal address.',
@@ -303,7 +356,13 @@ describe('webhooks', () => {
     expect(await create({ webhookUrl: 'http://192.168.1.1/' })).toMatchObject({ code: 'VAL400' });
     expect(await create({ webhookUrl: 'ftp://x' })).toMatchObject({ code: 'VAL400', message: 'The WebhookUrl field must be an http or https URL.' });
     // Loopback is exempted in this file (WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8), in both environments alike.
-    const created = await services().merchants.createMerchant({ name: 'Rules Ltd', country: 'NG', supportEmail: 'r@rules.test', webhookUrl: 'http://127.0.0.1:9/hooks', liveWebhookUrl: 'https://rules.example.com/hooks' });
+    const created = await services().merchants.createMerchant({
+      name: 'Rules Ltd',
+      country: 'NG',
+      supportEmail: 'r@rules.test',
+      webhookUrl: 'http://127.0.0.1:9/hooks',
+      liveWebhookUrl: 'https://rules.example.com/hooks',
+    });
     const test = await services().auth.authenticate(created.keys.test.privateKey);
     const live = await services().auth.authenticate(created.keys.live.privateKey);
     expect(await services().webhookEndpoints.getWebhookUrl(test)).toBe('http://127.0.0.1:9/hooks');
@@ -311,7 +370,9 @@ describe('webhooks', () => {
     await expect(services().webhookEndpoints.setWebhookUrl(live, 'http://[::1]:8080/')).rejects.toMatchObject({ code: 'VAL400' });
     await expect(services().webhookEndpoints.setWebhookUrl(live, 'http://[fd00::1]:8080/')).rejects.toMatchObject({ code: 'VAL400' });
     expect(await services().webhookEndpoints.setWebhookUrl(live, 'http://127.0.0.1:9/live')).toBe('http://127.0.0.1:9/live');
-    await expect(services().webhookEndpoints.setWebhookUrl(await services().auth.authenticate(created.keys.live.publicKey), 'https://x.example.com/')).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(
+      services().webhookEndpoints.setWebhookUrl(await services().auth.authenticate(created.keys.live.publicKey), 'https://x.example.com/'),
+    ).rejects.toMatchObject({ kind: 'forbidden' });
     expect(await services().webhookEndpoints.setWebhookUrl(live, 'https://rules.example.com/v2')).toBe('https://rules.example.com/v2');
     expect(await services().webhookEndpoints.getWebhookUrl(live)).toBe('https://rules.example.com/v2');
   });

@@ -87,7 +87,11 @@ describe('PostgreSQL cut while serving', () => {
     const liveWhileCut = await request(t.baseUrl, 'GET', '/health/live');
     const metricsWhileCut = await timed(() => request(t.baseUrl, 'GET', '/metrics'));
     const graphqlWhileCut = await timed(() =>
-      request(t.baseUrl, 'POST', '/graphql', { apiKey: k.privateKey, headers: { 'x-request-id': 'outage-gql-1' }, body: { query: '{ orders(first: 1) { totalCount } }' } }),
+      request(t.baseUrl, 'POST', '/graphql', {
+        apiKey: k.privateKey,
+        headers: { 'x-request-id': 'outage-gql-1' },
+        body: { query: '{ orders(first: 1) { totalCount } }' },
+      }),
     );
     await new Promise((r) => setTimeout(r, 1200));
     proxy.restore();
@@ -135,15 +139,25 @@ describe('PostgreSQL cut while serving', () => {
     const db = new Client({ connectionString: scratch.url });
     await db.connect();
     try {
-      const orders = (await db.query(
-        `select o.reference, o.status_id,
+      const orders = (
+        await db.query(
+          `select o.reference, o.status_id,
                 (select count(*) from timeline_event e where e.order_id = o.id and e.event = 'order.created')::int as created_events,
                 (select count(*) from order_payment p where p.order_id = o.id)::int as payments,
                 (select count(*) from order_payment p where p.order_id = o.id and p.status_id = o.status_id)::int as payments_in_order_status,
                 (select count(*) from timeline_event e where e.order_id = o.id and e.event = 'payment.initiated')::int as initiated_events,
                 (select count(*) from card_detail c join order_payment p on p.id = c.order_payment_id where p.order_id = o.id)::int as card_details
            from checkout_order o`,
-      )).rows as Array<{ reference: string; status_id: number; created_events: number; payments: number; payments_in_order_status: number; initiated_events: number; card_details: number }>;
+        )
+      ).rows as Array<{
+        reference: string;
+        status_id: number;
+        created_events: number;
+        payments: number;
+        payments_in_order_status: number;
+        initiated_events: number;
+        card_details: number;
+      }>;
       const byReference = new Map(orders.map((o) => [o.reference, o]));
       // Every order the service acknowledged exists; every paid one shows its attempt.
       for (const a of answers) {

@@ -74,7 +74,12 @@ describe('SIGTERM under load', () => {
     expect(exitMs).toBeLessThan(10_000);
 
     // The test's own requests (the start-up health checks have ids of the server's making).
-    const accepted = new Set(s.logLines().filter((l) => l.msg === 'incoming request' && String(l.reqId).startsWith('term-')).map((l) => l.reqId));
+    const accepted = new Set(
+      s
+        .logLines()
+        .filter((l) => l.msg === 'incoming request' && String(l.reqId).startsWith('term-'))
+        .map((l) => l.reqId),
+    );
     const answered = new Map(outcomes.filter((o) => o.status !== undefined).map((o) => [o.id, o.status!]));
     // Load was real: requests were being accepted up to the signal, and some in flight at it.
     expect(accepted.size).toBeGreaterThan(16);

@@ -38,14 +38,54 @@ describe('a flood of hostile bodies beside valid traffic', () => {
     const plaintext = orderPlaintext('FLOOD-X');
     /** Each kind of bad body, with the answer the REST documentation gives for it. */
     const hostile: Array<{ name: string; send: () => Promise<HttpResult>; status: number; body: unknown }> = [
-      { name: 'malformed JSON', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: '{"data": "abc", ' }), status: 400, body: failed('VAL400', 'The request body is not valid JSON.') },
-      { name: 'binary noise', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: '\u0000\u00ff\ufffd{]]' }), status: 400, body: failed('VAL400', 'The request body is not valid JSON.') },
-      { name: 'oversized', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: JSON.stringify({ data: 'A'.repeat(BODY_LIMIT + 1024) }) }), status: 413, body: failed('413', 'The request body is too large.') },
-      { name: 'wrong media type', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: '<data>abc</data>', headers: { 'content-type': 'application/xml' } }), status: 415, body: failed('415', 'Content-Type must be application/json.') },
-      { name: 'no encrypted data', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: plaintext }), status: 400, body: failed('400', 'Unable to find the encrypted data, please encrypt your payload and try again') },
-      { name: 'garbage ciphertext', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: { data: Buffer.from('not a ciphertext at all').toString('base64') } }), status: 400, body: DECRYPTION_FAILED },
-      { name: 'another merchant’s key', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: { data: encryptPayload(plaintext, other.keys.test.encryptionKey) } }), status: 400, body: DECRYPTION_FAILED },
-      { name: 'truncated ciphertext', send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: { data: encryptPayload(plaintext, k.encryptionKey).slice(0, 100) } }), status: 400, body: DECRYPTION_FAILED },
+      {
+        name: 'malformed JSON',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: '{"data": "abc", ' }),
+        status: 400,
+        body: failed('VAL400', 'The request body is not valid JSON.'),
+      },
+      {
+        name: 'binary noise',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: '\u0000\u00ff\ufffd{]]' }),
+        status: 400,
+        body: failed('VAL400', 'The request body is not valid JSON.'),
+      },
+      {
+        name: 'oversized',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: JSON.stringify({ data: 'A'.repeat(BODY_LIMIT + 1024) }) }),
+        status: 413,
+        body: failed('413', 'The request body is too large.'),
+      },
+      {
+        name: 'wrong media type',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, rawBody: '<data>abc</data>', headers: { 'content-type': 'application/xml' } }),
+        status: 415,
+        body: failed('415', 'Content-Type must be application/json.'),
+      },
+      {
+        name: 'no encrypted data',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: plaintext }),
+        status: 400,
+        body: failed('400', 'Unable to find the encrypted data, please encrypt your payload and try again'),
+      },
+      {
+        name: 'garbage ciphertext',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: { data: Buffer.from('not a ciphertext at all').toString('base64') } }),
+        status: 400,
+        body: DECRYPTION_FAILED,
+      },
+      {
+        name: 'another merchant’s key',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: { data: encryptPayload(plaintext, other.keys.test.encryptionKey) } }),
+        status: 400,
+        body: DECRYPTION_FAILED,
+      },
+      {
+        name: 'truncated ciphertext',
+        send: () => request(t.baseUrl, 'POST', create, { apiKey: k.publicKey, body: { data: encryptPayload(plaintext, k.encryptionKey).slice(0, 100) } }),
+        status: 400,
+        body: DECRYPTION_FAILED,
+      },
     ];
 
     let stop = false;
@@ -62,7 +102,8 @@ describe('a flood of hostile bodies beside valid traffic', () => {
           continue;
         }
         sent.set(kind.name, (sent.get(kind.name) ?? 0) + 1);
-        if (res.status !== kind.status || JSON.stringify(res.body) !== JSON.stringify(kind.body)) wrong.push(`${kind.name}: ${res.status} ${res.text.slice(0, 200)}`);
+        if (res.status !== kind.status || JSON.stringify(res.body) !== JSON.stringify(kind.body))
+          wrong.push(`${kind.name}: ${res.status} ${res.text.slice(0, 200)}`);
       }
     };
     const valid: Array<{ create: HttpResult; verify: HttpResult }> = [];

@@ -48,12 +48,23 @@ describe('GraphQL API', () => {
 
   describe('payment links', () => {
     it('creates a link with the documented input and returns it', async () => {
-      const res = await gql(CREATE_LINK, { input: { name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 3 } });
+      const res = await gql(CREATE_LINK, {
+        input: { name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 3 },
+      });
       expect(res.errors).toBeUndefined();
       const link = res.data.createPaymentLink;
       expect(link).toEqual({
-        id: expect.any(Number), name: 'Gym', reference: expect.any(String), isActive: true, amount: '5000.00', currency: 'NGN',
-        paymentLinkUrl: `${t.config.publicUrl}/pay/${link.reference}`, paymentLinkCode: 'SC', paymentLinkType: 'Single Charge', authOption: 'AUTH', limit: 3,
+        id: expect.any(Number),
+        name: 'Gym',
+        reference: expect.any(String),
+        isActive: true,
+        amount: '5000.00',
+        currency: 'NGN',
+        paymentLinkUrl: `${t.config.publicUrl}/pay/${link.reference}`,
+        paymentLinkCode: 'SC',
+        paymentLinkType: 'Single Charge',
+        authOption: 'AUTH',
+        limit: 3,
       });
     });
 
@@ -95,7 +106,8 @@ describe('GraphQL API', () => {
     });
 
     it('reads one link by id or reference, edits it, deactivates and activates it', async () => {
-      const created = (await gql(CREATE_LINK, { input: { name: 'Yoga', description: 'Weekly class', paymentType: 'MC', amount: '1500.5' } })).data.createPaymentLink;
+      const created = (await gql(CREATE_LINK, { input: { name: 'Yoga', description: 'Weekly class', paymentType: 'MC', amount: '1500.5' } })).data
+        .createPaymentLink;
       const LINK = `query ($id: Int, $reference: String) { paymentLink(id: $id, reference: $reference) { id name amount isActive paymentLinkCode } }`;
       const byId = await gql(LINK, { id: created.id });
       const byRef = await gql(LINK, { reference: created.reference });
@@ -104,11 +116,21 @@ describe('GraphQL API', () => {
       expect((await gql(LINK, {})).errors[0]).toMatchObject({ message: 'Give either id or reference.', extensions: { code: 'VAL400' } });
       expect((await gql(LINK, { id: created.id }, m.keys.live.publicKey)).errors[0].extensions.code).toBe('02');
 
-      const edited = await gql(`mutation ($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { name description amount paymentLinkCode authOption currency } }`, {
-        id: created.id,
-        input: { name: 'Yoga (evening)', description: 'Weekly class, 7pm', paymentType: 'SUB', authOption: 'NOAUTH', amount: '2000' },
+      const edited = await gql(
+        `mutation ($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { name description amount paymentLinkCode authOption currency } }`,
+        {
+          id: created.id,
+          input: { name: 'Yoga (evening)', description: 'Weekly class, 7pm', paymentType: 'SUB', authOption: 'NOAUTH', amount: '2000' },
+        },
+      );
+      expect(edited.data.editPaymentLink).toEqual({
+        name: 'Yoga (evening)',
+        description: 'Weekly class, 7pm',
+        amount: '2000.00',
+        paymentLinkCode: 'SUB',
+        authOption: 'NOAUTH',
+        currency: 'NGN',
       });
-      expect(edited.data.editPaymentLink).toEqual({ name: 'Yoga (evening)', description: 'Weekly class, 7pm', amount: '2000.00', paymentLinkCode: 'SUB', authOption: 'NOAUTH', currency: 'NGN' });
       const off = await gql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { isActive } }`, { id: created.id });
       expect(off.data.deactivatePaymentLink.isActive).toBe(false);
       const on = await gql(`mutation ($id: Int!) { activatePaymentLink(id: $id) { isActive } }`, { id: created.id });
@@ -132,19 +154,35 @@ describe('GraphQL API', () => {
       const input = orderInput();
       const created = await gql(CREATE_ORDER, { input });
       expect(created.errors).toBeUndefined();
-      expect(created.data.createOrder).toEqual({ orderReference: input.reference, statusId: 1, status: 'Initiated', amount: '1000.00', totalAmountCharged: '1000.00', fee: '15.00', currencyName: 'NGN' });
+      expect(created.data.createOrder).toEqual({
+        orderReference: input.reference,
+        statusId: 1,
+        status: 'Initiated',
+        amount: '1000.00',
+        totalAmountCharged: '1000.00',
+        fee: '15.00',
+        currencyName: 'NGN',
+      });
 
       const quote = await gql(`{ feeQuote(amount: "2500.50", paymentOption: C) { amount fee customerFee totalChargedAmount bearer } }`);
       expect(quote.data.feeQuote).toEqual({ amount: '2500.50', fee: '37.51', customerFee: '0.00', totalChargedAmount: '2500.50', bearer: 'merchant' });
 
-      const payload = encryptPayload({ card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);
+      const payload = encryptPayload(
+        { card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } },
+        m.keys.test.encryptionKey,
+      );
       const paid = await gql(`mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl final order { statusId } } }`, {
         input: { reference: input.reference, paymentOption: 'C', country: 'NG', encryptedPayload: payload },
       });
       expect(paid.errors).toBeUndefined();
       expect(paid.data.payOrder.final).toBe(false);
       expect(paid.data.payOrder.order.statusId).toBe(2);
-      await fetch(paid.data.payOrder.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      await fetch(paid.data.payOrder.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
 
       const tracked = await gql(`mutation ($input: TrackOrderEventInput!) { trackOrderEvent(input: $input) { event source } }`, {
         input: { orderReference: input.reference, event: 'goods.shipped', description: 'Sent by courier', metadata: { carrier: 'GIG' } },
@@ -154,19 +192,47 @@ describe('GraphQL API', () => {
       const order = await gql(ORDER, { reference: input.reference }, m.keys.test.privateKey);
       expect(order.errors).toBeUndefined();
       expect(order.data.order).toMatchObject({
-        orderReference: input.reference, productName: 'Tickets', totalAmountCharged: '1000.00', statusId: 5, status: 'Successful',
-        paymentMethod: 'Card Payment', paymentResponseCode: '00', currencyId: 566, currencyName: 'NGN', fee: '15.00', feeRate: '0.015',
-        subsidiaryFee: '15.00', customerFee: '0.00', paymentLinkId: null, paymentLink: null,
-        orderPayments: [{ orderPaymentReference: expect.stringMatching(/^OP/), paymentOptionId: 2, paymentOption: 'Card Payment', statusId: 5, responseCode: '00' }],
+        orderReference: input.reference,
+        productName: 'Tickets',
+        totalAmountCharged: '1000.00',
+        statusId: 5,
+        status: 'Successful',
+        paymentMethod: 'Card Payment',
+        paymentResponseCode: '00',
+        currencyId: 566,
+        currencyName: 'NGN',
+        fee: '15.00',
+        feeRate: '0.015',
+        subsidiaryFee: '15.00',
+        customerFee: '0.00',
+        paymentLinkId: null,
+        paymentLink: null,
+        orderPayments: [
+          { orderPaymentReference: expect.stringMatching(/^OP/), paymentOptionId: 2, paymentOption: 'Card Payment', statusId: 5, responseCode: '00' },
+        ],
         customer: { firstName: 'Ada', lastName: 'Obi', emailAddress: 'ada@example.test', countryShortName: 'NG', countryId: 566 },
         cardDetails: [{ cardFirstSixDigits: '512345', cardLastFourDigits: '0008', cardType: 'Mastercard', status: true }],
       });
       expect(order.data.order.datePaymentConfirmed).toEqual(expect.any(String));
 
-      const status = await gql(`query ($reference: String!) { orderStatus(reference: $reference) { reference statusId status isFinalStatus requeryNeeded paymentResponseCode } }`, { reference: input.reference });
-      expect(status.data.orderStatus).toEqual({ reference: input.reference, statusId: 5, status: 'Successful', isFinalStatus: true, requeryNeeded: false, paymentResponseCode: '00' });
+      const status = await gql(
+        `query ($reference: String!) { orderStatus(reference: $reference) { reference statusId status isFinalStatus requeryNeeded paymentResponseCode } }`,
+        { reference: input.reference },
+      );
+      expect(status.data.orderStatus).toEqual({
+        reference: input.reference,
+        statusId: 5,
+        status: 'Successful',
+        isFinalStatus: true,
+        requeryNeeded: false,
+        paymentResponseCode: '00',
+      });
 
-      const timeline = await gql(`query ($reference: String!) { orderTimeline(reference: $reference) { id event description source createdAt } }`, { reference: input.reference }, m.keys.test.privateKey);
+      const timeline = await gql(
+        `query ($reference: String!) { orderTimeline(reference: $reference) { id event description source createdAt } }`,
+        { reference: input.reference },
+        m.keys.test.privateKey,
+      );
       expect(timeline.data.orderTimeline.map((e: any) => [e.event, e.source])).toEqual([
         ['order.created', 'system'],
         ['payment.initiated', 'system'],
@@ -183,7 +249,9 @@ describe('GraphQL API', () => {
         input: { reference: input.reference, paymentOption: 'C', country: 'NG', encryptedPayload: 'not-encrypted' },
       });
       expect(res.errors[0]).toMatchObject({ extensions: { code: '400' } });
-      const plain = await gql(`mutation { payOrder(input: { reference: "x", paymentOption: C, country: "NG", cardNumber: "4111111111111111" }) { redirectUrl } }`);
+      const plain = await gql(
+        `mutation { payOrder(input: { reference: "x", paymentOption: C, country: "NG", cardNumber: "4111111111111111" }) { redirectUrl } }`,
+      );
       expect(plain.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     });
 
@@ -209,7 +277,11 @@ describe('GraphQL API', () => {
         const onQuery = () => (queries += 1);
         knex.on('query', onQuery);
         try {
-          const res = await gql(`query ($first: Int) { orders(first: $first) { totalCount edges { node { orderReference customer { emailAddress } orderPayments { statusId } cardDetails { cardType } paymentLink { id } } } } }`, { first }, key);
+          const res = await gql(
+            `query ($first: Int) { orders(first: $first) { totalCount edges { node { orderReference customer { emailAddress } orderPayments { statusId } cardDetails { cardType } paymentLink { id } } } } }`,
+            { first },
+            key,
+          );
           expect(res.errors).toBeUndefined();
           expect(res.data.orders.edges).toHaveLength(Math.min(first, 12));
         } finally {
@@ -231,10 +303,14 @@ describe('GraphQL API', () => {
       await gql(CREATE_ORDER, { input: orderInput({ amount: '5.00', currency: 'USD' }) }, key);
       const usd = await gql(`{ orders(first: 10, filter: { currency: "USD" }) { totalCount } }`, {}, key);
       expect(usd.data.orders.totalCount).toBe(1);
-      const summary = await gql(`query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { byStatus { statusId status currency count amount fees } successRate } }`, {
-        from: new Date(Date.now() - 3600_000).toISOString(),
-        to: new Date(Date.now() + 3600_000).toISOString(),
-      }, key);
+      const summary = await gql(
+        `query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { byStatus { statusId status currency count amount fees } successRate } }`,
+        {
+          from: new Date(Date.now() - 3600_000).toISOString(),
+          to: new Date(Date.now() + 3600_000).toISOString(),
+        },
+        key,
+      );
       expect(summary.errors).toBeUndefined();
       expect(summary.data.dashboardSummary).toEqual({
         byStatus: [
@@ -250,10 +326,24 @@ describe('GraphQL API', () => {
     it('cancels a recurring payment with the private key', async () => {
       const input = orderInput({ frequencyId: 2, numberOfPayments: 3 });
       await gql(CREATE_ORDER, { input });
-      const payload = encryptPayload({ card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);
-      const paid = await gql(`mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl } }`, { input: { reference: input.reference, paymentOption: 'C', country: 'NG', encryptedPayload: payload } });
-      await fetch(paid.data.payOrder.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
-      const order = await gql(`query ($reference: String!) { order(reference: $reference) { statusId recurringPaymentReference } }`, { reference: input.reference }, m.keys.test.privateKey);
+      const payload = encryptPayload(
+        { card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } },
+        m.keys.test.encryptionKey,
+      );
+      const paid = await gql(`mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl } }`, {
+        input: { reference: input.reference, paymentOption: 'C', country: 'NG', encryptedPayload: payload },
+      });
+      await fetch(paid.data.payOrder.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
+      const order = await gql(
+        `query ($reference: String!) { order(reference: $reference) { statusId recurringPaymentReference } }`,
+        { reference: input.reference },
+        m.keys.test.privateKey,
+      );
       expect(order.data.order.statusId).toBe(5);
       const CANCEL = `mutation ($reference: String!) { cancelRecurringPayment(reference: $reference) }`;
       const reference = order.data.order.recurringPaymentReference;
@@ -271,8 +361,15 @@ describe('GraphQL API', () => {
       expect(refused.errors[0]).toMatchObject({ message: 'This operation requires the private key.', extensions: { code: 'FORBIDDEN' } });
       const res = await gql(SET, {}, fresh.keys.test.privateKey);
       expect(res.data.updateMerchantSettings).toEqual({ feeBearer: 'CUSTOMER' });
-      const quote = await gql(`{ feeQuote(amount: "1000", paymentOption: C) { customerFee totalChargedAmount bearer } merchant { feeBearer } }`, {}, fresh.keys.test.publicKey);
-      expect(quote.data).toEqual({ feeQuote: { customerFee: '15.00', totalChargedAmount: '1015.00', bearer: 'customer' }, merchant: { feeBearer: 'CUSTOMER' } });
+      const quote = await gql(
+        `{ feeQuote(amount: "1000", paymentOption: C) { customerFee totalChargedAmount bearer } merchant { feeBearer } }`,
+        {},
+        fresh.keys.test.publicKey,
+      );
+      expect(quote.data).toEqual({
+        feeQuote: { customerFee: '15.00', totalChargedAmount: '1015.00', bearer: 'customer' },
+        merchant: { feeBearer: 'CUSTOMER' },
+      });
       // The live environment keeps its own setting.
       expect((await gql(`{ merchant { feeBearer } }`, {}, fresh.keys.live.publicKey)).data.merchant.feeBearer).toBe('MERCHANT');
     });
@@ -299,7 +396,13 @@ describe('GraphQL API', () => {
       await Promise.all(clients.map(async (c) => c.dispose()));
     });
     const connect = (apiKey: string) => {
-      const client = createClient({ url: t.baseUrl.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'api-key': apiKey }, retryAttempts: 0, lazy: false });
+      const client = createClient({
+        url: t.baseUrl.replace('http', 'ws') + '/graphql',
+        webSocketImpl: WebSocket,
+        connectionParams: { 'api-key': apiKey },
+        retryAttempts: 0,
+        lazy: false,
+      });
       clients.push(client);
       return client;
     };
@@ -310,7 +413,10 @@ describe('GraphQL API', () => {
       const started = new Promise<void>((r) => (ready = r));
       client.on('connected', () => ready());
       client.subscribe(
-        { query: `subscription ($reference: String) { orderStatusChanged(reference: $reference) { reference statusId status sequence } }`, variables: { reference } },
+        {
+          query: `subscription ($reference: String) { orderStatusChanged(reference: $reference) { reference statusId status sequence } }`,
+          variables: { reference },
+        },
         { next: (v) => events.push((v.data as any).orderStatusChanged), error: (e) => errors.push(e), complete: () => undefined },
       );
       return { events, errors, started };
@@ -336,7 +442,12 @@ describe('GraphQL API', () => {
         country: 'NG',
         card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
       });
-      await fetch(paid.body.data.paymentDetail.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      await fetch(paid.body.data.paymentDetail.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
 
       await waitFor(() => mine.events.length >= 2 && all.events.length >= 2);
       expect(mine.events).toEqual([
@@ -350,7 +461,9 @@ describe('GraphQL API', () => {
     it('closes the socket for an invalid api-key', async () => {
       const closed = await new Promise<number>((resolve) => {
         const ws = new WebSocket(t.baseUrl.replace('http', 'ws') + '/graphql', 'graphql-transport-ws');
-        ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { 'api-key': 'PGW-PUBLICKEY-TEST-00000000000000000000000000000000' } })));
+        ws.on('open', () =>
+          ws.send(JSON.stringify({ type: 'connection_init', payload: { 'api-key': 'PGW-PUBLICKEY-TEST-00000000000000000000000000000000' } })),
+        );
         ws.on('close', (code) => resolve(code));
       });
       expect(closed).toBe(4403);

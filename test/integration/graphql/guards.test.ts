@@ -59,7 +59,10 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
   });
 
   beforeAll(async () => {
-    t = await startTestService({ MAX_SUBSCRIPTIONS_PER_SOCKET: '3' }, { logger: { level: 'error', stream: { write: (line: string) => logLines.push(JSON.parse(line)) } } });
+    t = await startTestService(
+      { MAX_SUBSCRIPTIONS_PER_SOCKET: '3' },
+      { logger: { level: 'error', stream: { write: (line: string) => logLines.push(JSON.parse(line)) } } },
+    );
     m = await createTestMerchant(t);
   });
   afterAll(async () => {
@@ -74,7 +77,9 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
       const started = performance.now();
       const [refused, health] = await Promise.all([http(bomb), http('{ health }')]);
       const elapsed = performance.now() - started;
-      expect(refused.errors).toEqual([expect.objectContaining({ message: "The query's estimated cost is 1073741824; the limit is 25000.", extensions: { code: 'QUERY_TOO_COMPLEX' } })]);
+      expect(refused.errors).toEqual([
+        expect.objectContaining({ message: "The query's estimated cost is 1073741824; the limit is 25000.", extensions: { code: 'QUERY_TOO_COMPLEX' } }),
+      ]);
       expect(health.data).toEqual({ health: 'ok' });
       expect(elapsed).toBeLessThan(1000);
       // Refused as invalid: HTTP 400, like any validation failure.
@@ -84,18 +89,29 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
     it('issue 10 point 7: refuses 80 aliased pages of orders, and costs pages by their first argument', async () => {
       const aliased = `{ ${Array.from({ length: 80 }, (_, i) => `o${i}: orders(first: 100) { edges { node { orderReference } } }`).join(' ')} }`;
       const res = await http(aliased, {}, m.keys.test.privateKey);
-      expect(res.errors).toEqual([expect.objectContaining({ message: 'The query has 80 aliases; the limit is 30.', extensions: { code: 'QUERY_TOO_COMPLEX' } })]);
+      expect(res.errors).toEqual([
+        expect.objectContaining({ message: 'The query has 80 aliases; the limit is 30.', extensions: { code: 'QUERY_TOO_COMPLEX' } }),
+      ]);
       // One full page of 100 orders fits; two do not; and neither does one whose page size comes from a variable, twice.
       expect((await http(`{ ${FULL_PAGE} }`, {}, m.keys.test.privateKey)).errors).toBeUndefined();
       const twoPages = await http(`{ a: ${FULL_PAGE} b: ${FULL_PAGE} }`, {}, m.keys.test.privateKey);
-      expect(twoPages.errors[0]).toMatchObject({ message: expect.stringMatching(/^The query's estimated cost is \d+; the limit is 25000\.$/), extensions: { code: 'QUERY_TOO_COMPLEX' } });
-      const small = await http(`{ a: orders(first: 2) { edges { node { ${ORDER_FIELDS} } } } b: orders(first: 2) { edges { node { ${ORDER_FIELDS} } } } }`, {}, m.keys.test.privateKey);
+      expect(twoPages.errors[0]).toMatchObject({
+        message: expect.stringMatching(/^The query's estimated cost is \d+; the limit is 25000\.$/),
+        extensions: { code: 'QUERY_TOO_COMPLEX' },
+      });
+      const small = await http(
+        `{ a: orders(first: 2) { edges { node { ${ORDER_FIELDS} } } } b: orders(first: 2) { edges { node { ${ORDER_FIELDS} } } } }`,
+        {},
+        m.keys.test.privateKey,
+      );
       expect(small.errors).toBeUndefined();
     });
 
     it('issue 10 point 7: refuses a document deeper than 12 levels, introspection included', async () => {
       expect((await http(deepIntrospection(12))).errors).toBeUndefined();
-      expect((await http(deepIntrospection(13))).errors).toEqual([expect.objectContaining({ message: 'The query is 13 levels deep; the limit is 12.', extensions: { code: 'QUERY_TOO_COMPLEX' } })]);
+      expect((await http(deepIntrospection(13))).errors).toEqual([
+        expect.objectContaining({ message: 'The query is 13 levels deep; the limit is 12.', extensions: { code: 'QUERY_TOO_COMPLEX' } }),
+      ]);
     });
 
     it('issue 10 point 7: accepts the introspection query of getIntrospectionQuery(), with its options', async () => {
@@ -112,13 +128,24 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
       const s = await open(m.keys.test.publicKey);
       s.subscribe('bomb', fragmentBomb(30));
       s.subscribe('deep', deepIntrospection(13));
-      expect(await s.result('bomb')).toEqual({ id: 'bomb', type: 'error', payload: [expect.objectContaining({ message: "The query's estimated cost is 1073741824; the limit is 25000.", extensions: { code: 'QUERY_TOO_COMPLEX' } })] });
-      expect((await s.result('deep')).payload).toEqual([expect.objectContaining({ message: 'The query is 13 levels deep; the limit is 12.', extensions: { code: 'QUERY_TOO_COMPLEX' } })]);
+      expect(await s.result('bomb')).toEqual({
+        id: 'bomb',
+        type: 'error',
+        payload: [
+          expect.objectContaining({ message: "The query's estimated cost is 1073741824; the limit is 25000.", extensions: { code: 'QUERY_TOO_COMPLEX' } }),
+        ],
+      });
+      expect((await s.result('deep')).payload).toEqual([
+        expect.objectContaining({ message: 'The query is 13 levels deep; the limit is 12.', extensions: { code: 'QUERY_TOO_COMPLEX' } }),
+      ]);
       s.subscribe('aliases', `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: health`).join(' ')} }`);
       expect((await s.result('aliases')).payload[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
       // GraphQL's own validation answers as over HTTP.
       s.subscribe('unknown', '{ nope }');
-      expect((await s.result('unknown')).payload[0]).toMatchObject({ message: 'Cannot query field "nope" on type "Query".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+      expect((await s.result('unknown')).payload[0]).toMatchObject({
+        message: 'Cannot query field "nope" on type "Query".',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
       expect(s.isOpen).toBe(true);
     });
 
@@ -135,8 +162,12 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
 
     it('issue 10 point 8: refuses NUL characters over WebSocket', async () => {
       const s = await open(m.keys.test.publicKey);
-      s.subscribe('nul', 'mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }', { input: { name: 'a\u0000b', description: 'x', paymentType: 'MC' } });
-      expect((await s.result('nul')).payload).toEqual([expect.objectContaining({ message: 'The request contains a character that is not allowed (NUL).', extensions: { code: 'VAL400' } })]);
+      s.subscribe('nul', 'mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }', {
+        input: { name: 'a\u0000b', description: 'x', paymentType: 'MC' },
+      });
+      expect((await s.result('nul')).payload).toEqual([
+        expect.objectContaining({ message: 'The request contains a character that is not allowed (NUL).', extensions: { code: 'VAL400' } }),
+      ]);
     });
 
     it('issue 10 points 8 and 11: an internal error is masked over HTTP and WebSocket, and logged with the request id', async () => {
@@ -151,19 +182,41 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
         const QUERY = `query { dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2021-01-01T00:00:00Z") { successRate } }`;
         const res = await http(QUERY, {}, m.keys.test.privateKey, { 'x-request-id': 'gql-internal-http-1' });
         // The request id is the client's clue for support (issue 13).
-        expect(res.errors).toEqual([{ message: 'An unexpected error occurred, please try again later.', locations: expect.anything(), path: ['dashboardSummary'], extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'gql-internal-http-1' } }]);
+        expect(res.errors).toEqual([
+          {
+            message: 'An unexpected error occurred, please try again later.',
+            locations: expect.anything(),
+            path: ['dashboardSummary'],
+            extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'gql-internal-http-1' },
+          },
+        ]);
         expect(JSON.stringify(res)).not.toMatch(/table_that_does_not_exist/);
 
         const s = await open(m.keys.test.privateKey);
         s.subscribe('fault', QUERY);
         const ws = await s.result('fault');
-        expect(ws.payload.errors).toEqual([{ message: 'An unexpected error occurred, please try again later.', locations: expect.anything(), path: ['dashboardSummary'], extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } }]);
+        expect(ws.payload.errors).toEqual([
+          {
+            message: 'An unexpected error occurred, please try again later.',
+            locations: expect.anything(),
+            path: ['dashboardSummary'],
+            extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) },
+          },
+        ]);
         expect(JSON.stringify(ws)).not.toMatch(/table_that_does_not_exist/);
 
         const logged = logLines.filter((l) => l.msg === 'GraphQL operation failed with an internal error');
         expect(logged).toEqual([
-          expect.objectContaining({ reqId: 'gql-internal-http-1', err: expect.objectContaining({ message: expect.stringMatching(/table_that_does_not_exist/) }), path: ['dashboardSummary'] }),
-          expect.objectContaining({ reqId: expect.any(String), operationId: 'fault', err: expect.objectContaining({ message: expect.stringMatching(/table_that_does_not_exist/) }) }),
+          expect.objectContaining({
+            reqId: 'gql-internal-http-1',
+            err: expect.objectContaining({ message: expect.stringMatching(/table_that_does_not_exist/) }),
+            path: ['dashboardSummary'],
+          }),
+          expect.objectContaining({
+            reqId: expect.any(String),
+            operationId: 'fault',
+            err: expect.objectContaining({ message: expect.stringMatching(/table_that_does_not_exist/) }),
+          }),
         ]);
         expect(logged[1].reqId).not.toBe('gql-internal-http-1');
         expect(ws.payload.errors[0].extensions.requestId).toBe(logged[1].reqId);
@@ -176,7 +229,10 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
       const closed = await startTestService({ GRAPHQL_INTROSPECTION: 'false' });
       try {
         const res = await graphql(closed.baseUrl, getIntrospectionQuery());
-        expect(res.body.errors[0]).toMatchObject({ message: 'GraphQL introspection is disabled on this server.', extensions: { code: 'INTROSPECTION_DISABLED' } });
+        expect(res.body.errors[0]).toMatchObject({
+          message: 'GraphQL introspection is disabled on this server.',
+          extensions: { code: 'INTROSPECTION_DISABLED' },
+        });
         expect((await graphql(closed.baseUrl, '{ __typename health }')).body.data).toEqual({ __typename: 'Query', health: 'ok' });
         const s = await open(m.keys.test.publicKey, closed);
         s.subscribe('schema', '{ __schema { queryType { name } } }');
@@ -228,7 +284,9 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
 
       // The three still receive the order's changes.
       await postEncrypted(t.baseUrl, '/checkout/order/pay', merchant.keys.test.publicKey, merchant.keys.test.encryptionKey, {
-        reference: input.reference, paymentOption: 'C', country: 'NG',
+        reference: input.reference,
+        paymentOption: 'C',
+        country: 'NG',
         card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
       });
       for (const id of ['s1', 's2', 's3']) expect((await s.result(id)).payload.data.orderStatusChanged).toEqual({ reference: input.reference, statusId: 2 });
@@ -259,7 +317,11 @@ describe('GraphQL guards over HTTP and WebSocket (issue 10)', () => {
     it('issue 10 point 10: with a grace period, the sockets close when the replaced key stops working', async () => {
       const merchant = await createTestMerchant(t);
       const oldPrivate = await open(merchant.keys.test.privateKey);
-      const rotated = await http(`mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 1 }) { privateKey previousKeysExpireAt } }`, {}, merchant.keys.test.privateKey);
+      const rotated = await http(
+        `mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 1 }) { privateKey previousKeysExpireAt } }`,
+        {},
+        merchant.keys.test.privateKey,
+      );
       expect(rotated.errors).toBeUndefined();
       expect(await closedWithin(oldPrivate, 300)).toBeNull();
       const closed = await closedWithin(oldPrivate, 4000);

@@ -35,10 +35,22 @@ describe('lists at scale', () => {
   async function order(amount: string, currency: string, state: { statusId: number; method: string | null; at: string }): Promise<string> {
     const reference = `LS-${process.pid}-${++n}`;
     const res = await gql(CREATE_ORDER, {
-      input: { customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${n % 3}@example.test` }, amount, currency, reference, redirectUrl: 'https://m.test/back' },
+      input: {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${n % 3}@example.test` },
+        amount,
+        currency,
+        reference,
+        redirectUrl: 'https://m.test/back',
+      },
     });
     expect(res.errors).toBeUndefined();
-    await sql(`update checkout_order set status_id = ?, payment_method = ?, created_at = ? where environment_id = ? and reference = ?`, [state.statusId, state.method, state.at, env, reference]);
+    await sql(`update checkout_order set status_id = ?, payment_method = ?, created_at = ? where environment_id = ? and reference = ?`, [
+      state.statusId,
+      state.method,
+      state.at,
+      env,
+      reference,
+    ]);
     return reference;
   }
 
@@ -128,7 +140,13 @@ describe('lists at scale', () => {
     // Only a few fields asked for: the same values.
     const lean = await gql(`{ orders(first: 10) { edges { node { orderReference amount status paymentMethod customer { emailAddress } } } } }`);
     expect(lean.data.orders.edges.map((e: any) => e.node)).toEqual(
-      page.data.orders.edges.map(({ node }: any) => ({ orderReference: node.orderReference, amount: node.amount, status: node.status, paymentMethod: node.paymentMethod, customer: { emailAddress: node.customer.emailAddress } })),
+      page.data.orders.edges.map(({ node }: any) => ({
+        orderReference: node.orderReference,
+        amount: node.amount,
+        status: node.status,
+        paymentMethod: node.paymentMethod,
+        customer: { emailAddress: node.customer.emailAddress },
+      })),
     );
   });
 
@@ -163,11 +181,17 @@ describe('lists at scale', () => {
       expect(all.totalCountIsEstimate).toBe(true);
       expect(all.totalCount).toBeGreaterThan(EXACT_COUNT_BOUND);
       const few = await list({ first: 1, filter: { search: 'bulk3@example.test' } });
-      expect(few).toMatchObject({ totalCount: (await sql(`select count(*)::int as n from checkout_order where environment_id = ? and customer_email = 'bulk3@example.test'`, [otherEnv]))[0].n, totalCountIsEstimate: false });
+      expect(few).toMatchObject({
+        totalCount: (
+          await sql(`select count(*)::int as n from checkout_order where environment_id = ? and customer_email = 'bulk3@example.test'`, [otherEnv])
+        )[0].n,
+        totalCountIsEstimate: false,
+      });
     });
 
     it('filters by payment method as the order shows it, "" for no payment attempt yet', async () => {
-      const count = async (where: string) => (await sql(`select count(*)::int as n from checkout_order where environment_id = ? and ${where}`, [otherEnv]))[0].n;
+      const count = async (where: string) =>
+        (await sql(`select count(*)::int as n from checkout_order where environment_id = ? and ${where}`, [otherEnv]))[0].n;
       const paypal = await list({ first: 100, filter: { paymentMethod: 'PayPal', search: 'bulk1@example.test' } });
       expect(paypal.totalCount).toBe(await count(`payment_method = 'PAYPAL' and customer_email = 'bulk1@example.test'`));
       expect(paypal.edges.length).toBeGreaterThan(0);
@@ -199,7 +223,18 @@ describe('lists at scale', () => {
   it('REST links/all answers the same bytes as the list view of each link serialised', async () => {
     const names = ['Plain', 'Quote " and \\ back', 'Ctrl \u0001 tab \t é ✓ 😀', '</script>'];
     for (let i = 0; i < 4; i += 1) {
-      await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Name: names[i], Description: `d${i}\n`, PaymentType: ['MC', 'SC', 'MC', 'SUB'][i], Currency: 'NGN', AuthOption: 'AUTH', Amount: i === 0 ? undefined : [0, 12.5, 1000, 0.01][i], Limit: i === 2 ? 3 : undefined } });
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.publicKey,
+        body: {
+          Name: names[i],
+          Description: `d${i}\n`,
+          PaymentType: ['MC', 'SC', 'MC', 'SUB'][i],
+          Currency: 'NGN',
+          AuthOption: 'AUTH',
+          Amount: i === 0 ? undefined : [0, 12.5, 1000, 0.01][i],
+          Limit: i === 2 ? 3 : undefined,
+        },
+      });
     }
     // One link created with microseconds and an amount of four places' worth of zeros.
     await sql(`update payment_link set date_created = date_created + interval '123 microseconds' where environment_id = ? and name = 'Plain'`, [env]);
@@ -213,7 +248,25 @@ describe('lists at scale', () => {
     expect(body).toHaveLength(4);
     expect(text).toBe(expectedText);
     expect(text).toBe(JSON.stringify(body));
-    expect(Object.keys(body[0])).toEqual(['id', 'name', 'paymentType', 'logo', 'amount', 'dateCreated', 'reference', 'createdBy', 'creatorEmail', 'isActive', 'currency', 'limit', 'paymentLinkUrl', 'appEnvironmentId', 'paymentLinkType', 'paymentLinkCode', 'description']);
+    expect(Object.keys(body[0])).toEqual([
+      'id',
+      'name',
+      'paymentType',
+      'logo',
+      'amount',
+      'dateCreated',
+      'reference',
+      'createdBy',
+      'creatorEmail',
+      'isActive',
+      'currency',
+      'limit',
+      'paymentLinkUrl',
+      'appEnvironmentId',
+      'paymentLinkType',
+      'paymentLinkCode',
+      'description',
+    ]);
     expect(body.map((l: any) => l.amount)).toEqual([0.01, 1000, 12.5, null]);
     const one = await fetch(`${t.baseUrl}/checkout/links/all?id=${body[1].id}`, { headers: { 'api-key': m.keys.test.publicKey } });
     expect(await one.text()).toBe(JSON.stringify([body[1]]));

@@ -11,7 +11,7 @@ describe('GraphQL: webhooks', () => {
   let receiver: http.Server;
   let receiverUrl: string;
   const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-  let answer = 200;
+  const answer = 200;
   beforeAll(async () => {
     // The receiver is on loopback: exempted, as for local development.
     t = await startTestService({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
@@ -74,7 +74,11 @@ describe('GraphQL: webhooks', () => {
   it("answers 13 for another tenant's event", async () => {
     const ping = await gql(`mutation { sendTestWebhook { eventId } }`);
     const other = await createTestMerchant(t);
-    const res = await gql(`mutation ($eventId: String!) { redeliverWebhook(eventId: $eventId) { id } }`, { eventId: ping.data.sendTestWebhook.eventId }, other.keys.test.privateKey);
+    const res = await gql(
+      `mutation ($eventId: String!) { redeliverWebhook(eventId: $eventId) { id } }`,
+      { eventId: ping.data.sendTestWebhook.eventId },
+      other.keys.test.privateKey,
+    );
     expect(res.errors[0].extensions.code).toBe('13');
   });
 });

@@ -22,7 +22,11 @@ describe('idempotency keys over time', () => {
 
   const service = () => t.service.runtime.ctx.services.idempotency;
   const rows = async (key: string) =>
-    (await t.service.runtime.ctx.orm.em.getConnection().execute('select state from idempotency_key where environment_id = ? and key = ?', [tenant.environmentId, key])).length;
+    (
+      await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute('select state from idempotency_key where environment_id = ? and key = ?', [tenant.environmentId, key])
+    ).length;
 
   it('does the work again after the 24-hour window, and purges old answers', async () => {
     let runs = 0;
@@ -38,10 +42,13 @@ describe('idempotency keys over time', () => {
 
   it('releases a key whose request died while in progress', async () => {
     // A process took the key and died before storing the answer.
-    await t.service.runtime.ctx.orm.em.getConnection().execute(
-      `insert into idempotency_key (environment_id, key, fingerprint, state, created_at) values (?, 'orphan', ?, 'in_progress', ?)`,
-      [tenant.environmentId, FP, clock.now()],
-    );
+    await t.service.runtime.ctx.orm.em
+      .getConnection()
+      .execute(`insert into idempotency_key (environment_id, key, fingerprint, state, created_at) values (?, 'orphan', ?, 'in_progress', ?)`, [
+        tenant.environmentId,
+        FP,
+        clock.now(),
+      ]);
     clock.advance(61_000);
     const res = await service().run(tenant, 'orphan', FP, async () => ({ status: 200, body: '{"ok":true}' }));
     expect(res).toEqual({ status: 200, body: '{"ok":true}', replayed: false });

@@ -21,7 +21,12 @@ describe('structured logs', () => {
   let t: TestService;
   let m: CreatedMerchant;
   const raw: string[] = [];
-  const lines = () => raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+  const lines = () =>
+    raw
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, any>);
   beforeAll(async () => {
     const stream = new Writable({
       write(chunk, _enc, done) {
@@ -81,7 +86,10 @@ describe('structured logs', () => {
       payment: { RedirectUrl: 'https://merchant.test/done' },
     });
     await postEncrypted(t.baseUrl, '/checkout/order/pay', k.publicKey, k.encryptionKey, {
-      reference, paymentOption: 'C', country: 'NG', card: { cardNumber: CARD, expiryMonth: '11', expiryYear: '31', cvv: CVV, billingAddress: { street: 's', city: 'c', country: 'NG' } },
+      reference,
+      paymentOption: 'C',
+      country: 'NG',
+      card: { cardNumber: CARD, expiryMonth: '11', expiryYear: '31', cvv: CVV, billingAddress: { street: 's', city: 'c', country: 'NG' } },
     });
     // Secrets in headers and in the query string.
     await request(t.baseUrl, 'GET', '/health/ready?token=query-token-value-789', { headers: { ...headers, 'api-key': k.privateKey } });
@@ -90,11 +98,27 @@ describe('structured logs', () => {
     const summary = services.orders.summary;
     services.orders.summary = async () => {
       throw new Error(`processor said no for ${CARD} with ${k.privateKey}, secret ${m.webhookSecret}, master ${TEST_MASTER_KEY}, key ${PRIVATE_KEY_PEM}`, {
-        cause: { cardNumber: CARD, cvv: CVV, expiryMonth: '11', expiryYear: '31', pan: CARD, webhookSecret: m.webhookSecret, masterKey: TEST_MASTER_KEY, privateKey: PRIVATE_KEY_PEM, apiKey: k.privateKey, nested: { authorization: 'Bearer Bearer-secret-value-123', note: `card ${CARD.replace(/(\d{4})/g, '$1 ').trim()}` } },
+        cause: {
+          cardNumber: CARD,
+          cvv: CVV,
+          expiryMonth: '11',
+          expiryYear: '31',
+          pan: CARD,
+          webhookSecret: m.webhookSecret,
+          masterKey: TEST_MASTER_KEY,
+          privateKey: PRIVATE_KEY_PEM,
+          apiKey: k.privateKey,
+          nested: { authorization: 'Bearer Bearer-secret-value-123', note: `card ${CARD.replace(/(\d{4})/g, '$1 ').trim()}` },
+        },
       });
     };
     try {
-      const res = await graphql(t.baseUrl, 'query { dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2021-01-01T00:00:00Z") { successRate } }', {}, { ...headers, 'x-request-id': 'redaction-2', 'api-key': k.privateKey });
+      const res = await graphql(
+        t.baseUrl,
+        'query { dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2021-01-01T00:00:00Z") { successRate } }',
+        {},
+        { ...headers, 'x-request-id': 'redaction-2', 'api-key': k.privateKey },
+      );
       expect(res.body.errors[0].extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR', requestId: 'redaction-2' });
     } finally {
       services.orders.summary = summary;
@@ -105,9 +129,19 @@ describe('structured logs', () => {
     // The internal error was logged, with its request id, scrubbed.
     const logged = all.find((l) => l.reqId === 'redaction-2' && l.msg === 'GraphQL operation failed with an internal error');
     expect(logged).toBeDefined();
-    expect(logged!.err.message.trim()).toMatch(/^processor said no for \[redacted\] with \[redacted\], secret \[redacted\], master \[redacted\], key \[redacted\]$/);
+    expect(logged!.err.message.trim()).toMatch(
+      /^processor said no for \[redacted\] with \[redacted\], secret \[redacted\], master \[redacted\], key \[redacted\]$/,
+    );
     expect(logged!.err.cause).toEqual({
-      cardNumber: '[redacted]', cvv: '[redacted]', expiryMonth: '[redacted]', expiryYear: '[redacted]', pan: '[redacted]', webhookSecret: '[redacted]', masterKey: '[redacted]', privateKey: '[redacted]', apiKey: '[redacted]',
+      cardNumber: '[redacted]',
+      cvv: '[redacted]',
+      expiryMonth: '[redacted]',
+      expiryYear: '[redacted]',
+      pan: '[redacted]',
+      webhookSecret: '[redacted]',
+      masterKey: '[redacted]',
+      privateKey: '[redacted]',
+      apiKey: '[redacted]',
       nested: { authorization: '[redacted]', note: 'card [redacted]' },
     });
     // The query string is not logged.

@@ -65,7 +65,12 @@ describe('GET /metrics', () => {
   };
 
   it('refuses a scrape without the token, or with a wrong one (401)', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: `Basic ${METRICS_TOKEN}` }, { authorization: METRICS_TOKEN }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong-token-0123456789' },
+      { authorization: `Basic ${METRICS_TOKEN}` },
+      { authorization: METRICS_TOKEN },
+    ]) {
       const res = await request(t.baseUrl, 'GET', '/metrics', { headers });
       expect(res.status).toBe(401);
       expect(res.text).not.toContain('gateway_');
@@ -89,11 +94,19 @@ describe('GET /metrics', () => {
     const pages: string[] = [];
     const pay = async (reference: string, cardNumber: string) => {
       const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', k.publicKey, k.encryptionKey, {
-        reference, paymentOption: 'C', country: 'NG', card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+        reference,
+        paymentOption: 'C',
+        country: 'NG',
+        card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
       });
       expect(paid.body.statusCode).toBe('02');
       pages.push(paid.body.data.paymentDetail.redirectUrl);
-      const page = await fetch(paid.body.data.paymentDetail.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      const page = await fetch(paid.body.data.paymentDetail.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
       expect(page.status).toBeLessThan(400);
     };
     await pay(references[0]!, '5123450000000008');
@@ -111,7 +124,8 @@ describe('GET /metrics', () => {
 
     const before = await scrape();
     // Webhooks: each settled payment queued one delivery; none attempted yet (no dispatcher runs in tests).
-    const due = (await t.service.runtime.ctx.orm.em.getConnection().execute(`select count(*)::int as n from webhook_delivery where state = 'pending'`))[0].n as number;
+    const due = (await t.service.runtime.ctx.orm.em.getConnection().execute(`select count(*)::int as n from webhook_delivery where state = 'pending'`))[0]
+      .n as number;
     expect(due).toBeGreaterThanOrEqual(2);
     expect(value(before, 'gateway_webhook_backlog_deliveries')).toBe(due);
     expect(value(before, 'gateway_webhook_pending_deliveries')).toBe(due);
@@ -138,7 +152,9 @@ describe('GET /metrics', () => {
     expect(value(s, 'gateway_graphql_operations_total', { transport: 'http', operation_type: 'query', operation_name: 'RecentOrders', outcome: 'ok' })).toBe(1);
     expect(value(s, 'gateway_graphql_operations_total', { transport: 'http', operation_name: 'Broken', outcome: 'error' })).toBe(1);
     expect(value(s, 'gateway_graphql_operation_duration_seconds_count', { transport: 'http', operation_name: 'RecentOrders' })).toBe(1);
-    expect(value(s, 'gateway_graphql_operations_total', { transport: 'websocket', operation_type: 'query', operation_name: 'OverSocket', outcome: 'ok' })).toBe(1);
+    expect(value(s, 'gateway_graphql_operations_total', { transport: 'websocket', operation_type: 'query', operation_name: 'OverSocket', outcome: 'ok' })).toBe(
+      1,
+    );
     expect(value(s, 'gateway_graphql_operations_total', { transport: 'websocket', operation_type: 'subscription', operation_name: 'Watch' })).toBe(1);
     expect(value(s, 'gateway_graphql_subscriptions')).toBe(0);
     // Payment outcomes by method, status and code.

@@ -40,7 +40,7 @@ describe('card data is never stored or logged', () => {
         paymentOption: 'C',
         country: 'NG',
         card: { cardNumber, expiryMonth: '11', expiryYear: '31', cvv, billingAddress: { street: 's', city: 'c', country: 'NG' } },
-      }, );
+      });
       expect(JSON.stringify(paid.body)).not.toContain(cardNumber);
       const url = paid.body.data?.paymentDetail?.redirectUrl;
       if (url && paid.body.statusCode === '02') {

@@ -69,7 +69,13 @@ describe('crash between the processor call and the settlement', () => {
     const end = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
-      if (await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${baseUrl}/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       if (Date.now() > end) throw new Error(`service did not start: ${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -105,7 +111,10 @@ describe('crash between the processor call and the settlement', () => {
   }
 
   const attemptOf = async (reference: string) =>
-    (await sql(`select p.reference, p.status_id as payment_status, o.status_id as order_status from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [reference])) as Array<{
+    (await sql(
+      `select p.reference, p.status_id as payment_status, o.status_id as order_status from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`,
+      [reference],
+    )) as Array<{
       reference: string;
       payment_status: number;
       order_status: number;
@@ -117,10 +126,12 @@ describe('crash between the processor call and the settlement', () => {
   const sandbox = () => (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
 
   it('issue 10 point 4: a payment whose process died after the processor approved it is settled once on restart, from the processor record', async () => {
-    const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
-      apiKey: k().publicKey,
-      body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
-    })).body.data.paymentLink;
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: k().publicKey,
+        body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+      })
+    ).body.data.paymentLink;
     const reference = await createOrder({ paymentLinkId: link.id });
     await payAndCrash(reference, '5123450000000008');
 
@@ -140,7 +151,9 @@ describe('crash between the processor call and the settlement', () => {
 
     // No second authorization; one settlement event; reconciling again changes nothing.
     expect(await sandboxRows()).toBe(authorizationsBefore);
-    const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence`, [reference]);
+    const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence`, [
+      reference,
+    ]);
     expect(events).toEqual([{ notify_type: 'successful' }]);
     expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(0);
     const tenant = await t.service.runtime.ctx.services.auth.authenticate(k().publicKey);

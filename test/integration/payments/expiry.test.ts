@@ -43,17 +43,28 @@ describe('unpaid payment-link orders', () => {
     expect(res.body.statusCode).toBe('01');
     return reference;
   }
-  const verify = async (reference: string) => (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+  const verify = async (reference: string) =>
+    (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
   const link = async (body: Record<string, string>) =>
-    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: k().publicKey, body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body } })).body.data
-      .paymentLink as { id: number; reference: string };
+    (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: k().publicKey,
+        body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body },
+      })
+    ).body.data.paymentLink as { id: number; reference: string };
   const checkout = (linkReference: string, customer: Record<string, string>, instrument: Record<string, unknown>, paymentOption = 'C') =>
     request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: { paymentOption, customer, data: encryptPayload(instrument, k().encryptionKey) } });
 
   describe('point 6: failed payment-link attempts leave no orphan Initiated orders', () => {
     it('issue 10 point 6: an unpaid payment-link order expires with the authentication timeout, and never counts against the link limit', async () => {
       const l = await link({ PaymentType: 'MC', Limit: '1', AuthOption: 'NOAUTH' });
-      const customer = (name: string) => ({ firstname: name, lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `${name.toLowerCase()}+${Date.now()}@example.test` });
+      const customer = (name: string) => ({
+        firstname: name,
+        lastname: 'Obi',
+        mobile: '+2348012345678',
+        country: 'NG',
+        email: `${name.toLowerCase()}+${Date.now()}@example.test`,
+      });
       const refused = await checkout(l.reference, customer('Orphan'), { card: card('4111111111111112') });
       expect(refused.status).toBe(400);
       const orphans = await sql(`select reference, status_id from checkout_order where payment_link_id = ?`, [l.id]);
@@ -73,7 +84,9 @@ describe('unpaid payment-link orders', () => {
       }
       const orphan = await verify(orphans[0].reference);
       expect(orphan).toMatchObject({ statusId: 4, status: 'Failed', paymentResponseCode: 'Z4', paymentResponseMessage: 'Order expired unpaid' });
-      const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ?`, [orphans[0].reference]);
+      const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ?`, [
+        orphans[0].reference,
+      ]);
       expect(events).toEqual([{ notify_type: 'failed' }]);
     });
 

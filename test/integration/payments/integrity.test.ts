@@ -38,14 +38,19 @@ describe('payment integrity', () => {
   }
   const pay = (reference: string, body: Record<string, unknown>) =>
     postEncrypted(t.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, { reference, country: 'NG', ...body });
-  const verify = async (reference: string) => (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+  const verify = async (reference: string) =>
+    (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
   const timeline = async (reference: string) => {
     const tenant = await t.service.runtime.ctx.services.auth.authenticate(k().publicKey);
     return t.service.runtime.ctx.services.timeline.list(tenant, reference);
   };
   const link = async (body: Record<string, string>) =>
-    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: k().publicKey, body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body } })).body.data
-      .paymentLink as { id: number; reference: string };
+    (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: k().publicKey,
+        body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body },
+      })
+    ).body.data.paymentLink as { id: number; reference: string };
   const checkout = (linkReference: string, customer: Record<string, string>, instrument: Record<string, unknown>, paymentOption = 'C') =>
     request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: { paymentOption, customer, data: encryptPayload(instrument, k().encryptionKey) } });
 
@@ -113,12 +118,25 @@ describe('payment integrity', () => {
       expect(created.body.data.order.fee).toBe(15);
       expect(created.body.data.subsidiaryOrderSummary.totalAmount).toBe(1015);
 
-      const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', payer.keys.test.publicKey, payer.keys.test.encryptionKey, { reference, paymentOption: 'PAYPAL', country: 'NG', paypal });
+      const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', payer.keys.test.publicKey, payer.keys.test.encryptionKey, {
+        reference,
+        paymentOption: 'PAYPAL',
+        country: 'NG',
+        paypal,
+      });
       // PayPal in NGN: 4.4 % + 100.
       expect(paid.body.data.orderPayment).toMatchObject({ fee: 144, totalAmount: 1144 });
       await fetch(paid.body.data.paymentDetail.redirectUrl, form('decision=approve'));
       const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: payer.keys.test.privateKey, body: { reference } })).body.data;
-      expect(details).toMatchObject({ statusId: 5, paymentMethod: 'PayPal', fee: 144, customerFee: 144, subsidiaryFee: 0, feeRate: 0.044, totalAmountCharged: 1144 });
+      expect(details).toMatchObject({
+        statusId: 5,
+        paymentMethod: 'PayPal',
+        fee: 144,
+        customerFee: 144,
+        subsidiaryFee: 0,
+        feeRate: 0.044,
+        totalAmountCharged: 1144,
+      });
 
       const entries = await t.service.runtime.ctx.services.timeline.list(tenant, reference);
       const change = entries.find((e) => e.event === 'order.fee_changed')!;
@@ -148,17 +166,45 @@ describe('payment integrity', () => {
 
       const original = { firstName: 'Ada', lastName: 'Obi', emailAddress: email, mobileNumber: '+2348012345678', countryShortName: 'NG' };
       expect((await verify(reference)).customer).toMatchObject(original);
-      const [record] = await sql(`select first_name, last_name, mobile, country from customer c join app_environment e on e.id = c.environment_id where e.subsidiary_id = ? and e.mode = 'test' and c.email = ?`, [m.subsidiary.id, email]);
+      const [record] = await sql(
+        `select first_name, last_name, mobile, country from customer c join app_environment e on e.id = c.environment_id where e.subsidiary_id = ? and e.mode = 'test' and c.email = ?`,
+        [m.subsidiary.id, email],
+      );
       expect(record).toEqual({ first_name: 'Ada', last_name: 'Obi', mobile: '+2348012345678', country: 'NG' });
 
       // The link's order shows what its payer typed; order/status and GraphQL read the same snapshot.
       const paymentRef = new URL(res.body.redirectUrl).pathname.split('/').pop();
       const [linkOrder] = await sql(`select o.reference from checkout_order o join order_payment p on p.order_id = o.id where p.reference = ?`, [paymentRef]);
-      expect((await verify(linkOrder.reference)).customer).toMatchObject({ firstName: 'Mallory', lastName: 'Evil', countryShortName: 'US', mobileNumber: '+15550001111', emailAddress: email });
-      const gql = await graphql(t.baseUrl, `query($r: String!) { order(reference: $r) { customer { firstName lastName mobileNumber countryShortName } } }`, { r: reference }, { 'api-key': k().privateKey });
+      expect((await verify(linkOrder.reference)).customer).toMatchObject({
+        firstName: 'Mallory',
+        lastName: 'Evil',
+        countryShortName: 'US',
+        mobileNumber: '+15550001111',
+        emailAddress: email,
+      });
+      const gql = await graphql(
+        t.baseUrl,
+        `
+          query ($r: String!) {
+            order(reference: $r) {
+              customer {
+                firstName
+                lastName
+                mobileNumber
+                countryShortName
+              }
+            }
+          }
+        `,
+        { r: reference },
+        { 'api-key': k().privateKey },
+      );
       expect(gql.body.data.order.customer).toEqual({ firstName: 'Ada', lastName: 'Obi', mobileNumber: '+2348012345678', countryShortName: 'NG' });
       const status = await postEncrypted(t.baseUrl, '/checkout/order/status', k().publicKey, k().encryptionKey, { reference });
-      const [orders] = await sql(`select count(distinct customer_id)::int as n from checkout_order where reference in (?, ?)`, [reference, linkOrder.reference]);
+      const [orders] = await sql(`select count(distinct customer_id)::int as n from checkout_order where reference in (?, ?)`, [
+        reference,
+        linkOrder.reference,
+      ]);
       expect(orders.n).toBe(1);
       expect(status.body.data.customer_id).toEqual(expect.any(Number));
     });
@@ -168,17 +214,32 @@ describe('payment integrity', () => {
       const first = await createOrder({ customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email } });
       const second = await createOrder({ customer: { firstname: 'Adaeze', lastname: 'Okafor', mobile: '+2348099999999', country: 'GH', email } });
       expect((await verify(first)).customer).toMatchObject({ firstName: 'Ada', lastName: 'Obi', countryShortName: 'NG' });
-      expect((await verify(second)).customer).toMatchObject({ firstName: 'Adaeze', lastName: 'Okafor', countryShortName: 'GH', mobileNumber: '+2348099999999' });
+      expect((await verify(second)).customer).toMatchObject({
+        firstName: 'Adaeze',
+        lastName: 'Okafor',
+        countryShortName: 'GH',
+        mobileNumber: '+2348099999999',
+      });
     });
 
     it('issue 10 point 3: concurrent creates with one new e-mail make one customer, and the database refuses a duplicate', async () => {
       const email = `race+${Date.now()}@example.test`;
-      const references = await Promise.all(Array.from({ length: 8 }, (_, i) => createOrder({ customer: { firstname: `N${i}`, lastname: 'Race', mobile: '+2348012345678', country: 'NG', email } })));
-      const rows = await sql(`select count(distinct customer_id)::int as customers, count(*)::int as orders from checkout_order where reference in (${references.map(() => '?').join(',')})`, references);
-      expect(rows[0]).toEqual({ customers: 1, orders: 8 });
-      await expect(sql(`insert into customer (environment_id, email, first_name, last_name, mobile, country) select environment_id, email, 'X', 'Y', '1', 'NG' from customer where email = ?`, [email])).rejects.toThrow(
-        /customer_environment_id_email_unique/,
+      const references = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          createOrder({ customer: { firstname: `N${i}`, lastname: 'Race', mobile: '+2348012345678', country: 'NG', email } }),
+        ),
       );
+      const rows = await sql(
+        `select count(distinct customer_id)::int as customers, count(*)::int as orders from checkout_order where reference in (${references.map(() => '?').join(',')})`,
+        references,
+      );
+      expect(rows[0]).toEqual({ customers: 1, orders: 8 });
+      await expect(
+        sql(
+          `insert into customer (environment_id, email, first_name, last_name, mobile, country) select environment_id, email, 'X', 'Y', '1', 'NG' from customer where email = ?`,
+          [email],
+        ),
+      ).rejects.toThrow(/customer_environment_id_email_unique/);
     });
   });
 
@@ -186,7 +247,18 @@ describe('payment integrity', () => {
     it('issue 10 point 4: a repeated sandbox call with the same idempotency key authorizes nothing new, and lookup finds it', async () => {
       const sandbox = new SandboxProcessor(t.service.runtime.ctx.orm);
       const key = `OPTEST${Date.now()}`;
-      const request = { cardNumber: '4111111111111111', cvv: '123', expiryMonth: '12', expiryYear: '30', amount: '10.00', currency: 'NGN', reference: 'R', environmentId: 1, threeDSecure: false, idempotencyKey: key };
+      const request = {
+        cardNumber: '4111111111111111',
+        cvv: '123',
+        expiryMonth: '12',
+        expiryYear: '30',
+        amount: '10.00',
+        currency: 'NGN',
+        reference: 'R',
+        environmentId: 1,
+        threeDSecure: false,
+        idempotencyKey: key,
+      };
       expect(await sandbox.lookup(key)).toBeNull();
       const first = await sandbox.authorizeCard(request);
       const again = await sandbox.authorizeCard({ ...request, cardNumber: '4000000000000002' });
@@ -226,7 +298,11 @@ describe('payment integrity', () => {
       const next = await createOrder({ payment: { paymentLinkId: l.id } });
       const paid = await pay(next, { paymentOption: 'C', card: card('4111111111111111') });
       expect(paid.body.statusCode).toBe('02');
-      expect(await verify(abandoned)).toMatchObject({ statusId: 4, paymentResponseCode: 'Z3', paymentResponseMessage: 'Superseded by a newer payment attempt' });
+      expect(await verify(abandoned)).toMatchObject({
+        statusId: 4,
+        paymentResponseCode: 'Z3',
+        paymentResponseMessage: 'Superseded by a newer payment attempt',
+      });
       // The superseded page can no longer settle anything.
       expect((await fetch(abandonedUrl, form('otp=123456'))).headers.get('location')).toContain('status=failed');
       expect((await verify(abandoned)).statusId).toBe(4);

@@ -20,8 +20,10 @@ describe('payment link checkout', () => {
   });
 
   const createLink = async (body: Record<string, string>) =>
-    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Description: 'd', AuthOption: 'AUTH', ...body } })).body.data.paymentLink;
-  const cardPayload = (cardNumber = '5123450000000008') => encryptPayload({ card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);
+    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Description: 'd', AuthOption: 'AUTH', ...body } }))
+      .body.data.paymentLink;
+  const cardPayload = (cardNumber = '5123450000000008') =>
+    encryptPayload({ card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);
   const checkout = (reference: string, body: Record<string, unknown>) => request(t.baseUrl, 'POST', `/pay/${reference}`, { body });
 
   it('lets the customer enter the amount when the link has none, and pays through 3-D Secure', async () => {
@@ -36,20 +38,31 @@ describe('payment link checkout', () => {
     const res = await checkout(link.reference, { amount: '750.25', paymentOption: 'C', customer, data: cardPayload() });
     expect(res.status).toBe(200);
     expect(res.body.redirectUrl).toMatch(/\/sandbox\/3ds\/OP/);
-    const done = await fetch(res.body.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+    const done = await fetch(res.body.redirectUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'otp=123456',
+    });
     const landed = new URL(done.headers.get('location')!);
     expect(landed.pathname).toBe(`/pay/${link.reference}/result`); // no Website: the service's own result page
     expect(landed.searchParams.get('status')).toBe('successful');
     const result = await fetch(landed);
     expect(await result.text()).toContain('Payment successful');
 
-    const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: m.keys.test.privateKey, body: { reference: landed.searchParams.get('reference') } });
+    const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', {
+      apiKey: m.keys.test.privateKey,
+      body: { reference: landed.searchParams.get('reference') },
+    });
     expect(verify.body.data).toMatchObject({ statusId: 5, totalAmountCharged: 750.25, paymentLinkId: link.id, productName: 'Donation' });
   });
 
   it('pays with PayPal from the page', async () => {
     const link = await createLink({ Name: 'Book', PaymentType: 'MC', Amount: '3000' });
-    const paypal = encryptPayload({ paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '4', billingAddress: billing } }, m.keys.test.encryptionKey);
+    const paypal = encryptPayload(
+      { paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '4', billingAddress: billing } },
+      m.keys.test.encryptionKey,
+    );
     const res = await checkout(link.reference, { paymentOption: 'PAYPAL', customer, data: paypal });
     expect(res.body.redirectUrl).toMatch(/\/sandbox\/paypal\//);
   });

@@ -7,7 +7,14 @@ import { ManualClock } from '../../../src/shared/clock';
 let counter = 0;
 const nextRef = () => `PAY-${process.pid}-${Date.now()}-${++counter}`;
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
-const card = (cardNumber: string, extra: Record<string, string> = {}) => ({ cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing, ...extra });
+const card = (cardNumber: string, extra: Record<string, string> = {}) => ({
+  cardNumber,
+  expiryMonth: '12',
+  expiryYear: '30',
+  cvv: '123',
+  billingAddress: billing,
+  ...extra,
+});
 
 describe('payments through the sandbox acquirer', () => {
   let t: TestService;
@@ -35,9 +42,15 @@ describe('payments through the sandbox acquirer', () => {
   const pay = (reference: string, body: Record<string, unknown>) =>
     postEncrypted(t.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, { reference, country: 'NG', ...body });
   const payCard = (reference: string, number: string) => pay(reference, { paymentOption: 'C', card: card(number) });
-  const verify = async (reference: string) => (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+  const verify = async (reference: string) =>
+    (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
   const submitOtp = (url: string, otp: string) =>
-    fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ otp }).toString() });
+    fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ otp }).toString(),
+    });
 
   it.each([['5123450000000008'], ['4111111111111111']])('approves %s after 3-D Secure with OTP 123456', async (number) => {
     const reference = await createOrder();
@@ -74,9 +87,19 @@ describe('payments through the sandbox acquirer', () => {
     const details = await verify(reference);
     expect(details).toMatchObject({ statusId: 5, status: 'Successful', paymentResponseCode: '00', paymentMethod: 'Card Payment' });
     expect(details.datePaymentConfirmed).not.toBeNull();
-    expect(details.orderPayments).toEqual([expect.objectContaining({ paymentOptionId: 2, paymentOption: 'Card Payment', statusId: 5, status: 'Successful', responseCode: '00' })]);
+    expect(details.orderPayments).toEqual([
+      expect.objectContaining({ paymentOptionId: 2, paymentOption: 'Card Payment', statusId: 5, status: 'Successful', responseCode: '00' }),
+    ]);
     expect(details.cardDetails).toEqual([
-      expect.objectContaining({ status: true, cardFirstSixDigits: number.slice(0, 6), cardLastFourDigits: number.slice(-4), cardExpiryMonth: '12', cardExpiryYear: '30', cardType: number.startsWith('4') ? 'Visa' : 'Mastercard', cardToken: expect.stringMatching(/^sbx_card_/) }),
+      expect.objectContaining({
+        status: true,
+        cardFirstSixDigits: number.slice(0, 6),
+        cardLastFourDigits: number.slice(-4),
+        cardExpiryMonth: '12',
+        cardExpiryYear: '30',
+        cardType: number.startsWith('4') ? 'Visa' : 'Mastercard',
+        cardToken: expect.stringMatching(/^sbx_card_/),
+      }),
     ]);
 
     // A double submit or a replay changes nothing.
@@ -144,7 +167,12 @@ describe('payments through the sandbox acquirer', () => {
       order: { amount: 10, reference, description: 'x', currency: 'NGN' },
       payment: { RedirectUrl: 'https://m.test' },
     });
-    const res = await postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.live.publicKey, m.keys.live.encryptionKey, { reference, paymentOption: 'C', country: 'NG', card: card('4111111111111111') });
+    const res = await postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.live.publicKey, m.keys.live.encryptionKey, {
+      reference,
+      paymentOption: 'C',
+      country: 'NG',
+      card: card('4111111111111111'),
+    });
     expect(res.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'Live payments are currently not supported.' });
   });
 
@@ -153,12 +181,20 @@ describe('payments through the sandbox acquirer', () => {
     ['cancel', 4, 'failed'],
   ])('PayPal: %s', async (decision, statusId, status) => {
     const reference = await createOrder();
-    const res = await pay(reference, { paymentOption: 'PAYPAL', paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '12B', billingAddress: billing } });
+    const res = await pay(reference, {
+      paymentOption: 'PAYPAL',
+      paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '12B', billingAddress: billing },
+    });
     expect(res.body.statusCode).toBe('02');
     const url: string = res.body.data.paymentDetail.redirectUrl;
     expect(url.startsWith(`${t.config.publicUrl}/sandbox/paypal/`)).toBe(true);
     expect(await (await fetch(url)).text()).toContain('value="approve"');
-    const answer = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `decision=${decision}` });
+    const answer = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `decision=${decision}`,
+    });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toContain(`status=${status}`);
     const details = await verify(reference);
@@ -184,10 +220,12 @@ describe('payments through the sandbox acquirer', () => {
     const answers = await Promise.all([submitOtp(url, '123456'), submitOtp(url, '123456'), submitOtp(url, '111111')]);
     const statuses = answers.map((a) => new URL(a.headers.get('location')!).searchParams.get('status'));
     expect(new Set(statuses).size).toBe(1); // every answer reports the one outcome
-    const rows = await t.service.runtime.ctx.orm.em.getConnection().execute(
-      `select count(*)::int as n from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? and e.notify_type in ('successful', 'failed')`,
-      [reference],
-    );
+    const rows = await t.service.runtime.ctx.orm.em
+      .getConnection()
+      .execute(
+        `select count(*)::int as n from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? and e.notify_type in ('successful', 'failed')`,
+        [reference],
+      );
     expect(rows[0].n).toBe(1);
   });
 
@@ -246,7 +284,11 @@ describe('payments through the sandbox acquirer', () => {
       const l = await link({ PaymentType: 'MC' });
       const reference = await createOrder(nextRef(), { paymentLinkId: l.id });
       await request(t.baseUrl, 'PATCH', `/checkout/links/${l.id}/status/disable`, { apiKey: k().publicKey });
-      expect((await payCard(reference, '4111111111111111')).body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
+      expect((await payCard(reference, '4111111111111111')).body).toEqual({
+        status: 'failed',
+        statusCode: 'VAL400',
+        message: 'The payment link is not active.',
+      });
     });
   });
 });

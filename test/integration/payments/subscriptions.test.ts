@@ -23,10 +23,12 @@ describe('subscriptions', () => {
   const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
 
   async function subscribe(reference: string, cardNumber: string, numberOfPayments: number) {
-    const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
-      apiKey: m.keys.test.publicKey,
-      body: { Name: 'Gym', Description: 'Hourly plan', PaymentType: 'SUB', AuthOption: 'NOAUTH', Amount: '500' },
-    })).body.data.paymentLink;
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.publicKey,
+        body: { Name: 'Gym', Description: 'Hourly plan', PaymentType: 'SUB', AuthOption: 'NOAUTH', Amount: '500' },
+      })
+    ).body.data.paymentLink;
     const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
       customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
       order: { amount: 500, reference, description: 'Gym', currency: 'NGN' },
@@ -79,7 +81,7 @@ describe('subscriptions', () => {
     ]);
   });
 
-  it("keeps charging other subscriptions when one fails for a reason of ours, and retries that one later", async () => {
+  it('keeps charging other subscriptions when one fails for a reason of ours, and retries that one later', async () => {
     const blocked = `SUBX-${Date.now()}`;
     await subscribe(blocked, '4111111111111111', 3);
     const other = `SUBY-${Date.now()}`;

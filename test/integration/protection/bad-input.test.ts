@@ -26,31 +26,48 @@ describe('issue 10 point 17: no 5xx from input', () => {
     await t.close();
   });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
-    'issue 10 point 17: /checkout-assets/%s is a 404, not a 500',
-    async (name) => {
-      const res = await request(t.baseUrl, 'GET', `/checkout-assets/${name}`);
-      expect(res.status).toBe(404);
-    },
-  );
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])('issue 10 point 17: /checkout-assets/%s is a 404, not a 500', async (name) => {
+    const res = await request(t.baseUrl, 'GET', `/checkout-assets/${name}`);
+    expect(res.status).toBe(404);
+  });
 
   it('issue 10 point 17: a cursor that decodes to the year 275760 is a validation error, not INTERNAL_SERVER_ERROR', async () => {
     for (const iso of ['+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {
       const after = Buffer.from(JSON.stringify([iso, 1])).toString('base64url');
       for (const field of ['paymentLinks', 'orders']) {
-        const res = await graphql(t.baseUrl, `query($after: String) { ${field}(first: 5, after: $after) { totalCount } }`, { after }, { 'api-key': m.keys.test.privateKey });
+        const res = await graphql(
+          t.baseUrl,
+          `query($after: String) { ${field}(first: 5, after: $after) { totalCount } }`,
+          { after },
+          { 'api-key': m.keys.test.privateKey },
+        );
         expect(res.status).toBeLessThan(500);
         expect({ field, iso, code: res.body.errors?.[0]?.extensions?.code }).toEqual({ field, iso, code: 'VAL400' });
       }
     }
     const hugeId = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 2 ** 40])).toString('base64url');
-    const res = await graphql(t.baseUrl, `query($after: String) { paymentLinks(first: 5, after: $after) { totalCount } }`, { after: hugeId }, { 'api-key': m.keys.test.privateKey });
+    const res = await graphql(
+      t.baseUrl,
+      `
+        query ($after: String) {
+          paymentLinks(first: 5, after: $after) {
+            totalCount
+          }
+        }
+      `,
+      { after: hugeId },
+      { 'api-key': m.keys.test.privateKey },
+    );
     expect(res.body.errors?.[0]?.extensions?.code).toBe('VAL400');
   });
 
   it('issue 10 point 17: metadata nested hundreds deep is refused as a validation error (REST and GraphQL)', async () => {
     const deep = JSON.parse(nestedObjectText(300));
-    const rest = await postEncrypted(t.baseUrl, '/checkout/order/event/track', m.keys.test.publicKey, m.keys.test.encryptionKey, { orderReference: reference, event: 'deep', metadata: deep });
+    const rest = await postEncrypted(t.baseUrl, '/checkout/order/event/track', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      orderReference: reference,
+      event: 'deep',
+      metadata: deep,
+    });
     expect(rest.status).toBe(400);
     expect(rest.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Metadata field must be nested at most 32 levels deep.' });
 
@@ -69,7 +86,11 @@ describe('issue 10 point 17: no 5xx from input', () => {
       expect(res.body).toEqual({ errors: [{ message: 'The request body is nested too deeply (at most 64 levels).', extensions: { code: 'BAD_REQUEST' } }] });
     }
     // 32 levels are still fine.
-    const ok = await postEncrypted(t.baseUrl, '/checkout/order/event/track', m.keys.test.publicKey, m.keys.test.encryptionKey, { orderReference: reference, event: 'ok', metadata: JSON.parse(nestedObjectText(31)) });
+    const ok = await postEncrypted(t.baseUrl, '/checkout/order/event/track', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      orderReference: reference,
+      event: 'ok',
+      metadata: JSON.parse(nestedObjectText(31)),
+    });
     expect(ok.status).toBe(200);
   });
 

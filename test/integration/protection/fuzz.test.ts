@@ -27,7 +27,10 @@ function expectDocumentedAnswer(res: HttpResult, what: unknown): void {
   if (res.status >= 400) {
     const body = res.body as Record<string, unknown>;
     const code = body?.statusCode ?? body?.status_code;
-    expect({ what, shape: Object.keys(body ?? {}).length === 3 && body.status === 'failed' && typeof code === 'string' && typeof body.message === 'string' }).toEqual({ what, shape: true });
+    expect({
+      what,
+      shape: Object.keys(body ?? {}).length === 3 && body.status === 'failed' && typeof code === 'string' && typeof body.message === 'string',
+    }).toEqual({ what, shape: true });
   }
 }
 
@@ -37,7 +40,25 @@ const hostileValue = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.integer(),
   fc.double(),
-  fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', '9'.repeat(60), '-1', '1e400', '+275760-09-13T00:00:00.000Z', 'NaN', '<script>', null, true, [], {}, 1e308, -0),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '__proto__',
+    'constructor',
+    '9'.repeat(60),
+    '-1',
+    '1e400',
+    '+275760-09-13T00:00:00.000Z',
+    'NaN',
+    '<script>',
+    null,
+    true,
+    [],
+    {},
+    1e308,
+    -0,
+  ),
 );
 const shaped = (fields: string[]) =>
   fc.dictionary(fc.oneof(fc.constantFrom(...fields, ...fields.map((f) => f.toUpperCase())), fc.string({ maxLength: 12 })), hostileValue, { maxKeys: 6 });
@@ -45,10 +66,30 @@ const address = shaped(['street', 'city', 'state', 'country', 'zipcode']);
 
 /** Plaintexts shaped like each Encrypted endpoint's, with hostile values. */
 const shapedPlaintext = fc.oneof(
-  fc.record({ customer: shaped(['firstname', 'lastname', 'mobile', 'country', 'email']), order: shaped(['amount', 'reference', 'description', 'currency']), payment: shaped(['RedirectUrl', 'paymentLinkId', 'frequencyId', 'numberOfPayments']), paymentMeta: shaped(['ipAddress']) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      customer: shaped(['firstname', 'lastname', 'mobile', 'country', 'email']),
+      order: shaped(['amount', 'reference', 'description', 'currency']),
+      payment: shaped(['RedirectUrl', 'paymentLinkId', 'frequencyId', 'numberOfPayments']),
+      paymentMeta: shaped(['ipAddress']),
+    },
+    { requiredKeys: [] },
+  ),
   shaped(['amount', 'paymentOption', 'currency']),
   shaped(['reference']),
-  fc.record({ reference: hostileValue, paymentOption: fc.constantFrom('C', 'PAYPAL', 'X'), country: hostileValue, card: fc.record({ cardNumber: hostileValue, expiryMonth: hostileValue, expiryYear: hostileValue, cvv: hostileValue, billingAddress: address }, { requiredKeys: [] }), paypal: shaped(['fullName', 'mobile', 'house']) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      reference: hostileValue,
+      paymentOption: fc.constantFrom('C', 'PAYPAL', 'X'),
+      country: hostileValue,
+      card: fc.record(
+        { cardNumber: hostileValue, expiryMonth: hostileValue, expiryYear: hostileValue, cvv: hostileValue, billingAddress: address },
+        { requiredKeys: [] },
+      ),
+      paypal: shaped(['fullName', 'mobile', 'house']),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record({ orderReference: hostileValue, event: hostileValue, description: hostileValue, metadata: hostileValue }, { requiredKeys: [] }),
 );
 
@@ -73,16 +114,27 @@ describe('issue 10 point 17: fuzzing the REST interface', () => {
 
   it('issue 10 point 17: arbitrary JSON bodies to every plain endpoint never get a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...PLAIN_ENDPOINTS), fc.oneof(fc.jsonValue({ maxDepth: 4 }), shaped(['Name', 'Description', 'PaymentType', 'Currency', 'AuthOption', 'Amount', 'Mobile', 'BackgroundImage', 'Website', 'Limit', 'reference'])), async ([method, path], body) => {
-        const res = await request(t.baseUrl, method, path, { apiKey: m.keys.test.privateKey, body });
-        expectDocumentedAnswer(res, { method, path, body });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...PLAIN_ENDPOINTS),
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 4 }),
+          shaped(['Name', 'Description', 'PaymentType', 'Currency', 'AuthOption', 'Amount', 'Mobile', 'BackgroundImage', 'Website', 'Limit', 'reference']),
+        ),
+        async ([method, path], body) => {
+          const res = await request(t.baseUrl, method, path, { apiKey: m.keys.test.privateKey, body });
+          expectDocumentedAnswer(res, { method, path, body });
+        },
+      ),
       { numRuns: 60, seed: SEED },
     );
   });
 
   it('issue 10 point 17: arbitrary encrypted plaintexts to every Encrypted endpoint never get a 5xx', async () => {
-    const plaintext = fc.oneof(fc.string({ minLength: 1, maxLength: 300 }), fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)), shapedPlaintext.map((v) => JSON.stringify(v)));
+    const plaintext = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 300 }),
+      fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+      shapedPlaintext.map((v) => JSON.stringify(v)),
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ENCRYPTED_ENDPOINTS), plaintext, async (path, text) => {
         let data: string;
@@ -101,32 +153,65 @@ describe('issue 10 point 17: fuzzing the REST interface', () => {
   it('issue 10 point 17: bodies nested to any depth never get a 5xx, with or without an Idempotency-Key', async () => {
     const endpoints: [string, string][] = [...PLAIN_ENDPOINTS, ['POST', '/checkout/order/create'], ['POST', '/graphql'], ['POST', `/pay/NO-SUCH-LINK`]];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...endpoints), fc.integer({ min: 1, max: 30_000 }), fc.boolean(), fc.boolean(), async ([method, path], depth, arrays, idempotent) => {
-        const rawBody = arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-        const headers: Record<string, string> = idempotent ? { 'idempotency-key': `deep-${depth}-${arrays}-${path}` } : {};
-        const res = await request(t.baseUrl, method, path, { apiKey: m.keys.test.privateKey, rawBody, headers });
-        if (path === '/graphql' || path.startsWith('/pay/')) expect({ path, depth, status: res.status < 500 }).toEqual({ path, depth, status: true });
-        else expectDocumentedAnswer(res, { path, depth, arrays });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...endpoints),
+        fc.integer({ min: 1, max: 30_000 }),
+        fc.boolean(),
+        fc.boolean(),
+        async ([method, path], depth, arrays, idempotent) => {
+          const rawBody = arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+          const headers: Record<string, string> = idempotent ? { 'idempotency-key': `deep-${depth}-${arrays}-${path}` } : {};
+          const res = await request(t.baseUrl, method, path, { apiKey: m.keys.test.privateKey, rawBody, headers });
+          if (path === '/graphql' || path.startsWith('/pay/')) expect({ path, depth, status: res.status < 500 }).toEqual({ path, depth, status: true });
+          else expectDocumentedAnswer(res, { path, depth, arrays });
+        },
+      ),
       { numRuns: 25, seed: SEED },
     );
   });
 
   it('issue 10 point 17: arbitrary query strings and path ids never get a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 30 }), fc.constantFrom('/checkout/links/all?id=', '/checkout/links/%s/edit', '/checkout/links/%s/status/activate'), async (text, template) => {
-        const encoded = encodeURIComponent(text);
-        const path = template.includes('%s') ? template.replace('%s', encoded || 'x') : template + encoded;
-        const res = await request(t.baseUrl, template.includes('%s') ? 'PATCH' : 'GET', path, { apiKey: m.keys.test.privateKey, body: template.includes('%s') ? {} : undefined });
-        expectDocumentedAnswer(res, { path });
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom('/checkout/links/all?id=', '/checkout/links/%s/edit', '/checkout/links/%s/status/activate'),
+        async (text, template) => {
+          const encoded = encodeURIComponent(text);
+          const path = template.includes('%s') ? template.replace('%s', encoded || 'x') : template + encoded;
+          const res = await request(t.baseUrl, template.includes('%s') ? 'PATCH' : 'GET', path, {
+            apiKey: m.keys.test.privateKey,
+            body: template.includes('%s') ? {} : undefined,
+          });
+          expectDocumentedAnswer(res, { path });
+        },
+      ),
       { numRuns: 30, seed: SEED },
     );
   });
 
   it('issue 10 point 17: arbitrary bodies and card plaintexts on the payment-link page never get a 5xx', async () => {
-    const card = fc.record({ card: fc.record({ cardNumber: hostileValue, expiryMonth: hostileValue, expiryYear: hostileValue, cvv: hostileValue, billingAddress: address }, { requiredKeys: [] }), paypal: shaped(['fullName', 'mobile', 'house']) }, { requiredKeys: [] });
-    const body = fc.record({ amount: hostileValue, paymentOption: fc.oneof(hostileValue, fc.constantFrom('C', 'PAYPAL')), customer: fc.oneof(hostileValue, shaped(['firstname', 'lastname', 'email', 'mobile', 'country'])), data: fc.oneof(hostileValue, card.map((c) => encryptPayload(c, m.keys.test.encryptionKey))) }, { requiredKeys: [] });
+    const card = fc.record(
+      {
+        card: fc.record(
+          { cardNumber: hostileValue, expiryMonth: hostileValue, expiryYear: hostileValue, cvv: hostileValue, billingAddress: address },
+          { requiredKeys: [] },
+        ),
+        paypal: shaped(['fullName', 'mobile', 'house']),
+      },
+      { requiredKeys: [] },
+    );
+    const body = fc.record(
+      {
+        amount: hostileValue,
+        paymentOption: fc.oneof(hostileValue, fc.constantFrom('C', 'PAYPAL')),
+        customer: fc.oneof(hostileValue, shaped(['firstname', 'lastname', 'email', 'mobile', 'country'])),
+        data: fc.oneof(
+          hostileValue,
+          card.map((c) => encryptPayload(c, m.keys.test.encryptionKey)),
+        ),
+      },
+      { requiredKeys: [] },
+    );
     await fc.assert(
       fc.asyncProperty(fc.oneof(body, fc.jsonValue({ maxDepth: 3 })), async (payload) => {
         const res = await request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: payload });

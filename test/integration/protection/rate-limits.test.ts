@@ -117,7 +117,9 @@ describe('issue 10 point 15: rate limits', () => {
     for (let i = 0; i < 5; i++) expect((await gql(a)).status).toBe(200);
     const byIp = await gql(a);
     expect(byIp.status).toBe(429);
-    expect(byIp.body).toEqual({ errors: [{ message: 'Too many requests, please try again later', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) } }] });
+    expect(byIp.body).toEqual({
+      errors: [{ message: 'Too many requests, please try again later', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) } }],
+    });
     const key = other.keys.test.publicKey;
     for (let i = 0; i < 8; i++) expect((await gql(a, { 'api-key': key })).status).toBe(200);
     const byKey = await gql(a, { 'api-key': key });
@@ -192,7 +194,10 @@ describe('issue 10 point 15: RATE_LIMIT=off', () => {
 
   it('issue 10 point 15: RATE_LIMIT=off switches every limit off (load tests)', async () => {
     const from = newClient();
-    const statuses = await times(5, async () => (await httpFrom(t.baseUrl, from, 'GET', '/checkout/links/types', { headers: { 'api-key': WRONG_KEY } })).status);
+    const statuses = await times(
+      5,
+      async () => (await httpFrom(t.baseUrl, from, 'GET', '/checkout/links/types', { headers: { 'api-key': WRONG_KEY } })).status,
+    );
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
   });
 });

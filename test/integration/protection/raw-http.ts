@@ -19,7 +19,15 @@ export function httpFrom(
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: Number(url.port), method, path, localAddress: from, agent: false, headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers } },
+      {
+        host: url.hostname,
+        port: Number(url.port),
+        method,
+        path,
+        localAddress: from,
+        agent: false,
+        headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

@@ -40,7 +40,10 @@ describe('REST: legacy clients', () => {
       expect(res.body.data.paymentLink).toMatchObject({ name: 'Gym', amount: 5000 });
       expect(res.body.data.paymentLink).not.toHaveProperty('Colour');
       const id = res.body.data.paymentLink.id;
-      const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, { apiKey: pub, body: { Name: 'Gym 2', Description: 'd', PaymentType: 'SC', Colour: 'blue' } });
+      const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, {
+        apiKey: pub,
+        body: { Name: 'Gym 2', Description: 'd', PaymentType: 'SC', Colour: 'blue' },
+      });
       expect(edit.status).toBe(200);
       expect(edit.body.data.paymentLink.name).toBe('Gym 2');
     });
@@ -61,7 +64,11 @@ describe('REST: legacy clients', () => {
       expect(fee.body).toMatchObject({ statusCode: '00', data: { fee: 15 } });
       const status = await postEncrypted(t.baseUrl, '/checkout/order/status', pub, enc, { reference, transactionType: 'card' });
       expect(status.body).toMatchObject({ status_code: '00', data: { order_reference: reference } });
-      const track = await postEncrypted(t.baseUrl, '/checkout/order/event/track', pub, enc, { orderReference: reference, event: 'checkout.viewed', source: 'sdk' });
+      const track = await postEncrypted(t.baseUrl, '/checkout/order/event/track', pub, enc, {
+        orderReference: reference,
+        event: 'checkout.viewed',
+        source: 'sdk',
+      });
       expect(track.body).toEqual({ data: null, status: 'success', statusCode: '00', message: 'Event logged successfully' });
       const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: priv, body: { reference, includeHistory: true } });
       expect(verify.body).toMatchObject({ statusCode: '00', data: { orderReference: reference } });
@@ -71,7 +78,14 @@ describe('REST: legacy clients', () => {
         paymentOption: 'C',
         country: 'NG',
         deviceId: 'abc',
-        card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', nameOnCard: 'ADA OBI', billingAddress: { ...billing, line2: 'Floor 3' } },
+        card: {
+          cardNumber: '4111111111111111',
+          expiryMonth: '12',
+          expiryYear: '30',
+          cvv: '123',
+          nameOnCard: 'ADA OBI',
+          billingAddress: { ...billing, line2: 'Floor 3' },
+        },
       });
       expect(pay.status).toBe(200);
       expect(pay.body.statusCode).toBe('02');
@@ -101,7 +115,12 @@ describe('REST: legacy clients', () => {
       expect(res.status).toBe(200);
       const fee = await postEncrypted(t.baseUrl, '/checkout/order/fee', pub, enc, { amount: 100, paymentOption: 'C', currency: null });
       expect(fee.body.data).toMatchObject({ fee: 1.5, paymentOption: 'C' });
-      const track = await postEncrypted(t.baseUrl, '/checkout/order/event/track', pub, enc, { orderReference: reference, event: 'x', description: null, metadata: null });
+      const track = await postEncrypted(t.baseUrl, '/checkout/order/event/track', pub, enc, {
+        orderReference: reference,
+        event: 'x',
+        description: null,
+        metadata: null,
+      });
       expect(track.body.statusCode).toBe('00');
     });
   });
@@ -126,7 +145,10 @@ describe('REST: legacy clients', () => {
     it('issue 11 point 3: edit accepts the id legacy clients send (null, or the link id), the path names the link', async () => {
       const link = (await createLink(validLink)).body.data.paymentLink;
       for (const id of [null, link.id, String(link.id)]) {
-        const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, { apiKey: pub, body: { id, Name: `Gym ${id}`, Description: 'd', PaymentType: 'SC' } });
+        const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
+          apiKey: pub,
+          body: { id, Name: `Gym ${id}`, Description: 'd', PaymentType: 'SC' },
+        });
         expect(res.status).toBe(200);
         expect(res.body.data.paymentLink).toMatchObject({ id: link.id, name: `Gym ${id}` });
       }
@@ -159,7 +181,11 @@ describe('REST: legacy clients', () => {
     it('issue 11 point 3: the alias has the same authentication, errors and key rules', async () => {
       expect((await request(t.baseUrl, 'POST', '/payment/order/status', { body: { data: 'x' } })).status).toBe(401);
       const noData = await request(t.baseUrl, 'POST', '/payment/order/status', { apiKey: pub, body: {} });
-      expect(noData.body).toEqual({ status: 'failed', statusCode: '400', message: 'Unable to find the encrypted data, please encrypt your payload and try again' });
+      expect(noData.body).toEqual({
+        status: 'failed',
+        statusCode: '400',
+        message: 'Unable to find the encrypted data, please encrypt your payload and try again',
+      });
       expect((await request(t.baseUrl, 'POST', '/payment/order/verify', { apiKey: pub, body: { reference: 'x' } })).status).toBe(403);
       expect((await request(t.baseUrl, 'POST', '/payment/links/create', { apiKey: pub, body: validLink })).status).toBe(404);
     });
@@ -169,14 +195,25 @@ describe('REST: legacy clients', () => {
     let reference: string;
     beforeAll(async () => {
       const orderRef = nextRef();
-      await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, orderPlaintext(orderRef, { RedirectUrl: 'https://merchant.test/done', frequencyId: 2, numberOfPayments: 3 }));
+      await postEncrypted(
+        t.baseUrl,
+        '/checkout/order/create',
+        pub,
+        enc,
+        orderPlaintext(orderRef, { RedirectUrl: 'https://merchant.test/done', frequencyId: 2, numberOfPayments: 3 }),
+      );
       const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', pub, enc, {
         reference: orderRef,
         paymentOption: 'C',
         country: 'NG',
         card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
       });
-      await fetch(pay.body.data.paymentDetail.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      await fetch(pay.body.data.paymentDetail.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
       const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: priv, body: { reference: orderRef } });
       expect(verify.body.data.statusId).toBe(5);
       reference = verify.body.data.recurringPaymentReference;
@@ -197,14 +234,23 @@ describe('REST: legacy clients', () => {
     it('issue 11 point 3: cancels with the private key, and cancelling again answers the same', async () => {
       const res = await cancel(reference);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ data: { reference, state: 'cancelled', cancelled: true }, status: 'success', statusCode: '00', message: 'Recurring payment cancelled successfully' });
+      expect(res.body).toEqual({
+        data: { reference, state: 'cancelled', cancelled: true },
+        status: 'success',
+        statusCode: '00',
+        message: 'Recurring payment cancelled successfully',
+      });
       expect(await state(reference)).toBe('cancelled');
       expect((await cancel(reference)).body).toEqual(res.body);
     });
 
     it("issue 11 point 3: an unknown reference, or another merchant's, is 404 code 13", async () => {
       const other = await createTestMerchant(t);
-      for (const [ref, key] of [['RP-unknown', priv], [reference, other.keys.test.privateKey], [reference, m.keys.live.privateKey]] as const) {
+      for (const [ref, key] of [
+        ['RP-unknown', priv],
+        [reference, other.keys.test.privateKey],
+        [reference, m.keys.live.privateKey],
+      ] as const) {
         const res = await cancel(ref, key);
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ status: 'failed', status_code: '13', message: 'recurring payment not found' });

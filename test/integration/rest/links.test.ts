@@ -65,15 +65,37 @@ describe('REST: payment links', () => {
     // Key order is part of byte-for-byte compatibility.
     expect(Object.keys(res.body)).toEqual(['data', 'status', 'statusCode', 'message']);
     expect(Object.keys(link)).toEqual([
-      'id', 'name', 'paymentType', 'logo', 'amount', 'dateCreated', 'reference', 'createdBy', 'creatorEmail', 'isActive',
-      'currency', 'limit', 'paymentLinkUrl', 'appEnvironmentId', 'paymentLinkType', 'paymentLinkCode', 'description',
+      'id',
+      'name',
+      'paymentType',
+      'logo',
+      'amount',
+      'dateCreated',
+      'reference',
+      'createdBy',
+      'creatorEmail',
+      'isActive',
+      'currency',
+      'limit',
+      'paymentLinkUrl',
+      'appEnvironmentId',
+      'paymentLinkType',
+      'paymentLinkCode',
+      'description',
     ]);
   });
 
   it('matches property names case-insensitively and lets the customer enter the amount when Amount is empty', async () => {
     const res = await create({ name: 'Donations', DESCRIPTION: 'Give what you like', paymenttype: 'mc', authOption: 'NOAUTH', Amount: '' });
     expect(res.status).toBe(200);
-    expect(res.body.data.paymentLink).toMatchObject({ name: 'Donations', amount: null, currency: 'NGN', limit: null, paymentLinkCode: 'MC', paymentLinkType: 'Multiple Charge' });
+    expect(res.body.data.paymentLink).toMatchObject({
+      name: 'Donations',
+      amount: null,
+      currency: 'NGN',
+      limit: null,
+      paymentLinkCode: 'MC',
+      paymentLinkType: 'Multiple Charge',
+    });
   });
 
   it.each([
@@ -127,7 +149,11 @@ describe('REST: payment links', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: key, rawBody: 'Name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await request(t.baseUrl, 'POST', '/checkout/links/create', {
+      apiKey: key,
+      rawBody: 'Name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ status: 'failed', statusCode: '415', message: 'Content-Type must be application/json.' });
   });
@@ -180,11 +206,22 @@ describe('REST: payment links', () => {
       expect(res.status).toBe(200);
       expect(res.body.statusCode).toBe('00');
       expect(res.body.message).toBe('Payment details fetched successfully');
-      expect(res.body.data.paymentLink).toMatchObject({ id, name: 'Gym (edited)', description: 'New text', amount: 7500.5, paymentLinkCode: 'MC', isActive: true, currency: 'NGN' });
+      expect(res.body.data.paymentLink).toMatchObject({
+        id,
+        name: 'Gym (edited)',
+        description: 'New text',
+        amount: 7500.5,
+        paymentLinkCode: 'MC',
+        isActive: true,
+        currency: 'NGN',
+      });
     });
 
     it('issue 11 point 3: ignores Currency on edit (unknown there), and the link keeps its currency', async () => {
-      const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, { apiKey: key, body: { Name: 'a', Description: 'b', PaymentType: 'SC', Currency: 'USD' } });
+      const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, {
+        apiKey: key,
+        body: { Name: 'a', Description: 'b', PaymentType: 'SC', Currency: 'USD' },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data.paymentLink).toMatchObject({ id, name: 'a', currency: 'NGN' });
     });
@@ -242,8 +279,18 @@ describe('REST: payment links', () => {
     expect(res.body).toMatchObject({ status: 'success', statusCode: '00', message: 'Operation successful' });
     expect(res.body.data).toHaveLength(11);
     expect(res.body.data[5]).toEqual({
-      hours: 720, days: 30, name: 'Monthly', description: expect.any(String), isActive: true, id: 6,
-      dateCreated: '2024-01-01T00:00:00.000', dateUpdated: null, dateDeleted: null, createdBy: 1, updatedBy: null, deletedBy: null,
+      hours: 720,
+      days: 30,
+      name: 'Monthly',
+      description: expect.any(String),
+      isActive: true,
+      id: 6,
+      dateCreated: '2024-01-01T00:00:00.000',
+      dateUpdated: null,
+      dateDeleted: null,
+      createdBy: 1,
+      updatedBy: null,
+      deletedBy: null,
     });
   });
 
@@ -251,9 +298,20 @@ describe('REST: payment links', () => {
     const res = await request(t.baseUrl, 'GET', '/checkout/banks', { apiKey: key });
     expect(res.body).toMatchObject({ status: 'success', statusCode: '00', message: 'Operation successful' });
     expect(res.body.data[0]).toEqual({
-      name: 'Access Bank', countryId: 566, bankCode: '044', isMicrofinance: false, isMortgage: false, ussdBankCode: '*901#',
-      logo: `${t.config.publicUrl}/assets/banks/044.svg`, id: 1, dateCreated: '2024-01-01T00:00:00.000', dateUpdated: null, dateDeleted: null,
-      createdBy: 1, updatedBy: null, deletedBy: null,
+      name: 'Access Bank',
+      countryId: 566,
+      bankCode: '044',
+      isMicrofinance: false,
+      isMortgage: false,
+      ussdBankCode: '*901#',
+      logo: `${t.config.publicUrl}/assets/banks/044.svg`,
+      id: 1,
+      dateCreated: '2024-01-01T00:00:00.000',
+      dateUpdated: null,
+      dateDeleted: null,
+      createdBy: 1,
+      updatedBy: null,
+      deletedBy: null,
     });
     const logo = await fetch(`${t.baseUrl}/assets/banks/044.svg`);
     expect(logo.headers.get('content-type')).toContain('image/svg+xml');
@@ -307,11 +365,23 @@ describe('REST: payment links', () => {
     const res = await request(t.baseUrl, 'GET', '/docs/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining([
-      '/checkout/links/create', '/checkout/links/{id}/edit', '/checkout/links/{id}/status/activate', '/checkout/links/{id}/status/disable',
-      '/checkout/links/all', '/checkout/links/types', '/checkout/frequencies', '/checkout/order/create', '/checkout/order/fee',
-      '/checkout/order/status', '/checkout/order/event/track', '/checkout/order/verify', '/checkout/banks',
-    ]));
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/checkout/links/create',
+        '/checkout/links/{id}/edit',
+        '/checkout/links/{id}/status/activate',
+        '/checkout/links/{id}/status/disable',
+        '/checkout/links/all',
+        '/checkout/links/types',
+        '/checkout/frequencies',
+        '/checkout/order/create',
+        '/checkout/order/fee',
+        '/checkout/order/status',
+        '/checkout/order/event/track',
+        '/checkout/order/verify',
+        '/checkout/banks',
+      ]),
+    );
     expect(res.body.paths['/checkout/links/create'].post.requestBody.content['application/json'].schema.properties.Name).toBeDefined();
   });
 });

@@ -82,7 +82,12 @@ describe('REST: the typed OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     const old = await request(t.baseUrl, 'GET', '/docs/openapi.json');
     expect(old.body).toEqual(doc);
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.values(OPERATIONS).map(([p]) => p).filter((p, i, all) => all.indexOf(p) === i).sort());
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      Object.values(OPERATIONS)
+        .map(([p]) => p)
+        .filter((p, i, all) => all.indexOf(p) === i)
+        .sort(),
+    );
   });
 
   it('issue 11 point 6: applies the api-key security scheme to every operation, with a real schema for every status', () => {
@@ -96,13 +101,30 @@ describe('REST: the typed OpenAPI document', () => {
       expect(statuses).toEqual(expect.arrayContaining(['200', '400', '401', '404', '500']));
       for (const status of statuses) {
         const content = op.responses[status].content['application/json'];
-        expect({ route, status, hasSchema: typeof content.schema === 'object' && Object.keys(content.schema).length > 1 }).toEqual({ route, status, hasSchema: true });
-        if (status !== '200') expect(content.schema.anyOf.map((s: any) => s.required)).toEqual([['status', 'statusCode', 'message'], ['status', 'status_code', 'message']]);
+        expect({ route, status, hasSchema: typeof content.schema === 'object' && Object.keys(content.schema).length > 1 }).toEqual({
+          route,
+          status,
+          hasSchema: true,
+        });
+        if (status !== '200')
+          expect(content.schema.anyOf.map((s: any) => s.required)).toEqual([
+            ['status', 'statusCode', 'message'],
+            ['status', 'status_code', 'message'],
+          ]);
       }
     }
-    expect(doc.paths['/checkout/links/all'].get.responses['200'].content['application/json'].schema).toMatchObject({ type: 'array', items: { title: 'PaymentLink' } });
+    expect(doc.paths['/checkout/links/all'].get.responses['200'].content['application/json'].schema).toMatchObject({
+      type: 'array',
+      items: { title: 'PaymentLink' },
+    });
     expect(doc.paths['/checkout/order/status'].post.responses['200'].content['application/json'].schema.required).toEqual([
-      'is_final_status', 'requery_needed', 'requery_type', 'data', 'status', 'status_code', 'message',
+      'is_final_status',
+      'requery_needed',
+      'requery_type',
+      'data',
+      'status',
+      'status_code',
+      'message',
     ]);
   });
 
@@ -175,19 +197,56 @@ describe('REST: the typed OpenAPI document', () => {
     beforeAll(async () => {
       const { publicKey: pub, privateKey: priv, encryptionKey: enc } = m.keys.test;
       const enc_ = (p: string, plaintext: unknown) => postEncrypted(t.baseUrl, p, pub, enc, plaintext);
-      const link = keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: pub,
-        body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', AuthOption: 'NOAUTH', Amount: '1000', Limit: '50' },
-      })).body.data.paymentLink;
+      const link = keep(
+        'createLink',
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: pub,
+          body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', AuthOption: 'NOAUTH', Amount: '1000', Limit: '50' },
+        }),
+      ).body.data.paymentLink;
       keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: { Description: 'x' } }));
       keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { body: { Name: 'x' } }));
-      keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, rawBody: 'Name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
-      keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: { Name: 'a', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' }, headers: { 'idempotency-key': `oas-${nextRef()}` } }));
+      keep(
+        'createLink',
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: pub,
+          rawBody: 'Name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+      );
+      keep(
+        'createLink',
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: pub,
+          body: { Name: 'a', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' },
+          headers: { 'idempotency-key': `oas-${nextRef()}` },
+        }),
+      );
       const reused = `oas-${nextRef()}`;
-      await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: { Name: 'a', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' }, headers: { 'idempotency-key': reused } });
-      keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: { Name: 'c', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' }, headers: { 'idempotency-key': reused } }));
-      keep('editLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, { apiKey: pub, body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', Amount: '1000' } }));
-      keep('editLink', await request(t.baseUrl, 'PATCH', '/checkout/links/999999999/edit', { apiKey: pub, body: { Name: 'x', Description: 'y', PaymentType: 'SC' } }));
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: pub,
+        body: { Name: 'a', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' },
+        headers: { 'idempotency-key': reused },
+      });
+      keep(
+        'createLink',
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: pub,
+          body: { Name: 'c', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' },
+          headers: { 'idempotency-key': reused },
+        }),
+      );
+      keep(
+        'editLink',
+        await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
+          apiKey: pub,
+          body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', Amount: '1000' },
+        }),
+      );
+      keep(
+        'editLink',
+        await request(t.baseUrl, 'PATCH', '/checkout/links/999999999/edit', { apiKey: pub, body: { Name: 'x', Description: 'y', PaymentType: 'SC' } }),
+      );
       keep('disableLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: pub }));
       keep('activateLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/activate`, { apiKey: pub }));
       keep('activateLink', await request(t.baseUrl, 'PATCH', '/checkout/links/abc/status/activate', { apiKey: pub }));
@@ -206,12 +265,20 @@ describe('REST: the typed OpenAPI document', () => {
       keep('status', await enc_('/checkout/order/status', { reference: 'nope' }));
       keep('track', await enc_('/checkout/order/event/track', { orderReference: reference, event: 'checkout.viewed', metadata: { page: 1 } }));
       const pending = keep('pay', await enc_('/checkout/order/pay', { reference, paymentOption: 'C', country: 'NG', card: card('4111111111111111') }));
-      await fetch(pending.body.data.paymentDetail.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      await fetch(pending.body.data.paymentDetail.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
       keep('status', await enc_('/checkout/order/status', { reference }));
       const verified = keep('verify', await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: priv, body: { reference } }));
       keep('verify', await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: pub, body: { reference } }));
       keep('verify', await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: priv, body: { reference: 'nope' } }));
-      keep('cancelRecurring', await request(t.baseUrl, 'PATCH', `/checkout/links/recurringpayment/${verified.body.data.recurringPaymentReference}/cancel`, { apiKey: priv }));
+      keep(
+        'cancelRecurring',
+        await request(t.baseUrl, 'PATCH', `/checkout/links/recurringpayment/${verified.body.data.recurringPaymentReference}/cancel`, { apiKey: priv }),
+      );
       keep('cancelRecurring', await request(t.baseUrl, 'PATCH', '/checkout/links/recurringpayment/RP-nope/cancel', { apiKey: priv }));
 
       // A payment-link order without authentication: paid at once, then one declined.
@@ -243,7 +310,8 @@ describe('REST: the typed OpenAPI document', () => {
           continue;
         }
         const check = TypeCompiler.Compile(schema);
-        if (!check.Check(c.body)) problems.push({ route: c.route, status: c.status, errors: [...check.Errors(c.body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`) });
+        if (!check.Check(c.body))
+          problems.push({ route: c.route, status: c.status, errors: [...check.Errors(c.body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`) });
       }
       expect(problems).toEqual([]);
       const created = captured.find((c) => c.route === 'createLink' && c.status === 200)!.body as { data: { subsidiary: { customization: unknown } } };
@@ -269,7 +337,12 @@ describe('REST: the typed OpenAPI document', () => {
         ];
         fs.writeFileSync(
           path.join(dir, 'answers.ts'),
-          header + captured.map((c, i) => `export const answer${i}: ${typed(c)} = ${JSON.stringify(c.body)};`).concat(requests).join('\n') + '\n',
+          header +
+            captured
+              .map((c, i) => `export const answer${i}: ${typed(c)} = ${JSON.stringify(c.body)};`)
+              .concat(requests)
+              .join('\n') +
+            '\n',
         );
         // The same check must fail on an answer that breaks the document: a null where an array is documented, an undocumented field.
         const link = captured.find((c) => c.route === 'createLink' && c.status === 200)!;
@@ -279,7 +352,14 @@ describe('REST: the typed OpenAPI document', () => {
         fs.writeFileSync(path.join(dir, 'broken.ts'), `${header}export const broken: ${typed(link)} = ${JSON.stringify(broken)};\n`);
 
         const diagnostics = (file: string) => {
-          const program = ts.createProgram([path.join(dir, file)], { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS });
+          const program = ts.createProgram([path.join(dir, file)], {
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: [],
+            target: ts.ScriptTarget.ES2022,
+            module: ts.ModuleKind.CommonJS,
+          });
           return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
         };
         expect(diagnostics('answers.ts')).toEqual([]);

@@ -38,7 +38,8 @@ describe('REST: orders', () => {
     await t.close();
   });
 
-  const createOrder = (plaintext: unknown, apiKey = pub, encryptionKey = enc) => postEncrypted(t.baseUrl, '/checkout/order/create', apiKey, encryptionKey, plaintext);
+  const createOrder = (plaintext: unknown, apiKey = pub, encryptionKey = enc) =>
+    postEncrypted(t.baseUrl, '/checkout/order/create', apiKey, encryptionKey, plaintext);
   const verify = (reference: unknown, apiKey = priv) => request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey, body: { reference } });
 
   describe('order/create', () => {
@@ -72,7 +73,13 @@ describe('REST: orders', () => {
             { code: 'PAYPAL', name: 'PayPal', currency: 'NGN' },
           ],
           savedCards: [],
-          subsidiaryOrderSummary: { orderName: 'Two tickets', totalAmount: 1000, reference, currency: 'NGN', orderItems: [{ name: 'Two tickets', amount: 1000 }] },
+          subsidiaryOrderSummary: {
+            orderName: 'Two tickets',
+            totalAmount: 1000,
+            reference,
+            currency: 'NGN',
+            orderItems: [{ name: 'Two tickets', amount: 1000 }],
+          },
         },
         status: 'success',
         statusCode: '01',
@@ -114,8 +121,18 @@ describe('REST: orders', () => {
     it.each([
       [{ customer: undefined }, 400, 'VAL400', 'The Customer field is required.'],
       [{ customer: { lastname: 'O', mobile: '+234801', country: 'NG', email: 'a@b.test' } }, 400, 'VAL400', 'The Firstname field is required.'],
-      [{ customer: { firstname: 'A', lastname: 'O', mobile: '+2348012345678', country: 'NG', email: 'nope' } }, 400, 'VAL400', 'The Email field is not a valid e-mail address.'],
-      [{ customer: { firstname: 'A', lastname: 'O', mobile: '+2348012345678', country: 'KP', email: 'a@b.test' } }, 400, '100', 'Customer country is currently not supported.'],
+      [
+        { customer: { firstname: 'A', lastname: 'O', mobile: '+2348012345678', country: 'NG', email: 'nope' } },
+        400,
+        'VAL400',
+        'The Email field is not a valid e-mail address.',
+      ],
+      [
+        { customer: { firstname: 'A', lastname: 'O', mobile: '+2348012345678', country: 'KP', email: 'a@b.test' } },
+        400,
+        '100',
+        'Customer country is currently not supported.',
+      ],
       [{ order: { amount: 10, reference: 'X', description: 'd', currency: 'JPY' } }, 400, 'VAL400', 'Currency is currently not supported.'],
       [{ order: { amount: 0, reference: 'X', description: 'd', currency: 'NGN' } }, 400, 'VAL400', 'The Amount field must be greater than zero.'],
       [{ order: { amount: -1, reference: 'X', description: 'd', currency: 'NGN' } }, 400, 'VAL400', 'The Amount field must be greater than zero.'],
@@ -137,15 +154,26 @@ describe('REST: orders', () => {
     });
 
     it('creates an order from an active payment link and carries its id and reference', async () => {
-      const link = (await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: pub,
-        body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
-      })).body.data.paymentLink;
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: pub,
+          body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink;
       const reference = nextRef();
       const res = await createOrder(orderPlaintext(reference, { payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id } }));
       expect(res.body.data.order).toMatchObject({ paymentLinkId: link.id, paymentLinkReference: link.reference });
-      const wrongAmount = await createOrder(orderPlaintext(nextRef(), { order: { amount: 5, reference: nextRef(), currency: 'NGN' }, payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id } }));
-      expect(wrongAmount.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Amount field must be 1000.00, the amount of the payment link.' });
+      const wrongAmount = await createOrder(
+        orderPlaintext(nextRef(), {
+          order: { amount: 5, reference: nextRef(), currency: 'NGN' },
+          payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id },
+        }),
+      );
+      expect(wrongAmount.body).toEqual({
+        status: 'failed',
+        statusCode: 'VAL400',
+        message: 'The Amount field must be 1000.00, the amount of the payment link.',
+      });
       await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: pub });
       const inactive = await createOrder(orderPlaintext(nextRef(), { payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id } }));
       expect(inactive.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
@@ -157,10 +185,18 @@ describe('REST: orders', () => {
       for (const body of [{}, { data: '' }, { data: 5 }, [], 'text', null]) {
         const res = await request(t.baseUrl, 'POST', '/checkout/order/create', { apiKey: pub, body });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ status: 'failed', statusCode: '400', message: 'Unable to find the encrypted data, please encrypt your payload and try again' });
+        expect(res.body).toEqual({
+          status: 'failed',
+          statusCode: '400',
+          message: 'Unable to find the encrypted data, please encrypt your payload and try again',
+        });
       }
       const empty = await request(t.baseUrl, 'POST', '/checkout/order/status', { apiKey: pub, rawBody: '', headers: { 'content-type': 'application/json' } });
-      expect(empty.body).toEqual({ status: 'failed', statusCode: '400', message: 'Unable to find the encrypted data, please encrypt your payload and try again' });
+      expect(empty.body).toEqual({
+        status: 'failed',
+        statusCode: '400',
+        message: 'Unable to find the encrypted data, please encrypt your payload and try again',
+      });
     });
 
     it('answers every kind of decryption failure with one identical body and status', async () => {
@@ -190,7 +226,9 @@ describe('REST: orders', () => {
     it('decrypts multi-block payloads', async () => {
       const reference = nextRef();
       const long = 'A long description. '.repeat(60); // > 1 RSA block
-      expect(Buffer.from(encryptPayload(orderPlaintext(reference, { order: { amount: 10, reference, description: long, currency: 'NGN' } }), enc), 'base64').length).toBeGreaterThan(256);
+      expect(
+        Buffer.from(encryptPayload(orderPlaintext(reference, { order: { amount: 10, reference, description: long, currency: 'NGN' } }), enc), 'base64').length,
+      ).toBeGreaterThan(256);
       const res = await createOrder(orderPlaintext(reference, { order: { amount: 10, reference, description: long, currency: 'NGN' } }));
       expect(res.status).toBe(200);
       expect(res.body.data.order.narration).toBe(long.trim());
@@ -217,8 +255,13 @@ describe('REST: orders', () => {
 
     it('adds the fee to the total when the customer bears it', async () => {
       const payer = await createTestMerchant(t);
-      await t.service.runtime.ctx.orm.em.getConnection().execute(`update app_environment set fee_bearer = 'customer' where subsidiary_id = ?`, [payer.subsidiary.id]);
-      const res = await postEncrypted(t.baseUrl, '/checkout/order/fee', payer.keys.test.publicKey, payer.keys.test.encryptionKey, { amount: 2500.5, paymentOption: 'C' });
+      await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute(`update app_environment set fee_bearer = 'customer' where subsidiary_id = ?`, [payer.subsidiary.id]);
+      const res = await postEncrypted(t.baseUrl, '/checkout/order/fee', payer.keys.test.publicKey, payer.keys.test.encryptionKey, {
+        amount: 2500.5,
+        paymentOption: 'C',
+      });
       expect(res.body.data).toEqual({ fee: 37.51, amount: 2500.5, subsidiaryFee: 0, customerFee: 37.51, totalChargedAmount: 2538.01, paymentOption: 'C' });
     });
 
@@ -243,7 +286,14 @@ describe('REST: orders', () => {
       const res = await postEncrypted(t.baseUrl, '/checkout/order/status', pub, enc, { reference });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body)).toEqual(['is_final_status', 'requery_needed', 'requery_type', 'data', 'status', 'status_code', 'message']);
-      expect(res.body).toMatchObject({ is_final_status: false, requery_needed: true, requery_type: 'status', status: 'success', status_code: '00', message: 'Order Status fetched successfully' });
+      expect(res.body).toMatchObject({
+        is_final_status: false,
+        requery_needed: true,
+        requery_type: 'status',
+        status: 'success',
+        status_code: '00',
+        message: 'Order Status fetched successfully',
+      });
       expect(res.body.data).toEqual({
         payment_reference: expect.stringMatching(/^PAY/),
         order_reference: reference,
@@ -401,7 +451,10 @@ describe('REST: orders', () => {
     it.each([
       ['card, no billingAddress', { paymentOption: 'C', card: cardWithout }],
       ['card, billingAddress null', { paymentOption: 'C', card: { ...cardWithout, billingAddress: null } }],
-      ['card, every part of billingAddress null', { paymentOption: 'C', card: { ...cardWithout, BillingAddress: { street: null, city: null, state: null, country: null, zipcode: null } } }],
+      [
+        'card, every part of billingAddress null',
+        { paymentOption: 'C', card: { ...cardWithout, BillingAddress: { street: null, city: null, state: null, country: null, zipcode: null } } },
+      ],
       ['PayPal, no billingAddress', { paymentOption: 'PAYPAL', paypal: paypalWithout }],
       ['PayPal, billingAddress null', { paymentOption: 'PAYPAL', paypal: { ...paypalWithout, billingAddress: null } }],
     ])('issue 11: accepts %s', async (_label, body) => {

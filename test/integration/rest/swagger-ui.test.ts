@@ -3,7 +3,6 @@ import { launchBrowser } from '../../support/browser';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 
-
 /** Swagger UI in a real browser: it renders the document and loads nothing from another origin. */
 describe('REST: Swagger UI in Chromium', () => {
   let t: TestService;
@@ -37,7 +36,10 @@ describe('REST: Swagger UI in Chromium', () => {
     }
 
     // Authorize with the api-key scheme, then "Try it out" on GET /checkout/banks.
-    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
     await page.locator('.modal-ux input[type=text]').fill(m.keys.test.publicKey);
     await page.locator('.modal-ux button.modal-btn.authorize').click();
     await page.locator('.modal-ux button.btn-done').click();

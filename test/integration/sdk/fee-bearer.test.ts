@@ -3,7 +3,6 @@ import { cli, cliEnvironment } from '../../support/cli';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../../support/service';
 import { CheckoutClient, GraphQLClient, type CreatedOrder, type FeeResult, type OrderDetails, type PayResult } from '../../../packages/sdk/src';
 
-
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 let counter = 0;
 
@@ -20,8 +19,18 @@ async function payOneOrder(t: TestService, keys: { publicKey: string; privateKey
     payment: { RedirectUrl: 'https://shop.test/return' },
   });
   const fee = await client.orderFee({ amount: 2500.5, paymentOption: 'C', currency: 'NGN' });
-  const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } });
-  const otp = await fetch(paid.data.paymentDetail.redirectUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+  const paid = await client.payOrder({
+    reference,
+    paymentOption: 'C',
+    country: 'NG',
+    card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+  });
+  const otp = await fetch(paid.data.paymentDetail.redirectUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'otp=123456',
+  });
   expect(otp.status).toBe(303);
   const verified = await client.verifyOrder(reference, { apiKey: keys.privateKey });
   expect(verified.data.status).toBe('Successful');
@@ -102,11 +111,29 @@ describe('issue 11 point 5: the fee bearer', () => {
     expect(await owner.updateMerchantSettings({ feeBearer: 'MERCHANT' })).toEqual({ feeBearer: 'MERCHANT' });
     expect(await feeBearerOf(createMerchant.keys.test.publicKey)).toBe('MERCHANT');
     const quote = await owner.feeQuote({ amount: '2500.50', paymentOption: 'C' });
-    expect(quote).toMatchObject({ amount: '2500.50', fee: '37.51', subsidiaryFee: '37.51', customerFee: '0.00', totalChargedAmount: '2500.50', bearer: 'merchant' });
+    expect(quote).toMatchObject({
+      amount: '2500.50',
+      fee: '37.51',
+      subsidiaryFee: '37.51',
+      customerFee: '0.00',
+      totalChargedAmount: '2500.50',
+      bearer: 'merchant',
+    });
   });
 
   it('issue 11 point 5: merchant bears the fee: the customer pays the amount, the fee comes out of it', async () => {
-    const created = await cli(['merchant:create', '--name', 'Merchant Pays', '--country', 'NG', '--email', 'mp@shop.test', '--fee-bearer', 'merchant', '--json']);
+    const created = await cli([
+      'merchant:create',
+      '--name',
+      'Merchant Pays',
+      '--country',
+      'NG',
+      '--email',
+      'mp@shop.test',
+      '--fee-bearer',
+      'merchant',
+      '--json',
+    ]);
     const m = JSON.parse(created.out);
     const n = await payOneOrder(t, m.keys.test);
     expect(n.created.order).toMatchObject({ amount: 2500.5, fee: 37.51 });
@@ -120,7 +147,18 @@ describe('issue 11 point 5: the fee bearer', () => {
   });
 
   it('issue 11 point 5: customer bears the fee: the customer pays amount + fee, the merchant gets the amount', async () => {
-    const created = await cli(['merchant:create', '--name', 'Customer Pays', '--country', 'NG', '--email', 'cp@shop.test', '--fee-bearer', 'customer', '--json']);
+    const created = await cli([
+      'merchant:create',
+      '--name',
+      'Customer Pays',
+      '--country',
+      'NG',
+      '--email',
+      'cp@shop.test',
+      '--fee-bearer',
+      'customer',
+      '--json',
+    ]);
     const m = JSON.parse(created.out);
     const n = await payOneOrder(t, m.keys.test);
     expect(n.created.order).toMatchObject({ amount: 2500.5, fee: 37.51 });

@@ -27,7 +27,12 @@ const pool = (options: ConstructorParameters<typeof DecryptPool>[0]) => {
 
 beforeAll(async () => {
   // No size given: the default, 4096 bits.
-  [key4096, key3072, key2048, other2048] = await Promise.all([generateRsaKeyMaterial(), generateRsaKeyMaterial(3072), generateRsaKeyMaterial(2048), generateRsaKeyMaterial(2048)]);
+  [key4096, key3072, key2048, other2048] = await Promise.all([
+    generateRsaKeyMaterial(),
+    generateRsaKeyMaterial(3072),
+    generateRsaKeyMaterial(2048),
+    generateRsaKeyMaterial(2048),
+  ]);
   [d4096, d3072, d2048] = [key4096, key3072, key2048].map((k) => new PayloadDecryptor(createPrivateKey(k.privateKeyPem)));
 });
 afterAll(async () => {
@@ -153,7 +158,10 @@ describe('DecryptPool', () => {
     try {
       const src = path.join(__dirname, '../../../src/crypto');
       for (const name of ['decrypt-pool', 'decrypt-worker', 'payload-decryptor', 'pkcs1']) {
-        const { code } = transformFileSync(path.join(src, `${name}.ts`), { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
+        const { code } = transformFileSync(path.join(src, `${name}.ts`), {
+          jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+          module: { type: 'commonjs' },
+        });
         fs.writeFileSync(path.join(dir, `${name}.js`), code);
       }
       const script = `
@@ -168,10 +176,14 @@ describe('DecryptPool', () => {
           process.stdout.write(JSON.stringify({ value, workers: pool.workerDecryptions }));
           await pool.close();
         })();`;
-      const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify([key4096.privateKeyPem, encryptPayload({ ok: 'é'.repeat(150) }, key4096.encryptionKey)])], {
-        cwd: dir,
-        env: { ...process.env, NODE_PATH: path.join(__dirname, '../../../node_modules'), NODE_OPTIONS: '' },
-      });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['-e', script, JSON.stringify([key4096.privateKeyPem, encryptPayload({ ok: 'é'.repeat(150) }, key4096.encryptionKey)])],
+        {
+          cwd: dir,
+          env: { ...process.env, NODE_PATH: path.join(__dirname, '../../../node_modules'), NODE_OPTIONS: '' },
+        },
+      );
       expect(JSON.parse(stdout)).toEqual({ value: { ok: 'é'.repeat(150) }, workers: 1 });
       expect(fs.existsSync(path.join(dir, 'decrypt-worker.source.js'))).toBe(false);
     } finally {

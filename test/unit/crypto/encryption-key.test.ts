@@ -1,10 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import {
-  encryptionKeyFromPublicKey,
-  generateRsaKeyMaterial,
-  parseEncryptionKey,
-  type RsaKeyMaterial,
-} from '../../../src/crypto/encryption-key';
+import { encryptionKeyFromPublicKey, generateRsaKeyMaterial, parseEncryptionKey, type RsaKeyMaterial } from '../../../src/crypto/encryption-key';
 import { parseEncryptionKey as clientParseEncryptionKey } from '../../../src/crypto/payload-client';
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');

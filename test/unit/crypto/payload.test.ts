@@ -123,7 +123,11 @@ describe('PayloadDecryptor', () => {
       const big = await generateRsaKeyMaterial(2048);
       const d = new PayloadDecryptor(createPrivateKey(big.privateKeyPem));
       expect(d.modulusBytes).toBe(256);
-      for (const [bytes, blocks] of [[245, 1], [246, 2], [1024, 5]] as const) {
+      for (const [bytes, blocks] of [
+        [245, 1],
+        [246, 2],
+        [1024, 5],
+      ] as const) {
         const text = `{"p":"${'ß'.repeat((bytes - 8) / 2)}${(bytes - 8) % 2 ? 'x' : ''}"}`;
         expect(Buffer.byteLength(text)).toBe(bytes);
         const data = encryptPayload(text, big.encryptionKey);
@@ -163,36 +167,69 @@ describe('PayloadDecryptor', () => {
     });
 
     it.each([
-      ['tampered ciphertext (one bit flipped)', () => {
-        const raw = Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64');
-        raw[40] = raw[40]! ^ 0x01;
-        return raw.toString('base64');
-      }],
-      ['tampered second block of two', () => {
-        const raw = Buffer.from(encryptPayload(jsonOfBytes(200), key.encryptionKey), 'base64');
-        raw[K + 5] = raw[K + 5]! ^ 0x80;
-        return raw.toString('base64');
-      }],
-      ['ciphertext truncated by one byte', () => Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64').subarray(0, K - 1).toString('base64')],
-      ['ciphertext with one byte too many', () => Buffer.concat([Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64'), Buffer.from([0])]).toString('base64')],
-      ['ciphertext truncated by a whole block', () => Buffer.from(encryptPayload(jsonOfBytes(300), key.encryptionKey), 'base64').subarray(0, 2 * K).toString('base64')],
-      ['blocks in the wrong order', () => {
-        const raw = Buffer.from(encryptPayload(jsonOfBytes(200), key.encryptionKey), 'base64');
-        return Buffer.concat([raw.subarray(K), raw.subarray(0, K)]).toString('base64');
-      }],
+      [
+        'tampered ciphertext (one bit flipped)',
+        () => {
+          const raw = Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64');
+          raw[40] = raw[40]! ^ 0x01;
+          return raw.toString('base64');
+        },
+      ],
+      [
+        'tampered second block of two',
+        () => {
+          const raw = Buffer.from(encryptPayload(jsonOfBytes(200), key.encryptionKey), 'base64');
+          raw[K + 5] = raw[K + 5]! ^ 0x80;
+          return raw.toString('base64');
+        },
+      ],
+      [
+        'ciphertext truncated by one byte',
+        () =>
+          Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64')
+            .subarray(0, K - 1)
+            .toString('base64'),
+      ],
+      [
+        'ciphertext with one byte too many',
+        () => Buffer.concat([Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64'), Buffer.from([0])]).toString('base64'),
+      ],
+      [
+        'ciphertext truncated by a whole block',
+        () =>
+          Buffer.from(encryptPayload(jsonOfBytes(300), key.encryptionKey), 'base64')
+            .subarray(0, 2 * K)
+            .toString('base64'),
+      ],
+      [
+        'blocks in the wrong order',
+        () => {
+          const raw = Buffer.from(encryptPayload(jsonOfBytes(200), key.encryptionKey), 'base64');
+          return Buffer.concat([raw.subarray(K), raw.subarray(0, K)]).toString('base64');
+        },
+      ],
       ['a valid JSON object encrypted under another key', () => encryptPayload({ a: 1 }, otherKey.encryptionKey)],
       ['a block numerically ≥ the modulus', () => Buffer.alloc(K, 0xff).toString('base64')],
       ['random bytes', () => randomBytes(K).toString('base64')],
       ['bad base64: other characters', () => 'not base64 at all!'],
       ['bad base64: missing padding', () => encryptPayload({ a: 1 }, key.encryptionKey).replace(/=+$/, '')],
       ['bad base64: base64url alphabet', () => Buffer.from(encryptPayload({ a: 1 }, key.encryptionKey), 'base64').toString('base64url')],
-      ['bad base64: embedded newline', () => { const d = encryptPayload({ a: 1 }, key.encryptionKey); return `${d.slice(0, 76)}\n${d.slice(76)}`; }],
-      ['bad base64: non-canonical trailing bits', () => {
-        const d = encryptPayload({ a: 1 }, key.encryptionKey); // 128 bytes → ends in "X="; X has 2 unused bits
-        const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-        const last = d[d.length - 2]!;
-        return `${d.slice(0, -2)}${alphabet[alphabet.indexOf(last) ^ 1]}=`;
-      }],
+      [
+        'bad base64: embedded newline',
+        () => {
+          const d = encryptPayload({ a: 1 }, key.encryptionKey);
+          return `${d.slice(0, 76)}\n${d.slice(76)}`;
+        },
+      ],
+      [
+        'bad base64: non-canonical trailing bits',
+        () => {
+          const d = encryptPayload({ a: 1 }, key.encryptionKey); // 128 bytes → ends in "X="; X has 2 unused bits
+          const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+          const last = d[d.length - 2]!;
+          return `${d.slice(0, -2)}${alphabet[alphabet.indexOf(last) ^ 1]}=`;
+        },
+      ],
       ['empty string', () => ''],
       ['not a string', () => 42],
       ['plaintext that is not JSON', () => encryptPayload('hello, not json', key.encryptionKey)],
@@ -202,10 +239,32 @@ describe('PayloadDecryptor', () => {
       ['plaintext that is a JSON number', () => encryptPayload('42', key.encryptionKey)],
       ['plaintext that is invalid UTF-8', () => rawEncrypt(em(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])))],
       // 0x01 || … is still below the modulus (n ≥ 2^1023), so this reaches the unpadding.
-      ['bad padding: first byte not zero', () => { const e = em(Buffer.from('{"a":1}')); e[0] = 0x01; return rawEncrypt(e); }],
-      ['bad padding: block type 1 around a valid object', () => { const e = em(Buffer.from('{"a":1}')); e[1] = 0x01; return rawEncrypt(e); }],
+      [
+        'bad padding: first byte not zero',
+        () => {
+          const e = em(Buffer.from('{"a":1}'));
+          e[0] = 0x01;
+          return rawEncrypt(e);
+        },
+      ],
+      [
+        'bad padding: block type 1 around a valid object',
+        () => {
+          const e = em(Buffer.from('{"a":1}'));
+          e[1] = 0x01;
+          return rawEncrypt(e);
+        },
+      ],
       ['bad padding: 7 PS bytes around a valid object', () => shortPs()],
-      ['bad padding: no separator', () => { const e = Buffer.alloc(K, 0x41); e[0] = 0; e[1] = 2; return rawEncrypt(e); }],
+      [
+        'bad padding: no separator',
+        () => {
+          const e = Buffer.alloc(K, 0x41);
+          e[0] = 0;
+          e[1] = 2;
+          return rawEncrypt(e);
+        },
+      ],
     ])('%s', (_name, build) => {
       expectDecryptionFailure(build());
     });

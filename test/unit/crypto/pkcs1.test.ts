@@ -58,12 +58,55 @@ describe('unpadPkcs1v15', () => {
   });
 
   const invalid: Array<[string, () => Buffer]> = [
-    ['first byte is not zero', () => { const e = em(Buffer.from('{"a":1}')); e[0] = 0x01; return e; }],
-    ['second byte is not 2 (block type 1)', () => { const e = em(Buffer.from('{"a":1}')); e[1] = 0x01; return e; }],
-    ['second byte is 0', () => { const e = em(Buffer.from('{"a":1}')); e[1] = 0x00; return e; }],
-    ['only 7 PS bytes', () => { const e = em(Buffer.from('{"a":1}')); e[2 + 7] = 0x00; return e; }],
-    ['PS starting with a zero byte', () => { const e = em(Buffer.from('{"a":1}')); e[2] = 0x00; return e; }],
-    ['no zero separator', () => { const e = Buffer.alloc(K, 0x33); e[0] = 0; e[1] = 2; return e; }],
+    [
+      'first byte is not zero',
+      () => {
+        const e = em(Buffer.from('{"a":1}'));
+        e[0] = 0x01;
+        return e;
+      },
+    ],
+    [
+      'second byte is not 2 (block type 1)',
+      () => {
+        const e = em(Buffer.from('{"a":1}'));
+        e[1] = 0x01;
+        return e;
+      },
+    ],
+    [
+      'second byte is 0',
+      () => {
+        const e = em(Buffer.from('{"a":1}'));
+        e[1] = 0x00;
+        return e;
+      },
+    ],
+    [
+      'only 7 PS bytes',
+      () => {
+        const e = em(Buffer.from('{"a":1}'));
+        e[2 + 7] = 0x00;
+        return e;
+      },
+    ],
+    [
+      'PS starting with a zero byte',
+      () => {
+        const e = em(Buffer.from('{"a":1}'));
+        e[2] = 0x00;
+        return e;
+      },
+    ],
+    [
+      'no zero separator',
+      () => {
+        const e = Buffer.alloc(K, 0x33);
+        e[0] = 0;
+        e[1] = 2;
+        return e;
+      },
+    ],
     ['all zero bytes', () => Buffer.alloc(K)],
   ];
 

@@ -93,7 +93,14 @@ describe('SecretBox', () => {
     ['the ciphertext', (s: string) => flip(s, 3, 3)],
     ['the version', (s: string) => s.replace(/^v1\./, 'v2.')],
     ['a truncated ciphertext', (s: string) => s.slice(0, -2)],
-    ['a truncated tag', (s: string) => { const p = s.split('.'); p[2] = p[2]!.slice(0, 20); return p.join('.'); }],
+    [
+      'a truncated tag',
+      (s: string) => {
+        const p = s.split('.');
+        p[2] = p[2]!.slice(0, 20);
+        return p.join('.');
+      },
+    ],
     ['a missing part', (s: string) => s.split('.').slice(0, 3).join('.')],
     ['an extra part', (s: string) => `${s}.AAAA`],
     ['a non-base64url character', (s: string) => `${s.slice(0, -1)}+`],
