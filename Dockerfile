@@ -15,7 +15,9 @@ COPY migrations ./migrations
 COPY bench ./bench
 # The SDK's encryption module is compiled with the service: the checkout page serves it.
 COPY packages ./packages
-RUN npx tsc -p tsconfig.build.json
+# The dashboard's sources, bundled into dist/dashboard (the runtime image holds no bundler).
+COPY web ./web
+RUN npx tsc -p tsconfig.build.json && node dist/src/dashboard/build.js
 
 # 2. Production dependencies only, installed exactly as locked.
 FROM ${NODE_IMAGE} AS deps

@@ -8,8 +8,10 @@ import { SecretBox } from './secret-box';
  * the old key (a test compares this list with the migrations).
  */
 export const SEALED_COLUMNS = [
-  { table: 'subsidiary', column: 'webhook_secret_sealed', context: (id: number) => `subsidiary:${id}:webhook-secret` },
-  { table: 'encryption_key', column: 'private_key_sealed', context: (id: number) => `encryption-key:${id}` },
+  { table: 'subsidiary', key: 'id', column: 'webhook_secret_sealed', context: (id: number) => `subsidiary:${id}:webhook-secret` },
+  { table: 'encryption_key', key: 'id', column: 'private_key_sealed', context: (id: number) => `encryption-key:${id}` },
+  // The secret a rotation replaced, still signing during its overlap (one row per merchant).
+  { table: 'webhook_secret_previous', key: 'subsidiary_id', column: 'secret_sealed', context: (id: number) => `subsidiary:${id}:webhook-secret` },
 ] as const;
 
 export interface MasterKeyRotation {
@@ -46,8 +48,8 @@ export async function rotateMasterKey(orm: MikroORM, oldKey: Buffer, newKey: Buf
     }
 
     const resealed: Record<string, number> = {};
-    for (const { table, column, context } of SEALED_COLUMNS) {
-      const rows = await sql(`select id, "${column}" as sealed from "${table}" order by id`);
+    for (const { table, key, column, context } of SEALED_COLUMNS) {
+      const rows = await sql(`select "${key}" as id, "${column}" as sealed from "${table}" order by "${key}"`);
       for (const row of rows) {
         const id = Number(row.id);
         let plaintext: string;
@@ -56,7 +58,7 @@ export async function rotateMasterKey(orm: MikroORM, oldKey: Buffer, newKey: Buf
         } catch {
           throw new MasterKeyMismatchError(`${table} ${id}: its ${column} does not open with the current key; nothing was changed`);
         }
-        await sql(`update "${table}" set "${column}" = ? where id = ?`, [after.seal(plaintext, context(id)), id]);
+        await sql(`update "${table}" set "${column}" = ? where "${key}" = ?`, [after.seal(plaintext, context(id)), id]);
       }
       resealed[`${table}.${column}`] = rows.length;
     }

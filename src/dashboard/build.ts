@@ -12,8 +12,19 @@ export function projectRoot(): string {
   }
 }
 
+/** The folder of the project's package.json (a container image holds the build, not web/). */
+function packageRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('cannot find the package root');
+    dir = parent;
+  }
+  return dir;
+}
+
 export const dashboardSourceDir = (): string => path.join(projectRoot(), 'web', 'dashboard');
-export const dashboardOutDir = (): string => path.join(projectRoot(), 'dist', 'dashboard');
+export const dashboardOutDir = (): string => path.join(packageRoot(), 'dist', 'dashboard');
 
 /** The built files the service serves, by the name they are served under. */
 export const DASHBOARD_ASSETS = ['app.js', 'app.css'] as const;

@@ -222,6 +222,16 @@ export class PostgresFanout implements EventFanout {
     return () => this.tenantListeners.delete(listener);
   }
 
+  private tenantChangedEverywhere(): void {
+    for (const listener of this.tenantListeners) {
+      try {
+        listener({});
+      } catch {
+        // A listener's fault is never the connection's.
+      }
+    }
+  }
+
   /** True while the LISTEN connection is up. */
   get listening(): boolean {
     return this.client !== null;
@@ -266,6 +276,9 @@ export class PostgresFanout implements EventFanout {
       client.end().catch(() => undefined);
       if (this.stopped) return;
       this.disconnectedAt ??= new Date();
+      // Changes made while not listening are never heard: forget every cached tenant setting now
+      // (and again once listening, below), so nothing revoked meanwhile is served from a cache.
+      this.tenantChangedEverywhere();
       this.log.warn({ err }, 'event LISTEN connection lost; reconnecting');
       this.scheduleReconnect();
     };
@@ -292,6 +305,7 @@ export class PostgresFanout implements EventFanout {
     const gapStart = this.disconnectedAt;
     this.disconnectedAt = null;
     if (gapStart) {
+      this.tenantChangedEverywhere();
       this.log.info({}, 'event LISTEN connection restored');
       await this.catchUp(gapStart);
     }

@@ -301,11 +301,14 @@ export class MerchantService {
   /**
    * Replaces the merchant's webhook signing secret (one per merchant, both environments). For
    * `overlapSeconds` (0 to 7 days) deliveries carry signatures under both the old and the new
-   * secret, so a receiver can switch without rejecting any. Private key only; the new secret
-   * is returned once.
+   * secret, so a receiver can switch without rejecting any. Live private key only (the secret
+   * signs live webhooks); the new secret is returned once.
    */
   async rotateWebhookSecret(tenant: Tenant, overlapSeconds = 0): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date }> {
     if (tenant.keyKind !== 'private') throw forbidden('The webhook secret can only be rotated with the private key.');
+    // One secret signs both environments' webhooks: whoever holds only test keys must not obtain
+    // (or break) what authenticates live payment notifications.
+    if (tenant.mode !== 'live') throw forbidden('The webhook secret signs live webhooks too: rotate it with the live private key.');
     if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_GRACE_SECONDS) {
       throw validationError(`The overlap must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
     }

@@ -180,7 +180,10 @@ describe('issue 13 point 2: a first run that leads somewhere', () => {
     expect(sources.length).toBeGreaterThanOrEqual(6);
     for (const source of sources) {
       expect(source.startsWith('/')).toBe(true);
-      expect((await fetch(`${first.baseUrl}${source}`)).status).toBe(200);
+      // Read each body: a response nobody reads stays in flight, and shutdown waits for it.
+      const asset = await fetch(`${first.baseUrl}${source}`);
+      await asset.arrayBuffer();
+      expect(asset.status).toBe(200);
     }
     expect((await fetch(`${first.baseUrl}/graphiql/..%2Fpackage.json`)).status).toBe(404);
 
@@ -227,7 +230,9 @@ describe('issue 13 point 2: a first run that leads somewhere', () => {
     }
 
     // A restart: no demo again, no keys printed again, the same admin token.
-    expect(await first.stop()).toBe(0);
+    const firstExit = await first.stop();
+    if (firstExit !== 0) process.stderr.write(`the first server's last output:\n${first.stdout().split('\n').slice(-30).join('\n')}\n`);
+    expect(firstExit).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'server.json'))).toBe(false);
     const second = await startServer({ DATA_DIR: dataDir });
     servers.push(second);

@@ -33,10 +33,11 @@ describe('master-key:rotate', () => {
     process.env = { ...saved, DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env };
     for (const [k, v] of Object.entries(process.env)) if (v === undefined) delete process.env[k];
   };
+  let previousWebhookSecret = '';
   const sealedValues = async () =>
     (
       await db.query(
-        `select 'subsidiary' as t, id, webhook_secret_sealed as v from subsidiary union all select 'encryption_key', id, private_key_sealed from encryption_key union all select 'check', id, check_value from master_key_check order by 1, 2`,
+        `select 'subsidiary' as t, id, webhook_secret_sealed as v from subsidiary union all select 'encryption_key', id, private_key_sealed from encryption_key union all select 'webhook_secret_previous', subsidiary_id, secret_sealed from webhook_secret_previous union all select 'check', id, check_value from master_key_check order by 1, 2`,
       )
     ).rows;
 
@@ -47,6 +48,15 @@ describe('master-key:rotate', () => {
     const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: TEST_MASTER_KEY });
     try {
       merchants.push(await createTestMerchant(t), await createTestMerchant(t));
+      // One merchant is inside a signing-secret overlap: the replaced secret is sealed too.
+      const m = merchants[0]!;
+      const [{ id: liveEnvironmentId }] = (await db.query(`select id from app_environment where subsidiary_id = $1 and mode = 'live'`, [m.subsidiary.id])).rows;
+      previousWebhookSecret = m.webhookSecret;
+      const rotated = await t.service.runtime.ctx.services.merchants.rotateWebhookSecret(
+        { environmentId: liveEnvironmentId, subsidiaryId: m.subsidiary.id, mode: 'live', keyKind: 'private' },
+        3600,
+      );
+      m.webhookSecret = rotated.webhookSecret;
     } finally {
       await t.close();
     }
@@ -97,7 +107,7 @@ describe('master-key:rotate', () => {
       await db.query('select (select count(*) from subsidiary)::int as subsidiaries, (select count(*) from encryption_key)::int as keys')
     ).rows;
     expect(JSON.parse(rotated.out)).toEqual({
-      resealed: { 'subsidiary.webhook_secret_sealed': subsidiaries, 'encryption_key.private_key_sealed': keys },
+      resealed: { 'subsidiary.webhook_secret_sealed': subsidiaries, 'encryption_key.private_key_sealed': keys, 'webhook_secret_previous.secret_sealed': 1 },
       keyFile: null,
     });
     expect(keys).toBeGreaterThanOrEqual(4);
@@ -119,6 +129,11 @@ describe('master-key:rotate', () => {
     const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: NEW_KEY });
     try {
       for (const m of merchants) expect(await t.service.runtime.ctx.services.merchants.webhookSecret(m.subsidiary.id)).toBe(m.webhookSecret);
+      // The secret replaced by a rotation still signs during its overlap, under the new key.
+      expect(await t.service.runtime.ctx.services.merchants.webhookSecrets(merchants[0]!.subsidiary.id)).toEqual([
+        merchants[0]!.webhookSecret,
+        previousWebhookSecret,
+      ]);
       const m = merchants[0]!;
       const reference = `MKR-${Date.now()}`;
       const order = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {

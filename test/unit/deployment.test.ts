@@ -90,6 +90,7 @@ describe('Dockerfile', () => {
     // Development-only fallbacks, with why the built image never takes them.
     const devOnly: Record<string, string> = {
       'checkout/browser-client.ts: typescript': 'transpiles the SDK when dist/packages/sdk/src/encryption.js is missing; the build emits it',
+      'dashboard/build.ts: esbuild': 'bundles the dashboard when dist/dashboard is missing; the build stage bundles it',
     };
     const missing: string[] = [];
     for (const file of fs.readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[]) {
@@ -104,6 +105,8 @@ describe('Dockerfile', () => {
     expect(missing).toEqual([]);
     // The build stage compiles what the fallback above stands in for.
     expect(instructions.some((i) => i.stage === 0 && i.keyword === 'COPY' && /^packages\b/.test(i.args))).toBe(true);
+    expect(instructions.some((i) => i.stage === 0 && i.keyword === 'COPY' && /^web\b/.test(i.args))).toBe(true);
+    expect(instructions.some((i) => i.stage === 0 && i.keyword === 'RUN' && i.args.includes('dist/src/dashboard/build.js'))).toBe(true);
   });
 });
 

@@ -179,6 +179,14 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
 function SigningSecret() {
   const [error, setError] = useState<string>();
   const [rotated, setRotated] = useState<{ webhookSecret: string; previousSecretExpiresAt: string } | null>(null);
+  if (currentEnvironment() !== 'live') {
+    return (
+      <section class="rotate" aria-labelledby="signing-secret-heading">
+        <h3 id="signing-secret-heading">Signing secret</h3>
+        <p class="muted">One secret signs the webhooks of both environments, so it is rotated from the Live environment, with the live private key.</p>
+      </section>
+    );
+  }
   return (
     <form
       class="rotate"

@@ -58,7 +58,7 @@ export class WebhookResolver {
   @Authorized('PRIVATE_KEY')
   @Mutation(() => RotatedWebhookSecretType, {
     description:
-      "Replaces the merchant's webhook signing secret (both environments); during overlapSeconds (0 to 604800, default 0) deliveries carry a signature under the old secret as well. Private key only.",
+      "Replaces the merchant's webhook signing secret (both environments); during overlapSeconds (0 to 604800, default 0) deliveries carry a signature under the old secret as well. Live private key only.",
   })
   async rotateWebhookSecret(
     @Arg('overlapSeconds', () => Int, { nullable: true }) overlapSeconds: number | null,

@@ -43,7 +43,7 @@ describe('webhook signing-secret rotation', () => {
     const m = await createTestMerchant(t, { webhookUrl: receiver.url });
     const key = m.keys.test.privateKey;
 
-    const rotated = await gql(key, 'mutation { rotateWebhookSecret(overlapSeconds: 3600) { webhookSecret previousSecretExpiresAt } }');
+    const rotated = await gql(m.keys.live.privateKey, 'mutation { rotateWebhookSecret(overlapSeconds: 3600) { webhookSecret previousSecretExpiresAt } }');
     const newSecret: string = rotated.data.rotateWebhookSecret.webhookSecret;
     expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(newSecret).not.toBe(m.webhookSecret);
@@ -63,14 +63,16 @@ describe('webhook signing-secret rotation', () => {
 
   it('without an overlap the old secret stops at once; public keys and bad overlaps are refused', async () => {
     const m = await createTestMerchant(t, { webhookUrl: receiver.url });
-    const rotated = await gql(m.keys.test.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }');
+    const rotated = await gql(m.keys.live.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }');
     const delivery = await ping(m.keys.test.privateKey);
     expect(delivery.verifies(rotated.data.rotateWebhookSecret.webhookSecret)).toBe(true);
     expect(delivery.verifies(m.webhookSecret)).toBe(false);
 
-    expect((await gql(m.keys.test.publicKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await gql(m.keys.live.publicKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
+    // The secret signs live webhooks too: a test key (even the private one) may not replace it.
+    expect((await gql(m.keys.test.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
     for (const overlap of [-1, 604_801]) {
-      const r = await gql(m.keys.test.privateKey, `mutation { rotateWebhookSecret(overlapSeconds: ${overlap}) { webhookSecret } }`);
+      const r = await gql(m.keys.live.privateKey, `mutation { rotateWebhookSecret(overlapSeconds: ${overlap}) { webhookSecret } }`);
       expect(r.errors[0].extensions.code).toBe('VAL400');
     }
   });
