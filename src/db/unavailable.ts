@@ -2,9 +2,12 @@
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** PostgreSQL SQLSTATEs of a server that is going away or refusing connections (class 08, 57P01–57P03, 53300). */
 const SQLSTATE = /^(08...|57P0[123]|53300)$/;
-/** What the pg driver and the pool say when a connection is lost or none can be had. */
+/**
+ * What the pg driver and the pool say when a connection is lost or none can be had; and what
+ * the query builder says of a statement sent on a transaction that its lost connection ended.
+ */
 const MESSAGES =
-  /Connection terminated|Connection ended unexpectedly|Timeout acquiring a connection|Client has encountered a connection error|connect ECONNREFUSED|read ECONNRESET|the database system is (starting up|shutting down)|terminating connection due to administrator command/i;
+  /Transaction query already complete|Connection terminated|Connection ended unexpectedly|Timeout acquiring a connection|Client has encountered a connection error|connect ECONNREFUSED|read ECONNRESET|the database system is (starting up|shutting down)|terminating connection due to administrator command/i;
 
 /**
  * True when an error means the database cannot be reached right now (a lost connection,

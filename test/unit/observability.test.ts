@@ -26,6 +26,8 @@ describe('isDatabaseUnavailable', () => {
     expect(
       isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })),
     ).toBe(true);
+    // A statement sent on a transaction whose connection was lost mid-way (the ORM's wrapper).
+    expect(isDatabaseUnavailable({ name: 'DriverException', message: 'Transaction query already complete, run with DEBUG=knex:tx for more info' })).toBe(true);
   });
   it('does not take a query fault for an outage', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }))).toBe(false);
