@@ -146,6 +146,16 @@ export class OrderService {
     }
 
     const quote = await this.fees.compute(tenant, amount, 'C', currency.code);
+    // The order's money, as both ways of writing it below store it.
+    const priced = {
+      amount: amount.toFixed(currency.minorUnits),
+      currency: currency.code,
+      fee: quote.fee,
+      feeRate: quote.feeRate,
+      subsidiaryFee: quote.subsidiaryFee,
+      customerFee: quote.customerFee,
+      totalChargedAmount: quote.totalChargedAmount,
+    };
 
     if (paymentLinkId === null && frequencyId === null) {
       // A plain order: customer, order and timeline entry in one statement (OrderQueries).
@@ -162,13 +172,7 @@ export class OrderService {
             processorReference: randomReference('PGW', 20),
             paymentReference: randomReference('PAY', 20),
             expiresAt: options.expiresAt ?? null,
-            amount: amount.toFixed(currency.minorUnits),
-            currency: currency.code,
-            fee: quote.fee,
-            feeRate: quote.feeRate,
-            subsidiaryFee: quote.subsidiaryFee,
-            customerFee: quote.customerFee,
-            totalChargedAmount: quote.totalChargedAmount,
+            ...priced,
             narration: description,
             redirectUrl,
             ipAddress,
@@ -225,13 +229,7 @@ export class OrderService {
           customerMobile: mobile,
           customerCountry: country,
           expiresAt: options.expiresAt ?? null,
-          amount: amount.toFixed(currency.minorUnits),
-          currency: currency.code,
-          fee: quote.fee,
-          feeRate: quote.feeRate,
-          subsidiaryFee: quote.subsidiaryFee,
-          customerFee: quote.customerFee,
-          totalChargedAmount: quote.totalChargedAmount,
+          ...priced,
           statusId: OrderStatus.Initiated,
           narration: description,
           redirectUrl,
