@@ -1,21 +1,10 @@
 import 'reflect-metadata';
-import path from 'node:path';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { startTestService, type TestService } from '../support/service';
 import { createTestMerchant } from '../support/merchants';
-import { TEST_MASTER_KEY } from '../support/database';
+import { startChildService, type ChildService } from '../support/child-service';
 import { graphql, postEncrypted, request } from '../support/http';
-import { createScratchDatabase, freePort, sleep, waitFor } from './events/helpers';
-
-const ROOT = path.resolve(__dirname, '../..');
-
-interface ServiceProcess {
-  baseUrl: string;
-  child: ChildProcess;
-  kill(): Promise<void>;
-}
+import { createScratchDatabase, sleep, waitFor } from './events/helpers';
 
 /**
  * The per-instance caches of api-keys and tenant settings across two service processes on one
@@ -27,60 +16,24 @@ describe('tenant caches across service processes', () => {
   let url: string;
   let drop: () => Promise<void> = async () => undefined;
   let t: TestService;
-  let a: ServiceProcess;
-  let b: ServiceProcess;
-  const processes: ServiceProcess[] = [];
+  let a: ChildService;
+  let b: ChildService;
+  const processes: ChildService[] = [];
 
-  async function spawnService(): Promise<ServiceProcess> {
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      DATABASE_URL: url,
-      MIGRATE_ON_START: 'false',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: baseUrl,
-      MASTER_KEY: TEST_MASTER_KEY,
+  /** A real service process on the scratch database (its sources, as `npm start` runs them). */
+  async function spawnService(): Promise<ChildService> {
+    const service = await startChildService(url, {
       LOG_LEVEL: 'silent',
       DATABASE_POOL_SIZE: '3',
-      SCHEDULER_INTERVAL_MS: '0',
-      WEBHOOK_CONCURRENCY: '0',
       // Long enough that only an invalidation, never the safety TTL, explains what B sees within a second.
       TENANT_CACHE_TTL_MS: '600000',
-    };
-    const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const service: ServiceProcess = {
-      baseUrl,
-      child,
-      async kill() {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await Promise.race([exited, sleep(10_000)]);
-      },
-    };
+    });
     processes.push(service);
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
-        return fetch(`${baseUrl}/health`).then(
-          (r) => r.ok,
-          () => false,
-        );
-      },
-      120_000,
-      `${baseUrl}/health`,
-    );
     return service;
   }
 
   beforeAll(async () => {
-    const [, scratch] = await Promise.all([
-      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 }),
-      createScratchDatabase('tenant_cache'),
-    ]);
+    const scratch = await createScratchDatabase('tenant_cache');
     url = scratch.url;
     drop = scratch.drop;
     t = await startTestService({ DATABASE_URL: url, WEBHOOK_CONCURRENCY: '0' });
@@ -88,7 +41,7 @@ describe('tenant caches across service processes', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((p) => p.kill()));
+    await Promise.all(processes.map((p) => p.stop()));
     await t?.close();
     await drop();
   }, 30_000);
