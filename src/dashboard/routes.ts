@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context';
+import { sendHtmlPage } from '../shared/html-page';
 import { DomainError } from '../shared/errors';
 import { failedAuthenticationsBlocked, noteFailedAuthentication, sendTooManyRequests } from '../protection';
 import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
@@ -68,14 +69,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   );
 
   const sendPage = (request: FastifyRequest, reply: FastifyReply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', contentSecurityPolicy(request, ctx.config.publicUrl))
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff')
-      .send(INDEX_HTML);
+    sendHtmlPage(reply.header('x-content-type-options', 'nosniff'), contentSecurityPolicy(request, ctx.config.publicUrl), INDEX_HTML);
 
   app.get('/dashboard', sendPage);
   app.get('/dashboard/*', sendPage);

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { getIntrospectionQuery } from 'graphql';
 import type { AppContext } from '../app-context';
+import { sendHtmlPage } from '../shared/html-page';
 import { escapeHtml, page } from '../checkout/html';
 import { readDemoRecord } from '../operations/demo';
 
@@ -55,14 +56,6 @@ export async function registerSite(app: FastifyInstance, ctx: AppContext): Promi
     if (body === undefined) cache.set(key, (body = read()));
     return body;
   };
-  const html = (reply: FastifyReply, csp: string, body: string) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', csp)
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      .header('cache-control', 'no-store')
-      .send(body);
 
   app.get('/', async (_request, reply) => {
     const demo = readDemoRecord(ctx.config.dataDir);
@@ -78,7 +71,7 @@ ${demoItem}
 <li><a href="/dashboard">Merchant dashboard</a>: sign in with a private key.</li>
 <li><a href="/health">Health</a></li>
 </ul>`;
-    return html(reply, LANDING_CSP, page('Checkout gateway', body));
+    return sendHtmlPage(reply, LANDING_CSP, page('Checkout gateway', body));
   });
 
   app.get('/graphiql', async (_request, reply) => {
@@ -108,7 +101,7 @@ ${demoItem}
 <div id="graphiql"></div>
 </body>
 </html>`;
-    return html(reply, GRAPHIQL_CSP, body);
+    return sendHtmlPage(reply, GRAPHIQL_CSP, body);
   });
 
   app.get<{ Params: { name: string } }>('/graphiql/:name', async (request, reply) => {
