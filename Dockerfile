@@ -2,7 +2,13 @@
 # The service as a container: built in one stage, run from a slim, non-root image that holds
 # production dependencies and the compiled code only. See docs/operations.md.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Base images are pinned to exact versions. To pin them to digests as well (recommended for
+# production; this repository cannot look digests up when it is built offline), run
+#   docker buildx imagetools inspect node:20.20.2-bookworm-slim --format '{{json .Manifest.Digest}}'
+# and write the image as node:20.20.2-bookworm-slim@sha256:<digest> (docs/operations.md).
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# tini as Debian bookworm packages it, pinned like the image.
+ARG TINI_VERSION=0.19.0-1+b3
 
 # 1. Build: every dependency (the compiler is a dev dependency), then the compiled code.
 FROM ${NODE_IMAGE} AS build
@@ -12,7 +18,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
-COPY bench ./bench
 # The SDK's encryption module is compiled with the service: the checkout page serves it.
 COPY packages ./packages
 # The dashboard's sources, bundled into dist/dashboard (the runtime image holds no bundler).
@@ -27,8 +32,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # 3. Runtime: tini as PID 1 (signals reach Node, zombies are reaped), the node user, no npm at boot.
 FROM ${NODE_IMAGE} AS runtime
+ARG TINI_VERSION
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends tini \
+  && apt-get install -y --no-install-recommends "tini=${TINI_VERSION}" \
   && rm -rf /var/lib/apt/lists/* \
   && mkdir -p /data \
   && chown node:node /data

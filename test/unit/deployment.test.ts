@@ -25,13 +25,16 @@ function dockerfile() {
 
 describe('Dockerfile', () => {
   const { instructions, runtime, one } = dockerfile();
-  const args = new Map(instructions.filter((i) => i.keyword === 'ARG').map((i) => i.args.split('=') as [string, string]));
+  const args = new Map(instructions.filter((i) => i.keyword === 'ARG' && i.args.includes('=')).map((i) => i.args.split('=') as [string, string]));
   const image = (from: string) => from.split(' ')[0]!.replace(/^\$\{(\w+)\}$/, (_m, name: string) => args.get(name) ?? '');
 
   it('builds in stages and runs a slim Node 20 image', () => {
     const froms = instructions.filter((i) => i.keyword === 'FROM');
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const from of froms) expect(image(from.args)).toMatch(/^node:20(\.\d+)*-[a-z]+-slim$/);
+    // Pinned to an exact release (major.minor.patch), never a moving tag such as node:20-slim.
+    for (const from of froms) expect(image(from.args)).toMatch(/^node:20\.\d+\.\d+-[a-z]+-slim(@sha256:[0-9a-f]{64})?$/);
+    // How to add digests is written down beside the pin.
+    expect(read('Dockerfile')).toMatch(/digest/i);
     // The build stage installs everything and compiles; the runtime copies from earlier stages.
     const build = instructions.filter((i) => i.stage === 0);
     expect(build.some((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args) && !i.args.includes('--omit=dev'))).toBe(true);
@@ -51,12 +54,21 @@ describe('Dockerfile', () => {
     const entrypoint = execForm(one('ENTRYPOINT'));
     const cmd = execForm(one('CMD'));
     expect(entrypoint).toEqual(['/usr/bin/tini', '--']);
-    expect(runtime.some((i) => i.keyword === 'RUN' && /apt-get install .*\btini\b/.test(i.args))).toBe(true);
+    // tini comes from the distribution at one exact version.
+    const tini = args.get('TINI_VERSION');
+    expect(tini).toMatch(/^\d+\.\d+\.\d+-\S+$/);
+    expect(runtime.some((i) => i.keyword === 'RUN' && /apt-get install .*"?tini=\$\{TINI_VERSION\}"?/.test(i.args))).toBe(true);
     expect(cmd).toEqual(['node', 'dist/src/main.js']);
     expect([...entrypoint, ...cmd].join(' ')).not.toMatch(/\bnpm\b|\bsh\b|\bbash\b/);
     // The start command's file is what the build compiles (package.json's "start" runs the same file).
     expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${cmd[1]}`);
     expect(runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args))).toBe(false);
+  });
+
+  it('leaves the benchmarks out of the image', () => {
+    // The runtime copies dist/ from the build stage: the build stage never sees bench/.
+    expect(instructions.filter((i) => i.stage === 0 && i.keyword === 'COPY' && /^bench\b/.test(i.args))).toEqual([]);
+    expect(instructions.filter((i) => /\bbench\b/.test(i.args) && i.keyword !== 'RUN')).toEqual([]);
   });
 
   it('checks readiness with a HEALTHCHECK on /health/ready', () => {
@@ -118,6 +130,43 @@ describe('docker-compose.yml', () => {
   const services = compose.services;
   const gateways = Object.keys(services).filter((name) => /^gateway/.test(name));
 
+  it('pins every image to an exact version', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (service.build) continue; // built here from the pinned Dockerfile
+      expect(`${name}: ${service.image}`).toMatch(/^[\w-]+: [\w./-]+:v?\d+\.\d+(\.\d+)?(-[a-z]+)?(@sha256:[0-9a-f]{64})?$/);
+    }
+    expect(read('docs/operations.md')).toMatch(/imagetools inspect/);
+  });
+
+  it('has no default database password: compose refuses to start without one', () => {
+    const env = (s: any) => s.environment as Record<string, string>;
+    expect(env(services.postgres).POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    for (const name of [...gateways, 'migrate']) {
+      expect(env(services[name]).DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
+      expect(env(services[name]).DATABASE_URL).not.toMatch(/POSTGRES_PASSWORD:-/);
+    }
+    expect(read('docker-compose.yml')).not.toMatch(/:-pgw\}/);
+  });
+
+  it('scrapes every instance with Prometheus, with the metrics token', () => {
+    const prometheus = services.prometheus;
+    expect(prometheus.image).toMatch(/^prom\/prometheus:/);
+    const mount = (prometheus.volumes as string[]).find((v) => v.endsWith(':/etc/prometheus/prometheus.yml:ro'))!;
+    const config = parseYaml(read(mount.split(':')[0]!)) as {
+      scrape_configs: { metrics_path: string; authorization: { type: string }; static_configs: { targets: string[] }[] }[];
+    };
+    const job = config.scrape_configs[0]!;
+    expect(job.metrics_path).toBe('/metrics');
+    expect(job.authorization.type).toBe('Bearer');
+    expect(job.static_configs.flatMap((c) => c.targets).sort()).toEqual(gateways.map((g) => `${g}:4000`).sort());
+    for (const name of gateways) expect(services[name].environment.METRICS_TOKEN).toMatch(/^\$\{METRICS_TOKEN:\?/);
+    expect(prometheus.environment.METRICS_TOKEN).toBe(services[gateways[0]!].environment.METRICS_TOKEN);
+  });
+
+  it('documents how to create the first merchant under compose', () => {
+    expect(read('docs/operations.md')).toContain('docker compose exec gateway-1 node dist/src/cli/main.js merchant:create');
+  });
+
   it('runs PostgreSQL with a health check and a volume', () => {
     const pg = services.postgres;
     expect(pg.image).toMatch(/^postgres:1[6-9]\b/);
@@ -154,14 +203,16 @@ describe('docker-compose.yml', () => {
     expect(services.migrate.environment.MASTER_KEY).toBe(a.environment.MASTER_KEY);
   });
 
-  it('puts nginx in front: its own health check, waits for healthy instances, publishes the only port', () => {
+  it('puts nginx in front: it starts beside booting instances, is healthy once one instance is ready, publishes the only public port', () => {
     const lb = services.lb;
     expect(lb.image).toMatch(/^nginx:/);
     expect(lb.restart).toBe('unless-stopped');
-    expect(lb.healthcheck.test.join(' ')).toContain('/nginx-health');
-    for (const name of gateways) expect(lb.depends_on[name].condition).toBe('service_healthy');
+    // Healthy when a request through the balancer reaches a ready instance (at least one).
+    expect(lb.healthcheck.test.join(' ')).toContain('http://127.0.0.1/health/ready');
+    // Not held back until every instance is healthy: one instance is enough to serve.
+    for (const name of gateways) expect(lb.depends_on[name].condition).toBe('service_started');
     const published = Object.entries(services)
-      .filter(([, s]) => s.ports)
+      .filter(([, s]) => (s.ports as string[] | undefined)?.some((p) => !p.startsWith('127.0.0.1:')))
       .map(([name]) => name);
     expect(published).toEqual(['lb']);
     const mount = (lb.volumes as string[]).find((v) => v.includes('/etc/nginx/'))!;
@@ -187,6 +238,18 @@ describe('docker-compose.yml', () => {
       const servers = [...upstream.matchAll(/^\s*server\s+([\w.-]+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`);
       expect(servers.sort()).toEqual(gateways.map((g) => `${g}:4000`).sort());
       expect(upstream).not.toMatch(/\b(ip_hash|hash|least_conn|random)\b/); // nginx's default is round-robin
+    });
+
+    it("re-resolves the instances through Docker's DNS instead of resolving them once at start", () => {
+      expect(conf).toMatch(/^\s*resolver\s+127\.0\.0\.11\b[^;]*\bvalid=\d+s/m);
+      const upstream = block('upstream gateway');
+      expect(upstream).toMatch(/^\s*zone\s+\w+\s+\d+k;/m);
+      const servers = [...upstream.matchAll(/^\s*server\s+[^;]+;/gm)].map((m) => m[0]);
+      expect(servers.length).toBe(gateways.length);
+      for (const server of servers) expect(server).toMatch(/\sresolve\b/);
+      // `resolve` in an upstream needs nginx 1.27.3 or later.
+      const [major, minor, patch] = /^nginx:(\d+)\.(\d+)\.(\d+)/.exec(services.lb.image)!.slice(1).map(Number) as [number, number, number];
+      expect(major * 1e6 + minor * 1e3 + patch).toBeGreaterThanOrEqual(1027003);
     });
 
     it('passes WebSocket upgrades through on /graphql and proxies everything to the upstream', () => {
