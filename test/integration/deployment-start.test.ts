@@ -55,6 +55,7 @@ describe('the container start command', () => {
       DATABASE_URL: scratch.url,
       MASTER_KEY: 'cd'.repeat(32),
       ADMIN_TOKEN: 'container-admin-token-0123',
+      METRICS_TOKEN: 'container-metrics-token-0123',
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
