@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
+import { notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, Money, parseAmount } from '../shared/money';
-import { countryIdOf } from '../shared/countries';
+import { requireSupportedCountry } from '../shared/countries';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
@@ -108,7 +108,7 @@ export class OrderService {
     if (!isEmail(email)) throw validationError('The Email field is not a valid e-mail address.');
     const country = text(c.country)?.toUpperCase();
     if (!country) throw requiredField('Country');
-    if (!countryIdOf(country)) throw new DomainError('unsupported', 'Customer country is currently not supported.', '100');
+    requireSupportedCountry(country);
     for (const [field, value] of [
       ['Firstname', firstName],
       ['Lastname', lastName],

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
-import { countryIdOf } from '../shared/countries';
+import { requireSupportedCountry } from '../shared/countries';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import { isFinalStatus, Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
@@ -179,7 +179,7 @@ export class PaymentService {
     const method = option as PaymentMethod;
     const country = text(input.country)?.toUpperCase();
     if (!country) throw requiredField('Country');
-    if (!countryIdOf(country)) throw new DomainError('unsupported', 'Customer country is currently not supported.', '100');
+    requireSupportedCountry(country);
 
     let card: ValidCard | null = null;
     if (method === 'C') {

@@ -1,6 +1,8 @@
+import { DomainError } from './errors';
+
 /**
  * Countries whose customers the gateway accepts, with their ISO 3166-1 numeric code (the
- * `countryId` of the legacy interface). Others are "Customer country is currently not supported."
+ * `countryId` of the legacy interface). Others are refused with code 100 (COUNTRY_NOT_SUPPORTED).
  */
 export const SUPPORTED_COUNTRIES: Readonly<Record<string, number>> = {
   NG: 566,
@@ -50,4 +52,14 @@ export const SUPPORTED_COUNTRIES: Readonly<Record<string, number>> = {
 
 export function countryIdOf(code: string): number | undefined {
   return Object.prototype.hasOwnProperty.call(SUPPORTED_COUNTRIES, code) ? SUPPORTED_COUNTRIES[code] : undefined;
+}
+
+/** The code-100 message, word for word as the legacy interface answers it (no trailing period). */
+export const COUNTRY_NOT_SUPPORTED = 'Customer country is currently not supported';
+
+/** The countryId of a customer's country (ISO-2, upper case); any other country is refused with code 100. */
+export function requireSupportedCountry(code: string): number {
+  const id = countryIdOf(code);
+  if (id === undefined) throw new DomainError('unsupported', COUNTRY_NOT_SUPPORTED, '100');
+  return id;
 }

@@ -131,7 +131,7 @@ describe('REST: orders', () => {
         { customer: { firstname: 'A', lastname: 'O', mobile: '+2348012345678', country: 'KP', email: 'a@b.test' } },
         400,
         '100',
-        'Customer country is currently not supported.',
+        'Customer country is currently not supported',
       ],
       [{ order: { amount: 10, reference: 'X', description: 'd', currency: 'JPY' } }, 400, 'VAL400', 'Currency is currently not supported.'],
       [{ order: { amount: 0, reference: 'X', description: 'd', currency: 'NGN' } }, 400, 'VAL400', 'The Amount field must be greater than zero.'],
@@ -464,6 +464,15 @@ describe('REST: orders', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'success', statusCode: '02', message: 'pending-authenticaion' });
       expect((await verify(reference)).body.data.statusId).toBe(2);
+    });
+
+    it('refuses a payer country the service does not serve with code 100, worded exactly as the legacy interface', async () => {
+      const reference = nextRef();
+      await createOrder(orderPlaintext(reference));
+      const res = await pay({ reference, country: 'KP', paymentOption: 'C', card: cardWithout });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ status: 'failed', status_code: '100', message: 'Customer country is currently not supported' });
+      expect((await verify(reference)).body.data.statusId).toBe(1);
     });
 
     it('issue 11: still refuses a billing address given in part', async () => {
