@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { readInput } from '../../src/shared/input';
-import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext } from '../../src/rest/schemas';
+import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext, TrackPlaintext } from '../../src/rest/schemas';
 import { DomainError } from '../../src/shared/errors';
 
 const link = { Name: 'Gym', Description: 'Monthly', PaymentType: 'SC', AuthOption: 'AUTH', Amount: '5000' };
@@ -75,7 +75,7 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
     [LinkCreateBody, { ...link, Amount: true }, 'VAL400 The Amount field must be a number.'],
     [LinkCreateBody, { ...link, Name: 'a\u0000b' }, 'VAL400 The Name field is not valid.'],
     [LinkCreateBody, { ...link, NAME: 'other' }, 'VAL400 The Name field is given more than once.'],
-    [LinkCreateBody, { ...link, EventName: 'other' }, 'VAL400 The Name field is given more than once.'],
+    [FeePlaintext, { amount: 1, paymentOption: 'C', PaymentMethod: 'C' }, 'VAL400 The PaymentOption field is given more than once.'],
     [LinkCreateBody, [link], 'VAL400 The request body must be a JSON object.'],
     [CreateOrderPlaintext, { ...order, customer: 'Ada' }, 'VAL400 The Customer field must be an object.'],
     [CreateOrderPlaintext, { ...order, customer: { ...order.customer, email: undefined } }, 'VAL400 The Email field is required.'],
@@ -85,12 +85,22 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
     expect(messageOf(() => readInput(schema, value))).toBe(message);
   });
 
-  it('issue 11 point 3: eventname and paymentmethod are the link Name and PaymentType', () => {
-    expect(readInput(LinkCreateBody, { EVENTNAME: 'Gym', description: 'Monthly', paymentMethod: 'SC', authoption: 'AUTH' })).toEqual({
-      Name: 'Gym',
-      Description: 'Monthly',
-      PaymentType: 'SC',
-      AuthOption: 'AUTH',
+  it('reads paymentmethod as the paymentOption of fee and pay and eventname as the event of track, in any casing', () => {
+    expect(readInput(FeePlaintext, { amount: 100, PaymentMethod: 'C' })).toEqual({ amount: 100, paymentOption: 'C' });
+    expect(readInput(PayPlaintext, { reference: 'R', paymentmethod: 'PAYPAL', country: 'NG' })).toEqual({
+      reference: 'R',
+      paymentOption: 'PAYPAL',
+      country: 'NG',
     });
+    expect(readInput(TrackPlaintext, { orderReference: 'R', eventName: 'checkout.viewed' })).toEqual({ orderReference: 'R', event: 'checkout.viewed' });
+  });
+
+  it('does not read eventname or paymentmethod as the link Name or PaymentType', () => {
+    expect(messageOf(() => readInput(LinkCreateBody, { eventname: 'Gym', description: 'Monthly', PaymentType: 'SC', authoption: 'AUTH' }))).toBe(
+      'VAL400 The Name field is required.',
+    );
+    expect(messageOf(() => readInput(LinkCreateBody, { Name: 'Gym', description: 'Monthly', paymentmethod: 'SC', authoption: 'AUTH' }))).toBe(
+      'VAL400 The PaymentType field is required.',
+    );
   });
 });

@@ -18,9 +18,9 @@ import {
 /** Payment links: the request bodies, the records answered and the routes. */
 
 const linkFields = {
-  Name: Text(200, { description: 'Shown on the payment form.', 'x-aliases': ['eventname'] }),
+  Name: Text(200, { description: 'Shown on the payment form.' }),
   Description: Text(2000, { description: 'Extra information about the form.' }),
-  PaymentType: Text(10, { description: '`SC` (single charge), `MC` (multiple charge) or `SUB` (subscription).', 'x-aliases': ['paymentmethod'] }),
+  PaymentType: Text(10, { description: '`SC` (single charge), `MC` (multiple charge) or `SUB` (subscription).' }),
   AuthOption: Text(10, { description: '`AUTH` (3-D Secure) or `NOAUTH`.' }),
   Amount: Numeric({ description: 'Leave out (or empty) to let the customer enter the amount.' }),
   Mobile: Text(40),

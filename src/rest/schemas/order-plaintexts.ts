@@ -5,6 +5,14 @@ import { Numeric, Text } from './common';
  * Plaintexts of the Encrypted endpoints: what a client encrypts into `data`, read with
  * readInput (case-insensitive names, aliases under `x-aliases`, null counts as absent).
  */
+
+/** The payment option of fee and pay; the official Java SDK names it `paymentmethod`. */
+const PaymentOption = Text(20, {
+  description: '`C` (card) or `PAYPAL`.',
+  'x-aliases': ['paymentmethod'],
+  'x-required-message': 'payment option is required!',
+});
+
 const BillingAddress = Type.Object(
   {
     street: Type.Optional(Text(200)),
@@ -54,7 +62,7 @@ export const CreateOrderPlaintext = Type.Object(
 export const FeePlaintext = Type.Object(
   {
     amount: Numeric(),
-    paymentOption: Text(20, { description: '`C` (card) or `PAYPAL`.', 'x-required-message': 'payment option is required!' }),
+    paymentOption: PaymentOption,
     currency: Type.Optional(Text(10, { description: 'Default `NGN`.' })),
   },
   { title: 'FeePlaintext', examples: [{ amount: 1000, paymentOption: 'C', currency: 'NGN' }] },
@@ -65,7 +73,7 @@ export const StatusPlaintext = Type.Object({ reference: Text(100) }, { title: 'S
 export const TrackPlaintext = Type.Object(
   {
     orderReference: Text(100),
-    event: Text(100),
+    event: Text(100, { description: 'The event name.', 'x-aliases': ['eventname'] }),
     description: Type.Optional(Text(2000)),
     metadata: Type.Optional(Type.Unknown({ description: 'Any JSON value, stored as given.' })),
   },
@@ -78,7 +86,7 @@ export const TrackPlaintext = Type.Object(
 export const PayPlaintext = Type.Object(
   {
     reference: Text(100),
-    paymentOption: Text(20, { description: '`C` (card) or `PAYPAL`.', 'x-required-message': 'payment option is required!' }),
+    paymentOption: PaymentOption,
     country: Text(10),
     card: Type.Optional(
       Type.Object(

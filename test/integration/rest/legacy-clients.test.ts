@@ -1,5 +1,5 @@
 import { startTestService, type TestService } from '../../support/service';
-import { postEncrypted, request } from '../../support/http';
+import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { RecurringPayment } from '../../../src/payments/recurring-payment.entity';
@@ -125,23 +125,62 @@ describe('REST: legacy clients', () => {
     });
   });
 
-  describe('legacy field names in link bodies', () => {
-    it('issue 11 point 3: eventname is the Name and paymentmethod the PaymentType, in any casing', async () => {
-      const res = await createLink({ eventName: 'Concert', Description: 'Tickets', PaymentMethod: 'mc', AuthOption: 'NOAUTH' });
-      expect(res.status).toBe(200);
-      expect(res.body.data.paymentLink).toMatchObject({ name: 'Concert', paymentLinkCode: 'MC' });
-      const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${res.body.data.paymentLink.id}/edit`, {
-        apiKey: pub,
-        body: { eventname: 'Concert (late)', description: 'Tickets', paymentmethod: 'SC' },
+  describe('the Java SDK names: paymentmethod and eventname', () => {
+    const timeline = async (reference: string) =>
+      (
+        await graphql(
+          t.baseUrl,
+          `
+            query ($reference: String!) {
+              orderTimeline(reference: $reference) {
+                event
+                source
+              }
+            }
+          `,
+          { reference },
+          { 'api-key': priv },
+        )
+      ).body.data.orderTimeline as Array<{ event: string; source: string }>;
+
+    it('reads paymentmethod as the payment option of a fee quote and of a payment, in any casing', async () => {
+      for (const name of ['paymentmethod', 'paymentMethod', 'PAYMENTMETHOD']) {
+        const fee = await postEncrypted(t.baseUrl, '/checkout/order/fee', pub, enc, { amount: 1000, [name]: 'C' });
+        expect(fee.body).toMatchObject({ statusCode: '00', data: { fee: 15, paymentOption: 'C' } });
+      }
+      const reference = nextRef();
+      await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, orderPlaintext(reference));
+      const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', pub, enc, {
+        reference,
+        paymentmethod: 'C',
+        country: 'NG',
+        card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123' },
       });
-      expect(edit.body.data.paymentLink).toMatchObject({ name: 'Concert (late)', paymentLinkCode: 'SC' });
+      expect(pay.body).toMatchObject({ statusCode: '02', message: 'pending-authenticaion' });
     });
 
-    it('issue 11 point 3: a name and its legacy alias together are refused, not guessed', async () => {
-      const res = await createLink({ ...validLink, eventname: 'Other' });
-      expect(res.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Name field is given more than once.' });
+    it('reads eventname as the event of a tracked timeline entry', async () => {
+      const reference = nextRef();
+      await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, orderPlaintext(reference));
+      const track = await postEncrypted(t.baseUrl, '/checkout/order/event/track', pub, enc, { orderReference: reference, eventname: 'sdk.opened' });
+      expect(track.body).toEqual({ data: null, status: 'success', statusCode: '00', message: 'Event logged successfully' });
+      expect(await timeline(reference)).toContainEqual(expect.objectContaining({ event: 'sdk.opened' }));
     });
 
+    it('refuses a payment option given under both names rather than guessing', async () => {
+      const res = await postEncrypted(t.baseUrl, '/checkout/order/fee', pub, enc, { amount: 1000, paymentOption: 'C', paymentmethod: 'PAYPAL' });
+      expect(res.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The PaymentOption field is given more than once.' });
+    });
+
+    it('does not read eventname or paymentmethod as a link Name or PaymentType', async () => {
+      const noName = await createLink({ eventname: 'Concert', Description: 'Tickets', PaymentType: 'MC', AuthOption: 'NOAUTH' });
+      expect(noName.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Name field is required.' });
+      const noType = await createLink({ Name: 'Concert', Description: 'Tickets', paymentmethod: 'MC', AuthOption: 'NOAUTH' });
+      expect(noType.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The PaymentType field is required.' });
+    });
+  });
+
+  describe('link edit bodies', () => {
     it('issue 11 point 3: edit accepts the id legacy clients send (null, or the link id), the path names the link', async () => {
       const link = (await createLink(validLink)).body.data.paymentLink;
       for (const id of [null, link.id, String(link.id)]) {

@@ -145,7 +145,10 @@ describe('REST: the typed OpenAPI document', () => {
     expect(doc.components.schemas.PayPlaintext.properties.card.required ?? []).not.toContain('billingAddress');
     const create = doc.paths['/checkout/links/create'].post.requestBody.content['application/json'];
     expect(create.schema.required).toEqual(['Name', 'Description', 'PaymentType', 'AuthOption']);
-    expect(create.schema.properties.Name['x-aliases']).toEqual(['eventname']);
+    expect(create.schema.properties.Name['x-aliases']).toBeUndefined();
+    expect(doc.components.schemas.FeePlaintext.properties.paymentOption['x-aliases']).toEqual(['paymentmethod']);
+    expect(doc.components.schemas.PayPlaintext.properties.paymentOption['x-aliases']).toEqual(['paymentmethod']);
+    expect(doc.components.schemas.TrackPlaintext.properties.event['x-aliases']).toEqual(['eventname']);
     expect(create.example).toMatchObject({ Name: 'Gym membership' });
   });
 
