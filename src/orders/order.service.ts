@@ -100,11 +100,11 @@ export class OrderService {
     if (!firstName) throw requiredField('Firstname');
     const lastName = text(c.lastname);
     if (!lastName) throw requiredField('Lastname');
-    const mobile = text(c.mobile);
-    if (!mobile) throw requiredField('Mobile');
-    if (!/^\+?[0-9 ()-]{6,20}$/.test(mobile)) throw validationError('The Mobile field is not a valid phone number.');
+    // The customer is known by email; mobile is optional beside it, as the official SDKs send it ('' when not given).
     const email = text(c.email)?.toLowerCase();
     if (!email) throw requiredField('Email');
+    const mobile = text(c.mobile) ?? '';
+    if (mobile && !/^\+?[0-9 ()-]{6,20}$/.test(mobile)) throw validationError('The Mobile field is not a valid phone number.');
     if (!isEmail(email)) throw validationError('The Email field is not a valid e-mail address.');
     const country = text(c.country)?.toUpperCase();
     if (!country) throw requiredField('Country');

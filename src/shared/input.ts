@@ -114,8 +114,8 @@ const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 /**
  * Reads a request body or decrypted plaintext by its schema, the way legacy clients send them:
  * property names are matched case-insensitively (and by the aliases a schema lists under
- * `x-aliases`) and renamed to the schema's names; a property that is `null` counts as absent;
- * unknown properties are dropped. The result is then checked against the schema, and the first
+ * `x-aliases`) and renamed to the schema's names; a property that is `null`, an empty string or
+ * only whitespace counts as absent; unknown properties are dropped. The result is then checked against the schema, and the first
  * problem is answered with the legacy interface's message (`The <Field> field is required.`).
  * `label` names the whole value in messages.
  */
@@ -130,7 +130,7 @@ export function readInput<T extends TSchema>(schema: T, value: unknown, label = 
   throw inputError(check.Errors(canonical).First()!, label);
 }
 
-/** Renames keys to the schema's names, drops nulls and unknown keys, refuses NUL in text; see readInput. */
+/** Renames keys to the schema's names, drops absent values (null, blank text) and unknown keys, refuses NUL in text; see readInput. */
 export function canonicalise(schema: TSchema, value: unknown, path: string[] = []): unknown {
   const s = schema as JsonSchema;
   if (s.properties && isPlainObject(value)) {
@@ -141,7 +141,7 @@ export function canonicalise(schema: TSchema, value: unknown, path: string[] = [
     }
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      if (v === null || v === undefined) continue;
+      if (isAbsent(v)) continue;
       const name = byName.get(key.toLowerCase());
       if (name === undefined) continue;
       if (Object.hasOwn(out, name)) throw validationError(`The ${fieldLabel(name)} field is given more than once.`);
@@ -157,6 +157,11 @@ export function canonicalise(schema: TSchema, value: unknown, path: string[] = [
     throw validationError(`The ${fieldLabel(path[path.length - 1] ?? 'request')} field is not valid.`);
   }
   return value;
+}
+
+/** What legacy clients send for a field they leave out: null, or an empty (or blank) string. */
+function isAbsent(v: unknown): boolean {
+  return v === null || v === undefined || (typeof v === 'string' && v.trim() === '');
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

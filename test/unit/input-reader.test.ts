@@ -56,6 +56,30 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
     );
   });
 
+  it('reads an empty or blank string as absent, at any depth; a required one is reported missing', () => {
+    expect(readInput(LinkCreateBody, { ...link, Mobile: '', Limit: '  ', Website: '', name: '' })).toEqual(link);
+    expect(messageOf(() => readInput(LinkCreateBody, { ...link, Description: ' ' }))).toBe('VAL400 The Description field is required.');
+    expect(readInput(CreateOrderPlaintext, { ...order, customer: { ...order.customer, mobile: '' }, paymentMeta: '' })).toEqual({
+      ...order,
+      customer: { firstname: 'Ada', lastname: 'Obi', country: 'NG', email: 'ada@example.test' },
+    });
+    expect(messageOf(() => readInput(CreateOrderPlaintext, { ...order, customer: { ...order.customer, email: '' } }))).toBe(
+      'VAL400 The Email field is required.',
+    );
+    expect(readInput(PayPlaintext, { reference: 'R', paymentOption: 'C', country: 'NG', card: { cardNumber: '4111', billingAddress: '' } })).toEqual({
+      reference: 'R',
+      paymentOption: 'C',
+      country: 'NG',
+      card: { cardNumber: '4111' },
+    });
+    expect(messageOf(() => readInput(FeePlaintext, { amount: 1, paymentOption: '' }))).toBe('VAL400 payment option is required!');
+  });
+
+  it('reads a plaintext without mobile when email is given', () => {
+    const { mobile: _mobile, ...customer } = order.customer;
+    expect(readInput(CreateOrderPlaintext, { ...order, customer })).toEqual({ ...order, customer });
+  });
+
   it('issue 11 point 3: null is absent; a required null is reported missing', () => {
     expect(readInput(LinkCreateBody, { ...link, Mobile: null, Limit: null, name: null })).toEqual(link);
     expect(messageOf(() => readInput(LinkCreateBody, { ...link, AuthOption: null }))).toBe('VAL400 The AuthOption field is required.');

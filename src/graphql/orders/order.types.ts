@@ -215,7 +215,7 @@ export class DailySummaryType {
 export class CreateOrderCustomerInput {
   @Field() firstname!: string;
   @Field() lastname!: string;
-  @Field() mobile!: string;
+  @Field(() => String, { nullable: true, description: 'Optional: the customer is known by email.' }) mobile?: string | null;
   @Field() country!: string;
   @Field() email!: string;
 }

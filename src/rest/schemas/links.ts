@@ -44,7 +44,7 @@ export const LinkCreateBody = Type.Object(
   },
   {
     title: 'LinkCreateBody',
-    description: 'Property names are matched case-insensitively; `null` counts as absent; unknown properties are ignored.',
+    description: 'Property names are matched case-insensitively; `null` and empty strings count as absent; unknown properties are ignored.',
     examples: [{ Name: 'Gym membership', Description: 'Monthly access', PaymentType: 'SC', Currency: 'NGN', AuthOption: 'AUTH', Amount: '5000', Limit: '10' }],
   },
 );

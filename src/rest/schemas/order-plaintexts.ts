@@ -3,7 +3,7 @@ import { Numeric, Text } from './common';
 
 /**
  * Plaintexts of the Encrypted endpoints: what a client encrypts into `data`, read with
- * readInput (case-insensitive names, aliases under `x-aliases`, null counts as absent).
+ * readInput (case-insensitive names, aliases under `x-aliases`, null and empty strings count as absent).
  */
 
 /** The payment option of fee and pay; the official Java SDK names it `paymentmethod`. */
@@ -29,7 +29,7 @@ export const CreateOrderPlaintext = Type.Object(
     customer: Type.Object({
       firstname: Text(100),
       lastname: Text(100),
-      mobile: Text(40, { description: 'With country code.' }),
+      mobile: Type.Optional(Text(40, { description: 'With country code. Optional: the customer is known by email.' })),
       country: Text(10, { description: 'ISO 3166-1 alpha-2.' }),
       email: Text(320),
     }),

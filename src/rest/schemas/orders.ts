@@ -231,7 +231,7 @@ const examplePayResult = {
 /** An Encrypted endpoint's body, with its plaintext described beside it. */
 const encrypted = (plaintext: keyof typeof PLAINTEXTS) =>
   Type.Object(EncryptedBody.properties, {
-    description: `Encrypted: \`data\` carries the plaintext \`${plaintext}\` (components.schemas.${plaintext}), encrypted under the encryption key. Property names in the plaintext are matched case-insensitively; null counts as absent; unknown properties are ignored.`,
+    description: `Encrypted: \`data\` carries the plaintext \`${plaintext}\` (components.schemas.${plaintext}), encrypted under the encryption key. Property names in the plaintext are matched case-insensitively; null and empty strings count as absent; unknown properties are ignored.`,
     'x-plaintext': `#/components/schemas/${plaintext}`,
     examples: [{ data: 'k3Jc…base64…==' }],
   });

@@ -180,6 +180,75 @@ describe('REST: legacy clients', () => {
     });
   });
 
+  describe('empty strings count as absent', () => {
+    it('creates an order whose customer gives an email and an empty mobile, or no mobile at all', async () => {
+      for (const customer of [
+        { firstname: 'Ada', lastname: 'Obi', mobile: '', country: 'NG', email: 'ada.nomobile@example.test' },
+        { firstname: 'Ada', lastname: 'Obi', country: 'NG', email: 'ada.nomobile@example.test' },
+      ]) {
+        const reference = nextRef();
+        const res = await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, { ...orderPlaintext(reference), customer });
+        expect(res.status).toBe(200);
+        expect(res.body.data.customer).toEqual({ email: 'ada.nomobile@example.test', firstName: 'Ada', lastName: 'Obi', mobile: '', country: 'NG' });
+        const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: priv, body: { reference } });
+        expect(verify.body.data.customer).toMatchObject({ emailAddress: 'ada.nomobile@example.test', mobileNumber: '' });
+      }
+    });
+
+    it('still requires an email, and checks a mobile that is given', async () => {
+      const noEmail = await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, {
+        ...orderPlaintext(nextRef()),
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: '' },
+      });
+      expect(noEmail.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Email field is required.' });
+      const badMobile = await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, {
+        ...orderPlaintext(nextRef()),
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: 'call me', country: 'NG', email: 'ada@example.test' },
+      });
+      expect(badMobile.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Mobile field is not a valid phone number.' });
+    });
+
+    it('reads every optional field sent as an empty or blank string as left out, in every plaintext and body', async () => {
+      const reference = nextRef();
+      const created = await postEncrypted(t.baseUrl, '/checkout/order/create', pub, enc, {
+        ...orderPlaintext(reference, { RedirectUrl: 'https://merchant.test/done', paymentLinkId: '', frequencyId: '', numberOfPayments: ' ' }),
+        order: { amount: 1000, reference, description: '', currency: '' },
+        paymentMeta: { ipAddress: '' },
+      });
+      expect(created.status).toBe(200);
+      expect(created.body.data.order).toMatchObject({ reference, currency: 'NGN', narration: '', paymentLinkId: null, recurringPaymentId: null });
+      const fee = await postEncrypted(t.baseUrl, '/checkout/order/fee', pub, enc, { amount: 1000, paymentOption: 'C', currency: '' });
+      expect(fee.body).toMatchObject({ statusCode: '00', data: { fee: 15 } });
+      const track = await postEncrypted(t.baseUrl, '/checkout/order/event/track', pub, enc, {
+        orderReference: reference,
+        event: 'checkout.viewed',
+        description: '',
+        metadata: '',
+      });
+      expect(track.body.statusCode).toBe('00');
+      const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', pub, enc, {
+        reference,
+        paymentOption: 'C',
+        country: 'NG',
+        card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: '' },
+      });
+      expect(pay.body).toMatchObject({ statusCode: '02' });
+      const link = await createLink({ ...validLink, Amount: '', Mobile: '', Limit: '', Website: ' ', BackgroundImage: '' });
+      expect(link.status).toBe(200);
+      expect(link.body.data.paymentLink).toMatchObject({ amount: null, limit: null, logo: null });
+    });
+
+    it('reports a required field sent as an empty string as missing', async () => {
+      expect((await createLink({ ...validLink, Description: '' })).body).toEqual({
+        status: 'failed',
+        statusCode: 'VAL400',
+        message: 'The Description field is required.',
+      });
+      const fee = await postEncrypted(t.baseUrl, '/checkout/order/fee', pub, enc, { amount: 1000, paymentmethod: '' });
+      expect(fee.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'payment option is required!' });
+    });
+  });
+
   describe('link edit bodies', () => {
     it('issue 11 point 3: edit accepts the id legacy clients send (null, or the link id), the path names the link', async () => {
       const link = (await createLink(validLink)).body.data.paymentLink;
