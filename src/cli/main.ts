@@ -16,7 +16,7 @@ const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
                           [--webhook-url URL] [--live-webhook-url URL] [--json]
                           [--key-bits 2048|3072|4096]
-                          [--fee-bearer merchant|customer]
+                          [--fee-bearer customer|merchant]   (default customer)
   npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
                           [--fee-bearer merchant|customer] [--json]
   npm run --silent cli -- migrate

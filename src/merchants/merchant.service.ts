@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock';
 import { forbidden, notFound, validationError, requiredField, unsupported } from '../shared/errors';
 import { isCountryCode, isEmail } from '../shared/validation';
 import { ApiKey, type ApiKeyKind } from './api-key.entity';
-import { AppEnvironment, type EnvironmentMode, type FeeBearer } from './app-environment.entity';
+import { AppEnvironment, DEFAULT_FEE_BEARER, type EnvironmentMode, type FeeBearer } from './app-environment.entity';
 import { EncryptionKey } from './encryption-key.entity';
 import { Subsidiary } from './subsidiary.entity';
 import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
@@ -21,7 +21,7 @@ export interface CreateMerchantInput {
   supportEmail: string;
   webhookUrl?: string | null;
   liveWebhookUrl?: string | null;
-  /** Who bears the processing fee in both environments (default `merchant`). */
+  /** Who bears the processing fee in both environments (default `customer`: DEFAULT_FEE_BEARER). */
   feeBearer?: string | null;
   /** RSA size of both environments' encryption keys; the configured size when omitted. */
   keyBits?: number | null;
@@ -110,7 +110,7 @@ export class MerchantService {
     ] as const) {
       if (url && url.trim()) webhookUrls[mode] = await validateWebhookUrl(url, this.webhookUrlPolicy, field);
     }
-    const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? 'merchant' : parseFeeBearer(input.feeBearer);
+    const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? DEFAULT_FEE_BEARER : parseFeeBearer(input.feeBearer);
 
     const keyBits = input.keyBits ?? this.rsaBits;
     if (!isEncryptionKeyBits(keyBits)) throw validationError(`The KeyBits field must be one of ${ENCRYPTION_KEY_SIZES.join(', ')}.`);

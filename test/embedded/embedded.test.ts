@@ -38,7 +38,7 @@ describe('embedded database (PGlite)', () => {
       baseUrl,
       `
         mutation {
-          createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test" }) {
+          createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test", feeBearer: MERCHANT }) {
             subsidiary {
               id
             }

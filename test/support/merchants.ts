@@ -5,12 +5,20 @@ import { loadConfig } from '../../src/config';
 import { openRuntime } from '../../src/bootstrap';
 import { TEST_MASTER_KEY } from './database';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';
+import type { FeeBearer } from '../../src/merchants/app-environment.entity';
 import type { TestService } from './service';
 
 let counter = 0;
 
-/** A fresh merchant through the domain service, as the CLI or the admin mutation make them. */
-export function createTestMerchant(t: TestService, overrides: Partial<{ name: string; webhookUrl: string; keyBits: number }> = {}): Promise<CreatedMerchant> {
+/**
+ * A fresh merchant through the domain service, as the CLI or the admin mutation make them. It
+ * bears the processing fee itself unless `feeBearer` says otherwise (new merchants default to the
+ * customer): the suite's fee arithmetic was written for the merchant bearing it.
+ */
+export function createTestMerchant(
+  t: TestService,
+  overrides: Partial<{ name: string; webhookUrl: string; keyBits: number; feeBearer: FeeBearer }> = {},
+): Promise<CreatedMerchant> {
   counter += 1;
   return t.service.runtime.ctx.services.merchants.createMerchant({
     name: overrides.name ?? `Test Merchant ${process.pid}-${counter}`,
@@ -18,6 +26,7 @@ export function createTestMerchant(t: TestService, overrides: Partial<{ name: st
     supportEmail: `support${counter}@merchant.test`,
     webhookUrl: overrides.webhookUrl,
     keyBits: overrides.keyBits,
+    feeBearer: overrides.feeBearer ?? 'merchant',
   });
 }
 
@@ -37,7 +46,7 @@ export async function createMerchantIn(databaseUrl: string, name = `Test Merchan
     }),
   );
   try {
-    return await runtime.ctx.services.merchants.createMerchant({ name, country: 'NG', supportEmail: `support${counter}@merchant.test` });
+    return await runtime.ctx.services.merchants.createMerchant({ name, country: 'NG', supportEmail: `support${counter}@merchant.test`, feeBearer: 'merchant' });
   } finally {
     await runtime.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -64,7 +64,7 @@ export class CreateMerchantInput {
   @Field() supportEmail!: string;
   @Field(() => String, { nullable: true, description: "The test environment's webhook URL." }) webhookUrl?: string | null;
   @Field(() => String, { nullable: true, description: "The live environment's webhook URL." }) liveWebhookUrl?: string | null;
-  @Field(() => FeeBearerEnum, { nullable: true, description: 'Who bears the processing fee in both environments (default MERCHANT).' })
+  @Field(() => FeeBearerEnum, { nullable: true, description: 'Who bears the processing fee in both environments (default CUSTOMER).' })
   feeBearer?: FeeBearerEnum | null;
   @Field(() => Int, { nullable: true, description: 'RSA size of the encryption keys: 2048, 3072 or 4096 (default: ENCRYPTION_KEY_BITS, 4096 unless set).' })
   keyBits?: number | null;

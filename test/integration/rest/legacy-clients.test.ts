@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
@@ -177,6 +178,61 @@ describe('REST: legacy clients', () => {
       expect(noName.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Name field is required.' });
       const noType = await createLink({ Name: 'Concert', Description: 'Tickets', paymentmethod: 'MC', AuthOption: 'NOAUTH' });
       expect(noType.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The PaymentType field is required.' });
+    });
+  });
+
+  describe("a shop plugin's check: totalAmountCharged - fee equals the order total", () => {
+    /** The legacy gateway's own sample: an order of 100 with a fee of 6 that the customer bears. */
+    let shop: CreatedMerchant;
+    beforeAll(async () => {
+      // Made as an operator makes a merchant without saying who bears the fee.
+      shop = await t.service.runtime.ctx.services.merchants.createMerchant({ name: 'Plugin Shop', country: 'NG', supportEmail: 'shop@plugin.test' });
+      await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute(`insert into fee_rule (subsidiary_id, payment_option, currency, rate, flat) values (?, 'C', 'NGN', '0.06', '0')`, [shop.subsidiary.id]);
+    });
+
+    it('quotes a new merchant with the customer bearing the fee: amount 100, fee 6, customer fee 6, total 106', async () => {
+      const { publicKey, encryptionKey } = shop.keys.test;
+      const fee = await postEncrypted(t.baseUrl, '/checkout/order/fee', publicKey, encryptionKey, { amount: 100, paymentOption: 'C' });
+      expect(fee.body).toEqual({
+        data: { fee: 6, amount: 100, subsidiaryFee: 0, customerFee: 6, totalChargedAmount: 106, paymentOption: 'C' },
+        status: 'success',
+        statusCode: '00',
+        message: 'Operation successful',
+      });
+    });
+
+    it('charges the customer 106 for an order of 100, so that totalAmountCharged - fee is the order total', async () => {
+      const { publicKey, privateKey, encryptionKey } = shop.keys.test;
+      const reference = nextRef();
+      const created = await postEncrypted(t.baseUrl, '/checkout/order/create', publicKey, encryptionKey, {
+        ...orderPlaintext(reference),
+        order: { amount: 100, reference, description: 'One mug', currency: 'NGN' },
+      });
+      expect(created.body.data.order).toMatchObject({ amount: 100, fee: 6 });
+      expect(created.body.data.subsidiaryOrderSummary.totalAmount).toBe(106);
+      const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', publicKey, encryptionKey, {
+        reference,
+        paymentOption: 'C',
+        country: 'NG',
+        card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123' },
+      });
+      expect(pay.body.data.orderPayment).toMatchObject({ totalAmount: 106, fee: 6 });
+      const otp = await fetch(pay.body.data.paymentDetail.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
+      expect(otp.status).toBe(303);
+
+      const verified = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: privateKey, body: { reference } })).body.data;
+      expect(verified).toMatchObject({ statusId: 5, totalAmountCharged: 106, fee: 6, customerFee: 6, subsidiaryFee: 0 });
+      // The plugin's check, in exact decimals: the order is paid in full, not put on hold.
+      expect(new Decimal(verified.totalAmountCharged).minus(verified.fee).eq(100)).toBe(true);
+      const status = await postEncrypted(t.baseUrl, '/checkout/order/status', publicKey, encryptionKey, { reference });
+      expect(status.body.data).toMatchObject({ total_charged_amount: 106, fee: 6, customer_fee: 6, subsidiary_fee: 0 });
     });
   });
 

@@ -86,7 +86,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     expect(JSON.parse(shown.out)).toEqual({ subsidiaryId: m.subsidiary.id, test: { feeBearer: 'merchant' }, live: { feeBearer: 'merchant' } });
 
     const plain = await cli(['merchant:create', '--name', 'Plain Shop', '--country', 'NG', '--email', 'plain@shop.test', '--json']);
-    expect(await feeBearerOf(JSON.parse(plain.out).keys.test.publicKey)).toBe('MERCHANT'); // the default
+    expect(await feeBearerOf(JSON.parse(plain.out).keys.test.publicKey)).toBe('CUSTOMER'); // the default for new merchants
   });
 
   it('issue 11 point 5: the CLI refuses a bad fee bearer, an unknown merchant and a missing id', async () => {
