@@ -8,6 +8,7 @@ import { DomainError } from '../shared/errors';
 import { DataDirInUseError } from '../db/embedded';
 import { loadMasterKey, MasterKeyMismatchError } from '../crypto/master-key';
 import { rotateMasterKey } from '../crypto/master-key-rotation';
+import { smallKeyWarning } from '../crypto/encryption-key';
 import { parseMasterKey } from '../crypto/secret-box';
 import type { CreatedMerchant } from '../merchants/merchant.service';
 import { createMerchantViaServer, runningServer, ServerAdminUnavailableError } from './server-admin';
@@ -15,7 +16,8 @@ import { createMerchantViaServer, runningServer, ServerAdminUnavailableError } f
 const USAGE = `Usage:
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
                           [--webhook-url URL] [--live-webhook-url URL] [--json]
-                          [--key-bits 2048|3072|4096]
+                          [--key-bits 2048|3072|4096]   (default 4096; 2048 and 3072 break
+                           real legacy clients, which encrypt one block: a warning is printed)
                           [--fee-bearer customer|merchant]   (default customer)
   npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
                           [--fee-bearer merchant|customer] [--json]
@@ -85,6 +87,9 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
   };
   const print = (created: CreatedMerchant) => {
+    // On stderr: stdout keeps exactly the one JSON object of --json.
+    const warning = input.keyBits === undefined ? null : smallKeyWarning(input.keyBits);
+    if (warning) err.write(`warning: --key-bits ${input.keyBits}: ${warning}\n`);
     if (values.json) {
       out.write(`${JSON.stringify(created, null, 2)}\n`);
     } else {

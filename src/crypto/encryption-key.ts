@@ -19,6 +19,24 @@ export function isEncryptionKeyBits(value: unknown): value is EncryptionKeyBits 
   return (ENCRYPTION_KEY_SIZES as readonly unknown[]).includes(value);
 }
 
+/** The most bytes one PKCS#1 v1.5 block of a `bits`-bit key holds (k - 11). */
+export const oneBlockBytes = (bits: number): number => bits / 8 - 11;
+
+/**
+ * Why a key size smaller than the default breaks deployed clients, or null when it does not:
+ * the official SDKs and plugins encrypt the whole plaintext as one block, and a typical order
+ * plaintext (about 350 to 500 bytes) fits one block only of a 4096-bit key.
+ */
+export function smallKeyWarning(bits: number): string | null {
+  if (!isEncryptionKeyBits(bits) || bits >= DEFAULT_ENCRYPTION_KEY_BITS) return null;
+  return (
+    `${bits}-bit encryption keys hold at most ${oneBlockBytes(bits)} bytes in one block. Real legacy clients ` +
+    `(the official SDKs and shop plugins) encrypt the whole plaintext as one block and need ` +
+    `${DEFAULT_ENCRYPTION_KEY_BITS}-bit keys (${oneBlockBytes(DEFAULT_ENCRYPTION_KEY_BITS)} bytes): ` +
+    `their order requests will fail with this merchant. Use ${bits} only if every client splits its payloads into blocks.`
+  );
+}
+
 export interface RsaKeyMaterial {
   bits: number;
   /** base64 of `"<bits>!<RSAKeyValue><Modulus>…</Modulus><Exponent>…</Exponent></RSAKeyValue>"` */

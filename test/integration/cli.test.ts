@@ -52,6 +52,24 @@ describe('CLI merchant:create', () => {
     }
   });
 
+  it.each(['2048', '3072'])(
+    'warns on stderr that %s-bit keys break clients encrypting one block, and stdout keeps exactly the one JSON object',
+    async (bits) => {
+      const res = await cli(['merchant:create', '--name', `Small ${bits}`, '--country', 'NG', '--email', 'small@acme.test', '--key-bits', bits, '--json']);
+      expect(res.code).toBe(0);
+      const printed = JSON.parse(res.out);
+      expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'keys']);
+      expect(res.err).toMatch(new RegExp(`^warning: --key-bits ${bits}: .*one block.*need 4096-bit keys`));
+      expect(res.err.trim().split('\n')).toHaveLength(1);
+    },
+  );
+
+  it('prints no warning for 4096-bit keys', async () => {
+    const res = await cli(['merchant:create', '--name', 'Big keys', '--country', 'NG', '--email', 'big@acme.test', '--key-bits', '4096', '--json']);
+    expect(res.code).toBe(0);
+    expect(res.err).toBe('');
+  });
+
   it('explains bad input and exits non-zero', async () => {
     const missing = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--json']);
     expect(missing).toMatchObject({ code: 65, out: '' });
