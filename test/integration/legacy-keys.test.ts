@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { constants, createPrivateKey, createPublicKey, publicEncrypt } from 'node:crypto';
+import { createPrivateKey } from 'node:crypto';
 import forge from 'node-forge';
 import { cli } from '../support/cli';
 import { parseEncryptionKey } from '../../src/crypto/encryption-key';
@@ -10,6 +10,7 @@ import type { CreatedMerchant } from '../../src/merchants/merchant.service';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../support/database';
 import { graphql, request } from '../support/http';
 import { createTestMerchant } from '../support/merchants';
+import { encryptOneBlock } from '../support/legacy-encryption';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
 const DECRYPTION_FAILED = {
@@ -51,11 +52,7 @@ function orderOfBytes(reference: string, bytes: number): string {
 }
 
 /** What a legacy client does: the whole plaintext as ONE PKCS#1 v1.5 block, no slicing. */
-function legacyOneBlock(plaintext: string, encryptionKey: string): string {
-  const { modulus, exponent } = parseEncryptionKey(encryptionKey);
-  const publicKey = createPublicKey({ key: { kty: 'RSA', n: modulus.toString('base64url'), e: exponent.toString('base64url') }, format: 'jwk' });
-  return publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(plaintext, 'utf8')).toString('base64');
-}
+const legacyOneBlock = encryptOneBlock;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
