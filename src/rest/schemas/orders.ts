@@ -223,7 +223,7 @@ const examplePayResult = {
     orderPaymentResponseMessage: 'pending-authenticaion',
     orderPaymentInstrument: null,
     remarks: '',
-    totalAmount: 1000,
+    totalAmount: 1015,
     fee: 15,
   },
 };
@@ -255,9 +255,9 @@ export const orderRouteSchemas = {
       200: EnvelopeA(FeeResult, ['00'], 'Operation successful', 'The fee.', {
         fee: 15,
         amount: 1000,
-        subsidiaryFee: 15,
-        customerFee: 0,
-        totalChargedAmount: 1000,
+        subsidiaryFee: 0,
+        customerFee: 15,
+        totalChargedAmount: 1015,
         paymentOption: 'C',
       }),
       ...commonErrors,
