@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { createScratchDatabase, freePort } from '../support/scratch-database';
 import { waitFor } from '../integration/events/helpers';
 import { launchBrowser } from '../support/browser';
+import { processMarker } from '../support/test-processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -19,7 +20,15 @@ interface ServerProcess {
 
 /** The environment of a bare machine: nothing but what the test names (no ADMIN_TOKEN, no DATABASE_URL). */
 function bareEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ENCRYPTION_KEY_BITS: '2048', LOG_LEVEL: 'warn', SCHEDULER_INTERVAL_MS: '0', ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...processMarker(),
+    ENCRYPTION_KEY_BITS: '2048',
+    LOG_LEVEL: 'warn',
+    SCHEDULER_INTERVAL_MS: '0',
+    ...extra,
+  };
 }
 
 /** `npm start` without the build step: the built service, as its own process. */
@@ -114,10 +123,6 @@ async function graphql(baseUrl: string, query: string, headers: Record<string, s
 describe('issue 13 point 2: a first run that leads somewhere', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-first-run-'));
   const servers: ServerProcess[] = [];
-
-  beforeAll(async () => {
-    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 170_000 });
-  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
