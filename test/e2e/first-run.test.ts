@@ -44,13 +44,19 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': the process exited and everything it wrote has been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const server: ServerProcess = {
     baseUrl,
     child,
     stdout: () => out,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // The service exits within 10 s of SIGTERM; should it not, it is killed rather than left behind.
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 12_000)))]);
+      clearTimeout(timer);
+      if (late) child.kill('SIGKILL');
       return exited;
     },
   };
@@ -241,13 +247,13 @@ describe('issue 13 point 2: a first run that leads somewhere', () => {
     expect(fs.existsSync(path.join(dataDir, 'server.json'))).toBe(false);
     const second = await startServer({ DATA_DIR: dataDir });
     servers.push(second);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(second.stdout()).not.toContain('first run');
-    expect(second.stdout()).not.toMatch(/PGW-SECRETKEY|whsec_|Admin token/);
     const again = await graphql(second.baseUrl, '{ merchant { subsidiary { id } } }', { 'x-admin-token': adminToken, 'api-key': privateKey! });
     expect(again.data?.merchant.subsidiary.id).toBe(1);
     expect(await (await fetch(`${second.baseUrl}/`)).text()).toContain(`href="${new URL(linkUrl!).pathname}"`);
     expect(await second.stop()).toBe(0);
+    // Everything the second server ever wrote, read to its end once it exited.
+    expect(second.stdout()).not.toContain('first run');
+    expect(second.stdout()).not.toMatch(/PGW-SECRETKEY|whsec_|Admin token/);
 
     // With no server running the CLI opens the database itself: the same JSON.
     const offline = await cli(['merchant:create', '--name', 'Offline Ltd', '--country', 'NG', '--email', 'support@acme.test', '--json'], { DATA_DIR: dataDir });
