@@ -14,6 +14,7 @@ import type { CreatedMerchant } from '../merchants/merchant.service';
 import { createMerchantViaServer, runningServer, ServerAdminUnavailableError } from './server-admin';
 
 const USAGE = `Usage:
+  npm run --silent cli -- --help | -h | help
   npm run --silent cli -- merchant:create --name NAME --country CC --email EMAIL
                           [--webhook-url URL] [--live-webhook-url URL] [--json]
                           [--key-bits 2048|3072|4096]   (default 4096; 2048 and 3072 break
@@ -29,6 +30,10 @@ const USAGE = `Usage:
 /** The command line: an adapter over the same domain services as the HTTP interfaces. */
 export async function runCli(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    out.write(USAGE);
+    return 0;
+  }
   let config;
   try {
     config = loadConfig();

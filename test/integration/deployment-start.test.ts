@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { createScratchDatabase, freePort } from '../support/scratch-database';
 import { waitFor } from './events/helpers';
 import { dockerInstructions, execForm } from '../support/dockerfile';
+import { processMarker } from '../support/test-processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -32,11 +33,9 @@ describe('the container start command', () => {
   const dataDir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'pgw-container-'));
 
   beforeAll(async () => {
-    [, scratch] = await Promise.all([
-      run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 170_000 }),
-      createScratchDatabase('container'),
-    ]);
-  }, 180_000);
+    // dist/ is built by the run's global setup.
+    scratch = await createScratchDatabase('container');
+  });
 
   afterAll(async () => {
     await scratch?.drop();
@@ -50,6 +49,7 @@ describe('the container start command', () => {
     const gatewayEnv = compose.services['gateway-1'].environment as Record<string, string>;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
+      ...processMarker(),
       ...imageEnv,
       ...gatewayEnv,
       DATABASE_URL: scratch.url,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { TEST_MASTER_KEY } from './database';
 import { freePort } from './scratch-database';
+import { processMarker } from './test-processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** Runs src/main.ts from its sources (SWC on load): the real `npm start` entry point, without a build. */
@@ -32,6 +33,7 @@ export async function startChildService(databaseUrl: string, env: Record<string,
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
+      ...processMarker(),
       NODE_ENV: 'test',
       DATABASE_URL: databaseUrl,
       MIGRATE_ON_START: 'false',

@@ -2,9 +2,10 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/database';
-import { buildDashboard } from '../../src/dashboard/build';
+import { buildIfStale } from '../../scripts/build-if-stale';
 import { provisionDatabase, type ProvisionedDatabase } from './postgres-server';
 import { resolveChromium } from './chromium';
+import { TEST_RUN_VARIABLE } from './test-processes';
 
 /** What globalTeardown releases (Jest runs both hooks in its main process). */
 export const PROVISIONED_KEY = Symbol.for('pgw.test.provisioned-database');
@@ -16,8 +17,12 @@ export const PROVISIONED_KEY = Symbol.for('pgw.test.provisioned-database');
  * creating their own merchants (tenant isolation does the rest).
  */
 export default async function globalSetup(): Promise<void> {
-  // The dashboard the tests serve is always built from the current sources.
-  await buildDashboard();
+  // Every process this run starts inherits (or is given) the run's id; the teardown checks
+  // that none is left.
+  process.env[TEST_RUN_VARIABLE] = `${process.pid}-${Date.now().toString(36)}`;
+  // dist/ (the service, the CLI, the SDK and the dashboard bundle) is built here once per run,
+  // and only when a source changed: test files that start `node dist/...` never build it.
+  await buildIfStale({ log: (line) => process.stderr.write(line) });
   // Chromium first: should it fail, no database has been made yet.
   const chromiumStarted = Date.now();
   const chromium = resolveChromium();

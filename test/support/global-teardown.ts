@@ -1,9 +1,15 @@
 import { PROVISIONED_KEY } from './global-setup';
 import type { ProvisionedDatabase } from './postgres-server';
+import { assertNoProcessLeft, TEST_RUN_VARIABLE } from './test-processes';
 
-/** Stops the PostgreSQL the run started, or drops the databases it made on a local server. */
+/**
+ * Stops the PostgreSQL the run started (or drops the databases it made on a local server), then
+ * fails the run if any process the tests started is still alive (killing it first).
+ */
 export default async function globalTeardown(): Promise<void> {
   const database = (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY] as ProvisionedDatabase | undefined;
   delete (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY];
   await database?.release();
+  const runId = process.env[TEST_RUN_VARIABLE];
+  if (runId) assertNoProcessLeft(runId);
 }

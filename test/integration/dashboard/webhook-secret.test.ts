@@ -21,6 +21,8 @@ describe('webhook signing-secret rotation', () => {
     await t.close();
     await receiver.close();
   });
+  // A test that moves the clock leaves the real time to the next one, even when it fails.
+  afterEach(() => clock.set(new Date()));
 
   const gql = async (apiKey: string, query: string) => (await request(t.baseUrl, 'POST', '/graphql', { apiKey, body: { query } })).body;
 

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import path from 'node:path';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import type { OrderStatusChange } from '../../../src/events/order-status-bus';
@@ -9,6 +8,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { TEST_MASTER_KEY } from '../../support/database';
 import { EVENTS_ENV, createScratchDatabase, freePort, payOrder, sleep, startReceiver, verifiesIndependently, waitFor, type Receiver } from './helpers';
+import { processMarker } from '../../support/test-processes';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -26,14 +26,12 @@ describe('events across service processes', () => {
   const processes: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    const [, scratch] = await Promise.all([
-      promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 150_000 }),
-      createScratchDatabase('events_cluster'),
-    ]);
+    // dist/ is built by the run's global setup.
+    const scratch = await createScratchDatabase('events_cluster');
     clusterUrl = scratch.url;
     dropDatabase = scratch.drop;
     t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: clusterUrl, WEBHOOK_CONCURRENCY: '0' });
-  }, 180_000);
+  }, 60_000);
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill('SIGKILL')));
@@ -53,6 +51,7 @@ describe('events across service processes', () => {
     const baseUrl = `http://127.0.0.1:${port}`;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
+      ...processMarker(),
       DATABASE_URL: clusterUrl,
       MIGRATE_ON_START: 'false',
       HOST: '127.0.0.1',
@@ -199,6 +198,7 @@ describe('events across service processes', () => {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
+        ...processMarker(),
         DATABASE_URL: clusterUrl,
         MIGRATE_ON_START: 'false',
         HOST: '127.0.0.1',

@@ -8,6 +8,7 @@ import { TEST_MASTER_KEY } from '../../support/database';
 import { createScratchDatabase, freePort } from '../../support/scratch-database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+import { processMarker } from '../../support/test-processes';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const RUNNER = path.join(__dirname, 'support', 'run-service.js');
@@ -47,6 +48,7 @@ describe('crash between the processor call and the settlement', () => {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
+        ...processMarker(),
         NODE_ENV: 'test',
         DATABASE_URL: scratch.url,
         MIGRATE_ON_START: 'false',

@@ -3,6 +3,8 @@ import { postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
+import { createScratchDatabase } from '../../support/scratch-database';
+import { OrderStatus } from '../../../src/orders/order.entity';
 
 let counter = 0;
 const nextRef = () => `PAY-${process.pid}-${Date.now()}-${++counter}`;
@@ -20,14 +22,20 @@ describe('payments through the sandbox acquirer', () => {
   let t: TestService;
   let m: CreatedMerchant;
   let clock: ManualClock;
+  let scratch: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
     clock = new ManualClock(new Date());
-    t = await startTestService({ AUTH_TIMEOUT_MS: '60000' }, { clock });
+    // A database of this file's own: the authentication-timeout sweep acts on every order it finds.
+    scratch = await createScratchDatabase('payments');
+    t = await startTestService({ DATABASE_URL: scratch.url, AUTH_TIMEOUT_MS: '60000' }, { clock });
     m = await createTestMerchant(t);
-  });
+  }, 60_000);
   afterAll(async () => {
-    await t.close();
+    await t?.close();
+    await scratch?.drop();
   });
+  // A test that moves the clock leaves the real time to the next one, even when it fails.
+  afterEach(() => clock.set(new Date()));
 
   const k = () => m.keys.test;
   async function createOrder(reference = nextRef(), payment: Record<string, unknown> = {}, amount = 1000) {
@@ -233,14 +241,21 @@ describe('payments through the sandbox acquirer', () => {
     const reference = await createOrder();
     await payCard(reference, '5123450000000008');
     expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(0);
+    // Every authentication this file left unfinished (this one, and the order whose concurrent
+    // pay requests one won) times out; nothing else shares this database.
+    const [{ n: waiting }] = await t.service.runtime.ctx.orm.em
+      .getConnection()
+      .execute(`select count(*)::int as n from order_payment where status_id = ? and authentication_expires_at is not null`, [
+        OrderStatus.PendingAuthentication,
+      ]);
+    expect(waiting).toBeGreaterThanOrEqual(1);
     clock.advance(61_000);
-    expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBeGreaterThanOrEqual(1);
+    expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(waiting);
     const details = await verify(reference);
     expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z2', paymentResponseMessage: 'Authentication expired' });
     const tenant = await t.service.runtime.ctx.services.auth.authenticate(k().publicKey);
     const timeline = await t.service.runtime.ctx.services.timeline.list(tenant, reference);
     expect(timeline.map((e) => e.event)).toEqual(['order.created', 'payment.initiated', 'authentication.failed', 'order.failed']);
-    clock.advance(-61_000);
   });
 
   describe('payment link rules', () => {

@@ -3,6 +3,7 @@ import { postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
+import { createScratchDatabase } from '../../support/scratch-database';
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 const HOUR = 3600_000;
@@ -11,14 +12,21 @@ describe('subscriptions', () => {
   let t: TestService;
   let m: CreatedMerchant;
   let clock: ManualClock;
+  let scratch: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
-    clock = new ManualClock(new Date('2026-11-21T10:00:00Z'));
-    t = await startTestService({}, { clock });
+    // Today, whatever the date; on a database of this file's own, where the billing sweep
+    // finds only this file's subscriptions (and no other file's sweep finds these).
+    clock = new ManualClock(new Date());
+    scratch = await createScratchDatabase('subscriptions');
+    t = await startTestService({ DATABASE_URL: scratch.url }, { clock });
     m = await createTestMerchant(t);
-  });
+  }, 60_000);
   afterAll(async () => {
-    await t.close();
+    await t?.close();
+    await scratch?.drop();
   });
+  // A test that moves the clock leaves the real time to the next one, even when it fails.
+  afterEach(() => clock.set(new Date()));
 
   const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
 
