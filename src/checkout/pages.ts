@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
 import { PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { SUPPORTED_COUNTRIES } from '../shared/countries';
-import { OrderStatus } from '../orders/order.entity';
+import { OrderStatus, type Order } from '../orders/order.entity';
 import { merchantRedirect, type AuthenticationProof } from '../payments/payment.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
@@ -22,7 +22,7 @@ const publicFile = (name: string) => {
 
 /** Hosted pages: payment link page, sandbox 3-D Secure and PayPal pages, result page. Adapters over the payment services. */
 export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { links, payments, linkCheckout, merchants } = ctx.services;
+  const { links, payments, linkCheckout, merchants, merchantReturns } = ctx.services;
   const assets = {
     'checkout.css': { type: 'text/css; charset=utf-8', body: publicFile('checkout.css') },
     'checkout.js': { type: 'text/javascript; charset=utf-8', body: publicFile('checkout.js') },
@@ -104,7 +104,9 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       const self = `/sandbox/${kind}/${encodeURIComponent(request.params.reference)}`;
       if (payment.statusId === OrderStatus.Processing) return html(reply, 200, processingPage(self));
       if (payment.statusId !== OrderStatus.PendingAuthentication) {
-        return reply.redirect(merchantRedirect(order), 303);
+        // A plain GET never redirects: the outcome, with the way back to the merchant only if nobody took it yet.
+        const back = (await merchantReturns.claim(payment.reference)) ? merchantRedirect(order) : null;
+        return html(reply, 200, finishedPage(order, merchantName, back));
       }
       const amount = formatAmount(order.totalChargedAmount, order.currency);
       return html(reply, 200, kind === '3ds' ? otpPage(merchantName, amount, self) : paypalPage(merchantName, amount, self));
@@ -119,7 +121,9 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       try {
         const outcome = await payments.completeAuthentication(request.params.reference, proof);
         if (outcome.status === 'processing') return html(reply, 200, processingPage(`/sandbox/${kind}/${encodeURIComponent(request.params.reference)}`));
-        return reply.redirect(outcome.redirectUrl, 303);
+        // The customer who finished is sent back once; a repeated or concurrent answer sees the outcome.
+        if (await merchantReturns.claim(request.params.reference)) return reply.redirect(outcome.redirectUrl, 303);
+        return html(reply, 200, finishedPage(outcome.order, null, null));
       } catch (err) {
         if (err instanceof DomainError && err.kind === 'not_found') return notFound(reply);
         if (err instanceof DomainError) return html(reply, 409, page('Not accepted', `<h1>Not accepted</h1><p class="notice">${escapeHtml(err.message)}</p>`));
@@ -142,6 +146,18 @@ function readAuthenticationForm(kind: '3ds' | 'paypal', body: unknown): Authenti
     return otp && otp.length <= 32 ? { method: 'C', otp } : null;
   }
   return value === 'approve' || value === 'cancel' ? { method: 'PAYPAL', approve: value === 'approve' } : null;
+}
+
+/** A finished authentication: its outcome, and a link back to the merchant when this answer holds the one return. */
+function finishedPage(order: Order, merchantName: string | null, back: string | null): string {
+  const ok = order.statusId === OrderStatus.Successful;
+  const merchant = merchantName ? escapeHtml(merchantName) : 'the merchant';
+  return page(
+    ok ? 'Payment successful' : 'Payment failed',
+    `<h1 class="${ok ? 'good' : 'bad'}" data-outcome="${ok ? 'successful' : 'failed'}">${ok ? 'Payment successful' : 'Payment failed'}</h1>
+<p>This authentication has ended${ok ? '' : ': your payment did not go through'}.</p>
+${back ? `<p><a class="button" href="${escapeHtml(back)}">Return to ${merchant}</a></p>` : '<p>You can close this page.</p>'}`,
+  );
 }
 
 function processingPage(url: string): string {
