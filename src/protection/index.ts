@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import { installBodyDepthLimit } from './body-depth';
+import { installBodyDrain } from './body-drain';
 import { capConnections } from './connections';
 import { RateLimits } from './rate-limits';
 import { installRateLimits } from './request-guard';
@@ -29,6 +30,8 @@ export function installProtection(app: FastifyInstance, ctx: AppContext): void {
   app.decorate('rateLimits', limits);
   if (limits) installRateLimits(app, ctx, limits);
   installBodyDepthLimit(app);
+  // A body refused before it arrived (413): answer, then drain for a bounded time before closing.
+  installBodyDrain(app);
   capConnections(app.server, ctx.config);
   // The WebSocket plugin adds its 'upgrade' listener while plugins load; both need it in place.
   app.addHook('onReady', async () => {
