@@ -10,6 +10,7 @@ import { Migration20261124020000_lists_at_scale } from './Migration2026112402000
 import { Migration20261124080000_dashboard_session } from './Migration20261124080000_dashboard_session';
 import { Migration20261124080100_webhook_secret_rotation } from './Migration20261124080100_webhook_secret_rotation';
 import { Migration20261125030000_fee_bearer_customer_default } from './Migration20261125030000_fee_bearer_customer_default';
+import { Migration20261125050000_merchant_return } from './Migration20261125050000_merchant_return';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124080000_dashboard_session', class: Migration20261124080000_dashboard_session },
   { name: 'Migration20261124080100_webhook_secret_rotation', class: Migration20261124080100_webhook_secret_rotation },
   { name: 'Migration20261125030000_fee_bearer_customer_default', class: Migration20261125030000_fee_bearer_customer_default },
+  { name: 'Migration20261125050000_merchant_return', class: Migration20261125050000_merchant_return },
 ];

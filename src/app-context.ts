@@ -14,6 +14,7 @@ import { TimelineService } from './timeline/timeline.service';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { PaymentService } from './payments/payment.service';
 import { LinkCheckoutService } from './payments/link-checkout.service';
+import { MerchantReturnService } from './payments/merchant-return.service';
 import { RecurringBillingService } from './payments/recurring-billing.service';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import { OutboxService } from './events/outbox.service';
@@ -38,6 +39,8 @@ export interface AppServices {
   idempotency: IdempotencyService;
   payments: PaymentService;
   linkCheckout: LinkCheckoutService;
+  /** The one return of a finished authentication page to the merchant's RedirectUrl. */
+  merchantReturns: MerchantReturnService;
   recurring: RecurringBillingService;
   orderStatusBus: OrderStatusBus;
   /** Committed order changes to this instance's bus and dispatcher (LISTEN/NOTIFY on a PostgreSQL server). */
@@ -134,6 +137,7 @@ export function createServices(
     payments,
     recurring,
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl, clock, config.authenticationTimeoutMs),
+    merchantReturns: new MerchantReturnService(orm, clock),
     orderStatusBus,
     eventFanout,
     webhooks,

@@ -7,9 +7,9 @@ import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
 import { registerDashboard } from './dashboard/routes';
 import { registerSite } from './site/landing';
-import { frameworkErrors, httpServerOptions, installProtection } from './protection';
+import { clientErrors, frameworkErrors, httpServerOptions, installProtection } from './protection';
 import { installObservability, loggerOptions } from './observability';
-import { isGraphqlPath } from './protection/responses';
+import { isGraphqlRoute } from './protection/responses';
 import { errorBody } from './rest/envelopes';
 
 export { LOG_REDACTIONS, loggerOptions } from './observability';
@@ -25,8 +25,7 @@ export const SHUTTING_DOWN = 'The service is shutting down, please try again.';
 
 function sendShuttingDown(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.code(503).header('connection', 'close').header('retry-after', '1');
-  if (isGraphqlPath(request.url))
-    return reply.send({ errors: [{ message: SHUTTING_DOWN, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
+  if (isGraphqlRoute(request)) return reply.send({ errors: [{ message: SHUTTING_DOWN, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
   return reply.send(errorBody('503', SHUTTING_DOWN));
 }
 
@@ -41,6 +40,7 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: httpServerOptions(ctx.config),
     frameworkErrors,
+    clientErrorHandler: clientErrors,
     // While closing, the hook below answers in the documented shape (Fastify's own 503 has another).
     return503OnClosing: false,
     requestIdHeader: false,

@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
 import { PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { SUPPORTED_COUNTRIES } from '../shared/countries';
-import { OrderStatus } from '../orders/order.entity';
+import { OrderStatus, type Order } from '../orders/order.entity';
 import { merchantRedirect, type AuthenticationProof } from '../payments/payment.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
@@ -22,7 +22,7 @@ const publicFile = (name: string) => {
 
 /** Hosted pages: payment link page, sandbox 3-D Secure and PayPal pages, result page. Adapters over the payment services. */
 export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { links, payments, linkCheckout, merchants } = ctx.services;
+  const { links, payments, linkCheckout, merchants, merchantReturns } = ctx.services;
   const assets = {
     'checkout.css': { type: 'text/css; charset=utf-8', body: publicFile('checkout.css') },
     'checkout.js': { type: 'text/javascript; charset=utf-8', body: publicFile('checkout.js') },
@@ -32,19 +32,6 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
-  });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith('/pay/') || request.url.startsWith('/sandbox/')) {
-      reply.header('cache-control', 'no-store');
-      reply.header('x-frame-options', 'DENY');
-      reply.header('referrer-policy', 'no-referrer');
-      reply.header(
-        'content-security-policy',
-        "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'",
-      );
-    }
-    return payload;
   });
 
   app.get<{ Params: { name: keyof typeof assets } }>('/checkout-assets/:name', async (request, reply) => {
@@ -58,7 +45,11 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
   const unavailable = (reply: FastifyReply, title: string, message: string) =>
     html(reply, 404, page(title, `<h1>${escapeHtml(title)}</h1><p class="notice">${escapeHtml(message)}</p>`));
 
-  app.get<{ Params: { reference: string } }>('/pay/:reference', async (request, reply) => {
+  // Every page route is of the `page` family: its answers carry the page security headers (no-store,
+  // no frame, no referrer, the CSP), chosen on the route matched however the URL was spelled.
+  const PAGE = { config: { family: 'page' } } as const;
+
+  app.get<{ Params: { reference: string } }>('/pay/:reference', PAGE, async (request, reply) => {
     const link = await linkCheckout.findLink(request.params.reference);
     if (!link) return unavailable(reply, 'Payment link not found', 'Check the address you were given, or ask the merchant for a new link.');
     if (!link.isActive) return unavailable(reply, 'This payment link is not active', 'The merchant is not accepting payments on this link at the moment.');
@@ -66,20 +57,25 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
     return html(reply, 200, linkPage(link, encryptionKey, links.paymentLinkUrl(link)));
   });
 
-  app.post<{ Params: { reference: string }; Body: Record<string, unknown> }>('/pay/:reference', async (request, reply) => {
-    try {
-      const body = (request.body ?? {}) as Record<string, never>;
-      const result = await linkCheckout.pay(request.params.reference, body);
-      return reply.send({ redirectUrl: result.redirectUrl });
-    } catch (err) {
-      if (err instanceof DomainError) return reply.code(400).send({ message: err.message });
-      if (err instanceof PayloadDecryptionError)
-        return reply.code(400).send({ message: 'Your card details could not be read. Please reload the page and try again.' });
-      throw err;
-    }
-  });
+  // A card attempt, counted per IP and per link (the `reference` param) by the rate limits.
+  app.post<{ Params: { reference: string }; Body: Record<string, unknown> }>(
+    '/pay/:reference',
+    { config: { family: 'page', cardAttemptParam: 'reference' } },
+    async (request, reply) => {
+      try {
+        const body = (request.body ?? {}) as Record<string, never>;
+        const result = await linkCheckout.pay(request.params.reference, body);
+        return reply.send({ redirectUrl: result.redirectUrl });
+      } catch (err) {
+        if (err instanceof DomainError) return reply.code(400).send({ message: err.message });
+        if (err instanceof PayloadDecryptionError)
+          return reply.code(400).send({ message: 'Your card details could not be read. Please reload the page and try again.' });
+        throw err;
+      }
+    },
+  );
 
-  app.get<{ Params: { reference: string }; Querystring: { status?: string; reference?: string } }>('/pay/:reference/result', async (request, reply) => {
+  app.get<{ Params: { reference: string }; Querystring: { status?: string; reference?: string } }>('/pay/:reference/result', PAGE, async (request, reply) => {
     const ok = request.query.status === 'successful';
     return html(
       reply,
@@ -101,19 +97,22 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
     const method = kind === '3ds' ? 'C' : 'PAYPAL';
     const notFound = (reply: FastifyReply) => unavailable(reply, 'Authentication not found', 'This authentication page does not exist.');
 
-    app.get<{ Params: { reference: string } }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
+    app.get<{ Params: { reference: string } }>(`/sandbox/${kind}/:reference`, PAGE, async (request, reply) => {
       const found = await payments.findAuthenticationPage(request.params.reference, method);
       if (!found) return notFound(reply);
       const { order, payment, merchantName } = found;
-      if (payment.statusId === OrderStatus.Processing) return html(reply, 200, processingPage(request.url));
+      const self = `/sandbox/${kind}/${encodeURIComponent(request.params.reference)}`;
+      if (payment.statusId === OrderStatus.Processing) return html(reply, 200, processingPage(self));
       if (payment.statusId !== OrderStatus.PendingAuthentication) {
-        return reply.redirect(merchantRedirect(order), 303);
+        // A plain GET never redirects: the outcome, with the way back to the merchant only if nobody took it yet.
+        const back = (await merchantReturns.claim(payment.reference)) ? merchantRedirect(order) : null;
+        return html(reply, 200, finishedPage(order, merchantName, back));
       }
       const amount = formatAmount(order.totalChargedAmount, order.currency);
-      return html(reply, 200, kind === '3ds' ? otpPage(merchantName, amount, request.url) : paypalPage(merchantName, amount, request.url));
+      return html(reply, 200, kind === '3ds' ? otpPage(merchantName, amount, self) : paypalPage(merchantName, amount, self));
     });
 
-    app.post<{ Params: { reference: string }; Body: unknown }>(`/sandbox/${kind}/:reference`, async (request, reply) => {
+    app.post<{ Params: { reference: string }; Body: unknown }>(`/sandbox/${kind}/:reference`, PAGE, async (request, reply) => {
       const proof = readAuthenticationForm(kind, request.body);
       if (!proof) {
         const form = kind === '3ds' ? 'a one-time password (otp)' : 'a decision (approve or cancel)';
@@ -121,8 +120,10 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
       }
       try {
         const outcome = await payments.completeAuthentication(request.params.reference, proof);
-        if (outcome.status === 'processing') return html(reply, 200, processingPage(request.url));
-        return reply.redirect(outcome.redirectUrl, 303);
+        if (outcome.status === 'processing') return html(reply, 200, processingPage(`/sandbox/${kind}/${encodeURIComponent(request.params.reference)}`));
+        // The customer who finished is sent back once; a repeated or concurrent answer sees the outcome.
+        if (await merchantReturns.claim(request.params.reference)) return reply.redirect(outcome.redirectUrl, 303);
+        return html(reply, 200, finishedPage(outcome.order, null, null));
       } catch (err) {
         if (err instanceof DomainError && err.kind === 'not_found') return notFound(reply);
         if (err instanceof DomainError) return html(reply, 409, page('Not accepted', `<h1>Not accepted</h1><p class="notice">${escapeHtml(err.message)}</p>`));
@@ -145,6 +146,18 @@ function readAuthenticationForm(kind: '3ds' | 'paypal', body: unknown): Authenti
     return otp && otp.length <= 32 ? { method: 'C', otp } : null;
   }
   return value === 'approve' || value === 'cancel' ? { method: 'PAYPAL', approve: value === 'approve' } : null;
+}
+
+/** A finished authentication: its outcome, and a link back to the merchant when this answer holds the one return. */
+function finishedPage(order: Order, merchantName: string | null, back: string | null): string {
+  const ok = order.statusId === OrderStatus.Successful;
+  const merchant = merchantName ? escapeHtml(merchantName) : 'the merchant';
+  return page(
+    ok ? 'Payment successful' : 'Payment failed',
+    `<h1 class="${ok ? 'good' : 'bad'}" data-outcome="${ok ? 'successful' : 'failed'}">${ok ? 'Payment successful' : 'Payment failed'}</h1>
+<p>This authentication has ended${ok ? '' : ': your payment did not go through'}.</p>
+${back ? `<p><a class="button" href="${escapeHtml(back)}">Return to ${merchant}</a></p>` : '<p>You can close this page.</p>'}`,
+  );
 }
 
 function processingPage(url: string): string {

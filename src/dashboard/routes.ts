@@ -71,8 +71,9 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   const sendPage = (request: FastifyRequest, reply: FastifyReply) =>
     sendHtmlPage(reply.header('x-content-type-options', 'nosniff'), contentSecurityPolicy(request, ctx.config.publicUrl), INDEX_HTML);
 
-  app.get('/dashboard', sendPage);
-  app.get('/dashboard/*', sendPage);
+  const PAGE = { config: { family: 'page' } } as const;
+  app.get('/dashboard', PAGE, sendPage);
+  app.get('/dashboard/*', PAGE, sendPage);
 
   app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (request, reply) => {
     const asset = assets.get(request.params.name as (typeof DASHBOARD_ASSETS)[number]);

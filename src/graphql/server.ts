@@ -32,8 +32,10 @@ export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Pr
   const httpHandler = await createHttpHandler(app, ctx, schema, pipeline);
   const wsHandler = await createWebSocketHandler(app, ctx, schema, pipeline);
 
-  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], handler: httpHandler });
-  app.route({ url: '/graphql', method: 'GET', handler: httpHandler, wsHandler });
+  // The `graphql` family: errors, limits and refusals on this route answer as GraphQL errors.
+  const config = { family: 'graphql' } as const;
+  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], handler: httpHandler, config });
+  app.route({ url: '/graphql', method: 'GET', handler: httpHandler, wsHandler, config });
 }
 
 /** Logs each internal error (whose message the client never sees) with the request id. */

@@ -6,7 +6,8 @@ import { Order } from './order.entity';
 @Entity({ tableName: 'order_payment' })
 @Index({ name: 'order_payment_status_id_processing_started_at_index', properties: ['statusId', 'processingStartedAt'] })
 export class OrderPayment {
-  [OptionalProps]?: 'instrument' | 'remarks' | 'processorToken' | 'authenticationExpiresAt' | 'processingStartedAt' | 'dateCreated' | 'dateUpdated';
+  [OptionalProps]?:
+    'instrument' | 'remarks' | 'processorToken' | 'authenticationExpiresAt' | 'processingStartedAt' | 'returnedToMerchantAt' | 'dateCreated' | 'dateUpdated';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -59,6 +60,13 @@ export class OrderPayment {
    */
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
   processingStartedAt: Date | null = null;
+
+  /**
+   * When the customer was sent back to the merchant's RedirectUrl after this attempt finished:
+   * once only (MerchantReturnService), never again for whoever opens the page later.
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  returnedToMerchantAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   dateCreated: Date = new Date();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorBody } from '../rest/envelopes';
 import { nestedDeeperThan } from '../shared/nesting';
-import { isGraphqlPath } from './responses';
+import { isGraphqlRoute } from './responses';
 
 /** Deepest nesting of objects and arrays a JSON body may have; real bodies stay under ten. */
 export const MAX_BODY_DEPTH = 64;
@@ -18,7 +18,7 @@ export function installBodyDepthLimit(app: FastifyInstance): void {
     const body = request.body;
     if (body === null || typeof body !== 'object' || !nestedDeeperThan(body, MAX_BODY_DEPTH)) return undefined;
     reply.code(400).type('application/json; charset=utf-8');
-    if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: BODY_TOO_DEEP, extensions: { code: 'BAD_REQUEST' } }] });
+    if (isGraphqlRoute(request)) return reply.send({ errors: [{ message: BODY_TOO_DEEP, extensions: { code: 'BAD_REQUEST' } }] });
     return reply.send(errorBody('VAL400', BODY_TOO_DEEP));
   });
 }

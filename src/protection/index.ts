@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import { installBodyDepthLimit } from './body-depth';
+import { installBodyDrain } from './body-drain';
 import { capConnections } from './connections';
 import { RateLimits } from './rate-limits';
 import { installRateLimits } from './request-guard';
+import { installRoutePolicy } from './route-policy';
 import { answerOtherUpgradesAsHttp } from './upgrade';
 import { quietClientFrameErrors } from './websocket-errors';
 
 export { httpServerOptions } from './connections';
-export { frameworkErrors } from './framework-errors';
+export { clientErrors, frameworkErrors } from './framework-errors';
 export { countSocketOperation, failedAuthenticationsBlocked, noteFailedAuthentication } from './request-guard';
 export { sendTooManyRequests } from './responses';
 
@@ -16,15 +18,20 @@ export { sendTooManyRequests } from './responses';
 export const WEBSOCKET_PATH = '/graphql';
 
 /**
- * Protection of the HTTP server as a whole: rate limits on every route, connection caps, and
+ * Protection of the HTTP server as a whole: one spelling per route, rate limits on every route
+ * decided on the route matched, connection caps, and
  * the upgrade and WebSocket handling that keeps client mistakes from reaching the service.
  * Call before any route is registered, so the rate-limit hook runs for all of them.
  */
 export function installProtection(app: FastifyInstance, ctx: AppContext): void {
+  // First: a request target in another spelling than an origin-form path is refused before it is counted or routed further.
+  installRoutePolicy(app);
   const limits = ctx.config.rateLimit.enabled ? new RateLimits(ctx.config.rateLimit) : null;
   app.decorate('rateLimits', limits);
   if (limits) installRateLimits(app, ctx, limits);
   installBodyDepthLimit(app);
+  // A body refused before it arrived (413): answer, then drain for a bounded time before closing.
+  installBodyDrain(app);
   capConnections(app.server, ctx.config);
   // The WebSocket plugin adds its 'upgrade' listener while plugins load; both need it in place.
   app.addHook('onReady', async () => {

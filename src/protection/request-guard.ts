@@ -5,31 +5,14 @@ import { DomainError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { clientIdentity } from './client-address';
 import { RateLimits } from './rate-limits';
-import { isGraphqlPath, sendTooManyRequests } from './responses';
+import { isGraphqlRoute, sendTooManyRequests } from './responses';
 import type { Verdict } from './rate-limiter';
+import { cardAttemptLink } from './route-policy';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The instance's rate limits; null when RATE_LIMIT=off. */
     rateLimits: RateLimits | null;
-  }
-}
-
-/** The public payment-link page, `/pay/<link reference>`, whose POST is a card attempt. */
-// The path ends at `?`, and also at `#` or `;`, which the router treats as delimiters too.
-const PAYMENT_LINK_PAGE = /^\/pay\/([^/?#;]+)\/?(?:[?#;]|$)/;
-
-/**
- * The link reference a POST to its payment page names, decoded as the router decodes it, so
- * `/pay/ABC` and `/pay/%41BC` count as the same link; undefined for any other path.
- */
-export function paymentLinkOf(url: string): string | undefined {
-  const m = PAYMENT_LINK_PAGE.exec(url);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]);
-  } catch {
-    return m[1];
   }
 }
 
@@ -45,8 +28,10 @@ export function paymentLinkOf(url: string): string | undefined {
  *    presents, and for WebSocket upgrades, without any lookup: guesses go unanswered.
  * 3. A wrong `x-admin-token` is a failed authentication too.
  * 4. Everything without a valid key counts against the client IP.
- * 5. POSTs to the payment-link page are card attempts, counted per link and per IP, whatever
- *    key comes with them (public keys are public).
+ * 5. POSTs to a route marked as a card attempt (the payment-link page) are counted per link and
+ *    per IP, whatever key comes with them (public keys are public). The link is the route param
+ *    the router matched, decoded as the handler reads it: one link, one counter, however the
+ *    request spelled it.
  */
 export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits: RateLimits): void {
   const adminDigest = ctx.config.adminToken ? digest(ctx.config.adminToken) : undefined;
@@ -84,7 +69,7 @@ export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits:
     const ip = clientIdentity(request.ip);
     let verdict = await admit(request, ip);
     // Card attempts count whatever key is presented: public keys are public, they must not lift this limit.
-    const link = request.method === 'POST' ? paymentLinkOf(request.url) : undefined;
+    const link = cardAttemptLink(request);
     if (verdict.allowed && link !== undefined) {
       verdict = limits.cardPerIp.hit(ip);
       if (verdict.allowed) verdict = limits.cardPerLink.hit(link);
@@ -133,7 +118,7 @@ async function tryAuthenticate(ctx: AppContext, apiKey: string): Promise<Tenant 
 }
 
 function isWebSocketUpgrade(request: FastifyRequest): boolean {
-  return isGraphqlPath(request.url) && typeof request.headers.upgrade === 'string' && /\bwebsocket\b/i.test(request.headers.upgrade);
+  return isGraphqlRoute(request) && typeof request.headers.upgrade === 'string' && /\bwebsocket\b/i.test(request.headers.upgrade);
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -3,7 +3,7 @@ import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { errorBody, httpStatusFor } from './envelopes';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
-import { isGraphqlPath } from '../protection/responses';
+import { isGraphqlRoute } from '../protection/responses';
 
 export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
   return reply.code(httpStatusFor(code)).send(errorBody(code, message));
@@ -39,7 +39,7 @@ export function installRestErrorHandling(app: FastifyInstance): void {
       // Not a bug: the database is unreachable (readiness says so too). Clients retry later.
       request.log.warn({ err: error }, 'database unavailable');
       reply.code(503).header('retry-after', '5');
-      if (isGraphqlPath(request.url)) {
+      if (isGraphqlRoute(request)) {
         return reply.send({ errors: [{ message: DATABASE_UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
       }
       return reply.send(errorBody('503', DATABASE_UNAVAILABLE_MESSAGE));

@@ -48,15 +48,11 @@ export function payOrderInput(plaintext: Record<string, unknown>): PayOrderInput
   };
 }
 
-/**
- * The order endpoints. Registered under /checkout (documented) and again under /payment, the
- * base path some legacy clients use (hidden from the OpenAPI document, same handlers).
- */
-export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, { documented }: { documented: boolean }): Promise<void> {
+/** The order endpoints (registered under each base path of the shim: /checkout and its alias /payment). */
+export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { orders, fees, timeline, auth } = ctx.services;
-  const schema = <S extends object>(s: S) => (documented ? s : { ...s, hide: true });
 
-  app.post('/order/create', { schema: schema(routeSchemas.createOrder) }, async (request, reply) => {
+  app.post('/order/create', { schema: routeSchemas.createOrder }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
       const created = await orders.create(tenantOf(request), createOrderInput(plaintext));
@@ -64,7 +60,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext,
     });
   });
 
-  app.post('/order/fee', { schema: schema(routeSchemas.fee) }, async (request, reply) => {
+  app.post('/order/fee', { schema: routeSchemas.fee }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
       const input = readInput(FeePlaintext, plaintext, PLAINTEXT);
@@ -73,7 +69,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext,
     });
   });
 
-  app.post('/order/status', { schema: schema(routeSchemas.status) }, async (request, reply) => {
+  app.post('/order/status', { schema: routeSchemas.status }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
       const input = readInput(StatusPlaintext, plaintext, PLAINTEXT);
@@ -83,7 +79,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext,
     });
   });
 
-  app.post('/order/event/track', { schema: schema(routeSchemas.track) }, async (request, reply) => {
+  app.post('/order/event/track', { schema: routeSchemas.track }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
       const input = readInput(TrackPlaintext, plaintext, PLAINTEXT);
@@ -97,7 +93,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext,
     });
   });
 
-  app.post('/order/pay', { schema: schema(routeSchemas.pay) }, async (request, reply) => {
+  app.post('/order/pay', { schema: routeSchemas.pay }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
     // The fingerprint never holds card data, not even hashed: only what identifies the attempt.
     const input = payOrderInput(plaintext);
@@ -116,7 +112,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext,
     });
   });
 
-  app.post('/order/verify', { schema: schema(routeSchemas.verify) }, async (request, reply) => {
+  app.post('/order/verify', { schema: routeSchemas.verify }, async (request, reply) => {
     auth.requirePrivateKey(tenantOf(request));
     return respond(ctx, request, reply, request.body, async () => {
       const input = readInput(VerifyBody, request.body ?? {});

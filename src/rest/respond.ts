@@ -4,6 +4,7 @@ import { DomainError } from '../shared/errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { errorBody, httpStatusFor } from './envelopes';
 import { tenantOf } from './authentication';
+import { canonicalRoute } from '../protection/route-policy';
 
 export interface RestResult {
   status: number;
@@ -16,7 +17,8 @@ export const ok = (body: unknown, status = 200): RestResult => ({ status, body }
  * Runs a route's work and sends its result. With an `Idempotency-Key` header (POST, PATCH)
  * the result, success or documented failure, is stored and replayed for repeats; the
  * fingerprint is the request's meaning (for Encrypted endpoints the decrypted plaintext, so
- * a client that re-encrypts on retry is still recognised).
+ * a client that re-encrypts on retry is still recognised) on the route matched, an alias
+ * counting as its canonical route.
  */
 export async function respond(
   ctx: AppContext,
@@ -43,7 +45,7 @@ export async function respond(
   const stored = await ctx.services.idempotency.run(
     tenantOf(request),
     key,
-    IdempotencyService.fingerprint([request.method, request.routeOptions.url, request.params, fingerprint]),
+    IdempotencyService.fingerprint([request.method, canonicalRoute(request), request.params, fingerprint]),
     run,
   );
   if (stored.replayed) reply.header('idempotent-replayed', 'true');

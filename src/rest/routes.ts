@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
@@ -47,7 +47,7 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
           'Errors are `{ status: "failed", statusCode | status_code, message }` (`status_code` for codes 13 and 100).',
           'Property names in bodies and decrypted plaintexts are matched case-insensitively; `null` counts as absent; unknown properties are ignored.',
           "Encrypted endpoints take `{ data }`; the plaintext each expects is under components.schemas (named by the body's `x-plaintext`).",
-          'Every `/checkout/order/<op>` is also served as `/payment/order/<op>`.',
+          'Every `/checkout/<path>` is also served as `/payment/<path>` (the same endpoint: same limits, same Idempotency-Key scope).',
         ].join('\n\n'),
       },
       servers: [{ url: ctx.config.publicUrl }],
@@ -90,15 +90,33 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     scope.addHook('onRequest', authenticateRequest(ctx.services));
     await register(scope);
   };
-  await app.register(
-    (scope) =>
-      shim(scope, async (s) => {
-        await registerLinkRoutes(s, ctx);
-        await registerOrderRoutes(s, ctx, { documented: true });
-        await registerBankRoutes(s, ctx);
-      }),
-    { prefix: '/checkout' },
-  );
-  // The legacy clients' other base path: every order endpoint, the same handlers.
-  await app.register((scope) => shim(scope, (s) => registerOrderRoutes(s, ctx, { documented: false })), { prefix: '/payment' });
+  for (const { prefix, aliasOf } of BASE_PATHS) {
+    await app.register(
+      (scope) => {
+        if (aliasOf !== undefined) scope.addHook('onRoute', asAliasOf(prefix, aliasOf));
+        return shim(scope, async (s) => {
+          for (const register of CHECKOUT_ROUTES) await register(s, ctx);
+        });
+      },
+      { prefix },
+    );
+  }
+}
+
+/** The legacy endpoints, one table: every one is served under each base path. */
+const CHECKOUT_ROUTES: ((app: FastifyInstance, ctx: AppContext) => Promise<void>)[] = [registerLinkRoutes, registerOrderRoutes, registerBankRoutes];
+
+/**
+ * `/checkout` is the documented base path; `/payment`, which some legacy clients use, is an
+ * alias of it for every endpoint: the same handlers, hidden from the OpenAPI document, and
+ * counted as the `/checkout` route for limits and Idempotency-Key scope.
+ */
+const BASE_PATHS: { prefix: string; aliasOf?: string }[] = [{ prefix: '/checkout' }, { prefix: '/payment', aliasOf: '/checkout' }];
+
+/** Marks each route of an alias scope: hidden from the document, its canonical route named in its config. */
+function asAliasOf(prefix: string, canonicalPrefix: string) {
+  return (route: RouteOptions): void => {
+    route.schema = { ...route.schema, hide: true };
+    route.config = { ...route.config, canonicalUrl: canonicalPrefix + route.url.slice(prefix.length) };
+  };
 }

@@ -57,7 +57,8 @@ export async function registerSite(app: FastifyInstance, ctx: AppContext): Promi
     return body;
   };
 
-  app.get('/', async (_request, reply) => {
+  const PAGE = { config: { family: 'page' } } as const;
+  app.get('/', PAGE, async (_request, reply) => {
     const demo = readDemoRecord(ctx.config.dataDir);
     const demoItem = demo
       ? `<li><a href="${escapeHtml(new URL(demo.paymentLinkUrl).pathname)}">Demo checkout page</a>: a payment link of the demo merchant. Pay with card 4111 1111 1111 1111, any future expiry and CVV, then OTP 123456.</li>`
@@ -74,7 +75,7 @@ ${demoItem}
     return sendHtmlPage(reply, LANDING_CSP, page('Checkout gateway', body));
   });
 
-  app.get('/graphiql', async (_request, reply) => {
+  app.get('/graphiql', PAGE, async (_request, reply) => {
     const body = `<!doctype html>
 <html lang="en">
 <head>

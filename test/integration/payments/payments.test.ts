@@ -110,9 +110,10 @@ describe('payments through the sandbox acquirer', () => {
       }),
     ]);
 
-    // A double submit or a replay changes nothing.
+    // A double submit or a replay changes nothing, and the customer was sent back already: the outcome, no redirect.
     const again = await submitOtp(redirectUrl, '000000');
-    expect(again.headers.get('location')).toContain('status=successful');
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('data-outcome="successful"');
     expect((await verify(reference)).statusId).toBe(5);
     // A settled order cannot be paid again.
     const repay = await payCard(reference, number);
@@ -226,8 +227,11 @@ describe('payments through the sandbox acquirer', () => {
     const reference = await createOrder();
     const url = (await payCard(reference, '5123450000000008')).body.data.paymentDetail.redirectUrl;
     const answers = await Promise.all([submitOtp(url, '123456'), submitOtp(url, '123456'), submitOtp(url, '111111')]);
-    const statuses = answers.map((a) => new URL(a.headers.get('location')!).searchParams.get('status'));
-    expect(new Set(statuses).size).toBe(1); // every answer reports the one outcome
+    // One answer sends the customer back to the merchant; the others show the same outcome.
+    expect(answers.filter((a) => a.status === 303)).toHaveLength(1);
+    const redirected = new URL(answers.find((a) => a.status === 303)!.headers.get('location')!).searchParams.get('status');
+    const shown = await Promise.all(answers.filter((a) => a.status !== 303).map(async (a) => /data-outcome="(\w+)"/.exec(await a.text())?.[1]));
+    expect(shown).toEqual([redirected, redirected]);
     const rows = await t.service.runtime.ctx.orm.em
       .getConnection()
       .execute(
@@ -235,6 +239,63 @@ describe('payments through the sandbox acquirer', () => {
         [reference],
       );
     expect(rows[0].n).toBe(1);
+  });
+
+  describe('the way back to the merchant', () => {
+    const open = (url: string) => fetch(url, { redirect: 'manual' });
+
+    it('sends the customer back once after a wrong OTP, then shows the outcome to whoever opens the page, never redirecting', async () => {
+      const reference = await createOrder();
+      const url: string = (await payCard(reference, '5123450000000008')).body.data.paymentDetail.redirectUrl;
+      const answer = await submitOtp(url, '654321');
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get('location')).toContain('https://merchant.test/return');
+      for (let i = 0; i < 3; i++) {
+        const later = await open(url);
+        expect(later.status).toBe(200);
+        expect(later.headers.get('location')).toBeNull();
+        const text = await later.text();
+        expect(text).toContain('data-outcome="failed"');
+        expect(text).not.toContain('merchant.test');
+      }
+      const repost = await submitOtp(url, '123456');
+      expect(repost.status).toBe(200);
+      expect(repost.headers.get('location')).toBeNull();
+      expect(await repost.text()).not.toContain('merchant.test');
+    });
+
+    it('gives a customer whose attempt ended without them a link back on the first visit only (a PayPal page that expired)', async () => {
+      const reference = await createOrder();
+      const url: string = (
+        await pay(reference, { paymentOption: 'PAYPAL', paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '12B', billingAddress: billing } })
+      ).body.data.paymentDetail.redirectUrl;
+      clock.advance(61_000);
+      try {
+        expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBeGreaterThanOrEqual(1);
+      } finally {
+        clock.advance(-61_000);
+      }
+      const first = await open(url);
+      expect(first.status).toBe(200);
+      const firstText = await first.text();
+      expect(firstText).toContain('data-outcome="failed"');
+      expect(firstText).toContain(`href="https://merchant.test/return?x=1&amp;reference=${encodeURIComponent(reference)}&amp;status=failed"`);
+      const second = await open(url);
+      expect(second.status).toBe(200);
+      expect(await second.text()).not.toContain('merchant.test');
+    });
+
+    it('claims the return of a finished attempt exactly once among concurrent claims, and never for an unfinished one', async () => {
+      const returns = t.service.runtime.ctx.services.merchantReturns;
+      const reference = await createOrder();
+      const url: string = (await payCard(reference, '5123450000000008')).body.data.paymentDetail.redirectUrl;
+      const paymentReference = url.split('/').pop()!;
+      expect(await returns.claim(paymentReference)).toBe(false);
+      await t.service.runtime.ctx.services.payments.completeAuthentication(paymentReference, { method: 'C', otp: '123456' });
+      const claims = await Promise.all(Array.from({ length: 8 }, () => returns.claim(paymentReference)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await returns.claim(paymentReference)).toBe(false);
+    });
   });
 
   it('fails an authentication left unfinished past the timeout (Z2)', async () => {

@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { request, type HttpResult } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../../src/crypto/payload-client';
+import { httpFrom } from './raw-http';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 /**
@@ -218,6 +219,58 @@ describe('issue 10 point 17: fuzzing the REST interface', () => {
         expect({ payload, status: res.status < 500 }).toEqual({ payload, status: true });
       }),
       { numRuns: 40, seed: SEED },
+    );
+  });
+
+  it('every route refuses its absolute-form and percent-encoded spellings with a 400 in its own shape, never a 5xx', async () => {
+    const routes: [string, string, 'rest' | 'graphql' | 'page'][] = [
+      ...PLAIN_ENDPOINTS.map(([method, path]) => [method, path, 'rest'] as [string, string, 'rest']),
+      ...ENCRYPTED_ENDPOINTS.map((path) => ['POST', path, 'rest'] as [string, string, 'rest']),
+      ...ENCRYPTED_ENDPOINTS.map((path) => ['POST', path.replace('/checkout/', '/payment/'), 'rest'] as [string, string, 'rest']),
+      ['GET', '/checkout/banks', 'rest'],
+      ['GET', '/payment/banks', 'rest'],
+      ['GET', '/checkout/links/all', 'rest'],
+      ['POST', '/graphql', 'graphql'],
+      ['GET', '/graphql', 'graphql'],
+      ['GET', `/pay/${linkReference}`, 'page'],
+      ['POST', `/pay/${linkReference}`, 'page'],
+      ['GET', '/sandbox/3ds/OPNOSUCHPAYMENT', 'page'],
+      ['POST', '/sandbox/paypal/OPNOSUCHPAYMENT', 'page'],
+    ];
+    /** A path with one of its unreserved characters percent-encoded (upper or lower case hex). */
+    const encodedAt = (path: string, at: number, lower: boolean) => {
+      const positions = [...path].map((c, i) => (/[A-Za-z0-9\-._~]/.test(c) ? i : -1)).filter((i) => i >= 0);
+      const i = positions[at % positions.length];
+      const hex = path.charCodeAt(i).toString(16).padStart(2, '0');
+      return `${path.slice(0, i)}%${lower ? hex : hex.toUpperCase()}${path.slice(i + 1)}`;
+    };
+    const spelling = fc.oneof(
+      fc.record({
+        kind: fc.constant('absolute' as const),
+        host: fc.constantFrom('127.0.0.1', 'localhost', 'evil.example', `127.0.0.1:${new URL(t.baseUrl).port}`),
+      }),
+      fc.record({ kind: fc.constant('encoded' as const), at: fc.nat(), lower: fc.boolean() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), spelling, fc.jsonValue({ maxDepth: 2 }), async ([method, path, family], how, body) => {
+        const target = how.kind === 'absolute' ? `http://${how.host}${path}` : encodedAt(path, how.at, how.lower);
+        const res = await httpFrom(t.baseUrl, '127.0.0.1', method, target, {
+          headers: { 'api-key': m.keys.test.privateKey },
+          body: method === 'GET' ? undefined : JSON.stringify(body),
+        });
+        const what = { method, target };
+        expect({ what, status: res.status }).toEqual({ what, status: 400 });
+        if (family === 'rest')
+          expect({ what, body: res.body }).toEqual({ what, body: { status: 'failed', statusCode: 'VAL400', message: 'The request URL is not valid.' } });
+        if (family === 'graphql') expect({ what, code: res.body?.errors?.[0]?.extensions?.code }).toEqual({ what, code: 'BAD_REQUEST' });
+        if (family === 'page')
+          expect({ what, frame: res.headers['x-frame-options'], type: res.headers['content-type'] }).toEqual({
+            what,
+            frame: 'DENY',
+            type: 'text/html; charset=utf-8',
+          });
+      }),
+      { numRuns: 80, seed: SEED },
     );
   });
 });
