@@ -1,8 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
+import { DomainError, notFound, requiredField, validationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
-import { countryIdOf } from '../shared/countries';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import { isFinalStatus, Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
@@ -17,34 +16,14 @@ import type { EventFanout } from '../events/event-fanout';
 import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
-import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { trimmedText as text } from '../shared/input';
+import { PAYMENT_OPTION_IDS, validatePayment, type PayOrderInput } from './pay-validation';
 import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 
-export interface BillingAddressInput {
-  street?: string | null;
-  city?: string | null;
-  state?: string | null;
-  country?: string | null;
-  zipcode?: string | null;
-}
-
-export interface PayOrderInput {
-  reference?: string | null;
-  paymentOption?: string | null;
-  country?: string | null;
-  card?: {
-    cardNumber?: string | null;
-    expiryMonth?: string | null;
-    expiryYear?: string | null;
-    cvv?: string | null;
-    billingAddress?: BillingAddressInput | null;
-  } | null;
-  paypal?: { fullName?: string | null; mobile?: string | null; house?: string | null; billingAddress?: BillingAddressInput | null } | null;
-}
+export type { BillingAddressInput, PayOrderInput } from './pay-validation';
 
 export interface PayResult {
   aggregate: OrderAggregate;
@@ -74,7 +53,6 @@ export interface PaymentOutcome {
   actor: PaymentActor;
 }
 
-export const PAYMENT_OPTION_IDS: Record<string, number> = { C: 2, PAYPAL: 3 };
 const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
@@ -173,37 +151,22 @@ export class PaymentService {
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
     const reference = text(input.reference);
     if (!reference) throw requiredField('Reference');
-    const option = text(input.paymentOption)?.toUpperCase();
-    if (!option) throw validationError('payment option is required!');
-    if (!(option in PAYMENT_OPTION_IDS)) throw unsupported('PaymentOption');
-    const method = option as PaymentMethod;
-    const country = text(input.country)?.toUpperCase();
-    if (!country) throw requiredField('Country');
-    if (!countryIdOf(country)) throw new DomainError('unsupported', 'Customer country is currently not supported.', '100');
-
-    let card: ValidCard | null = null;
-    if (method === 'C') {
-      if (!input.card) throw requiredField('Card');
-      card = this.validateCard(input.card);
-    } else {
-      if (!input.paypal) throw requiredField('Paypal');
-      if (!text(input.paypal.fullName)) throw requiredField('FullName');
-      if (!text(input.paypal.mobile)) throw requiredField('Mobile');
-      validateBillingAddress(input.paypal.billingAddress);
-    }
+    const { method, country, card } = validatePayment(input, this.clock.now());
 
     const processor = tenant.mode === 'test' ? this.processors.test : this.processors.live;
     if (!processor) throw new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
 
-    // The fee follows the option actually paid with: quoted here (outside any transaction) when
-    // it differs from the option the order's fee was computed for (card, at creation; an order
-    // whose fee is another option's has been paid with it and is payable no more).
-    let quote: FeeQuote | null = null;
-    if (method !== 'C') {
-      const current = await this.orm.em.fork().findOne(Order, { environment: tenant.environmentId, reference });
-      if (!current) throw orderNotFound();
-      if (feeOptionOf(current) !== method) quote = await this.fees.compute(tenant, new Money(current.amount), method, current.currency);
-    }
+    // The option's rules (turned on, the amount at least its minimum) and its fee, read outside
+    // any transaction. The fee follows the option actually paid with: quoted here when it differs
+    // from the option the order's fee was computed for (card, at creation; an order whose fee is
+    // another option's has been paid with it and is payable no more).
+    const current = await this.orm.em
+      .fork()
+      .findOne(Order, { environment: tenant.environmentId, reference }, { fields: ['amount', 'currency', 'paymentMethod'] });
+    if (!current) throw orderNotFound();
+    await this.fees.assertPayable(tenant, new Money(current.amount), method, current.currency);
+    const quote: FeeQuote | null =
+      feeOptionOf(current) !== method ? await this.fees.compute(tenant, new Money(current.amount), method, current.currency) : null;
 
     // 1. Record the attempt (short transaction, committed before the processor is called).
     const changes: OrderStatusChange[] = [];
@@ -688,57 +651,11 @@ export class PaymentService {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-
-  private validateCard(c: NonNullable<PayOrderInput['card']>): ValidCard {
-    const number = (text(c.cardNumber) ?? '').replace(/[\s-]/g, '');
-    if (!number) throw requiredField('CardNumber');
-    if (!luhnValid(number)) throw validationError('The CardNumber field is not a valid card number.');
-    const month = text(c.expiryMonth);
-    if (!month) throw requiredField('ExpiryMonth');
-    if (!/^(0[1-9]|1[0-2])$/.test(month)) throw validationError('The ExpiryMonth field must be two digits from 01 to 12.');
-    const year = text(c.expiryYear);
-    if (!year) throw requiredField('ExpiryYear');
-    if (!/^\d{2}$/.test(year)) throw validationError('The ExpiryYear field must be two digits.');
-    const now = this.clock.now();
-    const expiry = Date.UTC(2000 + Number(year), Number(month), 1); // first instant after the expiry month
-    if (expiry <= now.getTime()) throw validationError('The card has expired.');
-    const cvv = text(c.cvv);
-    if (!cvv) throw requiredField('Cvv');
-    if (!/^\d{3,4}$/.test(cvv)) throw validationError('The Cvv field must be 3 or 4 digits.');
-    validateBillingAddress(c.billingAddress);
-    const { firstSix, lastFour } = cardFingerprintParts(number);
-    return { secret: { cardNumber: number, cvv }, expiryMonth: month, expiryYear: year, brand: cardBrand(number), firstSix, lastFour };
-  }
-}
-
-interface ValidCard {
-  /** Never stored, logged or returned: handed to the processor and dropped. */
-  secret: { cardNumber: string; cvv: string };
-  expiryMonth: string;
-  expiryYear: string;
-  brand: string;
-  firstSix: string;
-  lastFour: string;
 }
 
 /** The option the order's current fee was computed for: card at creation, then the option paid with. */
-function feeOptionOf(order: Order): PaymentMethod {
+function feeOptionOf(order: Pick<Order, 'paymentMethod'>): PaymentMethod {
   return order.paymentMethod === 'PAYPAL' ? 'PAYPAL' : 'C';
-}
-
-/**
- * The billing address is optional (legacy clients send none, or null). An address whose
- * every part is absent counts as absent; a given address needs street, city and country.
- */
-function validateBillingAddress(a: BillingAddressInput | null | undefined): void {
-  if (!a) return;
-  const parts = [a.street, a.city, a.state, a.country, a.zipcode];
-  if (parts.every((p) => !text(p))) return;
-  if (!text(a.street)) throw requiredField('Street');
-  if (!text(a.city)) throw requiredField('City');
-  const country = text(a.country)?.toUpperCase();
-  if (!country) throw requiredField('Country');
-  if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
 }
 
 function outcomeOf(order: Order): AuthenticationOutcome {
