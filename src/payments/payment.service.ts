@@ -7,7 +7,6 @@ import type { Tenant } from '../merchants/tenant';
 import { isFinalStatus, Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
-import { PaymentLink } from '../links/payment-link.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
 import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
@@ -22,6 +21,7 @@ import { processorCallClock, ResponseCodes, type FinalProcessorResult, type Paym
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
+import { LinkRules } from './link-rules';
 
 export type { BillingAddressInput, PayOrderInput } from './pay-validation';
 
@@ -93,6 +93,7 @@ export class PaymentService {
   private readonly processorDeadlineMs: number;
   private readonly reconcileGraceMs: number;
   private readonly crashAfterProcessorCall: boolean;
+  private readonly linkRules: LinkRules;
 
   constructor(
     private readonly orm: MikroORM,
@@ -103,7 +104,7 @@ export class PaymentService {
     private readonly events: EventFanout,
     private readonly clock: Clock,
     private readonly fees: FeeService,
-    private readonly links: PaymentLinkService,
+    links: PaymentLinkService,
     options: PaymentServiceOptions,
     private readonly recurring?: RecurringBillingService,
   ) {
@@ -112,6 +113,7 @@ export class PaymentService {
     this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
     this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
+    this.linkRules = new LinkRules(links, (em, orderId, by, changes) => this.supersedeAttempt(em, orderId, by, changes));
     recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
   }
 
@@ -175,7 +177,7 @@ export class PaymentService {
       if (!order) throw orderNotFound();
       await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
       this.assertPayable(order);
-      const link = order.paymentLink ? await this.lockLinkAndCheck(em, order, 'attempt', changes) : null;
+      const link = order.paymentLink ? await this.linkRules.lockAndCheck(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
@@ -495,7 +497,7 @@ export class PaymentService {
       // processor has still moved the money: the approval stands, recorded for the merchant,
       // rather than a failure in our books alone for a charged card.
       try {
-        await this.lockLinkAndCheck(em, order, 'settle', changes);
+        await this.linkRules.lockAndCheck(em, order, 'settle', changes);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
@@ -593,46 +595,17 @@ export class PaymentService {
     }
   }
 
-  /**
-   * Link rules (SC: one successful payment; Limit: number of paying customers; inactive: none),
-   * checked under the link's row lock so concurrent payments on one link are serialised.
-   * Before an attempt, payments in progress count too, except that on a single-charge link an
-   * unauthenticated attempt nobody is answering right now is superseded by the new one (an
-   * abandoned 3-D Secure page must not block the link). Initiated orders never count.
-   */
-  private async lockLinkAndCheck(em: EntityManager, order: Order, stage: 'attempt' | 'settle', changes: OrderStatusChange[]): Promise<PaymentLink> {
-    const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
-    if (!link.isActive) throw validationError('The payment link is not active.');
-    if (stage === 'attempt' && link.type.code === 'SC') await this.supersedeUnauthenticated(em, link, order, changes);
-    const statusIds = stage === 'settle' ? [OrderStatus.Successful] : [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication];
-    const { orders, customers, mine } = await this.links.usage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
-    if (link.type.code === 'SC' && orders > 0) throw validationError('This payment link has already been paid.');
-    if (link.limit !== null && customers >= link.limit && mine === 0) {
-      throw validationError('This payment link has reached its limit of paying customers.');
-    }
-    return link;
-  }
-
-  private async supersedeUnauthenticated(em: EntityManager, link: PaymentLink, order: Order, changes: OrderStatusChange[]): Promise<void> {
-    // SKIP LOCKED: an attempt someone is answering at this moment is not superseded (it still counts).
-    const rows: Array<{ id: number }> = await em
-      .getConnection()
-      .execute(
-        `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? for update skip locked`,
-        [link.id, OrderStatus.PendingAuthentication, order.id],
-        'all',
-        em.getTransactionContext(),
-      );
-    for (const { id } of rows) {
-      const other = await em.findOneOrFail(Order, { id }, { refresh: true, populate: ['environment'] });
-      const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!payment) continue;
-      this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
-        orderPaymentReference: payment.reference,
-        supersededBy: order.reference,
-      });
-      await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
-    }
+  /** Fails one unauthenticated attempt (locked by the caller) as superseded by `by`: the link rules' way to free an abandoned page's place. */
+  private async supersedeAttempt(em: EntityManager, orderId: number, by: Order, changes: OrderStatusChange[]): Promise<boolean> {
+    const other = await em.findOneOrFail(Order, { id: orderId }, { refresh: true, populate: ['environment'] });
+    const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!payment) return false;
+    this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
+      orderPaymentReference: payment.reference,
+      supersededBy: by.reference,
+    });
+    await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
+    return true;
   }
 
   private authenticationUrl(payment: OrderPayment): string {

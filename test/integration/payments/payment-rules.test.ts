@@ -105,4 +105,56 @@ describe('payment rules: minimum amounts, fees never above the amount, PayPal on
     expect(await orderRow(reference)).toMatchObject({ status_id: 1, attempts: 0 });
     expect((await pay(cardOnly, reference, 'C')).body.statusCode).toBe('02');
   });
+
+  describe('links with a limit', () => {
+    const createLink = async (body: Record<string, string>) =>
+      (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: m.keys.test.privateKey,
+          body: { Description: 'd', AuthOption: 'AUTH', Amount: '2500', ...body },
+        })
+      ).body.data.paymentLink;
+    /** A customer starts paying on the link and reaches the 3-D Secure page. */
+    const startPaying = async (linkId: number, email: string) => {
+      const reference = nextRef();
+      const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+        customer: { ...customer, email },
+        order: { amount: 2500, reference, description: 'Seat', currency: 'NGN' },
+        payment: { RedirectUrl: 'https://m.test/back', paymentLinkId: linkId },
+      });
+      expect(created.body.statusCode).toBe('01');
+      return { reference, paid: await pay(m, reference, 'C') };
+    };
+    const statusOf = async (reference: string) =>
+      (await sql(`select status_id, payment_response_code from checkout_order where reference = ?`, [reference]))[0];
+
+    it('lets a new customer pay a Limit=2 link that two abandoned 3-D Secure pages fill, superseding the oldest only', async () => {
+      const link = await createLink({ Name: 'Two seats', PaymentType: 'MC', Limit: '2' });
+      const first = await startPaying(link.id, `first-${counter}@example.test`);
+      const second = await startPaying(link.id, `second-${counter}@example.test`);
+      expect([first.paid.body.statusCode, second.paid.body.statusCode]).toEqual(['02', '02']);
+
+      const third = await startPaying(link.id, `third-${counter}@example.test`);
+      expect(third.paid.status).toBe(200);
+      expect(third.paid.body.statusCode).toBe('02');
+      expect(await statusOf(first.reference)).toEqual({ status_id: 4, payment_response_code: 'Z3' });
+      expect(await statusOf(second.reference)).toEqual({ status_id: 2, payment_response_code: '02' });
+    });
+
+    it('supersedes nothing while a limited link has room', async () => {
+      const link = await createLink({ Name: 'Three seats', PaymentType: 'MC', Limit: '3' });
+      const first = await startPaying(link.id, `a-${counter}@example.test`);
+      const second = await startPaying(link.id, `b-${counter}@example.test`);
+      expect(second.paid.body.statusCode).toBe('02');
+      expect(await statusOf(first.reference)).toEqual({ status_id: 2, payment_response_code: '02' });
+    });
+
+    it('still refuses a customer when paid customers fill the limit', async () => {
+      const link = await createLink({ Name: 'One seat', PaymentType: 'MC', Limit: '1', AuthOption: 'NOAUTH' });
+      const paid = await startPaying(link.id, `paid-${counter}@example.test`);
+      expect(paid.paid.body.statusCode).toBe('00');
+      const late = await startPaying(link.id, `late-${counter}@example.test`);
+      expect(late.paid).toMatchObject(refused('This payment link has reached its limit of paying customers.'));
+    });
+  });
 });
