@@ -3,7 +3,7 @@ import { DomainError, requiredField, unsupported, validationError } from '../sha
 import { currencyOf, Money, parseAmount } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import type { FeeBearer } from '../merchants/app-environment.entity';
-import { amountError } from '../links/payment-link.service';
+import { amountError } from '../links/payment-link-input';
 import { runPrepared } from '../db/prepared';
 import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import { assertAtLeastMinimum, feeOf, PAYMENT_OPTIONS, type PaymentOptionCode } from './minimums';

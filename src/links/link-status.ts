@@ -36,6 +36,18 @@ export function linkStatus(link: LinkShape, paid: LinkUsage): PaymentLinkStatus 
   return usedUp(link, { ...paid, mine: 0 }) ?? 'ACTIVE';
 }
 
+/**
+ * Whether a subscription set up on `link` renews now: a disabled link skips the renewal (the
+ * merchant paused it; renewals resume when the link is activated again); a link that no
+ * longer sells a subscription (its type changed from SUB) stops it. A subscription without a
+ * link (made before links carried the terms) renews.
+ */
+export function renewalRule(link: LinkShape | null): 'charge' | 'skip' | 'stop' {
+  if (!link) return 'charge';
+  if (link.type.code !== 'SUB') return 'stop';
+  return link.isActive ? 'charge' : 'skip';
+}
+
 export const LINK_STATUS_MESSAGES: Record<Exclude<PaymentLinkStatus, 'ACTIVE'>, string> = {
   DISABLED: 'The payment link is not active.',
   PAID: 'This payment link has already been paid.',

@@ -31,6 +31,8 @@ export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkTy
     paymentLinkType: link.type.paymentLinkName,
     authOption: link.authOption as AuthOptionEnum,
     limit: link.limit,
+    frequencyId: link.frequency?.id ?? null,
+    numberOfPayments: link.numberOfPayments,
     logo: link.logo,
     website: link.website,
     mobile: link.mobile,

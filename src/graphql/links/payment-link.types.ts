@@ -30,6 +30,10 @@ export class PaymentLinkType {
   @Field({ description: 'The type name, e.g. "Single Charge".' }) paymentLinkType!: string;
   @Field(() => AuthOptionEnum) authOption!: AuthOptionEnum;
   @Field(() => Int, { nullable: true, description: 'Number of paying customers the link accepts.' }) limit!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links: the charge frequency (see `frequencies`); null on other links.' })
+  frequencyId!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links: how many payments in all; null on other links.' })
+  numberOfPayments!: number | null;
   @Field(() => String, { nullable: true }) logo!: string | null;
   @Field(() => String, { nullable: true }) website!: string | null;
   @Field(() => String, { nullable: true }) mobile!: string | null;
@@ -72,6 +76,9 @@ export class CreatePaymentLinkInput {
   @Field(() => AuthOptionEnum, { nullable: true, defaultValue: AuthOptionEnum.AUTH }) authOption?: AuthOptionEnum | null;
   @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
   @Field(() => Int, { nullable: true }) limit?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: the charge frequency; default 6 (monthly).' }) frequencyId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: how many payments in all (1 to 1000); default 12.' })
+  numberOfPayments?: number | null;
   @Field(() => String, { nullable: true }) mobile?: string | null;
   @Field(() => String, { nullable: true }) backgroundImage?: string | null;
   @Field(() => String, { nullable: true }) website?: string | null;
@@ -85,6 +92,9 @@ export class EditPaymentLinkInput {
   @Field(() => AuthOptionEnum, { nullable: true }) authOption?: AuthOptionEnum | null;
   @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
   @Field(() => Int, { nullable: true }) limit?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: the charge frequency; default 6 (monthly).' }) frequencyId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: how many payments in all (1 to 1000); default 12.' })
+  numberOfPayments?: number | null;
   @Field(() => String, { nullable: true }) mobile?: string | null;
   @Field(() => String, { nullable: true }) backgroundImage?: string | null;
   @Field(() => String, { nullable: true }) website?: string | null;
