@@ -7,6 +7,8 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from './payment-link.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
+import { hasLimit, linkStatus, type PaymentLinkStatus } from './link-status';
+import { OrderStatus } from '../orders/order.entity';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 
 export type { PaymentLinkInput } from './payment-link-input';
@@ -269,6 +271,28 @@ export class PaymentLinkService {
     );
     const row = rows[0]!;
     return { orders: Number(row.orders), customers: Number(row.customers), mine: Number(row.mine) };
+  }
+
+  /**
+   * Each link's status (link-status.ts), from its paid orders: one query for any number of
+   * links (the indexed count per link and status).
+   */
+  async statuses(links: readonly PaymentLink[]): Promise<Map<number, PaymentLinkStatus>> {
+    const counted = links.filter((l) => l.isActive && hasLimit(l)).map((l) => l.id);
+    const usage = new Map<number, { orders: number; customers: number }>();
+    if (counted.length > 0) {
+      const rows = await this.execute(
+        `select payment_link_id as id, count(*)::int as orders, count(distinct customer_id)::int as customers
+           from checkout_order where payment_link_id = any(?::int[]) and status_id = ? group by payment_link_id`,
+        [counted, OrderStatus.Successful],
+      );
+      for (const r of rows) usage.set(Number(r.id), { orders: Number(r.orders), customers: Number(r.customers) });
+    }
+    return new Map(links.map((l) => [l.id, linkStatus(l, { ...(usage.get(l.id) ?? { orders: 0, customers: 0 }), mine: 0 })]));
+  }
+
+  async status(link: PaymentLink): Promise<PaymentLinkStatus> {
+    return (await this.statuses([link])).get(link.id)!;
   }
 
   async types(): Promise<PaymentLinkType[]> {
