@@ -7,7 +7,7 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from './payment-link.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
-import { hasLimit, linkStatus, type PaymentLinkStatus } from './link-status';
+import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
 import { OrderStatus } from '../orders/order.entity';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 
@@ -277,7 +277,7 @@ export class PaymentLinkService {
    * Each link's status (link-status.ts), from its paid orders: one query for any number of
    * links (the indexed count per link and status).
    */
-  async statuses(links: readonly PaymentLink[]): Promise<Map<number, PaymentLinkStatus>> {
+  async statuses(links: ReadonlyArray<LinkShape & { id: number }>): Promise<Map<number, PaymentLinkStatus>> {
     const counted = links.filter((l) => l.isActive && hasLimit(l)).map((l) => l.id);
     const usage = new Map<number, { orders: number; customers: number }>();
     if (counted.length > 0) {

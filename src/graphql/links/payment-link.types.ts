@@ -16,6 +16,18 @@ export enum AuthOptionEnum {
 }
 registerEnumType(AuthOptionEnum, { name: 'AuthOption', description: 'AUTH: 3-D Secure; NOAUTH: none.' });
 
+export enum PaymentLinkStatusEnum {
+  ACTIVE = 'ACTIVE',
+  PAID = 'PAID',
+  LIMIT_REACHED = 'LIMIT_REACHED',
+  DISABLED = 'DISABLED',
+}
+registerEnumType(PaymentLinkStatusEnum, {
+  name: 'PaymentLinkStatus',
+  description:
+    'Whether customers can pay the link now. ACTIVE: yes; PAID: a single-charge link already paid; LIMIT_REACHED: as many customers paid as its limit allows; DISABLED: deactivated by the merchant.',
+});
+
 @ObjectType('PaymentLink')
 export class PaymentLinkType {
   @Field(() => Int) id!: number;
@@ -23,6 +35,8 @@ export class PaymentLinkType {
   @Field(() => String, { nullable: true }) description!: string | null;
   @Field() reference!: string;
   @Field() isActive!: boolean;
+  /** The link's status when already known (resolved by PaymentLinkResolver.status otherwise). */
+  status?: PaymentLinkStatusEnum;
   @Field(() => DecimalScalar, { nullable: true, description: 'null: the customer enters the amount.' }) amount!: string | null;
   @Field() currency!: string;
   @Field() paymentLinkUrl!: string;
