@@ -4,7 +4,7 @@ import { DomainError, notFound, requiredField, validationError } from '../shared
 import type { Clock } from '../shared/clock';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
-import { isFinalStatus, Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
+import { isFinalStatus, Order, OrderStatus } from '../orders/order.entity';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
@@ -17,11 +17,13 @@ import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
 import { trimmedText as text } from '../shared/input';
 import { PAYMENT_OPTION_IDS, validatePayment, type PayOrderInput } from './pay-validation';
-import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor, type ProcessorResult } from './processor';
+import { processorCallClock, ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
-import { LinkRules } from './link-rules';
+import { PaymentSettlement, type PaymentOutcome } from './settlement';
+
+export type { PaymentOutcome } from './settlement';
 
 export type { BillingAddressInput, PayOrderInput } from './pay-validation';
 
@@ -41,16 +43,6 @@ export interface AuthenticationOutcome {
   redirectUrl: string;
   /** `processing`: the processor has not answered yet (another submission of the same page is being processed). */
   status: 'successful' | 'failed' | 'processing';
-}
-
-/** A payment attempt reached a status (reported after its transaction committed; for metrics). */
-export interface PaymentOutcome {
-  /** null for an order that expired unpaid (no attempt, no method). */
-  method: PaymentMethod | null;
-  status: 'pending' | 'successful' | 'failed';
-  /** The response code the order now carries (00, 02, a decline code, Z1–Z5, …). */
-  code: string;
-  actor: PaymentActor;
 }
 
 const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
@@ -89,11 +81,10 @@ const DEFAULT_RECONCILE_GRACE_MS = 5_000;
  */
 export class PaymentService {
   private readonly publicUrl: string;
-  private readonly authenticationTimeoutMs: number;
   private readonly processorDeadlineMs: number;
   private readonly reconcileGraceMs: number;
   private readonly crashAfterProcessorCall: boolean;
-  private readonly linkRules: LinkRules;
+  private readonly settlement: PaymentSettlement;
 
   constructor(
     private readonly orm: MikroORM,
@@ -101,53 +92,32 @@ export class PaymentService {
     private readonly orders: OrderService,
     private readonly timeline: TimelineService,
     private readonly outbox: OutboxService,
-    private readonly events: EventFanout,
+    events: EventFanout,
     private readonly clock: Clock,
     private readonly fees: FeeService,
     links: PaymentLinkService,
     options: PaymentServiceOptions,
-    private readonly recurring?: RecurringBillingService,
+    recurring?: RecurringBillingService,
   ) {
     this.publicUrl = options.publicUrl;
-    this.authenticationTimeoutMs = options.authenticationTimeoutMs;
     this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
     this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
-    this.linkRules = new LinkRules(links, (em, orderId, by, changes) => this.supersedeAttempt(em, orderId, by, changes));
-    recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
+    this.settlement = new PaymentSettlement(orm, orders, timeline, outbox, events, clock, links, options.authenticationTimeoutMs, recurring);
   }
-
-  private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
-  /** Outcomes noted inside a transaction, keyed by that transaction's list of changes: reported once it committed. */
-  private readonly uncommittedOutcomes = new WeakMap<OrderStatusChange[], PaymentOutcome[]>();
 
   /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
   onOutcome(listener: (outcome: PaymentOutcome) => void): () => void {
-    this.outcomeListeners.add(listener);
-    return () => this.outcomeListeners.delete(listener);
+    return this.settlement.onOutcome(listener);
   }
 
-  private noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
-    const noted = this.uncommittedOutcomes.get(changes);
-    if (noted) noted.push(outcome);
-    else this.uncommittedOutcomes.set(changes, [outcome]);
-  }
-
-  /** After a transaction committed: its changes to the event fan-out, its outcomes to the listeners. */
-  private committed(changes: OrderStatusChange[]): void {
-    this.events.afterCommit(changes);
-    const outcomes = this.uncommittedOutcomes.get(changes);
-    if (!outcomes) return;
-    this.uncommittedOutcomes.delete(changes);
-    for (const outcome of outcomes) {
-      for (const listener of this.outcomeListeners) {
-        try {
-          listener(outcome);
-        } catch {
-          // A listener's fault is never the payment's.
-        }
-      }
-    }
+  /**
+   * Applies a processor answer to an attempt in its own transaction, if the attempt is still
+   * Processing (a concurrent reconciliation may have applied the same record already).
+   * Returns whether it changed anything.
+   */
+  settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
+    return this.settlement.settleAttempt(paymentId, result, actor);
   }
 
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
@@ -177,7 +147,7 @@ export class PaymentService {
       if (!order) throw orderNotFound();
       await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
       this.assertPayable(order);
-      const link = order.paymentLink ? await this.linkRules.lockAndCheck(em, order, 'attempt', changes) : null;
+      const link = order.paymentLink ? await this.settlement.linkRules.lockAndCheck(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
@@ -227,7 +197,7 @@ export class PaymentService {
         threeDSecure,
       };
     });
-    this.committed(changes);
+    this.settlement.committed(changes);
 
     // 2. Call the processor, with no transaction open. A failure here leaves the attempt
     //    Processing, for reconciliation from the processor's record.
@@ -253,7 +223,7 @@ export class PaymentService {
     if (this.crashAfterProcessorCall) crashNow();
 
     // 3. Settle (second transaction), unless reconciliation already did.
-    const { aggregate, payment } = await this.settleReturning(attempt.paymentId, result, 'processor');
+    const { aggregate, payment } = await this.settlement.settleReturning(attempt.paymentId, result, 'processor');
     const pending = payment.statusId === OrderStatus.PendingAuthentication;
     return {
       aggregate,
@@ -287,11 +257,11 @@ export class PaymentService {
     const step = await this.orm.em.fork().transactional(async (em) => {
       const found = await em.findOne(OrderPayment, { reference: paymentReference });
       if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
-      const { order, payment } = await this.lockAttempt(em, found.id);
+      const { order, payment } = await this.settlement.lockAttempt(em, found.id);
       if (payment.statusId === OrderStatus.Processing) return { kind: 'wait' as const };
       if (payment.statusId !== OrderStatus.PendingAuthentication) return { kind: 'done' as const };
       if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) {
-        await this.expireAuthentication(em, order, payment, changes);
+        await this.settlement.expireAuthentication(em, order, payment, changes);
         return { kind: 'done' as const };
       }
       transition(payment, OrderStatus.Processing, actor, proof.method);
@@ -300,7 +270,7 @@ export class PaymentService {
       await em.flush();
       return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
     });
-    this.committed(changes);
+    this.settlement.committed(changes);
 
     if (step.kind === 'call') {
       const processor = step.mode === 'test' ? this.processors.test : this.processors.live!;
@@ -308,7 +278,7 @@ export class PaymentService {
         proof.method === 'C'
           ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
           : await processor.completePaypal(paymentReference, step.token, proof.approve);
-      const { aggregate } = await this.settleReturning(step.paymentId, result, 'processor');
+      const { aggregate } = await this.settlement.settleReturning(step.paymentId, result, 'processor');
       return outcomeOf(aggregate.order);
     }
     if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
@@ -331,13 +301,13 @@ export class PaymentService {
     for (const { id } of payments) {
       const changes: OrderStatusChange[] = [];
       const done = await this.orm.em.fork().transactional(async (em) => {
-        const { order, payment } = await this.lockAttempt(em, id);
+        const { order, payment } = await this.settlement.lockAttempt(em, id);
         if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
           return false;
-        await this.expireAuthentication(em, order, payment, changes);
+        await this.settlement.expireAuthentication(em, order, payment, changes);
         return true;
       });
-      this.committed(changes);
+      this.settlement.committed(changes);
       if (done) expired += 1;
     }
     const orders: Array<{ id: number }> = await connection.execute(
@@ -360,10 +330,10 @@ export class PaymentService {
         const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
         changes.push(await this.outbox.recordOrderChange(em, aggregate, 'failed'));
         await em.flush();
-        this.noteOutcome(changes, { method: null, status: 'failed', code: ResponseCodes.orderExpired.code, actor: 'expiry' });
+        this.settlement.noteOutcome(changes, { method: null, status: 'failed', code: ResponseCodes.orderExpired.code, actor: 'expiry' });
         return true;
       });
-      this.committed(changes);
+      this.settlement.committed(changes);
       if (done) expired += 1;
     }
     return expired;
@@ -404,170 +374,6 @@ export class PaymentService {
     return settled;
   }
 
-  /**
-   * Applies a processor answer to an attempt in its own transaction, if the attempt is still
-   * Processing (a concurrent reconciliation may have applied the same record already).
-   * Returns whether it changed anything.
-   */
-  async settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
-    return (await this.settleReturning(paymentId, result, actor)).changed;
-  }
-
-  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
-  private async settleReturning(
-    paymentId: number,
-    result: ProcessorResult,
-    actor: 'processor' | 'reconciliation',
-  ): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
-    const changes: OrderStatusChange[] = [];
-    const settled = await this.orm.em.fork().transactional(async (em) => {
-      const { order, payment } = await this.lockAttempt(em, paymentId);
-      if (payment.statusId !== OrderStatus.Processing) {
-        return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
-      }
-      if (actor === 'reconciliation') {
-        this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', {
-          orderPaymentReference: payment.reference,
-        });
-      }
-      return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
-    });
-    this.committed(changes);
-    return settled;
-  }
-
-  /** Lock order first, then payment: the same order everywhere. */
-  private async lockAttempt(em: EntityManager, paymentId: number): Promise<{ order: Order; payment: OrderPayment }> {
-    const found = await em.findOneOrFail(OrderPayment, { id: paymentId });
-    const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    const payment = await em.findOneOrFail(OrderPayment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
-    return { order, payment };
-  }
-
-  private async applyProcessorResult(
-    em: EntityManager,
-    order: Order,
-    payment: OrderPayment,
-    result: ProcessorResult,
-    actor: 'processor' | 'reconciliation',
-    changes: OrderStatusChange[],
-  ): Promise<OrderAggregate> {
-    const method = methodOfOption(payment.paymentOptionId);
-    const subsidiaryId = order.environment.subsidiary.id;
-    const card = await em.findOne(CardDetail, { orderPayment: payment });
-    if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
-    if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
-    if (result.token && !payment.processorToken) payment.processorToken = result.token;
-    payment.processingStartedAt = null;
-
-    if (result.kind === 'challenge') {
-      transition(payment, OrderStatus.PendingAuthentication, actor, method);
-      transition(order, OrderStatus.PendingAuthentication, actor, method);
-      payment.responseCode = ResponseCodes.pending.code;
-      payment.responseMessage = ResponseCodes.pending.message;
-      payment.authenticationExpiresAt ??= new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
-      order.paymentResponseCode = ResponseCodes.pending.code;
-      order.paymentResponseMessage = ResponseCodes.pending.message;
-      await em.flush();
-      const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
-      changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
-      this.noteOutcome(changes, { method, status: 'pending', code: ResponseCodes.pending.code, actor });
-      return aggregate;
-    }
-
-    const final: FinalProcessorResult = result;
-    if (payment.authenticationExpiresAt !== null) {
-      // The answer to an authentication page (a first call that needed none has no deadline).
-      const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
-      this.timeline.record(
-        em,
-        order,
-        passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
-        'system',
-        passed ? 'Customer authenticated' : final.message,
-        {
-          orderPaymentReference: payment.reference,
-        },
-      );
-    }
-    if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
-      // The link's rules were enforced when the attempt started (under the link's lock, counting
-      // attempts in progress). If they changed since (link deactivated, limit lowered), the
-      // processor has still moved the money: the approval stands, recorded for the merchant,
-      // rather than a failure in our books alone for a charged card.
-      try {
-        await this.linkRules.lockAndCheck(em, order, 'settle', changes);
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
-          orderPaymentReference: payment.reference,
-        });
-      }
-    }
-    return this.settle(em, order, payment, final, actor, changes);
-  }
-
-  private async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
-    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, {
-      orderPaymentReference: payment.reference,
-    });
-    await this.settle(
-      em,
-      order,
-      payment,
-      { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired },
-      'expiry',
-      changes,
-    );
-  }
-
-  private async settle(
-    em: EntityManager,
-    order: Order,
-    payment: OrderPayment,
-    result: FinalProcessorResult,
-    actor: PaymentActor,
-    changes: OrderStatusChange[],
-  ): Promise<OrderAggregate> {
-    const now = this.clock.now();
-    const method = methodOfOption(payment.paymentOptionId);
-    const approved = result.kind === 'approved';
-    const statusId: OrderStatusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
-    transition(payment, statusId, actor, method);
-    transition(order, statusId, actor, method);
-    payment.responseCode = result.code;
-    payment.responseMessage = result.message;
-    payment.authenticationExpiresAt = null;
-    payment.processingStartedAt = null;
-    order.paymentResponseCode = result.code;
-    order.paymentResponseMessage = result.message;
-    order.providerResponseDate = now;
-    if (approved) order.datePaymentConfirmed = now;
-    const card = await em.findOne(CardDetail, { orderPayment: payment });
-    if (card) card.status = approved;
-    if (this.recurring) {
-      if (order.recurringPaymentId !== null) await this.recurring.recordCharge(em, order, approved);
-      else if (approved) await this.recurring.setUp(em, order, payment);
-    }
-    this.timeline.record(
-      em,
-      order,
-      approved ? TimelineEvents.settled : TimelineEvents.failed,
-      'system',
-      approved ? 'Payment successful' : `Payment failed: ${result.message}`,
-      {
-        responseCode: result.code,
-      },
-    );
-    await em.flush();
-    const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
-    changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
-    await em.flush();
-    this.noteOutcome(changes, { method, status: approved ? 'successful' : 'failed', code: result.code, actor });
-    return aggregate;
-  }
-
   /** The order's fee becomes the fee of the option actually paid with; the timeline keeps both. */
   private applyFee(em: EntityManager, order: Order, quote: FeeQuote): void {
     const before = { paymentOption: feeOptionOf(order), fee: order.fee, totalChargedAmount: order.totalChargedAmount };
@@ -593,19 +399,6 @@ export class PaymentService {
     if (order.statusId === OrderStatus.PendingAuthentication || order.statusId === OrderStatus.Processing) {
       throw new DomainError('conflict', 'A payment of this order is already awaiting authentication.', 'VAL400');
     }
-  }
-
-  /** Fails one unauthenticated attempt (locked by the caller) as superseded by `by`: the link rules' way to free an abandoned page's place. */
-  private async supersedeAttempt(em: EntityManager, orderId: number, by: Order, changes: OrderStatusChange[]): Promise<boolean> {
-    const other = await em.findOneOrFail(Order, { id: orderId }, { refresh: true, populate: ['environment'] });
-    const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!payment) return false;
-    this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
-      orderPaymentReference: payment.reference,
-      supersededBy: by.reference,
-    });
-    await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
-    return true;
   }
 
   private authenticationUrl(payment: OrderPayment): string {
