@@ -69,12 +69,12 @@ describe('payment link states in Chromium', () => {
   }
 
   it.each([
-    ['paid', 'a paid single-charge link', 410, 'This payment link has been paid'],
-    ['full', 'a link at its limit', 410, 'This payment link is closed'],
-    ['disabled', 'a disabled link', 404, 'This payment link is not active'],
+    ['a paid single-charge link', 'paid', 410, 'This payment link has been paid'],
+    ['a link at its limit', 'full', 410, 'This payment link is closed'],
+    ['a disabled link', 'disabled', 404, 'This payment link is not active'],
   ] as const)(
-    'shows %s… (%s) closed before any card form',
-    async (key, _what, status, heading) => {
+    'shows %s closed, with its reason and before any card form',
+    async (_what, key, status, heading) => {
       const { page, status: got } = await open(links[key].paymentLinkUrl);
       try {
         expect(got).toBe(status);
