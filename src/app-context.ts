@@ -136,7 +136,7 @@ export function createServices(
     idempotency: new IdempotencyService(orm, clock),
     payments,
     recurring,
-    linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl, clock, config.authenticationTimeoutMs),
+    linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, fees, config.publicUrl, clock, config.authenticationTimeoutMs),
     merchantReturns: new MerchantReturnService(orm, clock),
     orderStatusBus,
     eventFanout,

@@ -49,10 +49,33 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
   // no frame, no referrer, the CSP), chosen on the route matched however the URL was spelled.
   const PAGE = { config: { family: 'page' } } as const;
 
+  /** 410 Gone: the link existed and took its payments; it takes no more. */
+  const closed = (reply: FastifyReply, link: PaymentLink, status: 'PAID' | 'LIMIT_REACHED') => {
+    const title = status === 'PAID' ? 'This payment link has been paid' : 'This payment link is closed';
+    const why =
+      status === 'PAID'
+        ? 'It was for one payment only, and that payment has been made. No card details are needed.'
+        : 'As many customers as the merchant planned have paid with it. No card details are needed.';
+    const merchant = link.environment.subsidiary.name;
+    return html(
+      reply,
+      410,
+      page(
+        title,
+        `<p class="merchant">${escapeHtml(merchant)}</p><h1>${escapeHtml(title)}</h1><p class="notice" data-link-status="${status}">${escapeHtml(why)}</p>` +
+          `<p>${escapeHtml(link.name)}: if you expected to pay, ask ${escapeHtml(merchant)} for a new link.</p>`,
+      ),
+    );
+  };
+
   app.get<{ Params: { reference: string } }>('/pay/:reference', PAGE, async (request, reply) => {
     const link = await linkCheckout.findLink(request.params.reference);
     if (!link) return unavailable(reply, 'Payment link not found', 'Check the address you were given, or ask the merchant for a new link.');
-    if (!link.isActive) return unavailable(reply, 'This payment link is not active', 'The merchant is not accepting payments on this link at the moment.');
+    // Closed links show why before any form: nobody types a card into a page that cannot take it.
+    const status = await links.status(link);
+    if (status === 'DISABLED')
+      return unavailable(reply, 'This payment link is not active', 'The merchant is not accepting payments on this link at the moment.');
+    if (status !== 'ACTIVE') return closed(reply, link, status);
     const encryptionKey = await merchants.currentEncryptionKey(linkCheckout.tenantOf(link));
     return html(reply, 200, linkPage(link, encryptionKey, links.paymentLinkUrl(link)));
   });

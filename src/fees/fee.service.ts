@@ -1,14 +1,17 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { requiredField, unsupported, validationError } from '../shared/errors';
-import { currencyOf, Money, parseAmount, roundToMinor } from '../shared/money';
+import { DomainError, requiredField, unsupported, validationError } from '../shared/errors';
+import { currencyOf, Money, parseAmount } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import type { FeeBearer } from '../merchants/app-environment.entity';
-import { amountError } from '../links/payment-link.service';
+import { amountError } from '../links/payment-link-input';
 import { runPrepared } from '../db/prepared';
 import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
+import { assertAtLeastMinimum, feeOf, PAYMENT_OPTIONS, type PaymentOptionCode } from './minimums';
 
-export const PAYMENT_OPTIONS = ['C', 'PAYPAL'] as const;
-export type PaymentOptionCode = (typeof PAYMENT_OPTIONS)[number];
+export { PAYMENT_OPTIONS, type PaymentOptionCode };
+
+/** The merchant turned PayPal off: quotes and payments by PayPal are refused. */
+export const paypalDisabled = (): DomainError => new DomainError('unsupported', 'PayPal is not enabled for this merchant.', 'VAL400');
 
 export interface FeeQuoteInput {
   amount?: unknown;
@@ -43,16 +46,18 @@ interface FeeRuleLite {
   cap: string | null;
 }
 
-/** What fees depend on in one environment: who bears them and the rules that apply (its merchant's and the defaults). */
+/** What fees depend on in one environment: who bears them, the rules that apply (its merchant's and the defaults), whether PayPal is on. */
 interface FeeSettings {
   bearer: FeeBearer;
   rules: FeeRuleLite[];
+  paypalEnabled: boolean;
 }
 
 const FEE_SETTINGS = {
-  name: 'pgw_fee_settings_v1',
-  text: `select e.subsidiary_id, e.fee_bearer, r.subsidiary_id as rule_subsidiary_id, r.payment_option, r.currency, r.rate, r.flat, r.cap
+  name: 'pgw_fee_settings_v2',
+  text: `select e.subsidiary_id, e.fee_bearer, s.paypal_enabled, r.subsidiary_id as rule_subsidiary_id, r.payment_option, r.currency, r.rate, r.flat, r.cap
            from app_environment e
+           join subsidiary s on s.id = e.subsidiary_id
            left join fee_rule r on r.subsidiary_id = e.subsidiary_id or r.subsidiary_id is null
           where e.id = $1`,
 };
@@ -77,6 +82,7 @@ export class FeeService {
     const rows = (await runPrepared(this.orm, FEE_SETTINGS, [environmentId])) as Array<{
       subsidiary_id: number;
       fee_bearer: FeeBearer;
+      paypal_enabled: boolean;
       rule_subsidiary_id: number | null;
       payment_option: string | null;
       currency: string;
@@ -89,7 +95,24 @@ export class FeeService {
     const rules = rows
       .filter((r) => r.payment_option !== null)
       .map((r) => ({ own: r.rule_subsidiary_id !== null, paymentOption: r.payment_option!, currency: r.currency, rate: r.rate, flat: r.flat, cap: r.cap }));
-    return { value: { bearer: first.fee_bearer, rules }, environmentId, subsidiaryId: first.subsidiary_id };
+    return { value: { bearer: first.fee_bearer, rules, paypalEnabled: first.paypal_enabled }, environmentId, subsidiaryId: first.subsidiary_id };
+  }
+
+  private ruleOf(settings: FeeSettings, option: PaymentOptionCode, currencyCode: string): FeeRuleLite | undefined {
+    const rules = settings.rules.filter((r) => r.paymentOption === option && r.currency === currencyCode);
+    return rules.find((r) => r.own) ?? rules[0];
+  }
+
+  /**
+   * The rules of paying `amount` by `option`, checked at quote and at pay: the merchant has the
+   * option turned on, and the amount is at least the option's minimum (minimums.ts), which also
+   * keeps every fee below the amount it is taken from.
+   */
+  async assertPayable(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<void> {
+    const settings = await this.settingsOf(tenant.environmentId);
+    if (option === 'PAYPAL' && !settings.paypalEnabled) throw paypalDisabled();
+    const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
+    assertAtLeastMinimum(amount, option, currencyCode, this.ruleOf(settings, option, currencyCode), minor);
   }
 
   async quote(tenant: Tenant, input: FeeQuoteInput): Promise<FeeQuote> {
@@ -102,21 +125,17 @@ export class FeeService {
     if (input.amount === undefined || input.amount === null || input.amount === '') throw requiredField('Amount');
     const amount = parseAmount(input.amount, currency.minorUnits);
     if (typeof amount === 'string') throw amountError(amount);
+    await this.assertPayable(tenant, amount, option as PaymentOptionCode, currency.code);
     return this.compute(tenant, amount, option as PaymentOptionCode, currency.code);
   }
 
   /** The fee for an amount already validated (order creation uses it too). */
   async compute(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<FeeQuote> {
     const settings = await this.settingsOf(tenant.environmentId);
-    const rules = settings.rules.filter((r) => r.paymentOption === option && r.currency === currencyCode);
-    const rule = rules.find((r) => r.own) ?? rules[0];
+    const rule = this.ruleOf(settings, option, currencyCode);
     const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
-
-    let fee = new Money(0);
-    if (rule) {
-      fee = roundToMinor(amount.times(rule.rate).plus(rule.flat), minor);
-      if (rule.cap !== null && fee.gt(rule.cap)) fee = new Money(rule.cap);
-    }
+    // Never more than the amount, even on an order below the option's minimum (which is never paid).
+    const fee = Money.min(feeOf(amount, rule, minor), amount);
     const bearer = settings.bearer;
     const customerFee = bearer === 'customer' ? fee : new Money(0);
     const subsidiaryFee = bearer === 'merchant' ? fee : new Money(0);

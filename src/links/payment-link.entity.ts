@@ -1,17 +1,34 @@
 import { Check, OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
+import { Frequency } from './frequency.entity';
 
 export type AuthOption = 'AUTH' | 'NOAUTH';
 
 @Check({ name: 'payment_link_amount_positive', expression: '"amount" is null or "amount" > 0' })
 @Check({ name: 'payment_link_limit_positive', expression: '"customer_limit" is null or "customer_limit" > 0' })
+@Check({
+  name: 'payment_link_subscription_terms',
+  expression: '("frequency_id" is null) = ("number_of_payments" is null) and ("number_of_payments" is null or "number_of_payments" > 0)',
+})
 @Index({ name: 'payment_link_environment_id_date_created_index', properties: ['environment', 'dateCreated'] })
 @Entity({ tableName: 'payment_link' })
 @Index({ properties: ['environment', 'id'] })
 export class PaymentLink {
   [OptionalProps]?:
-    'description' | 'amount' | 'authOption' | 'mobile' | 'backgroundImage' | 'website' | 'logo' | 'limit' | 'isActive' | 'dateCreated' | 'dateUpdated';
+    | 'description'
+    | 'amount'
+    | 'authOption'
+    | 'mobile'
+    | 'backgroundImage'
+    | 'website'
+    | 'logo'
+    | 'limit'
+    | 'frequency'
+    | 'numberOfPayments'
+    | 'isActive'
+    | 'dateCreated'
+    | 'dateUpdated';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -58,6 +75,13 @@ export class PaymentLink {
   /** Number of paying customers the link accepts; null means no cap. */
   @Property({ type: 'integer', nullable: true, fieldName: 'customer_limit' })
   limit: number | null = null;
+
+  /** A subscription link's terms: how often the card is charged, and how many payments in all. null on other links. */
+  @ManyToOne(() => Frequency, { nullable: true })
+  frequency: Frequency | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  numberOfPayments: number | null = null;
 
   @Property({ type: 'boolean' })
   isActive: boolean = true;

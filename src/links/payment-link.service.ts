@@ -1,30 +1,18 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { notFound, requiredField, unsupported, validationError } from '../shared/errors';
-import { currencyOf, parseAmount } from '../shared/money';
+import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
-import { isHttpUrl } from '../shared/validation';
-import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { AppEnvironment } from '../merchants/app-environment.entity';
-import { PaymentLink, type AuthOption } from './payment-link.entity';
+import { PaymentLink } from './payment-link.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
-import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../orders/order-lists';
+import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
+import { OrderStatus } from '../orders/order.entity';
+import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 
-/** Link input as both adapters hand it over; every rule about it lives here. */
-export interface PaymentLinkInput {
-  name?: string | null;
-  description?: string | null;
-  paymentType?: string | null;
-  currency?: string | null;
-  authOption?: string | null;
-  amount?: string | number | null;
-  mobile?: string | null;
-  backgroundImage?: string | null;
-  website?: string | null;
-  limit?: string | number | null;
-}
+export type { PaymentLinkInput } from './payment-link-input';
+import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../orders/order-lists';
 
 export const PAYMENT_LINK_NOT_FOUND = 'payment link not found';
 const linkNotFound = () => notFound(PAYMENT_LINK_NOT_FOUND, '02');
@@ -39,7 +27,8 @@ export interface PaymentLinkFilter {
 }
 
 export const LINK_COLUMNS = `l.id, l.environment_id, l.name, l.description, l.reference, l.amount, l.currency, l.auth_option, l.mobile, l.background_image,
-  l.website, l.logo, l.customer_limit, l.is_active, l.date_created, l.date_updated, t.id as t_id, t.code as t_code, t.payment_link_name as t_name`;
+  l.website, l.logo, l.customer_limit, l.frequency_id, l.number_of_payments, l.is_active, l.date_created, l.date_updated,
+  t.id as t_id, t.code as t_code, t.payment_link_name as t_name`;
 
 /** A link row as the plain object the views read (the fields of `PaymentLink` they use). */
 function linkOf(r: Record<string, any>, date: DateOf): PaymentLink {
@@ -57,6 +46,8 @@ function linkOf(r: Record<string, any>, date: DateOf): PaymentLink {
     website: r.website,
     logo: r.logo,
     limit: r.customer_limit,
+    frequency: r.frequency_id === null ? null : { id: r.frequency_id },
+    numberOfPayments: r.number_of_payments,
     isActive: r.is_active,
     dateCreated: date(r.date_created),
     dateUpdated: date(r.date_updated),
@@ -81,7 +72,7 @@ export class PaymentLinkService {
 
   async create(tenant: Tenant, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
     const em = this.orm.em.fork();
-    const fields = await this.validate(input, { creating: true });
+    const fields = await validateLinkInput(em, input, { creating: true });
     const link = em.create(PaymentLink, {
       environment: em.getReference(AppEnvironment, tenant.environmentId),
       type: em.getReference(PaymentLinkType, fields.typeId),
@@ -95,6 +86,8 @@ export class PaymentLinkService {
       backgroundImage: fields.backgroundImage,
       website: fields.website,
       limit: fields.limit,
+      frequency: fields.isSubscription ? em.getReference(Frequency, fields.frequencyId ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId) : null,
+      numberOfPayments: fields.isSubscription ? (fields.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments) : null,
       isActive: true,
     });
     await em.flush();
@@ -107,7 +100,7 @@ export class PaymentLinkService {
   async edit(tenant: Tenant, id: number | string, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
     const em = this.orm.em.fork();
     const linkId = this.parseId(id);
-    const fields = await this.validate(input, { creating: false });
+    const fields = await validateLinkInput(em, input, { creating: false });
     const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
     if (!link) throw linkNotFound();
     link.name = fields.name;
@@ -119,6 +112,10 @@ export class PaymentLinkService {
     link.backgroundImage = fields.backgroundImage;
     link.website = fields.website;
     link.limit = fields.limit;
+    // A subscription link keeps its terms unless new ones are given; another link has none.
+    const frequencyId = fields.isSubscription ? (fields.frequencyId ?? link.frequency?.id ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId) : null;
+    link.frequency = frequencyId === null ? null : em.getReference(Frequency, frequencyId);
+    link.numberOfPayments = fields.isSubscription ? (fields.numberOfPayments ?? link.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments) : null;
     await em.flush();
     await em.populate(link, ['type'], { refresh: true });
     const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
@@ -276,6 +273,28 @@ export class PaymentLinkService {
     return { orders: Number(row.orders), customers: Number(row.customers), mine: Number(row.mine) };
   }
 
+  /**
+   * Each link's status (link-status.ts), from its paid orders: one query for any number of
+   * links (the indexed count per link and status).
+   */
+  async statuses(links: ReadonlyArray<LinkShape & { id: number }>): Promise<Map<number, PaymentLinkStatus>> {
+    const counted = links.filter((l) => l.isActive && hasLimit(l)).map((l) => l.id);
+    const usage = new Map<number, { orders: number; customers: number }>();
+    if (counted.length > 0) {
+      const rows = await this.execute(
+        `select payment_link_id as id, count(*)::int as orders, count(distinct customer_id)::int as customers
+           from checkout_order where payment_link_id = any(?::int[]) and status_id = ? group by payment_link_id`,
+        [counted, OrderStatus.Successful],
+      );
+      for (const r of rows) usage.set(Number(r.id), { orders: Number(r.orders), customers: Number(r.customers) });
+    }
+    return new Map(links.map((l) => [l.id, linkStatus(l, { ...(usage.get(l.id) ?? { orders: 0, customers: 0 }), mine: 0 })]));
+  }
+
+  async status(link: PaymentLink): Promise<PaymentLinkStatus> {
+    return (await this.statuses([link])).get(link.id)!;
+  }
+
   async types(): Promise<PaymentLinkType[]> {
     return this.orm.em.fork().find(PaymentLinkType, {}, { orderBy: { id: 'asc' } });
   }
@@ -288,66 +307,5 @@ export class PaymentLinkService {
     const text = String(id).trim();
     if (!/^\d{1,9}$/.test(text)) return undefined;
     return Number(text);
-  }
-
-  private async validate(input: PaymentLinkInput, { creating }: { creating: boolean }) {
-    const text = trimmedText;
-    const name = text(input.name);
-    if (!name) throw requiredField('Name');
-    if (name.length > 200) throw validationError('The Name field must be at most 200 characters.');
-    const description = text(input.description);
-    if (!description) throw requiredField('Description');
-    if (description.length > 2000) throw validationError('The Description field must be at most 2000 characters.');
-
-    const typeCode = text(input.paymentType)?.toUpperCase();
-    if (!typeCode) throw requiredField('PaymentType');
-    const type = await this.orm.em.fork().findOne(PaymentLinkType, { code: typeCode, status: true });
-    if (!type) throw unsupported('PaymentType');
-
-    let currency: string | null = null;
-    if (creating) {
-      currency = (text(input.currency) ?? 'NGN').toUpperCase();
-      if (!currencyOf(currency)) throw unsupported('Currency');
-    }
-
-    const authText = text(input.authOption)?.toUpperCase();
-    if (creating && !authText) throw requiredField('AuthOption');
-    if (authText && authText !== 'AUTH' && authText !== 'NOAUTH') throw unsupported('AuthOption');
-
-    let amount: string | null = null;
-    if (input.amount !== null && input.amount !== undefined && String(input.amount).trim() !== '') {
-      const parsed = parseAmount(input.amount);
-      if (typeof parsed === 'string') throw amountError(parsed);
-      amount = parsed.toFixed(2);
-    }
-
-    let limit: number | null = null;
-    if (input.limit !== null && input.limit !== undefined && String(input.limit).trim() !== '') {
-      const t = String(input.limit).trim();
-      if (!/^\d{1,9}$/.test(t) || Number(t) < 1) throw validationError('The Limit field must be a whole number of at least 1.');
-      limit = Number(t);
-    }
-
-    const mobile = text(input.mobile);
-    if (mobile && !/^\+?[0-9 ()-]{6,20}$/.test(mobile)) throw validationError('The Mobile field is not a valid phone number.');
-    const backgroundImage = text(input.backgroundImage);
-    if (backgroundImage && !isHttpUrl(backgroundImage)) throw validationError('The BackgroundImage field must be an http or https URL.');
-    const website = text(input.website);
-    if (website && !isHttpUrl(website)) throw validationError('The Website field must be an http or https URL.');
-
-    return { name, description, typeId: type.id, currency, authOption: authText as AuthOption | undefined, amount, limit, mobile, backgroundImage, website };
-  }
-}
-
-export function amountError(problem: 'invalid' | 'not_positive' | 'too_large' | 'too_precise', field = 'Amount') {
-  switch (problem) {
-    case 'not_positive':
-      return validationError(`The ${field} field must be greater than zero.`);
-    case 'too_large':
-      return validationError(`The ${field} field must be at most 999999999999.99.`);
-    case 'too_precise':
-      return validationError(`The ${field} field must have at most 2 decimal places.`);
-    default:
-      return validationError(`The ${field} field must be a number.`);
   }
 }

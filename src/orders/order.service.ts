@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { notFound, requiredField, unsupported, validationError } from '../shared/errors';
+import { type DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
 import { currencyOf, Money, parseAmount } from '../shared/money';
 import { requireSupportedCountry } from '../shared/countries';
 import { randomReference } from '../shared/random';
@@ -11,7 +11,8 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
-import { amountError, PAYMENT_LINK_NOT_FOUND } from '../links/payment-link.service';
+import { PAYMENT_LINK_NOT_FOUND } from '../links/payment-link.service';
+import { amountError, DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
 import type { FeeService } from '../fees/fee.service';
 import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { Customer } from './customer.entity';
@@ -47,8 +48,6 @@ export interface OrderAggregate {
   payments: OrderPayment[];
   cards: CardDetail[];
 }
-
-const MAX_NUMBER_OF_PAYMENTS = 1000;
 
 export class OrderService {
   private readonly queries: OrderQueries;
@@ -136,8 +135,7 @@ export class OrderService {
     const paymentLinkId = optionalId(p.paymentLinkId, 'PaymentLinkId');
     const frequencyId = optionalId(p.frequencyId, 'FrequencyId');
     const numberOfPayments = optionalId(p.numberOfPayments, 'NumberOfPayments', MAX_NUMBER_OF_PAYMENTS);
-    if (frequencyId !== null && numberOfPayments === null) throw requiredField('NumberOfPayments');
-    if (numberOfPayments !== null && frequencyId === null) throw requiredField('FrequencyId');
+    if (paymentLinkId === null && (frequencyId !== null || numberOfPayments !== null)) throw subscriptionTermsOnly(frequencyId !== null);
 
     let ipAddress: string | null = null;
     if (input.paymentMeta) {
@@ -157,7 +155,7 @@ export class OrderService {
       totalChargedAmount: quote.totalChargedAmount,
     };
 
-    if (paymentLinkId === null && frequencyId === null) {
+    if (paymentLinkId === null) {
       // A plain order: customer, order and timeline entry in one statement (OrderQueries).
       try {
         const [order, subsidiary] = await Promise.all([
@@ -198,13 +196,12 @@ export class OrderService {
           if (link.amount !== null && !new Money(link.amount).eq(amount)) {
             throw validationError(`The Amount field must be ${new Money(link.amount).toFixed(currency.minorUnits)}, the amount of the payment link.`);
           }
-          if (link.type.code === 'SUB' && frequencyId === null) throw requiredField('FrequencyId');
+          if (link.type.code !== 'SUB' && (frequencyId !== null || numberOfPayments !== null)) throw subscriptionTermsOnly(frequencyId !== null);
         }
-        let frequency: Frequency | null = null;
-        if (frequencyId !== null) {
-          frequency = await em.findOne(Frequency, { id: frequencyId, isActive: true });
-          if (!frequency) throw unsupported('FrequencyId');
-        }
+        // A subscription link's orders take the link's terms; an order may repeat them, not change them.
+        const terms = link?.type.code === 'SUB' ? subscriptionTermsOf(link, frequencyId, numberOfPayments) : null;
+        const frequency = terms ? await em.findOne(Frequency, { id: terms.frequencyId, isActive: true }) : null;
+        if (terms && !frequency) throw unsupported('FrequencyId');
 
         // One customer per e-mail (unique in the database): concurrent creates meet here, and
         // an existing customer is left exactly as it is.
@@ -237,7 +234,7 @@ export class OrderService {
           paymentResponseMessage: 'Created order successfully',
           paymentLink: link,
           frequency,
-          numberOfPayments,
+          numberOfPayments: terms?.numberOfPayments ?? null,
           ipAddress,
           version: 1,
         });
@@ -326,4 +323,28 @@ function optionalId(value: unknown, field: string, max = 2_147_483_647): number 
     throw validationError(`The ${field} field must be a whole number from 1 to ${max}.`);
   }
   return Number(text);
+}
+
+/** Charge frequency and number of payments belong to subscription links (and their orders) only. */
+function subscriptionTermsOnly(frequencyGiven: boolean): DomainError {
+  return validationError(`The ${frequencyGiven ? 'FrequencyId' : 'NumberOfPayments'} field is only for orders of subscription links (PaymentType SUB).`);
+}
+
+/** The terms of an order on a subscription link: the link's, which the order may repeat but not contradict. */
+function subscriptionTermsOf(
+  link: PaymentLink,
+  frequencyId: number | null,
+  numberOfPayments: number | null,
+): { frequencyId: number; numberOfPayments: number } {
+  const terms = {
+    frequencyId: link.frequency?.id ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId,
+    numberOfPayments: link.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments,
+  };
+  if (frequencyId !== null && frequencyId !== terms.frequencyId) {
+    throw validationError(`The FrequencyId field must be ${terms.frequencyId}, the frequency of the payment link.`);
+  }
+  if (numberOfPayments !== null && numberOfPayments !== terms.numberOfPayments) {
+    throw validationError(`The NumberOfPayments field must be ${terms.numberOfPayments}, the number of payments of the payment link.`);
+  }
+  return terms;
 }

@@ -1,4 +1,5 @@
-import { validationError } from '../shared/errors';
+import { requiredField, validationError } from '../shared/errors';
+import { currencyOf, parseAmount } from '../shared/money';
 import type { Clock } from '../shared/clock';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
@@ -9,6 +10,9 @@ import type { PayloadService } from '../crypto/payload.service';
 import { InputObject } from '../shared/input';
 import type { PaymentService, PayResult } from './payment.service';
 import { readPaymentInstrument } from './pay-input';
+import { validatePayment } from './pay-validation';
+import { linkRefusal } from '../links/link-status';
+import type { FeeService } from '../fees/fee.service';
 
 export interface LinkCheckoutInput {
   amount?: unknown;
@@ -29,6 +33,7 @@ export class LinkCheckoutService {
     private readonly orders: OrderService,
     private readonly payments: PaymentService,
     private readonly payloads: PayloadService,
+    private readonly fees: FeeService,
     private readonly publicUrl: string,
     private readonly clock: Clock,
     /** An order made here and left unpaid (a payment refused, a page abandoned) fails after this. */
@@ -43,14 +48,28 @@ export class LinkCheckoutService {
     return { environmentId: link.environment.id, subsidiaryId: link.environment.subsidiary.id, mode: link.environment.mode, keyKind: 'public' };
   }
 
+  /**
+   * Everything that can refuse the attempt is checked before the order is created: the link's
+   * status (not disabled, paid or at its limit), how the customer pays (option, card or PayPal
+   * details), the option's rules for the amount (turned on, at least its minimum), then the
+   * customer details as the order is made. A refused attempt leaves no order behind.
+   */
   async pay(linkReference: string, input: LinkCheckoutInput): Promise<PayResult> {
     const link = await this.links.findPublic(linkReference);
     if (!link) throw validationError('This payment link does not exist.');
-    if (!link.isActive) throw validationError('The payment link is not active.');
+    const status = await this.links.status(link);
+    if (status !== 'ACTIVE') throw linkRefusal(status);
     const tenant = this.tenantOf(link);
     if (typeof input.data !== 'string' || !input.data) throw validationError('The card details are missing.');
     const secret = InputObject.from(await this.payloads.decrypt(tenant, input.data)).allowOnly(['card', 'paypal']);
+    const payment = { paymentOption: input.paymentOption, country: input.customer?.country ?? null, ...readPaymentInstrument(secret) };
+    if (!input.customer) throw requiredField('Customer');
+    const { method } = validatePayment(payment, this.clock.now());
     const amount = link.amount ?? input.amount;
+    const parsed = amount === undefined || amount === null || amount === '' ? null : parseAmount(amount, currencyOf(link.currency)?.minorUnits);
+    // An amount that is not one is refused by the order's own checks, below, before anything is written.
+    if (parsed !== null && typeof parsed !== 'string') await this.fees.assertPayable(tenant, parsed, method, link.currency);
+
     const order = await this.orders.create(
       tenant,
       {
@@ -60,11 +79,6 @@ export class LinkCheckoutService {
       },
       { expiresAt: new Date(this.clock.now().getTime() + this.unpaidOrderTimeoutMs) },
     );
-    return this.payments.pay(tenant, {
-      reference: order.order.reference,
-      paymentOption: input.paymentOption,
-      country: input.customer?.country ?? null,
-      ...readPaymentInstrument(secret),
-    });
+    return this.payments.pay(tenant, { reference: order.order.reference, ...payment });
   }
 }

@@ -1,5 +1,5 @@
 import type { InputObject } from '../shared/input';
-import type { BillingAddressInput, PayOrderInput } from './payment.service';
+import type { BillingAddressInput, PayOrderInput } from './pay-validation';
 
 /**
  * Reads the card or PayPal part of a pay request, case-insensitively:

@@ -1,14 +1,12 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
+import { DomainError, notFound, requiredField, validationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
-import { requireSupportedCountry } from '../shared/countries';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
-import { isFinalStatus, Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
+import { isFinalStatus, Order, OrderStatus } from '../orders/order.entity';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
-import { PaymentLink } from '../links/payment-link.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
 import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
@@ -17,34 +15,17 @@ import type { EventFanout } from '../events/event-fanout';
 import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
-import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import { trimmedText as text } from '../shared/input';
-import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor, type ProcessorResult } from './processor';
+import { PAYMENT_OPTION_IDS, validatePayment, type PayOrderInput } from './pay-validation';
+import { processorCallClock, ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
+import { PaymentSettlement, type PaymentOutcome } from './settlement';
 
-export interface BillingAddressInput {
-  street?: string | null;
-  city?: string | null;
-  state?: string | null;
-  country?: string | null;
-  zipcode?: string | null;
-}
+export type { PaymentOutcome } from './settlement';
 
-export interface PayOrderInput {
-  reference?: string | null;
-  paymentOption?: string | null;
-  country?: string | null;
-  card?: {
-    cardNumber?: string | null;
-    expiryMonth?: string | null;
-    expiryYear?: string | null;
-    cvv?: string | null;
-    billingAddress?: BillingAddressInput | null;
-  } | null;
-  paypal?: { fullName?: string | null; mobile?: string | null; house?: string | null; billingAddress?: BillingAddressInput | null } | null;
-}
+export type { BillingAddressInput, PayOrderInput } from './pay-validation';
 
 export interface PayResult {
   aggregate: OrderAggregate;
@@ -64,17 +45,6 @@ export interface AuthenticationOutcome {
   status: 'successful' | 'failed' | 'processing';
 }
 
-/** A payment attempt reached a status (reported after its transaction committed; for metrics). */
-export interface PaymentOutcome {
-  /** null for an order that expired unpaid (no attempt, no method). */
-  method: PaymentMethod | null;
-  status: 'pending' | 'successful' | 'failed';
-  /** The response code the order now carries (00, 02, a decline code, Z1–Z5, …). */
-  code: string;
-  actor: PaymentActor;
-}
-
-export const PAYMENT_OPTION_IDS: Record<string, number> = { C: 2, PAYPAL: 3 };
 const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
@@ -111,10 +81,10 @@ const DEFAULT_RECONCILE_GRACE_MS = 5_000;
  */
 export class PaymentService {
   private readonly publicUrl: string;
-  private readonly authenticationTimeoutMs: number;
   private readonly processorDeadlineMs: number;
   private readonly reconcileGraceMs: number;
   private readonly crashAfterProcessorCall: boolean;
+  private readonly settlement: PaymentSettlement;
 
   constructor(
     private readonly orm: MikroORM,
@@ -122,88 +92,53 @@ export class PaymentService {
     private readonly orders: OrderService,
     private readonly timeline: TimelineService,
     private readonly outbox: OutboxService,
-    private readonly events: EventFanout,
+    events: EventFanout,
     private readonly clock: Clock,
     private readonly fees: FeeService,
-    private readonly links: PaymentLinkService,
+    links: PaymentLinkService,
     options: PaymentServiceOptions,
-    private readonly recurring?: RecurringBillingService,
+    recurring?: RecurringBillingService,
   ) {
     this.publicUrl = options.publicUrl;
-    this.authenticationTimeoutMs = options.authenticationTimeoutMs;
     this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
     this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
-    recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
+    this.settlement = new PaymentSettlement(orm, orders, timeline, outbox, events, clock, links, options.authenticationTimeoutMs, recurring);
   }
-
-  private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
-  /** Outcomes noted inside a transaction, keyed by that transaction's list of changes: reported once it committed. */
-  private readonly uncommittedOutcomes = new WeakMap<OrderStatusChange[], PaymentOutcome[]>();
 
   /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
   onOutcome(listener: (outcome: PaymentOutcome) => void): () => void {
-    this.outcomeListeners.add(listener);
-    return () => this.outcomeListeners.delete(listener);
+    return this.settlement.onOutcome(listener);
   }
 
-  private noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
-    const noted = this.uncommittedOutcomes.get(changes);
-    if (noted) noted.push(outcome);
-    else this.uncommittedOutcomes.set(changes, [outcome]);
-  }
-
-  /** After a transaction committed: its changes to the event fan-out, its outcomes to the listeners. */
-  private committed(changes: OrderStatusChange[]): void {
-    this.events.afterCommit(changes);
-    const outcomes = this.uncommittedOutcomes.get(changes);
-    if (!outcomes) return;
-    this.uncommittedOutcomes.delete(changes);
-    for (const outcome of outcomes) {
-      for (const listener of this.outcomeListeners) {
-        try {
-          listener(outcome);
-        } catch {
-          // A listener's fault is never the payment's.
-        }
-      }
-    }
+  /**
+   * Applies a processor answer to an attempt in its own transaction, if the attempt is still
+   * Processing (a concurrent reconciliation may have applied the same record already).
+   * Returns whether it changed anything.
+   */
+  settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
+    return this.settlement.settleAttempt(paymentId, result, actor);
   }
 
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
     const reference = text(input.reference);
     if (!reference) throw requiredField('Reference');
-    const option = text(input.paymentOption)?.toUpperCase();
-    if (!option) throw validationError('payment option is required!');
-    if (!(option in PAYMENT_OPTION_IDS)) throw unsupported('PaymentOption');
-    const method = option as PaymentMethod;
-    const country = text(input.country)?.toUpperCase();
-    if (!country) throw requiredField('Country');
-    requireSupportedCountry(country);
-
-    let card: ValidCard | null = null;
-    if (method === 'C') {
-      if (!input.card) throw requiredField('Card');
-      card = this.validateCard(input.card);
-    } else {
-      if (!input.paypal) throw requiredField('Paypal');
-      if (!text(input.paypal.fullName)) throw requiredField('FullName');
-      if (!text(input.paypal.mobile)) throw requiredField('Mobile');
-      validateBillingAddress(input.paypal.billingAddress);
-    }
+    const { method, country, card } = validatePayment(input, this.clock.now());
 
     const processor = tenant.mode === 'test' ? this.processors.test : this.processors.live;
     if (!processor) throw new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
 
-    // The fee follows the option actually paid with: quoted here (outside any transaction) when
-    // it differs from the option the order's fee was computed for (card, at creation; an order
-    // whose fee is another option's has been paid with it and is payable no more).
-    let quote: FeeQuote | null = null;
-    if (method !== 'C') {
-      const current = await this.orm.em.fork().findOne(Order, { environment: tenant.environmentId, reference });
-      if (!current) throw orderNotFound();
-      if (feeOptionOf(current) !== method) quote = await this.fees.compute(tenant, new Money(current.amount), method, current.currency);
-    }
+    // The option's rules (turned on, the amount at least its minimum) and its fee, read outside
+    // any transaction. The fee follows the option actually paid with: quoted here when it differs
+    // from the option the order's fee was computed for (card, at creation; an order whose fee is
+    // another option's has been paid with it and is payable no more).
+    const current = await this.orm.em
+      .fork()
+      .findOne(Order, { environment: tenant.environmentId, reference }, { fields: ['amount', 'currency', 'paymentMethod'] });
+    if (!current) throw orderNotFound();
+    await this.fees.assertPayable(tenant, new Money(current.amount), method, current.currency);
+    const quote: FeeQuote | null =
+      feeOptionOf(current) !== method ? await this.fees.compute(tenant, new Money(current.amount), method, current.currency) : null;
 
     // 1. Record the attempt (short transaction, committed before the processor is called).
     const changes: OrderStatusChange[] = [];
@@ -212,7 +147,7 @@ export class PaymentService {
       if (!order) throw orderNotFound();
       await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
       this.assertPayable(order);
-      const link = order.paymentLink ? await this.lockLinkAndCheck(em, order, 'attempt', changes) : null;
+      const link = order.paymentLink ? await this.settlement.linkRules.lockAndCheck(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
@@ -262,7 +197,7 @@ export class PaymentService {
         threeDSecure,
       };
     });
-    this.committed(changes);
+    this.settlement.committed(changes);
 
     // 2. Call the processor, with no transaction open. A failure here leaves the attempt
     //    Processing, for reconciliation from the processor's record.
@@ -288,7 +223,7 @@ export class PaymentService {
     if (this.crashAfterProcessorCall) crashNow();
 
     // 3. Settle (second transaction), unless reconciliation already did.
-    const { aggregate, payment } = await this.settleReturning(attempt.paymentId, result, 'processor');
+    const { aggregate, payment } = await this.settlement.settleReturning(attempt.paymentId, result, 'processor');
     const pending = payment.statusId === OrderStatus.PendingAuthentication;
     return {
       aggregate,
@@ -322,11 +257,11 @@ export class PaymentService {
     const step = await this.orm.em.fork().transactional(async (em) => {
       const found = await em.findOne(OrderPayment, { reference: paymentReference });
       if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
-      const { order, payment } = await this.lockAttempt(em, found.id);
+      const { order, payment } = await this.settlement.lockAttempt(em, found.id);
       if (payment.statusId === OrderStatus.Processing) return { kind: 'wait' as const };
       if (payment.statusId !== OrderStatus.PendingAuthentication) return { kind: 'done' as const };
       if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) {
-        await this.expireAuthentication(em, order, payment, changes);
+        await this.settlement.expireAuthentication(em, order, payment, changes);
         return { kind: 'done' as const };
       }
       transition(payment, OrderStatus.Processing, actor, proof.method);
@@ -335,7 +270,7 @@ export class PaymentService {
       await em.flush();
       return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
     });
-    this.committed(changes);
+    this.settlement.committed(changes);
 
     if (step.kind === 'call') {
       const processor = step.mode === 'test' ? this.processors.test : this.processors.live!;
@@ -343,7 +278,7 @@ export class PaymentService {
         proof.method === 'C'
           ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
           : await processor.completePaypal(paymentReference, step.token, proof.approve);
-      const { aggregate } = await this.settleReturning(step.paymentId, result, 'processor');
+      const { aggregate } = await this.settlement.settleReturning(step.paymentId, result, 'processor');
       return outcomeOf(aggregate.order);
     }
     if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
@@ -366,13 +301,13 @@ export class PaymentService {
     for (const { id } of payments) {
       const changes: OrderStatusChange[] = [];
       const done = await this.orm.em.fork().transactional(async (em) => {
-        const { order, payment } = await this.lockAttempt(em, id);
+        const { order, payment } = await this.settlement.lockAttempt(em, id);
         if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
           return false;
-        await this.expireAuthentication(em, order, payment, changes);
+        await this.settlement.expireAuthentication(em, order, payment, changes);
         return true;
       });
-      this.committed(changes);
+      this.settlement.committed(changes);
       if (done) expired += 1;
     }
     const orders: Array<{ id: number }> = await connection.execute(
@@ -395,10 +330,10 @@ export class PaymentService {
         const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
         changes.push(await this.outbox.recordOrderChange(em, aggregate, 'failed'));
         await em.flush();
-        this.noteOutcome(changes, { method: null, status: 'failed', code: ResponseCodes.orderExpired.code, actor: 'expiry' });
+        this.settlement.noteOutcome(changes, { method: null, status: 'failed', code: ResponseCodes.orderExpired.code, actor: 'expiry' });
         return true;
       });
-      this.committed(changes);
+      this.settlement.committed(changes);
       if (done) expired += 1;
     }
     return expired;
@@ -439,170 +374,6 @@ export class PaymentService {
     return settled;
   }
 
-  /**
-   * Applies a processor answer to an attempt in its own transaction, if the attempt is still
-   * Processing (a concurrent reconciliation may have applied the same record already).
-   * Returns whether it changed anything.
-   */
-  async settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
-    return (await this.settleReturning(paymentId, result, actor)).changed;
-  }
-
-  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
-  private async settleReturning(
-    paymentId: number,
-    result: ProcessorResult,
-    actor: 'processor' | 'reconciliation',
-  ): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
-    const changes: OrderStatusChange[] = [];
-    const settled = await this.orm.em.fork().transactional(async (em) => {
-      const { order, payment } = await this.lockAttempt(em, paymentId);
-      if (payment.statusId !== OrderStatus.Processing) {
-        return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
-      }
-      if (actor === 'reconciliation') {
-        this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', {
-          orderPaymentReference: payment.reference,
-        });
-      }
-      return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
-    });
-    this.committed(changes);
-    return settled;
-  }
-
-  /** Lock order first, then payment: the same order everywhere. */
-  private async lockAttempt(em: EntityManager, paymentId: number): Promise<{ order: Order; payment: OrderPayment }> {
-    const found = await em.findOneOrFail(OrderPayment, { id: paymentId });
-    const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    const payment = await em.findOneOrFail(OrderPayment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
-    return { order, payment };
-  }
-
-  private async applyProcessorResult(
-    em: EntityManager,
-    order: Order,
-    payment: OrderPayment,
-    result: ProcessorResult,
-    actor: 'processor' | 'reconciliation',
-    changes: OrderStatusChange[],
-  ): Promise<OrderAggregate> {
-    const method = methodOfOption(payment.paymentOptionId);
-    const subsidiaryId = order.environment.subsidiary.id;
-    const card = await em.findOne(CardDetail, { orderPayment: payment });
-    if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
-    if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
-    if (result.token && !payment.processorToken) payment.processorToken = result.token;
-    payment.processingStartedAt = null;
-
-    if (result.kind === 'challenge') {
-      transition(payment, OrderStatus.PendingAuthentication, actor, method);
-      transition(order, OrderStatus.PendingAuthentication, actor, method);
-      payment.responseCode = ResponseCodes.pending.code;
-      payment.responseMessage = ResponseCodes.pending.message;
-      payment.authenticationExpiresAt ??= new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
-      order.paymentResponseCode = ResponseCodes.pending.code;
-      order.paymentResponseMessage = ResponseCodes.pending.message;
-      await em.flush();
-      const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
-      changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
-      this.noteOutcome(changes, { method, status: 'pending', code: ResponseCodes.pending.code, actor });
-      return aggregate;
-    }
-
-    const final: FinalProcessorResult = result;
-    if (payment.authenticationExpiresAt !== null) {
-      // The answer to an authentication page (a first call that needed none has no deadline).
-      const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
-      this.timeline.record(
-        em,
-        order,
-        passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
-        'system',
-        passed ? 'Customer authenticated' : final.message,
-        {
-          orderPaymentReference: payment.reference,
-        },
-      );
-    }
-    if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
-      // The link's rules were enforced when the attempt started (under the link's lock, counting
-      // attempts in progress). If they changed since (link deactivated, limit lowered), the
-      // processor has still moved the money: the approval stands, recorded for the merchant,
-      // rather than a failure in our books alone for a charged card.
-      try {
-        await this.lockLinkAndCheck(em, order, 'settle', changes);
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
-          orderPaymentReference: payment.reference,
-        });
-      }
-    }
-    return this.settle(em, order, payment, final, actor, changes);
-  }
-
-  private async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
-    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, {
-      orderPaymentReference: payment.reference,
-    });
-    await this.settle(
-      em,
-      order,
-      payment,
-      { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired },
-      'expiry',
-      changes,
-    );
-  }
-
-  private async settle(
-    em: EntityManager,
-    order: Order,
-    payment: OrderPayment,
-    result: FinalProcessorResult,
-    actor: PaymentActor,
-    changes: OrderStatusChange[],
-  ): Promise<OrderAggregate> {
-    const now = this.clock.now();
-    const method = methodOfOption(payment.paymentOptionId);
-    const approved = result.kind === 'approved';
-    const statusId: OrderStatusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
-    transition(payment, statusId, actor, method);
-    transition(order, statusId, actor, method);
-    payment.responseCode = result.code;
-    payment.responseMessage = result.message;
-    payment.authenticationExpiresAt = null;
-    payment.processingStartedAt = null;
-    order.paymentResponseCode = result.code;
-    order.paymentResponseMessage = result.message;
-    order.providerResponseDate = now;
-    if (approved) order.datePaymentConfirmed = now;
-    const card = await em.findOne(CardDetail, { orderPayment: payment });
-    if (card) card.status = approved;
-    if (this.recurring) {
-      if (order.recurringPaymentId !== null) await this.recurring.recordCharge(em, order, approved);
-      else if (approved) await this.recurring.setUp(em, order, payment);
-    }
-    this.timeline.record(
-      em,
-      order,
-      approved ? TimelineEvents.settled : TimelineEvents.failed,
-      'system',
-      approved ? 'Payment successful' : `Payment failed: ${result.message}`,
-      {
-        responseCode: result.code,
-      },
-    );
-    await em.flush();
-    const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
-    changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
-    await em.flush();
-    this.noteOutcome(changes, { method, status: approved ? 'successful' : 'failed', code: result.code, actor });
-    return aggregate;
-  }
-
   /** The order's fee becomes the fee of the option actually paid with; the timeline keeps both. */
   private applyFee(em: EntityManager, order: Order, quote: FeeQuote): void {
     const before = { paymentOption: feeOptionOf(order), fee: order.fee, totalChargedAmount: order.totalChargedAmount };
@@ -630,48 +401,6 @@ export class PaymentService {
     }
   }
 
-  /**
-   * Link rules (SC: one successful payment; Limit: number of paying customers; inactive: none),
-   * checked under the link's row lock so concurrent payments on one link are serialised.
-   * Before an attempt, payments in progress count too, except that on a single-charge link an
-   * unauthenticated attempt nobody is answering right now is superseded by the new one (an
-   * abandoned 3-D Secure page must not block the link). Initiated orders never count.
-   */
-  private async lockLinkAndCheck(em: EntityManager, order: Order, stage: 'attempt' | 'settle', changes: OrderStatusChange[]): Promise<PaymentLink> {
-    const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
-    if (!link.isActive) throw validationError('The payment link is not active.');
-    if (stage === 'attempt' && link.type.code === 'SC') await this.supersedeUnauthenticated(em, link, order, changes);
-    const statusIds = stage === 'settle' ? [OrderStatus.Successful] : [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication];
-    const { orders, customers, mine } = await this.links.usage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
-    if (link.type.code === 'SC' && orders > 0) throw validationError('This payment link has already been paid.');
-    if (link.limit !== null && customers >= link.limit && mine === 0) {
-      throw validationError('This payment link has reached its limit of paying customers.');
-    }
-    return link;
-  }
-
-  private async supersedeUnauthenticated(em: EntityManager, link: PaymentLink, order: Order, changes: OrderStatusChange[]): Promise<void> {
-    // SKIP LOCKED: an attempt someone is answering at this moment is not superseded (it still counts).
-    const rows: Array<{ id: number }> = await em
-      .getConnection()
-      .execute(
-        `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? for update skip locked`,
-        [link.id, OrderStatus.PendingAuthentication, order.id],
-        'all',
-        em.getTransactionContext(),
-      );
-    for (const { id } of rows) {
-      const other = await em.findOneOrFail(Order, { id }, { refresh: true, populate: ['environment'] });
-      const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!payment) continue;
-      this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
-        orderPaymentReference: payment.reference,
-        supersededBy: order.reference,
-      });
-      await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
-    }
-  }
-
   private authenticationUrl(payment: OrderPayment): string {
     const path = methodOfOption(payment.paymentOptionId) === 'C' ? 'sandbox/3ds' : 'sandbox/paypal';
     return `${this.publicUrl}/${path}/${payment.reference}`;
@@ -688,57 +417,11 @@ export class PaymentService {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-
-  private validateCard(c: NonNullable<PayOrderInput['card']>): ValidCard {
-    const number = (text(c.cardNumber) ?? '').replace(/[\s-]/g, '');
-    if (!number) throw requiredField('CardNumber');
-    if (!luhnValid(number)) throw validationError('The CardNumber field is not a valid card number.');
-    const month = text(c.expiryMonth);
-    if (!month) throw requiredField('ExpiryMonth');
-    if (!/^(0[1-9]|1[0-2])$/.test(month)) throw validationError('The ExpiryMonth field must be two digits from 01 to 12.');
-    const year = text(c.expiryYear);
-    if (!year) throw requiredField('ExpiryYear');
-    if (!/^\d{2}$/.test(year)) throw validationError('The ExpiryYear field must be two digits.');
-    const now = this.clock.now();
-    const expiry = Date.UTC(2000 + Number(year), Number(month), 1); // first instant after the expiry month
-    if (expiry <= now.getTime()) throw validationError('The card has expired.');
-    const cvv = text(c.cvv);
-    if (!cvv) throw requiredField('Cvv');
-    if (!/^\d{3,4}$/.test(cvv)) throw validationError('The Cvv field must be 3 or 4 digits.');
-    validateBillingAddress(c.billingAddress);
-    const { firstSix, lastFour } = cardFingerprintParts(number);
-    return { secret: { cardNumber: number, cvv }, expiryMonth: month, expiryYear: year, brand: cardBrand(number), firstSix, lastFour };
-  }
-}
-
-interface ValidCard {
-  /** Never stored, logged or returned: handed to the processor and dropped. */
-  secret: { cardNumber: string; cvv: string };
-  expiryMonth: string;
-  expiryYear: string;
-  brand: string;
-  firstSix: string;
-  lastFour: string;
 }
 
 /** The option the order's current fee was computed for: card at creation, then the option paid with. */
-function feeOptionOf(order: Order): PaymentMethod {
+function feeOptionOf(order: Pick<Order, 'paymentMethod'>): PaymentMethod {
   return order.paymentMethod === 'PAYPAL' ? 'PAYPAL' : 'C';
-}
-
-/**
- * The billing address is optional (legacy clients send none, or null). An address whose
- * every part is absent counts as absent; a given address needs street, city and country.
- */
-function validateBillingAddress(a: BillingAddressInput | null | undefined): void {
-  if (!a) return;
-  const parts = [a.street, a.city, a.state, a.country, a.zipcode];
-  if (parts.every((p) => !text(p))) return;
-  if (!text(a.street)) throw requiredField('Street');
-  if (!text(a.city)) throw requiredField('City');
-  const country = text(a.country)?.toUpperCase();
-  if (!country) throw requiredField('Country');
-  if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
 }
 
 function outcomeOf(order: Order): AuthenticationOutcome {

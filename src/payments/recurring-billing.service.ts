@@ -9,6 +9,7 @@ import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
+import { renewalRule } from '../links/link-status';
 import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor } from './processor';
 
 /** A failed charge is retried this many times, an hour apart, before the subscription fails. */
@@ -83,7 +84,7 @@ export class RecurringBillingService {
         const id = rows[0]!.id;
         try {
           // A savepoint: a fault in one subscription must not stop the others from being charged.
-          return await em.transactional((inner) => this.recordChargeAttempt(inner, id));
+          return await em.transactional(async (inner) => (await this.applyLinkRules(inner, id)) ?? (await this.recordChargeAttempt(inner, id)));
         } catch (err) {
           this.onFault(err, id);
           await this.deferAfterFault(em, id);
@@ -91,6 +92,7 @@ export class RecurringBillingService {
         }
       });
       if (claim === null) break;
+      if (claim === 'skipped' || claim === 'stopped') continue; // nothing charged; the subscription is no longer due
       charged += 1;
       if (claim === 'deferred') continue;
       if (!this.settle) throw new Error('recurring billing: no settlement attached');
@@ -140,6 +142,38 @@ export class RecurringBillingService {
       }
       return recurring;
     });
+  }
+
+  /**
+   * A renewal obeys the rules of the payment link the subscription was set up on
+   * (links/link-status.ts `renewalRule`): skipped while the link is disabled (the next period is
+   * due as usual), stopped for good when the link no longer sells a subscription. Each is
+   * recorded on the subscription's first order. Answers null when the renewal is to be charged.
+   */
+  private async applyLinkRules(em: EntityManager, id: number): Promise<'skipped' | 'stopped' | null> {
+    const recurring = await em.findOneOrFail(RecurringPayment, { id }, { populate: ['order', 'order.paymentLink', 'order.paymentLink.type', 'frequency'] });
+    const link = recurring.order.paymentLink;
+    const rule = renewalRule(link);
+    if (rule === 'charge') return null;
+    const metadata = { recurringPaymentReference: recurring.reference, paymentLinkReference: link!.reference, due: recurring.nextChargeAt?.toISOString() };
+    if (rule === 'skip') {
+      recurring.nextChargeAt = nextPeriodAfter(recurring.nextChargeAt ?? this.clock.now(), recurring.frequency.hours, this.clock.now());
+      this.timeline.record(em, recurring.order, TimelineEvents.renewalSkipped, 'system', 'Renewal not charged: the payment link is disabled', metadata);
+      await em.flush();
+      return 'skipped';
+    }
+    recurring.state = 'stopped';
+    recurring.nextChargeAt = null;
+    this.timeline.record(
+      em,
+      recurring.order,
+      TimelineEvents.subscriptionStopped,
+      'system',
+      'Subscription stopped: the payment link no longer sells it',
+      metadata,
+    );
+    await em.flush();
+    return 'stopped';
   }
 
   /** The charge's order and payment, Processing, in the claiming transaction: nothing is charged yet. */
@@ -242,7 +276,7 @@ export class RecurringBillingService {
         recurring.state = 'completed';
         recurring.nextChargeAt = null;
       } else {
-        recurring.nextChargeAt = new Date((recurring.nextChargeAt ?? now).getTime() + recurring.frequency.hours * 3600_000);
+        recurring.nextChargeAt = nextPeriodAfter(recurring.nextChargeAt ?? now, recurring.frequency.hours, now);
       }
     } else {
       recurring.consecutiveFailures += 1;
@@ -254,4 +288,15 @@ export class RecurringBillingService {
       }
     }
   }
+}
+
+/**
+ * The first period boundary after `now` on the schedule through `due`: one period after it,
+ * or, when time jumped past further periods, the next one still ahead. Periods missed while
+ * nothing ran are not caught up (one charge for them, not one each).
+ */
+export function nextPeriodAfter(due: Date, hours: number, now: Date): Date {
+  const period = hours * 3600_000;
+  const periods = Math.max(1, Math.floor((now.getTime() - due.getTime()) / period) + 1);
+  return new Date(due.getTime() + periods * period);
 }

@@ -3,7 +3,8 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Frequency } from '../links/frequency.entity';
 import { Order } from '../orders/order.entity';
 
-export type RecurringState = 'pending' | 'active' | 'completed' | 'cancelled' | 'failed';
+/** `stopped`: the payment link's rules ended it (the link no longer sells this subscription). */
+export type RecurringState = 'pending' | 'active' | 'completed' | 'cancelled' | 'failed' | 'stopped';
 
 /** A subscription: charges the saved card token at the frequency until the number of payments is reached. */
 @Check({ name: 'recurring_payment_counts', expression: '"number_of_payments" > 0 and "payments_made" >= 0 and "payments_made" <= "number_of_payments"' })
@@ -37,7 +38,7 @@ export class RecurringPayment {
   @Property({ type: 'integer', default: 0 })
   consecutiveFailures: number = 0;
 
-  @Enum({ items: ['pending', 'active', 'completed', 'cancelled', 'failed'] })
+  @Enum({ items: ['pending', 'active', 'completed', 'cancelled', 'failed', 'stopped'] })
   state: RecurringState = 'pending';
 
   @Property({ type: 'string', length: 100, nullable: true })

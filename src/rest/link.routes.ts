@@ -5,7 +5,7 @@ import { readInput, textOf } from '../shared/input';
 import { validationError } from '../shared/errors';
 import { orderNotFound } from '../timeline/timeline.service';
 import { paymentLinkView } from '../links/payment-link.view';
-import type { PaymentLinkInput } from '../links/payment-link.service';
+import type { PaymentLinkInput } from '../links/payment-link-input';
 import { formatTimestamp } from '../shared/time';
 import { envelopeA } from './envelopes';
 import { tenantOf } from './authentication';
@@ -25,6 +25,8 @@ function linkInput(body: Static<typeof LinkCreateBody> | Static<typeof LinkEditB
     backgroundImage: textOf(body.BackgroundImage),
     website: textOf(body.Website),
     limit: body.Limit,
+    frequencyId: body.FrequencyId,
+    numberOfPayments: body.NumberOfPayments,
   };
 }
 

@@ -7,7 +7,7 @@ import { envelopeA, envelopeB } from './envelopes';
 import { tenantOf } from './authentication';
 import { readEncryptedBody } from './encrypted-body';
 import { feeView, orderCreatedView, orderStatusView, payResultView } from './order.presenters';
-import type { PayOrderInput } from '../payments/payment.service';
+import type { PayOrderInput } from '../payments/pay-validation';
 import { readPaymentInstrument } from '../payments/pay-input';
 import { DomainError } from '../shared/errors';
 import { ok, respond } from './respond';

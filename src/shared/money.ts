@@ -65,3 +65,10 @@ export function moneyNumber(value: string | Money | null | undefined): number | 
 export function roundToMinor(value: Money, minorUnits = 2): Money {
   return value.toDecimalPlaces(minorUnits, Money.ROUND_HALF_UP);
 }
+
+/** "NGN 15,000.00": the one way amounts are written for people (exact, grouped by thousands). */
+export function formatMoney(value: string | Money, currency: string, minorUnits = currencyOf(currency)?.minorUnits ?? 2): string {
+  const [whole, fraction] = new Money(value).toFixed(minorUnits).split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${currency} ${grouped}${fraction ? `.${fraction}` : ''}`;
+}

@@ -25,6 +25,10 @@ export const TimelineEvents = {
   reconciled: 'payment.reconciled',
   /** The processor approved after the link's rules changed (deactivated, limit lowered): money moved, so the approval stands. */
   linkRuleOverridden: 'payment.link_rule_overridden',
+  /** A subscription's renewal was not charged because its payment link is disabled (on the subscription's first order). */
+  renewalSkipped: 'subscription.renewal_skipped',
+  /** A subscription was ended by its payment link's rules (on the subscription's first order). */
+  subscriptionStopped: 'subscription.stopped',
   webhookDelivered: 'webhook.delivered',
   webhookFailed: 'webhook.failed',
 } as const;

@@ -5,7 +5,11 @@ import { CopyButton, ErrorNote, Link, messageOf, money, navigate, useData, useLo
 
 const PAGE_SIZE = 10;
 
-const LINK_FIELDS = 'id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit dateCreated';
+const LINK_FIELDS =
+  'id name description reference isActive status amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit frequencyId numberOfPayments dateCreated';
+
+/** The words for `PaymentLink.status`. */
+const STATUS_LABELS: Record<string, string> = { ACTIVE: 'Active', PAID: 'Paid', LIMIT_REACHED: 'Limit reached', DISABLED: 'Disabled' };
 
 const LINKS = `query Links($filter: PaymentLinkFilterInput, $first: Int, $after: String) {
   paymentLinks(filter: $filter, first: $first, after: $after) {
@@ -40,7 +44,9 @@ function LinkRow(props: { link: any; onChange: () => void }) {
     <li class="link-card" data-link-reference={l.reference}>
       <div class="link-head">
         <h3>{l.name}</h3>
-        <span class={`pill ${l.isActive ? 'pill-on' : 'pill-off'}`}>{l.isActive ? 'Active' : 'Disabled'}</span>
+        <span class={`pill ${l.status === 'ACTIVE' ? 'pill-on' : 'pill-off'}`} data-status={l.status}>
+          {STATUS_LABELS[l.status] ?? l.status}
+        </span>
       </div>
       <p class="muted">
         {l.paymentLinkType} · {l.amount ? money(l.amount, l.currency) : `${l.currency}, customer enters the amount`} ·{' '}
@@ -136,7 +142,7 @@ export function PaymentLinks() {
 type LinkType = 'SC' | 'MC' | 'SUB';
 
 /** What a link of this shape will do, in words, as the form is filled. */
-function rulesOf(type: LinkType, amount: string, limit: string, auth: string, currency: string): string[] {
+function rulesOf(type: LinkType, amount: string, limit: string, auth: string, currency: string, schedule = 'monthly, 12 payments in all'): string[] {
   const rules: string[] = [];
   if (type === 'SC') rules.push('Single charge: the link accepts one successful payment, then stops accepting payments.');
   if (type === 'MC')
@@ -145,11 +151,18 @@ function rulesOf(type: LinkType, amount: string, limit: string, auth: string, cu
         ? `Multiple charge: up to ${limit} paying customer${limit === '1' ? '' : 's'}, then the link stops accepting payments.`
         : 'Multiple charge: any number of customers can pay, until you disable the link.',
     );
-  if (type === 'SUB') rules.push("Subscription: the customer's card is charged again on the schedule the customer picks (frequency and number of payments).");
+  if (type === 'SUB') rules.push(`Subscription: the customer's card is charged again on the schedule of the link: ${schedule}.`);
   if (type === 'SUB' && limit) rules.push(`Up to ${limit} subscriber${limit === '1' ? '' : 's'}.`);
   rules.push(amount ? `Every payment is ${currency || 'NGN'} ${amount}.` : `The customer enters the amount (${currency || 'NGN'}).`);
   rules.push(auth === 'NOAUTH' ? 'Cards are charged without 3-D Secure.' : 'Card payments are confirmed with 3-D Secure.');
   return rules;
+}
+
+/** "weekly, 4 payments in all", from the form's choices. */
+function scheduleOf(frequencies: Array<{ id: number; name: string }> | undefined, frequencyId: string, payments: string): string {
+  const name = frequencies?.find((f) => String(f.id) === frequencyId)?.name ?? (frequencyId === '6' ? 'Monthly' : `frequency ${frequencyId}`);
+  const n = payments.trim() || '12';
+  return `${name.toLowerCase()}, ${n} payment${n === '1' ? '' : 's'} in all`;
 }
 
 /** Create (no id) or edit a link. */
@@ -164,6 +177,9 @@ export function LinkEditor(props: { id?: number }) {
   const [limit, setLimit] = useState('');
   const [auth, setAuth] = useState('AUTH');
   const [currency, setCurrency] = useState('NGN');
+  const [frequencyId, setFrequencyId] = useState('6');
+  const [payments, setPayments] = useState('12');
+  const frequencies = useData(() => gql('{ frequencies { id name } }'), []);
   const [error, setError] = useState<string>();
   const [saved, setSaved] = useState<any>(null);
   useEffect(() => {
@@ -173,6 +189,8 @@ export function LinkEditor(props: { id?: number }) {
     setLimit(link.limit ? String(link.limit) : '');
     setAuth(link.authOption);
     setCurrency(link.currency);
+    if (link.frequencyId) setFrequencyId(String(link.frequencyId));
+    if (link.numberOfPayments) setPayments(String(link.numberOfPayments));
   }, [link?.id]);
   if (props.id && !link) return existing.error ? <ErrorNote error={existing.error} /> : <p>Loading…</p>;
 
@@ -194,6 +212,7 @@ export function LinkEditor(props: { id?: number }) {
             authOption: auth,
             amount: amount.trim() === '' ? null : amount.trim(),
             limit: limit.trim() === '' ? null : Number(limit),
+            ...(type === 'SUB' ? { frequencyId: Number(frequencyId), numberOfPayments: Number(payments) } : {}),
           };
           setError(undefined);
           try {
@@ -274,6 +293,31 @@ export function LinkEditor(props: { id?: number }) {
             />
           </div>
         )}
+        {type === 'SUB' && (
+          <div class="field">
+            <label for="l-frequency">Charged</label>
+            <select id="l-frequency" name="frequencyId" value={frequencyId} onChange={(e) => setFrequencyId((e.currentTarget as HTMLSelectElement).value)}>
+              {(frequencies.data?.frequencies ?? [{ id: 6, name: 'Monthly' }]).map((f: { id: number; name: string }) => (
+                <option value={String(f.id)}>{f.name}</option>
+              ))}
+            </select>
+          </div>
+        )}
+        {type === 'SUB' && (
+          <div class="field">
+            <label for="l-payments">Number of payments</label>
+            <input
+              id="l-payments"
+              name="numberOfPayments"
+              type="number"
+              min={1}
+              max={1000}
+              step={1}
+              value={payments}
+              onInput={(e) => setPayments((e.currentTarget as HTMLInputElement).value)}
+            />
+          </div>
+        )}
         <div class="field">
           <label for="l-auth">Card authentication</label>
           <select id="l-auth" name="authOption" value={auth} onChange={(e) => setAuth((e.currentTarget as HTMLSelectElement).value)}>
@@ -284,7 +328,14 @@ export function LinkEditor(props: { id?: number }) {
         <section class="rules" aria-live="polite" aria-label="Rules of this link">
           <h2>Rules</h2>
           <ul>
-            {rulesOf(type, amount.trim(), type === 'SC' ? '' : limit.trim(), auth, currency).map((r) => (
+            {rulesOf(
+              type,
+              amount.trim(),
+              type === 'SC' ? '' : limit.trim(),
+              auth,
+              currency,
+              scheduleOf(frequencies.data?.frequencies, frequencyId, payments),
+            ).map((r) => (
               <li>{r}</li>
             ))}
           </ul>

@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, Info, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectedFieldNames } from '../selection';
 import type { GraphqlContext } from '../context';
@@ -12,18 +12,27 @@ import {
   PaymentLinkCode,
   PaymentLinkConnection,
   PaymentLinkFilterInput,
+  PaymentLinkStatusEnum,
   PaymentLinkType,
   PaymentLinkTypeInfo,
 } from './payment-link.types';
 import { validationError } from '../../shared/errors';
+import type { PaymentLinkStatus } from '../../links/link-status';
+import type { PaymentLinkService } from '../../links/payment-link.service';
 
-export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkType {
+/** One link as the schema shows it, with its status (one query). */
+async function linkView(links: PaymentLinkService, link: PaymentLink): Promise<PaymentLinkType> {
+  return toPaymentLinkType(link, links.paymentLinkUrl(link), await links.status(link));
+}
+
+export function toPaymentLinkType(link: PaymentLink, url: string, status?: PaymentLinkStatus): PaymentLinkType {
   return {
     id: link.id,
     name: link.name,
     description: link.description,
     reference: link.reference,
     isActive: link.isActive,
+    status: status as PaymentLinkStatusEnum | undefined,
     amount: link.amount === null ? null : Number(link.amount).toFixed(2),
     currency: link.currency,
     paymentLinkUrl: url,
@@ -31,6 +40,8 @@ export function toPaymentLinkType(link: PaymentLink, url: string): PaymentLinkTy
     paymentLinkType: link.type.paymentLinkName,
     authOption: link.authOption as AuthOptionEnum,
     limit: link.limit,
+    frequencyId: link.frequency?.id ?? null,
+    numberOfPayments: link.numberOfPayments,
     logo: link.logo,
     website: link.website,
     mobile: link.mobile,
@@ -46,8 +57,17 @@ const countAsked = (info: GraphQLResolveInfo) => {
   return selected.has('totalCount') || selected.has('totalCountIsEstimate');
 };
 
-@Resolver()
+@Resolver(() => PaymentLinkType)
 export class PaymentLinkResolver {
+  @FieldResolver(() => PaymentLinkStatusEnum, {
+    description: 'Whether customers can pay the link now, from the link and its paid orders: what its page shows a customer.',
+  })
+  async status(@Root() link: PaymentLinkType, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkStatusEnum> {
+    if (link.status) return link.status;
+    const shape = { id: link.id, isActive: link.isActive, limit: link.limit, type: { code: link.paymentLinkCode } };
+    return (await ctx.services.links.statuses([shape])).get(link.id) as PaymentLinkStatusEnum;
+  }
+
   @Authorized('TENANT')
   @Query(() => PaymentLinkConnection, { description: "The merchant environment's links, newest first." })
   async paymentLinks(
@@ -72,13 +92,14 @@ export class PaymentLinkResolver {
       { count: countAsked(info) },
     );
     const links = ctx.services.links;
+    const statuses = selectedFieldNames(info).has('status') ? await links.statuses(page.rows) : new Map<number, PaymentLinkStatus>();
     return {
       ...toPage(
         page.rows,
         size,
         Boolean(after),
         (l) => ({ createdAt: l.dateCreated, id: l.id }),
-        (l) => toPaymentLinkType(l, links.paymentLinkUrl(l)),
+        (l) => toPaymentLinkType(l, links.paymentLinkUrl(l), statuses.get(l.id)),
       ),
       totalCount: page.totalCount ?? 0,
       totalCountIsEstimate: page.totalCountIsEstimate ?? false,
@@ -95,35 +116,35 @@ export class PaymentLinkResolver {
     const tenant = await ctx.tenant();
     if ((id === null || id === undefined) === (reference === null || reference === undefined)) throw validationError('Give either id or reference.');
     const link = id !== null && id !== undefined ? await ctx.services.links.get(tenant, id) : await ctx.services.links.getByReference(tenant, reference!);
-    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+    return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
   @Mutation(() => PaymentLinkType)
   async createPaymentLink(@Arg('input') input: CreatePaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const { link } = await ctx.services.links.create(await ctx.tenant(), input);
-    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+    return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
   @Mutation(() => PaymentLinkType)
   async editPaymentLink(@Arg('id', () => Int) id: number, @Arg('input') input: EditPaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const { link } = await ctx.services.links.edit(await ctx.tenant(), id, input);
-    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+    return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
   @Mutation(() => PaymentLinkType)
   async activatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const link = await ctx.services.links.setActive(await ctx.tenant(), id, true);
-    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+    return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
   @Mutation(() => PaymentLinkType)
   async deactivatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const link = await ctx.services.links.setActive(await ctx.tenant(), id, false);
-    return toPaymentLinkType(link, ctx.services.links.paymentLinkUrl(link));
+    return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')

@@ -16,6 +16,18 @@ export enum AuthOptionEnum {
 }
 registerEnumType(AuthOptionEnum, { name: 'AuthOption', description: 'AUTH: 3-D Secure; NOAUTH: none.' });
 
+export enum PaymentLinkStatusEnum {
+  ACTIVE = 'ACTIVE',
+  PAID = 'PAID',
+  LIMIT_REACHED = 'LIMIT_REACHED',
+  DISABLED = 'DISABLED',
+}
+registerEnumType(PaymentLinkStatusEnum, {
+  name: 'PaymentLinkStatus',
+  description:
+    'Whether customers can pay the link now. ACTIVE: yes; PAID: a single-charge link already paid; LIMIT_REACHED: as many customers paid as its limit allows; DISABLED: deactivated by the merchant.',
+});
+
 @ObjectType('PaymentLink')
 export class PaymentLinkType {
   @Field(() => Int) id!: number;
@@ -23,6 +35,8 @@ export class PaymentLinkType {
   @Field(() => String, { nullable: true }) description!: string | null;
   @Field() reference!: string;
   @Field() isActive!: boolean;
+  /** The link's status when already known (resolved by PaymentLinkResolver.status otherwise). */
+  status?: PaymentLinkStatusEnum;
   @Field(() => DecimalScalar, { nullable: true, description: 'null: the customer enters the amount.' }) amount!: string | null;
   @Field() currency!: string;
   @Field() paymentLinkUrl!: string;
@@ -30,6 +44,10 @@ export class PaymentLinkType {
   @Field({ description: 'The type name, e.g. "Single Charge".' }) paymentLinkType!: string;
   @Field(() => AuthOptionEnum) authOption!: AuthOptionEnum;
   @Field(() => Int, { nullable: true, description: 'Number of paying customers the link accepts.' }) limit!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links: the charge frequency (see `frequencies`); null on other links.' })
+  frequencyId!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links: how many payments in all; null on other links.' })
+  numberOfPayments!: number | null;
   @Field(() => String, { nullable: true }) logo!: string | null;
   @Field(() => String, { nullable: true }) website!: string | null;
   @Field(() => String, { nullable: true }) mobile!: string | null;
@@ -72,6 +90,9 @@ export class CreatePaymentLinkInput {
   @Field(() => AuthOptionEnum, { nullable: true, defaultValue: AuthOptionEnum.AUTH }) authOption?: AuthOptionEnum | null;
   @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
   @Field(() => Int, { nullable: true }) limit?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: the charge frequency; default 6 (monthly).' }) frequencyId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: how many payments in all (1 to 1000); default 12.' })
+  numberOfPayments?: number | null;
   @Field(() => String, { nullable: true }) mobile?: string | null;
   @Field(() => String, { nullable: true }) backgroundImage?: string | null;
   @Field(() => String, { nullable: true }) website?: string | null;
@@ -85,6 +106,9 @@ export class EditPaymentLinkInput {
   @Field(() => AuthOptionEnum, { nullable: true }) authOption?: AuthOptionEnum | null;
   @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
   @Field(() => Int, { nullable: true }) limit?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: the charge frequency; default 6 (monthly).' }) frequencyId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Subscription links only: how many payments in all (1 to 1000); default 12.' })
+  numberOfPayments?: number | null;
   @Field(() => String, { nullable: true }) mobile?: string | null;
   @Field(() => String, { nullable: true }) backgroundImage?: string | null;
   @Field(() => String, { nullable: true }) website?: string | null;

@@ -27,6 +27,8 @@ const linkFields = {
   BackgroundImage: Text(2000, { description: 'http(s) URL of a background image.' }),
   Website: Text(2000, { description: 'http(s) URL the customer is sent to after paying.' }),
   Limit: Numeric({ description: 'Number of paying customers the link accepts (a whole number of at least 1).' }),
+  FrequencyId: Numeric({ description: 'Subscription links (`SUB`) only: the charge frequency (`GET /checkout/frequencies`); default 6, monthly.' }),
+  NumberOfPayments: Numeric({ description: 'Subscription links (`SUB`) only: how many payments in all (1 to 1000); default 12.' }),
 };
 
 export const LinkCreateBody = Type.Object(
@@ -41,6 +43,8 @@ export const LinkCreateBody = Type.Object(
     BackgroundImage: Type.Optional(linkFields.BackgroundImage),
     Website: Type.Optional(linkFields.Website),
     Limit: Type.Optional(linkFields.Limit),
+    FrequencyId: Type.Optional(linkFields.FrequencyId),
+    NumberOfPayments: Type.Optional(linkFields.NumberOfPayments),
   },
   {
     title: 'LinkCreateBody',
@@ -61,6 +65,8 @@ export const LinkEditBody = Type.Object(
     BackgroundImage: Type.Optional(linkFields.BackgroundImage),
     Website: Type.Optional(linkFields.Website),
     Limit: Type.Optional(linkFields.Limit),
+    FrequencyId: Type.Optional(linkFields.FrequencyId),
+    NumberOfPayments: Type.Optional(linkFields.NumberOfPayments),
   },
   {
     title: 'LinkEditBody',

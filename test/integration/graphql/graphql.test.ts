@@ -324,7 +324,13 @@ describe('GraphQL API', () => {
 
   describe('subscriptions (recurring payments)', () => {
     it('cancels a recurring payment with the private key', async () => {
-      const input = orderInput({ frequencyId: 2, numberOfPayments: 3 });
+      const link = await gql(
+        CREATE_LINK.replace('limit }', 'limit frequencyId numberOfPayments }'),
+        { input: { name: 'Club', description: 'Daily', paymentType: 'SUB', authOption: 'AUTH', amount: '1000', frequencyId: 2, numberOfPayments: 3 } },
+        m.keys.test.privateKey,
+      );
+      expect(link.data.createPaymentLink).toMatchObject({ paymentLinkCode: 'SUB', frequencyId: 2, numberOfPayments: 3 });
+      const input = orderInput({ paymentLinkId: link.data.createPaymentLink.id });
       await gql(CREATE_ORDER, { input });
       const payload = encryptPayload(
         { card: { cardNumber: '4111111111111111', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } },

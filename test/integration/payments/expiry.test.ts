@@ -56,7 +56,7 @@ describe('unpaid payment-link orders', () => {
     request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: { paymentOption, customer, data: encryptPayload(instrument, k().encryptionKey) } });
 
   describe('point 6: failed payment-link attempts leave no orphan Initiated orders', () => {
-    it('issue 10 point 6: an unpaid payment-link order expires with the authentication timeout, and never counts against the link limit', async () => {
+    it('issue 10 point 6: a refused attempt leaves no order; an unpaid payment-link order expires with the authentication timeout, and never counts against the link limit', async () => {
       const l = await link({ PaymentType: 'MC', Limit: '1', AuthOption: 'NOAUTH' });
       const customer = (name: string) => ({
         firstname: name,
@@ -65,8 +65,21 @@ describe('unpaid payment-link orders', () => {
         country: 'NG',
         email: `${name.toLowerCase()}+${Date.now()}@example.test`,
       });
-      const refused = await checkout(l.reference, customer('Orphan'), { card: card('4111111111111112') });
+      // A refused attempt creates no order at all.
+      const refused = await checkout(l.reference, customer('Refused'), { card: card('4111111111111112') });
       expect(refused.status).toBe(400);
+      expect(await sql(`select reference from checkout_order where payment_link_id = ?`, [l.id])).toEqual([]);
+      // An order the page made and never got to pay (the process stopped between the two steps), as the page makes it.
+      const tenant = t.service.runtime.ctx.services.linkCheckout.tenantOf((await t.service.runtime.ctx.services.linkCheckout.findLink(l.reference))!);
+      await t.service.runtime.ctx.services.orders.create(
+        tenant,
+        {
+          customer: customer('Orphan'),
+          order: { amount: 1000, reference: `LNK-${nextRef()}`, currency: 'NGN' },
+          payment: { redirectUrl: 'https://m.test', paymentLinkId: l.id },
+        },
+        { expiresAt: new Date(clock.now().getTime() + 60_000) },
+      );
       const orphans = await sql(`select reference, status_id from checkout_order where payment_link_id = ?`, [l.id]);
       expect(orphans).toEqual([{ reference: expect.stringMatching(/^LNK-/), status_id: 1 }]);
 

@@ -79,4 +79,38 @@ describe('payment link checkout', () => {
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain('Payment link not found');
   });
+
+  describe('a refused attempt leaves nothing behind', () => {
+    const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+    const traces = async (linkId: number) =>
+      (
+        await sql(
+          `select count(*)::int as orders, (select count(*)::int from timeline_event e join checkout_order o on o.id = e.order_id where o.payment_link_id = ?) as events
+             from checkout_order where payment_link_id = ?`,
+          [linkId, linkId],
+        )
+      )[0];
+
+    it('creates no order and no timeline for an invalid card, a below-minimum amount or an already paid link', async () => {
+      const open = await createLink({ Name: 'Tips', PaymentType: 'MC' });
+      const luhn = await checkout(open.reference, { amount: '50', paymentOption: 'C', customer, data: cardPayload('4111111111111112') });
+      expect(luhn).toMatchObject({ status: 400, body: { message: 'The CardNumber field is not a valid card number.' } });
+      const paypal = encryptPayload(
+        { paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '4', billingAddress: billing } },
+        m.keys.test.encryptionKey,
+      );
+      const small = await checkout(open.reference, { amount: '50', paymentOption: 'PAYPAL', customer, data: paypal });
+      expect(small).toMatchObject({ status: 400, body: { message: 'The Amount field must be at least NGN 1,000.00 to pay by PayPal.' } });
+      expect(await traces(open.id)).toEqual({ orders: 0, events: 0 });
+
+      const single = await createLink({ Name: 'Once', PaymentType: 'SC', Amount: '100', AuthOption: 'NOAUTH' });
+      const paid = await checkout(single.reference, { paymentOption: 'C', customer, data: cardPayload() });
+      expect(new URL(paid.body.redirectUrl).searchParams.get('status')).toBe('successful');
+      const before = await traces(single.id);
+      expect(before.orders).toBe(1);
+      const again = await checkout(single.reference, { paymentOption: 'C', customer, data: cardPayload() });
+      expect(again).toMatchObject({ status: 400, body: { message: 'This payment link has already been paid.' } });
+      expect(await traces(single.id)).toEqual(before);
+    });
+  });
 });

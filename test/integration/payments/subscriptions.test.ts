@@ -33,14 +33,22 @@ describe('subscriptions', () => {
   async function subscribe(reference: string, cardNumber: string, numberOfPayments: number) {
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.publicKey,
-        body: { Name: 'Gym', Description: 'Hourly plan', PaymentType: 'SUB', AuthOption: 'NOAUTH', Amount: '500' },
+        apiKey: m.keys.test.privateKey,
+        body: {
+          Name: 'Gym',
+          Description: 'Hourly plan',
+          PaymentType: 'SUB',
+          AuthOption: 'NOAUTH',
+          Amount: '500',
+          FrequencyId: '1',
+          NumberOfPayments: String(numberOfPayments),
+        },
       })
     ).body.data.paymentLink;
     const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
       customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
       order: { amount: 500, reference, description: 'Gym', currency: 'NGN' },
-      payment: { RedirectUrl: 'https://m.test/back', paymentLinkId: link.id, frequencyId: 1, numberOfPayments },
+      payment: { RedirectUrl: 'https://m.test/back', paymentLinkId: link.id },
     });
     expect(created.body.statusCode).toBe('01');
     return postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, {

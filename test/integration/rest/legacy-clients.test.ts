@@ -471,12 +471,19 @@ describe('REST: deployed legacy clients', () => {
     let reference: string;
     beforeAll(async () => {
       const orderRef = nextRef();
+      // Frequencies belong to subscription links: the subscription is made on one.
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: priv,
+          body: { Name: 'Club', Description: 'Daily', PaymentType: 'SUB', AuthOption: 'AUTH', Amount: '1000', FrequencyId: '2', NumberOfPayments: '3' },
+        })
+      ).body.data.paymentLink;
       await postEncrypted(
         t.baseUrl,
         '/checkout/order/create',
         pub,
         enc,
-        orderPlaintext(orderRef, { RedirectUrl: 'https://merchant.test/done', frequencyId: 2, numberOfPayments: 3 }),
+        orderPlaintext(orderRef, { RedirectUrl: 'https://merchant.test/done', paymentLinkId: link.id, frequencyId: 2, numberOfPayments: 3 }),
       );
       const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', pub, enc, {
         reference: orderRef,

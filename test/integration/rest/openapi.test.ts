@@ -259,7 +259,16 @@ describe('REST: the typed OpenAPI document', () => {
 
       // A card order through 3-D Secure, on a subscription.
       const reference = nextRef();
-      keep('createOrder', await enc_('/checkout/order/create', orderPlaintext(reference, { frequencyId: 2, numberOfPayments: 3 })));
+      const subscriptionLink = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: priv,
+          body: { Name: 'Club', Description: 'Daily', PaymentType: 'SUB', AuthOption: 'AUTH', FrequencyId: '2', NumberOfPayments: '3' },
+        })
+      ).body.data.paymentLink;
+      keep(
+        'createOrder',
+        await enc_('/checkout/order/create', orderPlaintext(reference, { paymentLinkId: subscriptionLink.id, frequencyId: 2, numberOfPayments: 3 })),
+      );
       keep('createOrder', await request(t.baseUrl, 'POST', '/checkout/order/create', { apiKey: pub, body: {} }));
       keep('createOrder', await enc_('/checkout/order/create', orderPlaintext(reference)));
       keep('fee', await enc_('/checkout/order/fee', { amount: 1000, paymentOption: 'C' }));
@@ -336,7 +345,7 @@ describe('REST: the typed OpenAPI document', () => {
           `export const editBody: paths['/checkout/links/{id}/edit']['patch']['requestBody']['content']['application/json'] = ${JSON.stringify({ id: null, Name: 'Gym', Description: 'd', PaymentType: 'MC' })};`,
           `export const encrypted: paths['/checkout/order/pay']['post']['requestBody']['content']['application/json'] = { data: 'base64' };`,
           `export const pay: components['schemas']['PayPlaintext'] = ${JSON.stringify({ reference: 'R', paymentOption: 'C', country: 'NG', card: card('4111111111111111') })};`,
-          `export const order: components['schemas']['CreateOrderPlaintext'] = ${JSON.stringify(orderPlaintext('R', { frequencyId: 2, numberOfPayments: 3 }))};`,
+          `export const order: components['schemas']['CreateOrderPlaintext'] = ${JSON.stringify(orderPlaintext('R', { paymentLinkId: 1, frequencyId: 2, numberOfPayments: 3 }))};`,
         ];
         fs.writeFileSync(
           path.join(dir, 'answers.ts'),

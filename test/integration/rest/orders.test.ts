@@ -140,8 +140,18 @@ describe('REST: orders', () => {
       [{ order: { amount: true, reference: 'X', description: 'd', currency: 'NGN' } }, 400, 'VAL400', 'The Amount field must be a number.'],
       [{ order: { amount: 10, description: 'd', currency: 'NGN' } }, 400, 'VAL400', 'The Reference field is required.'],
       [{ payment: {} }, 400, 'VAL400', 'The RedirectUrl field is required.'],
-      [{ payment: { RedirectUrl: 'https://m.test', frequencyId: 99, numberOfPayments: 3 } }, 400, 'VAL400', 'FrequencyId is currently not supported.'],
-      [{ payment: { RedirectUrl: 'https://m.test', frequencyId: 2 } }, 400, 'VAL400', 'The NumberOfPayments field is required.'],
+      [
+        { payment: { RedirectUrl: 'https://m.test', frequencyId: 2, numberOfPayments: 3 } },
+        400,
+        'VAL400',
+        'The FrequencyId field is only for orders of subscription links (PaymentType SUB).',
+      ],
+      [
+        { payment: { RedirectUrl: 'https://m.test', numberOfPayments: 3 } },
+        400,
+        'VAL400',
+        'The NumberOfPayments field is only for orders of subscription links (PaymentType SUB).',
+      ],
       [{ payment: { RedirectUrl: 'https://m.test', paymentLinkId: 999999999 } }, 404, '02', 'payment link not found'],
       [{ paymentMeta: { ipAddress: 'not-an-ip' } }, 400, 'VAL400', 'The IpAddress field is not a valid IP address.'],
     ])('refuses %j', async (overrides, status, code, message) => {

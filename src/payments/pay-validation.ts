@@ -1,0 +1,107 @@
+import { requiredField, unsupported, validationError } from '../shared/errors';
+import { requireSupportedCountry } from '../shared/countries';
+import { trimmedText as text } from '../shared/input';
+import { cardBrand, cardFingerprintParts, luhnValid } from './card';
+import type { PaymentMethod } from './payment-state';
+
+export interface BillingAddressInput {
+  street?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  zipcode?: string | null;
+}
+
+export interface PayOrderInput {
+  reference?: string | null;
+  paymentOption?: string | null;
+  country?: string | null;
+  card?: {
+    cardNumber?: string | null;
+    expiryMonth?: string | null;
+    expiryYear?: string | null;
+    cvv?: string | null;
+    billingAddress?: BillingAddressInput | null;
+  } | null;
+  paypal?: { fullName?: string | null; mobile?: string | null; house?: string | null; billingAddress?: BillingAddressInput | null } | null;
+}
+
+export const PAYMENT_OPTION_IDS: Record<string, number> = { C: 2, PAYPAL: 3 };
+
+export interface ValidCard {
+  /** Never stored, logged or returned: handed to the processor and dropped. */
+  secret: { cardNumber: string; cvv: string };
+  expiryMonth: string;
+  expiryYear: string;
+  brand: string;
+  firstSix: string;
+  lastFour: string;
+}
+
+/** A pay request whose every part (but the order it names) has been checked. */
+export interface ValidPayment {
+  method: PaymentMethod;
+  country: string;
+  /** The card, for method C; null for PayPal. */
+  card: ValidCard | null;
+}
+
+/**
+ * Checks everything about how the customer pays (option, country, card or PayPal details),
+ * before anything is written: an attempt refused here leaves no trace. `now` decides whether
+ * the card has expired.
+ */
+export function validatePayment(input: Omit<PayOrderInput, 'reference'>, now: Date): ValidPayment {
+  const option = text(input.paymentOption)?.toUpperCase();
+  if (!option) throw validationError('payment option is required!');
+  if (!(option in PAYMENT_OPTION_IDS)) throw unsupported('PaymentOption');
+  const method = option as PaymentMethod;
+  const country = text(input.country)?.toUpperCase();
+  if (!country) throw requiredField('Country');
+  requireSupportedCountry(country);
+
+  if (method === 'C') {
+    if (!input.card) throw requiredField('Card');
+    return { method, country, card: validateCard(input.card, now) };
+  }
+  if (!input.paypal) throw requiredField('Paypal');
+  if (!text(input.paypal.fullName)) throw requiredField('FullName');
+  if (!text(input.paypal.mobile)) throw requiredField('Mobile');
+  validateBillingAddress(input.paypal.billingAddress);
+  return { method, country, card: null };
+}
+
+function validateCard(c: NonNullable<PayOrderInput['card']>, now: Date): ValidCard {
+  const number = (text(c.cardNumber) ?? '').replace(/[\s-]/g, '');
+  if (!number) throw requiredField('CardNumber');
+  if (!luhnValid(number)) throw validationError('The CardNumber field is not a valid card number.');
+  const month = text(c.expiryMonth);
+  if (!month) throw requiredField('ExpiryMonth');
+  if (!/^(0[1-9]|1[0-2])$/.test(month)) throw validationError('The ExpiryMonth field must be two digits from 01 to 12.');
+  const year = text(c.expiryYear);
+  if (!year) throw requiredField('ExpiryYear');
+  if (!/^\d{2}$/.test(year)) throw validationError('The ExpiryYear field must be two digits.');
+  const expiry = Date.UTC(2000 + Number(year), Number(month), 1); // first instant after the expiry month
+  if (expiry <= now.getTime()) throw validationError('The card has expired.');
+  const cvv = text(c.cvv);
+  if (!cvv) throw requiredField('Cvv');
+  if (!/^\d{3,4}$/.test(cvv)) throw validationError('The Cvv field must be 3 or 4 digits.');
+  validateBillingAddress(c.billingAddress);
+  const { firstSix, lastFour } = cardFingerprintParts(number);
+  return { secret: { cardNumber: number, cvv }, expiryMonth: month, expiryYear: year, brand: cardBrand(number), firstSix, lastFour };
+}
+
+/**
+ * The billing address is optional (legacy clients send none, or null). An address whose
+ * every part is absent counts as absent; a given address needs street, city and country.
+ */
+function validateBillingAddress(a: BillingAddressInput | null | undefined): void {
+  if (!a) return;
+  const parts = [a.street, a.city, a.state, a.country, a.zipcode];
+  if (parts.every((p) => !text(p))) return;
+  if (!text(a.street)) throw requiredField('Street');
+  if (!text(a.city)) throw requiredField('City');
+  const country = text(a.country)?.toUpperCase();
+  if (!country) throw requiredField('Country');
+  if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
+}

@@ -1,0 +1,265 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { DomainError } from '../shared/errors';
+import type { Clock } from '../shared/clock';
+import { Order, OrderStatus, type OrderStatusId } from '../orders/order.entity';
+import { OrderPayment } from '../orders/order-payment.entity';
+import { CardDetail } from '../orders/card-detail.entity';
+import type { OrderAggregate, OrderService } from '../orders/order.service';
+import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import type { OutboxService } from '../events/outbox.service';
+import type { OrderStatusChange } from '../events/order-status-bus';
+import type { EventFanout } from '../events/event-fanout';
+import type { PaymentLinkService } from '../links/payment-link.service';
+import { ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
+import type { RecurringBillingService } from './recurring-billing.service';
+import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
+import { LinkRules } from './link-rules';
+
+/** A payment attempt reached a status (reported after its transaction committed; for metrics). */
+export interface PaymentOutcome {
+  /** null for an order that expired unpaid (no attempt, no method). */
+  method: PaymentMethod | null;
+  status: 'pending' | 'successful' | 'failed';
+  /** The response code the order now carries (00, 02, a decline code, Z1–Z5, …). */
+  code: string;
+  actor: PaymentActor;
+}
+
+/**
+ * Where every payment attempt ends: a processor answer (or a reconciliation, an expiry, a
+ * supersession) applied under the order's and the payment's row locks, once, as the table in
+ * payment-state.ts allows; the link rules re-checked on approval; the subscription's books
+ * kept; the change to the outbox; and, after commit, to the event fan-out and the outcome
+ * listeners (metrics).
+ */
+export class PaymentSettlement {
+  /** The link rules, checked when an attempt starts (by the payment engine) and when it is approved (here). */
+  readonly linkRules: LinkRules;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly orders: OrderService,
+    private readonly timeline: TimelineService,
+    private readonly outbox: OutboxService,
+    private readonly events: EventFanout,
+    private readonly clock: Clock,
+    links: PaymentLinkService,
+    /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
+    private readonly authenticationTimeoutMs: number,
+    private readonly recurring?: RecurringBillingService,
+  ) {
+    this.linkRules = new LinkRules(links, (em, orderId, by, changes) => this.supersedeAttempt(em, orderId, by, changes));
+    recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
+  }
+
+  private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
+  /** Outcomes noted inside a transaction, keyed by that transaction's list of changes: reported once it committed. */
+  private readonly uncommittedOutcomes = new WeakMap<OrderStatusChange[], PaymentOutcome[]>();
+
+  /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
+  onOutcome(listener: (outcome: PaymentOutcome) => void): () => void {
+    this.outcomeListeners.add(listener);
+    return () => this.outcomeListeners.delete(listener);
+  }
+
+  noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
+    const noted = this.uncommittedOutcomes.get(changes);
+    if (noted) noted.push(outcome);
+    else this.uncommittedOutcomes.set(changes, [outcome]);
+  }
+
+  /** After a transaction committed: its changes to the event fan-out, its outcomes to the listeners. */
+  committed(changes: OrderStatusChange[]): void {
+    this.events.afterCommit(changes);
+    const outcomes = this.uncommittedOutcomes.get(changes);
+    if (!outcomes) return;
+    this.uncommittedOutcomes.delete(changes);
+    for (const outcome of outcomes) {
+      for (const listener of this.outcomeListeners) {
+        try {
+          listener(outcome);
+        } catch {
+          // A listener's fault is never the payment's.
+        }
+      }
+    }
+  }
+
+  /**
+   * Applies a processor answer to an attempt in its own transaction, if the attempt is still
+   * Processing (a concurrent reconciliation may have applied the same record already).
+   * Returns whether it changed anything.
+   */
+  async settleAttempt(paymentId: number, result: ProcessorResult, actor: 'processor' | 'reconciliation'): Promise<boolean> {
+    return (await this.settleReturning(paymentId, result, actor)).changed;
+  }
+
+  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
+  async settleReturning(
+    paymentId: number,
+    result: ProcessorResult,
+    actor: 'processor' | 'reconciliation',
+  ): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
+    const changes: OrderStatusChange[] = [];
+    const settled = await this.orm.em.fork().transactional(async (em) => {
+      const { order, payment } = await this.lockAttempt(em, paymentId);
+      if (payment.statusId !== OrderStatus.Processing) {
+        return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
+      }
+      if (actor === 'reconciliation') {
+        this.timeline.record(em, order, TimelineEvents.reconciled, 'system', 'Settled from the processor record of an interrupted attempt', {
+          orderPaymentReference: payment.reference,
+        });
+      }
+      return { changed: true, aggregate: await this.applyProcessorResult(em, order, payment, result, actor, changes), payment };
+    });
+    this.committed(changes);
+    return settled;
+  }
+
+  /** Lock order first, then payment: the same order everywhere. */
+  async lockAttempt(em: EntityManager, paymentId: number): Promise<{ order: Order; payment: OrderPayment }> {
+    const found = await em.findOneOrFail(OrderPayment, { id: paymentId });
+    const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const payment = await em.findOneOrFail(OrderPayment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
+    return { order, payment };
+  }
+
+  private async applyProcessorResult(
+    em: EntityManager,
+    order: Order,
+    payment: OrderPayment,
+    result: ProcessorResult,
+    actor: 'processor' | 'reconciliation',
+    changes: OrderStatusChange[],
+  ): Promise<OrderAggregate> {
+    const method = methodOfOption(payment.paymentOptionId);
+    const subsidiaryId = order.environment.subsidiary.id;
+    const card = await em.findOne(CardDetail, { orderPayment: payment });
+    if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
+    if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
+    if (result.token && !payment.processorToken) payment.processorToken = result.token;
+    payment.processingStartedAt = null;
+
+    if (result.kind === 'challenge') {
+      transition(payment, OrderStatus.PendingAuthentication, actor, method);
+      transition(order, OrderStatus.PendingAuthentication, actor, method);
+      payment.responseCode = ResponseCodes.pending.code;
+      payment.responseMessage = ResponseCodes.pending.message;
+      payment.authenticationExpiresAt ??= new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
+      order.paymentResponseCode = ResponseCodes.pending.code;
+      order.paymentResponseMessage = ResponseCodes.pending.message;
+      await em.flush();
+      const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
+      changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
+      this.noteOutcome(changes, { method, status: 'pending', code: ResponseCodes.pending.code, actor });
+      return aggregate;
+    }
+
+    const final: FinalProcessorResult = result;
+    if (payment.authenticationExpiresAt !== null) {
+      // The answer to an authentication page (a first call that needed none has no deadline).
+      const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
+      this.timeline.record(
+        em,
+        order,
+        passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
+        'system',
+        passed ? 'Customer authenticated' : final.message,
+        {
+          orderPaymentReference: payment.reference,
+        },
+      );
+    }
+    if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
+      // The link's rules were enforced when the attempt started (under the link's lock, counting
+      // attempts in progress). If they changed since (link deactivated, limit lowered), the
+      // processor has still moved the money: the approval stands, recorded for the merchant,
+      // rather than a failure in our books alone for a charged card.
+      try {
+        await this.linkRules.lockAndCheck(em, order, 'settle', changes);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
+          orderPaymentReference: payment.reference,
+        });
+      }
+    }
+    return this.settle(em, order, payment, final, actor, changes);
+  }
+
+  async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
+    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, {
+      orderPaymentReference: payment.reference,
+    });
+    await this.settle(
+      em,
+      order,
+      payment,
+      { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired },
+      'expiry',
+      changes,
+    );
+  }
+
+  private async settle(
+    em: EntityManager,
+    order: Order,
+    payment: OrderPayment,
+    result: FinalProcessorResult,
+    actor: PaymentActor,
+    changes: OrderStatusChange[],
+  ): Promise<OrderAggregate> {
+    const now = this.clock.now();
+    const method = methodOfOption(payment.paymentOptionId);
+    const approved = result.kind === 'approved';
+    const statusId: OrderStatusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
+    transition(payment, statusId, actor, method);
+    transition(order, statusId, actor, method);
+    payment.responseCode = result.code;
+    payment.responseMessage = result.message;
+    payment.authenticationExpiresAt = null;
+    payment.processingStartedAt = null;
+    order.paymentResponseCode = result.code;
+    order.paymentResponseMessage = result.message;
+    order.providerResponseDate = now;
+    if (approved) order.datePaymentConfirmed = now;
+    const card = await em.findOne(CardDetail, { orderPayment: payment });
+    if (card) card.status = approved;
+    if (this.recurring) {
+      if (order.recurringPaymentId !== null) await this.recurring.recordCharge(em, order, approved);
+      else if (approved) await this.recurring.setUp(em, order, payment);
+    }
+    this.timeline.record(
+      em,
+      order,
+      approved ? TimelineEvents.settled : TimelineEvents.failed,
+      'system',
+      approved ? 'Payment successful' : `Payment failed: ${result.message}`,
+      {
+        responseCode: result.code,
+      },
+    );
+    await em.flush();
+    const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
+    changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
+    await em.flush();
+    this.noteOutcome(changes, { method, status: approved ? 'successful' : 'failed', code: result.code, actor });
+    return aggregate;
+  }
+
+  /** Fails one unauthenticated attempt (locked by the caller) as superseded by `by`: the link rules' way to free an abandoned page's place. */
+  private async supersedeAttempt(em: EntityManager, orderId: number, by: Order, changes: OrderStatusChange[]): Promise<boolean> {
+    const other = await em.findOneOrFail(Order, { id: orderId }, { refresh: true, populate: ['environment'] });
+    const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!payment) return false;
+    this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
+      orderPaymentReference: payment.reference,
+      supersededBy: by.reference,
+    });
+    await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
+    return true;
+  }
+}
