@@ -13,6 +13,7 @@ import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from '../events/webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
+import { lockManagingKey, requireManagingKey } from './key-authority';
 import type { TenantScope } from './tenant-cache';
 
 export interface CreateMerchantInput {
@@ -156,7 +157,7 @@ export class MerchantService {
    * Only a private key may rotate keys.
    */
   async rotateKeys(tenant: Tenant, kinds: RotatableKey[], graceSeconds = 0): Promise<RotatedKeys> {
-    if (tenant.keyKind !== 'private') throw forbidden('Keys can only be rotated with the private key.');
+    requireManagingKey(tenant);
     if (kinds.length === 0) throw validationError('Choose at least one key to rotate.');
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
       throw validationError(`The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
@@ -165,7 +166,8 @@ export class MerchantService {
     const expireAt = new Date(this.clock.now().getTime() + graceSeconds * 1000);
 
     const rotated = await this.orm.em.fork().transactional(async (em) => {
-      // Serialises concurrent rotations of one environment.
+      // Serialises concurrent rotations of one environment; the calling key may still manage.
+      await lockManagingKey(em, tenant);
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
       const result: RotatedKeys = { previousKeysExpireAt: expireAt };
       for (const kind of ['public', 'private'] as const) {
@@ -212,12 +214,14 @@ export class MerchantService {
 
   /** Who bears the processing fee in the tenant's environment (private key only). */
   async setFeeBearer(tenant: Tenant, bearer: FeeBearer): Promise<FeeBearer> {
-    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    requireManagingKey(tenant);
     const parsed = parseFeeBearer(bearer);
-    const em = this.orm.em.fork();
-    const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
-    environment.feeBearer = parsed;
-    await em.flush();
+    await this.orm.em.fork().transactional(async (em) => {
+      await lockManagingKey(em, tenant);
+      const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
+      environment.feeBearer = parsed;
+      await em.flush();
+    });
     this.settingsChanged({ environmentId: tenant.environmentId });
     return parsed;
   }
@@ -305,7 +309,7 @@ export class MerchantService {
    * signs live webhooks); the new secret is returned once.
    */
   async rotateWebhookSecret(tenant: Tenant, overlapSeconds = 0): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date }> {
-    if (tenant.keyKind !== 'private') throw forbidden('The webhook secret can only be rotated with the private key.');
+    requireManagingKey(tenant);
     // One secret signs both environments' webhooks: whoever holds only test keys must not obtain
     // (or break) what authenticates live payment notifications.
     if (tenant.mode !== 'live') throw forbidden('The webhook secret signs live webhooks too: rotate it with the live private key.');
@@ -317,6 +321,7 @@ export class MerchantService {
     const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
     const context = `subsidiary:${tenant.subsidiaryId}:webhook-secret`;
     await this.orm.em.fork().transactional(async (em) => {
+      await lockManagingKey(em, tenant);
       const subsidiary = await em.findOneOrFail(
         Subsidiary,
         { id: tenant.subsidiaryId },

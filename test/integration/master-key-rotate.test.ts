@@ -50,12 +50,9 @@ describe('master-key:rotate', () => {
       merchants.push(await createTestMerchant(t), await createTestMerchant(t));
       // One merchant is inside a signing-secret overlap: the replaced secret is sealed too.
       const m = merchants[0]!;
-      const [{ id: liveEnvironmentId }] = (await db.query(`select id from app_environment where subsidiary_id = $1 and mode = 'live'`, [m.subsidiary.id])).rows;
       previousWebhookSecret = m.webhookSecret;
-      const rotated = await t.service.runtime.ctx.services.merchants.rotateWebhookSecret(
-        { environmentId: liveEnvironmentId, subsidiaryId: m.subsidiary.id, mode: 'live', keyKind: 'private' },
-        3600,
-      );
+      const services = t.service.runtime.ctx.services;
+      const rotated = await services.merchants.rotateWebhookSecret(await services.auth.authenticate(m.keys.live.privateKey), 3600);
       m.webhookSecret = rotated.webhookSecret;
     } finally {
       await t.close();
