@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import { forbidden, unauthenticated } from '../shared/errors';
+import { unauthenticated } from '../shared/errors';
 import { describeApiKey, hashApiKey } from './key-format';
-import { PRIVATE_KEY_REQUIRED } from './key-authority';
+import { requirePrivateKey } from './key-authority';
 import type { Tenant } from './tenant';
 import { runPrepared } from '../db/prepared';
 import type { ScopedCache, TenantCaches } from './tenant-cache';
@@ -62,7 +62,7 @@ export class AuthService {
 
   /** For operations only a server may do (order verification, merchant settings). */
   requirePrivateKey(tenant: Tenant): void {
-    if (tenant.keyKind !== 'private') throw forbidden(PRIVATE_KEY_REQUIRED);
+    requirePrivateKey(tenant);
   }
 
   private async load(hash: string) {

@@ -7,6 +7,15 @@ export const KEY_WITHOUT_EXPIRY_REQUIRED =
   'This operation requires a private key without an expiry: a key in the grace period of a rotation still makes calls but manages nothing.';
 
 /**
+ * Operations only a server may do (they would let a browser's or app's key, which anyone can
+ * read from the page, change what customers are charged or where they are sent): creating,
+ * editing, activating and disabling payment links, verifying orders, revenue figures.
+ */
+export function requirePrivateKey(tenant: Tenant): void {
+  if (tenant.keyKind !== 'private') throw forbidden(PRIVATE_KEY_REQUIRED);
+}
+
+/**
  * Who may manage a merchant environment (rotate its keys or webhook signing secret, set its
  * webhook URL, change its settings, sign in to the dashboard): the holder of a private key that
  * has no expiry. A key replaced with a grace period keeps working for calls until it expires,
@@ -14,7 +23,7 @@ export const KEY_WITHOUT_EXPIRY_REQUIRED =
  * merchant's new key or secret.
  */
 export function requireManagingKey(tenant: Tenant): void {
-  if (tenant.keyKind !== 'private') throw forbidden(PRIVATE_KEY_REQUIRED);
+  requirePrivateKey(tenant);
   if (tenant.keyId === undefined || tenant.keyExpiresAt !== null) throw forbidden(KEY_WITHOUT_EXPIRY_REQUIRED);
 }
 

@@ -25,7 +25,7 @@ describe('subscriptions', () => {
   async function subscribe(reference: string, cardNumber: string, numberOfPayments: number) {
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.publicKey,
+        apiKey: m.keys.test.privateKey,
         body: { Name: 'Gym', Description: 'Hourly plan', PaymentType: 'SUB', AuthOption: 'NOAUTH', Amount: '500' },
       })
     ).body.data.paymentLink;

@@ -30,7 +30,7 @@ describe('REST: legacy clients', () => {
     await t.close();
   });
 
-  const createLink = (body: unknown) => request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body });
+  const createLink = (body: unknown) => request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: priv, body });
   const validLink = { Name: 'Gym', Description: 'Monthly access', PaymentType: 'SC', Currency: 'NGN', AuthOption: 'AUTH', Amount: '5000' };
 
   describe('unknown properties are ignored', () => {
@@ -41,7 +41,7 @@ describe('REST: legacy clients', () => {
       expect(res.body.data.paymentLink).not.toHaveProperty('Colour');
       const id = res.body.data.paymentLink.id;
       const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, {
-        apiKey: pub,
+        apiKey: priv,
         body: { Name: 'Gym 2', Description: 'd', PaymentType: 'SC', Colour: 'blue' },
       });
       expect(edit.status).toBe(200);
@@ -131,7 +131,7 @@ describe('REST: legacy clients', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.paymentLink).toMatchObject({ name: 'Concert', paymentLinkCode: 'MC' });
       const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${res.body.data.paymentLink.id}/edit`, {
-        apiKey: pub,
+        apiKey: priv,
         body: { eventname: 'Concert (late)', description: 'Tickets', paymentmethod: 'SC' },
       });
       expect(edit.body.data.paymentLink).toMatchObject({ name: 'Concert (late)', paymentLinkCode: 'SC' });
@@ -146,7 +146,7 @@ describe('REST: legacy clients', () => {
       const link = (await createLink(validLink)).body.data.paymentLink;
       for (const id of [null, link.id, String(link.id)]) {
         const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
-          apiKey: pub,
+          apiKey: priv,
           body: { id, Name: `Gym ${id}`, Description: 'd', PaymentType: 'SC' },
         });
         expect(res.status).toBe(200);
