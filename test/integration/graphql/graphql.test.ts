@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { startTestService, type TestService } from '../../support/service';
-import { graphql, postEncrypted } from '../../support/http';
+import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../../src/crypto/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -349,6 +349,27 @@ describe('GraphQL API', () => {
         ],
         successRate: 0,
       });
+    });
+
+    it("the merchant's revenue figures answer to the private key or a dashboard session, never to the public key", async () => {
+      const fresh = await createTestMerchant(t);
+      const SUMMARY = `{ dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2030-01-01T00:00:00Z") { successRate byStatus { count } } }`;
+      await gql(CREATE_ORDER, { input: orderInput({ amount: '450000' }) }, fresh.keys.test.publicKey);
+
+      const refused = await gql(SUMMARY, {}, fresh.keys.test.publicKey);
+      expect(refused.data).toBeNull();
+      expect(refused.errors[0]).toMatchObject({ message: 'This operation requires the private key.', extensions: { code: 'FORBIDDEN' } });
+      // The rule is the order service's, whatever adapter asks.
+      const publicTenant = await t.service.runtime.ctx.services.auth.authenticate(fresh.keys.test.publicKey);
+      await expect(t.service.runtime.ctx.services.orders.summary(publicTenant, new Date(0), new Date())).rejects.toMatchObject({ kind: 'forbidden' });
+
+      expect((await gql(SUMMARY, {}, fresh.keys.test.privateKey)).data.dashboardSummary.byStatus).toEqual([{ count: 1 }]);
+      const signedIn = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: fresh.keys.test.privateKey } });
+      const session = await request(t.baseUrl, 'POST', '/graphql', {
+        body: { query: SUMMARY },
+        headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': signedIn.body.csrfToken },
+      });
+      expect(session.body.data.dashboardSummary.byStatus).toEqual([{ count: 1 }]);
     });
   });
 
