@@ -9,6 +9,7 @@ import { Migration20261124010000_tenant_settings_notify } from './Migration20261
 import { Migration20261124020000_lists_at_scale } from './Migration20261124020000_lists_at_scale';
 import { Migration20261124080000_dashboard_session } from './Migration20261124080000_dashboard_session';
 import { Migration20261124080100_webhook_secret_rotation } from './Migration20261124080100_webhook_secret_rotation';
+import { Migration20261125010000_webhook_secret_per_environment } from './Migration20261125010000_webhook_secret_per_environment';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124020000_lists_at_scale', class: Migration20261124020000_lists_at_scale },
   { name: 'Migration20261124080000_dashboard_session', class: Migration20261124080000_dashboard_session },
   { name: 'Migration20261124080100_webhook_secret_rotation', class: Migration20261124080100_webhook_secret_rotation },
+  { name: 'Migration20261125010000_webhook_secret_per_environment', class: Migration20261125010000_webhook_secret_per_environment },
 ];

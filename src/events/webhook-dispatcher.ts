@@ -3,6 +3,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
 import { DomainError, forbidden, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { TimelineEvents } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
 import type { Execute, OutboxService } from './outbox.service';
@@ -100,6 +101,8 @@ interface ClaimedDelivery {
   orderId: number | null;
   body: string;
   subsidiaryId: number;
+  /** The event's environment: its secret signs the delivery. */
+  mode: EnvironmentMode;
   /** From when it was due to when it was claimed. */
   lagMs: number;
 }
@@ -135,7 +138,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly orm: MikroORM,
     private readonly outbox: OutboxService,
-    private readonly secrets: { webhookSecrets(subsidiaryId: number): Promise<string[]> },
+    private readonly secrets: { signing(subsidiaryId: number, mode: EnvironmentMode): Promise<string[]> },
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
   ) {
@@ -348,6 +351,7 @@ export class WebhookDispatcher {
       order_id: number | null;
       body: string;
       subsidiary_id: number;
+      mode: EnvironmentMode;
       next_attempt_at: Date | string;
     }> = await this.inTransaction(async (execute) => {
       await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
@@ -385,7 +389,7 @@ export class WebhookDispatcher {
            update webhook_delivery d set locked_until = ?
              from picked, outbox_event e, app_environment env
             where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
-           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, d.next_attempt_at`,
+           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`,
         [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
       );
     });
@@ -398,6 +402,7 @@ export class WebhookDispatcher {
       orderId: r.order_id,
       body: r.body,
       subsidiaryId: r.subsidiary_id,
+      mode: r.mode,
       lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
     }));
   }
@@ -405,8 +410,8 @@ export class WebhookDispatcher {
   private async deliver(job: ClaimedDelivery): Promise<void> {
     let result: WebhookHttpResult;
     try {
-      // During a secret rotation's overlap: one signature per secret, space-separated.
-      const secrets = await this.secrets.webhookSecrets(job.subsidiaryId);
+      // The event's environment's secret; during a rotation's overlap one signature per secret, space-separated.
+      const secrets = await this.secrets.signing(job.subsidiaryId, job.mode);
       const timestamp = Math.floor(this.clock.now().getTime() / 1000);
       const headers = {
         ...webhookSignatureHeaders(secrets[0]!, job.eventId, timestamp, job.body),

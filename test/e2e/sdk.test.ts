@@ -183,8 +183,10 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     const hooks = await receiver.waitForCount(1);
     const hook = hooks.find((h) => h.json?.data?.orderReference === reference)!;
     expect(hook).toBeDefined();
-    const event = verifyWebhook(hook.body, hook.headers as Record<string, string>, m.webhookSecret);
-    expect(event).toMatchObject({ notify: 'transaction', notifyType: 'successful', eventId: hook.headers['webhook-id'], statusCode: '00' });
+    const event = verifyWebhook(hook.body, hook.headers as Record<string, string>, m.webhookSecret, { livemode: false });
+    expect(event).toMatchObject({ notify: 'transaction', notifyType: 'successful', eventId: hook.headers['webhook-id'], livemode: false, statusCode: '00' });
+    // A test event is signed with the test secret: it never verifies as a live one.
+    expect(() => verifyWebhook(hook.body, hook.headers as Record<string, string>, m.liveWebhookSecret)).toThrow(WebhookVerificationError);
     expect(event.data).toEqual(verified.data);
     // The SDK refuses a body that is not byte for byte the signed one, and another merchant's secret.
     expect(() => verifyWebhook(JSON.stringify(hook.json, null, 1), hook.headers as Record<string, string>, m.webhookSecret)).toThrow(WebhookVerificationError);

@@ -85,7 +85,7 @@ describe('a private key in the grace period of a rotation', () => {
 
     const refusals = await Promise.all([
       services.merchants.rotateKeys(stale, ['private'], 0).catch((e: DomainError) => e.kind),
-      services.merchants.rotateWebhookSecret(stale, 0).catch((e: DomainError) => e.kind),
+      services.signingSecrets.rotate(stale, 0).catch((e: DomainError) => e.kind),
       services.webhookEndpoints.setWebhookUrl(stale, 'https://attacker.example/hooks').catch((e: DomainError) => e.kind),
       services.merchants.setFeeBearer(stale, 'customer').catch((e: DomainError) => e.kind),
     ]);
