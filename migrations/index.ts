@@ -12,6 +12,7 @@ import { Migration20261124080100_webhook_secret_rotation } from './Migration2026
 import { Migration20261125030000_fee_bearer_customer_default } from './Migration20261125030000_fee_bearer_customer_default';
 import { Migration20261125050000_merchant_return } from './Migration20261125050000_merchant_return';
 import { Migration20261125020000_subscription_link_terms } from './Migration20261125020000_subscription_link_terms';
+import { Migration20261125010000_webhook_secret_per_environment } from './Migration20261125010000_webhook_secret_per_environment';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125030000_fee_bearer_customer_default', class: Migration20261125030000_fee_bearer_customer_default },
   { name: 'Migration20261125050000_merchant_return', class: Migration20261125050000_merchant_return },
   { name: 'Migration20261125020000_subscription_link_terms', class: Migration20261125020000_subscription_link_terms },
+  { name: 'Migration20261125010000_webhook_secret_per_environment', class: Migration20261125010000_webhook_secret_per_environment },
 ];

@@ -6,6 +6,7 @@ import { PayloadService } from './crypto/payload.service';
 import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
+import { WebhookSecretService } from './merchants/webhook-secret.service';
 import { BankService } from './banks/bank.service';
 import { PaymentLinkService } from './links/payment-link.service';
 import { FeeService } from './fees/fee.service';
@@ -49,6 +50,8 @@ export interface AppServices {
   webhooks: WebhookDispatcher;
   /** The merchant's webhook URL per environment. */
   webhookEndpoints: WebhookEndpointService;
+  /** The webhook signing secret of each environment: read to sign, rotated by the merchant. */
+  signingSecrets: WebhookSecretService;
   /** Dashboard sign-in sessions (a private key exchanged for a cookie). */
   dashboardSessions: DashboardSessionService;
   /** Per-instance caches of api-keys and tenant settings (invalidated through the database). */
@@ -81,7 +84,8 @@ export function createServices(
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
   const merchants = new MerchantService(orm, secrets, clock, config.encryptionKeyBits, webhookUrlPolicy);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
-  const webhooks = new WebhookDispatcher(orm, outbox, merchants, clock, {
+  const signingSecrets = new WebhookSecretService(orm, secrets, clock);
+  const webhooks = new WebhookDispatcher(orm, outbox, signingSecrets, clock, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
@@ -127,6 +131,7 @@ export function createServices(
     auth: new AuthService(orm, clock, tenantCaches),
     tenantCaches,
     merchants,
+    signingSecrets,
     payloads,
     banks: new BankService(orm, config.publicUrl),
     links,

@@ -36,7 +36,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     await verifyMasterKey(connection, new SecretBox(masterKey.key), async () => {
       const [first] = await connection.execute('select min(id) as id from subsidiary');
       if (first?.id == null) return 'none';
-      return ctx.services.merchants.webhookSecret(Number(first.id)).then(
+      return ctx.services.signingSecrets.current(Number(first.id), 'live').then(
         () => 'opened' as const,
         () => 'failed' as const,
       );

@@ -101,7 +101,8 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
       out.write(
         [
           `Created merchant ${created.subsidiary.id} (${created.subsidiary.name}).`,
-          `Webhook secret: ${created.webhookSecret}`,
+          `Test webhook secret: ${created.webhookSecret}`,
+          `Live webhook secret: ${created.liveWebhookSecret}`,
           `Test public key:  ${created.keys.test.publicKey}`,
           `Test private key: ${created.keys.test.privateKey}`,
           `Live public key:  ${created.keys.live.publicKey}`,

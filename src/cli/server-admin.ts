@@ -17,6 +17,7 @@ const CREATE_MERCHANT = `mutation CliCreateMerchant($input: CreateMerchantInput!
   createMerchant(input: $input) {
     subsidiary { id name country supportEmail }
     webhookSecret
+    liveWebhookSecret
     keys {
       test { publicKey privateKey encryptionKey }
       live { publicKey privateKey encryptionKey }
@@ -92,6 +93,7 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
       supportEmail: created.subsidiary.supportEmail,
     },
     webhookSecret: created.webhookSecret,
+    liveWebhookSecret: created.liveWebhookSecret,
     keys: { test: keys(created.keys.test), live: keys(created.keys.live) },
   };
 }

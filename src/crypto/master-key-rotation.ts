@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { CHECK_CONTEXT, CHECK_PLAINTEXT, MasterKeyMismatchError } from './master-key';
 import { SecretBox } from './secret-box';
+import { SIGNING_SECRET_STORE } from '../merchants/webhook-secret.service';
 
 /**
  * Every column holding a value sealed under MASTER_KEY, with the context (associated data) its
@@ -8,10 +9,13 @@ import { SecretBox } from './secret-box';
  * the old key (a test compares this list with the migrations).
  */
 export const SEALED_COLUMNS = [
-  { table: 'subsidiary', key: 'id', column: 'webhook_secret_sealed', context: (id: number) => `subsidiary:${id}:webhook-secret` },
+  // The webhook signing secrets: live, and test (null until first needed for older merchants).
+  { table: 'subsidiary', key: 'id', column: SIGNING_SECRET_STORE.live.column, context: SIGNING_SECRET_STORE.live.context },
+  { table: 'subsidiary', key: 'id', column: SIGNING_SECRET_STORE.test.column, context: SIGNING_SECRET_STORE.test.context },
   { table: 'encryption_key', key: 'id', column: 'private_key_sealed', context: (id: number) => `encryption-key:${id}` },
-  // The secret a rotation replaced, still signing during its overlap (one row per merchant).
-  { table: 'webhook_secret_previous', key: 'subsidiary_id', column: 'secret_sealed', context: (id: number) => `subsidiary:${id}:webhook-secret` },
+  // The secrets a rotation replaced, still signing during their overlap (one row per merchant and environment).
+  { table: SIGNING_SECRET_STORE.live.previousTable, key: 'subsidiary_id', column: 'secret_sealed', context: SIGNING_SECRET_STORE.live.context },
+  { table: SIGNING_SECRET_STORE.test.previousTable, key: 'subsidiary_id', column: 'secret_sealed', context: SIGNING_SECRET_STORE.test.context },
 ] as const;
 
 export interface MasterKeyRotation {
@@ -35,7 +39,7 @@ export async function rotateMasterKey(orm: MikroORM, oldKey: Buffer, newKey: Buf
     const trx = em.getTransactionContext();
     const sql = (query: string, params: unknown[] = []) => connection.execute(query, params, 'all', trx) as Promise<Array<Record<string, any>>>;
 
-    await sql(`lock table ${[...SEALED_COLUMNS.map((c) => c.table), 'master_key_check'].map((t) => `"${t}"`).join(', ')} in exclusive mode`);
+    await sql(`lock table ${[...new Set(SEALED_COLUMNS.map((c) => c.table)), 'master_key_check'].map((t) => `"${t}"`).join(', ')} in exclusive mode`);
     const [check] = await sql('select check_value from master_key_check where id = 1');
     if (check) {
       let opened: string | undefined;
@@ -49,7 +53,7 @@ export async function rotateMasterKey(orm: MikroORM, oldKey: Buffer, newKey: Buf
 
     const resealed: Record<string, number> = {};
     for (const { table, key, column, context } of SEALED_COLUMNS) {
-      const rows = await sql(`select "${key}" as id, "${column}" as sealed from "${table}" order by "${key}"`);
+      const rows = await sql(`select "${key}" as id, "${column}" as sealed from "${table}" where "${column}" is not null order by "${key}"`);
       for (const row of rows) {
         const id = Number(row.id);
         let plaintext: string;

@@ -111,6 +111,8 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
       };
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
+      // A working key that may not manage (in a rotation's grace period): refused, not a wrong key.
+      if (err.kind === 'forbidden') return reply.code(403).send({ message: err.message });
       noteFailedAuthentication(request);
       return reply.code(401).send({ message: err.message });
     }

@@ -5,6 +5,7 @@ import { DomainError, forbidden, unauthenticated } from '../shared/errors';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { describeApiKey, hashApiKey } from '../merchants/key-format';
 import type { Tenant } from '../merchants/tenant';
+import { requireManagingKey } from '../merchants/key-authority';
 
 /** What the browser is told after signing in (never the key, never the session token). */
 export interface SessionInfo {
@@ -36,6 +37,8 @@ const wrongKey = (): DomainError => new DomainError('unauthenticated', WRONG_KEY
 
 interface SessionKeyRow {
   session_id: string;
+  api_key_id: number;
+  key_expires_at: Date | null;
   subsidiary_id: number;
   environment_id: number;
   mode: EnvironmentMode;
@@ -60,7 +63,8 @@ export class DashboardSessionService {
   /**
    * Signs in with a private key. With the token of a live session of the same merchant, the
    * key's environment is added to that session (switching test/live); otherwise a new session
-   * is opened. Throws `unauthenticated` (WRONG_KEY) for anything but a working private key.
+   * is opened. Throws `unauthenticated` (WRONG_KEY) for anything but a working private key, and
+   * `forbidden` for a private key in the grace period of a rotation (it may not manage).
    */
   async signIn(privateKey: unknown, currentToken?: string): Promise<SignedIn> {
     if (typeof privateKey !== 'string') throw wrongKey();
@@ -68,14 +72,23 @@ export class DashboardSessionService {
     const described = describeApiKey(key);
     if (!described || described.kind !== 'private') throw wrongKey();
     const now = this.clock.now();
-    const rows: { id: number; environment_id: number; subsidiary_id: number; mode: EnvironmentMode; name: string }[] = await this.sql(
-      `select k.id, k.environment_id, e.subsidiary_id, e.mode, s.name
+    const rows: { id: number; environment_id: number; subsidiary_id: number; mode: EnvironmentMode; name: string; expires_at: Date | null }[] = await this.sql(
+      `select k.id, k.environment_id, e.subsidiary_id, e.mode, s.name, k.expires_at
          from api_key k join app_environment e on e.id = k.environment_id join subsidiary s on s.id = e.subsidiary_id
         where k.key_hash = ? and k.kind = 'private' and (k.expires_at is null or k.expires_at > ?)`,
       [hashApiKey(key), now],
     );
     const apiKey = rows[0];
     if (!apiKey) throw wrongKey();
+    // The dashboard manages the merchant: a key in the grace period of a rotation opens no session.
+    requireManagingKey({
+      environmentId: apiKey.environment_id,
+      subsidiaryId: apiKey.subsidiary_id,
+      mode: apiKey.mode,
+      keyKind: 'private',
+      keyId: Number(apiKey.id),
+      keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
+    });
 
     return this.orm.em.fork().transactional(async (em) => {
       const sql = (query: string, params: unknown[]): Promise<any[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
@@ -149,7 +162,14 @@ export class DashboardSessionService {
     const rows = await this.workingKeys(token);
     const row = environment === undefined && rows.length === 1 ? rows[0] : rows.find((r) => r.mode === environment);
     if (!row) throw unauthenticated();
-    return { environmentId: row.environment_id, subsidiaryId: row.subsidiary_id, mode: row.mode, keyKind: 'private' };
+    return {
+      environmentId: row.environment_id,
+      subsidiaryId: row.subsidiary_id,
+      mode: row.mode,
+      keyKind: 'private',
+      keyId: Number(row.api_key_id),
+      keyExpiresAt: row.key_expires_at ? new Date(row.key_expires_at).getTime() : null,
+    };
   }
 
   /** Ends the session (sign-out). */
@@ -166,7 +186,7 @@ export class DashboardSessionService {
   private async workingKeys(token: string | undefined): Promise<SessionKeyRow[]> {
     if (!token) return [];
     return this.sql(
-      `select s.id as session_id, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name
+      `select s.id as session_id, sk.api_key_id, k.expires_at as key_expires_at, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name
          from dashboard_session s
          join dashboard_session_key sk on sk.session_id = s.id
          join api_key k on k.id = sk.api_key_id

@@ -107,6 +107,12 @@ export interface EventFanout {
    * NOTIFY them; the embedded database has no other writer, so nothing arrives there).
    */
   onTenantChanged(listener: (scope: TenantScope) => void): () => void;
+  /**
+   * Runs `check` each time a lost LISTEN connection is back, before any event committed
+   * meanwhile is published: whatever was revoked unheard (a rotated key, an ended session) must
+   * be found out first. Returns the unsubscribe.
+   */
+  onReconnected(check: () => Promise<void>): () => void;
   /** False while changes made elsewhere might go unheard (the LISTEN connection is down). */
   readonly hearing: boolean;
   start(log?: EventLog): Promise<void>;
@@ -140,6 +146,11 @@ export class InProcessFanout implements EventFanout {
   }
 
   onTenantChanged(): () => void {
+    return () => undefined;
+  }
+
+  /** Nothing to reconnect: every change is published in this process as it commits. */
+  onReconnected(): () => void {
     return () => undefined;
   }
 
@@ -185,6 +196,7 @@ export class PostgresFanout implements EventFanout {
   private connecting: Promise<void> | undefined;
   private readonly keysExpiry = new KeysExpiryListeners();
   private readonly tenantListeners = new Set<(scope: TenantScope) => void>();
+  private readonly reconnectChecks = new Set<() => Promise<void>>();
 
   constructor(
     private readonly bus: OrderStatusBus,
@@ -220,6 +232,11 @@ export class PostgresFanout implements EventFanout {
   onTenantChanged(listener: (scope: TenantScope) => void): () => void {
     this.tenantListeners.add(listener);
     return () => this.tenantListeners.delete(listener);
+  }
+
+  onReconnected(check: () => Promise<void>): () => void {
+    this.reconnectChecks.add(check);
+    return () => this.reconnectChecks.delete(check);
   }
 
   private tenantChangedEverywhere(): void {
@@ -305,9 +322,17 @@ export class PostgresFanout implements EventFanout {
     const gapStart = this.disconnectedAt;
     this.disconnectedAt = null;
     if (gapStart) {
+      // Notifications arriving from now on wait until the checks and the read-back are done.
+      const held: OrderStatusChange[] = [];
+      this.held = held;
       this.tenantChangedEverywhere();
       this.log.info({}, 'event LISTEN connection restored');
-      await this.catchUp(gapStart);
+      await Promise.all(
+        [...this.reconnectChecks].map((check) =>
+          check().catch((err: unknown) => this.log.error({ err }, 'a check after the LISTEN connection returned failed')),
+        ),
+      );
+      await this.catchUp(gapStart, held);
     }
   }
 
@@ -343,8 +368,7 @@ export class PostgresFanout implements EventFanout {
    * lag). Notifications arriving meanwhile wait until the read-back is published, so each
    * order's changes still reach subscribers in sequence.
    */
-  private async catchUp(since: Date): Promise<void> {
-    const held: OrderStatusChange[] = [];
+  private async catchUp(since: Date, held: OrderStatusChange[]): Promise<void> {
     this.held = held;
     try {
       const changes = await this.options.changesSince(new Date(since.getTime() - 10_000));

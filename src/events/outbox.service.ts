@@ -6,6 +6,7 @@ import { orderDetailsView } from '../orders/order-details.view';
 import type { DeliveryState } from './webhook-delivery.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { encodeNotification, type EventNotification } from './event-fanout';
 import { webhookDestination } from './webhook-url';
 
@@ -54,6 +55,20 @@ export class OutboxService {
     private readonly notifyChannel: string | null = null,
   ) {}
 
+  /** Each environment's mode (it never changes), remembered once read: every payload says whether it is live. */
+  private readonly modes = new Map<number, EnvironmentMode>();
+
+  private async livemode(execute: Execute, environmentId: number): Promise<boolean> {
+    let mode = this.modes.get(environmentId);
+    if (mode === undefined) {
+      const [row] = await execute('select mode from app_environment where id = ?', [environmentId]);
+      mode = row.mode as EnvironmentMode;
+      if (this.modes.size >= 100_000) this.modes.clear();
+      this.modes.set(environmentId, mode);
+    }
+    return mode === 'live';
+  }
+
   /**
    * After the caller's changes are flushed (the body carries the order as verify returns it):
    * the endpoint lookup, then one statement that writes the event, its delivery and the
@@ -67,10 +82,13 @@ export class OutboxService {
     await em.flush();
     const eventId = randomUUID();
     const environmentId = typeof order.environment === 'object' ? order.environment.id : (order.environment as number);
+    const connection = em.getConnection();
+    const trx = em.getTransactionContext();
     const payload = {
       notify: 'transaction',
       notifyType,
       eventId,
+      livemode: await this.livemode((sql, params) => connection.execute(sql, params, 'all', trx), environmentId),
       sequence: order.eventSequence,
       data: orderDetailsView(aggregate, this.publicUrl),
       status: 'success',
@@ -85,8 +103,6 @@ export class OutboxService {
       status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
       sequence: order.eventSequence,
     };
-    const connection = em.getConnection();
-    const trx = em.getTransactionContext();
     // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
     let url: string | null = null;
     if (notifyType !== 'pending') {
@@ -143,6 +159,7 @@ export class OutboxService {
       notify: 'test_assess',
       notifyType: 'test_assess',
       eventId,
+      livemode: await this.livemode(execute, environmentId),
       sequence: 0,
       data: null,
       status: 'success',

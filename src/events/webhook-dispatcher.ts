@@ -1,8 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
-import { DomainError, forbidden, notFound, validationError } from '../shared/errors';
+import { DomainError, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
+import { requirePrivateKey } from '../merchants/key-authority';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { TimelineEvents } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
 import type { Execute, OutboxService } from './outbox.service';
@@ -12,6 +14,10 @@ import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from './webhook-url';
 import { silentLog, type EventLog } from './event-fanout';
+import { claimDueDeliveries, type ClaimedDelivery } from './webhook-claim';
+import { deliveryView, type WebhookDeliveryFilter, type WebhookDeliveryView } from './webhook-delivery.view';
+
+export type { WebhookAttemptView, WebhookDeliveryFilter, WebhookDeliveryView } from './webhook-delivery.view';
 
 export interface WebhookDispatcherOptions {
   /** WEBHOOK_RETRY_DELAYS_MS: the delay before attempt n+1 is `retryDelaysMs[n-1]`; after the last, dead. */
@@ -48,65 +54,7 @@ export interface WebhookAttemptOutcome {
   lagMs: number;
 }
 
-/** One HTTP attempt of a delivery. */
-export interface WebhookAttemptView {
-  id: string;
-  /** The receiver's HTTP status; null when none arrived in time. */
-  statusCode: number | null;
-  latencyMs: number;
-  /** Why no status arrived (timeout, connection refused, …); null when one did. */
-  error: string | null;
-  /** At most the first 1 KiB of the receiver's answer. */
-  responseBody: string | null;
-  createdAt: Date;
-}
-
-/** One delivery of one event to one URL, with its attempts (oldest first). */
-export interface WebhookDeliveryView {
-  id: string;
-  /** The eventId (also the `webhook-id` header); every attempt and redelivery carries it. */
-  eventId: string;
-  /** `transaction` or `test_assess`. */
-  notify: string;
-  /** `successful`, `failed`, `test_assess`. */
-  notifyType: string;
-  /** The order of a `transaction` event; null for a test ping. */
-  orderReference: string | null;
-  /** The event's per-order sequence number (0 for a test ping). */
-  sequence: number;
-  url: string;
-  state: DeliveryState;
-  attemptCount: number;
-  /** When the next attempt is due; null once delivered or dead. */
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-  attempts: WebhookAttemptView[];
-}
-
-export interface WebhookDeliveryFilter {
-  eventId?: string | null;
-  orderReference?: string | null;
-  /** Newest first, at most this many (default 50, at most 200). */
-  limit?: number | null;
-}
-
-interface ClaimedDelivery {
-  id: string;
-  url: string;
-  attemptCount: number;
-  lease: Date;
-  eventId: string;
-  orderId: number | null;
-  body: string;
-  subsidiaryId: number;
-  /** From when it was due to when it was claimed. */
-  lagMs: number;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Serialises claims across instances, so the per-URL limit holds exactly (claims take milliseconds). */
-const CLAIM_LOCK_KEY = 7_305_114_002;
 const USER_AGENT = 'checkout-gateway-webhooks/1';
 export const EVENT_NOT_FOUND = 'Event not found at the moment';
 /** The `code` of a refused test ping (GraphQL `extensions.code`). */
@@ -135,7 +83,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly orm: MikroORM,
     private readonly outbox: OutboxService,
-    private readonly secrets: { webhookSecrets(subsidiaryId: number): Promise<string[]> },
+    private readonly secrets: { signing(subsidiaryId: number, mode: EnvironmentMode): Promise<string[]> },
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
   ) {
@@ -340,73 +288,15 @@ export class WebhookDispatcher {
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
-    const rows: Array<{
-      id: string | number;
-      url: string;
-      attempt_count: number;
-      event_id: string;
-      order_id: number | null;
-      body: string;
-      subsidiary_id: number;
-      next_attempt_at: Date | string;
-    }> = await this.inTransaction(async (execute) => {
-      await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
-      return execute(
-        `with leased as (
-             select d.destination, env.subsidiary_id
-               from webhook_delivery d
-               join outbox_event e on e.id = d.event_id
-               join app_environment env on env.id = e.environment_id
-              where d.state = 'pending' and d.locked_until > ?
-           ), busy_destination as (
-             select destination, count(*) as n from leased group by destination
-           ), busy_merchant as (
-             select subsidiary_id, count(*) as n from leased group by subsidiary_id
-           ), due as (
-             select d.id, d.next_attempt_at, d.destination, env.subsidiary_id
-               from webhook_delivery d
-               join outbox_event e on e.id = d.event_id
-               join app_environment env on env.id = e.environment_id
-              where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= ?)
-           ), per_destination as (
-             select due.*, row_number() over (partition by due.destination order by due.next_attempt_at, due.id) + coalesce(b.n, 0) as slot
-               from due left join busy_destination b on b.destination = due.destination
-           ), per_merchant as (
-             select p.id, p.next_attempt_at,
-                    row_number() over (partition by p.subsidiary_id order by p.next_attempt_at, p.id) + coalesce(b.n, 0) as slot
-               from per_destination p left join busy_merchant b on b.subsidiary_id = p.subsidiary_id
-              where p.slot <= ?
-           ), picked as (
-             select d.id from webhook_delivery d
-              where d.id in (select id from per_merchant where slot <= ? order by slot, next_attempt_at, id limit ?)
-                and d.state = 'pending' and (d.locked_until is null or d.locked_until <= ?)
-              for update of d skip locked
-           )
-           update webhook_delivery d set locked_until = ?
-             from picked, outbox_event e, app_environment env
-            where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
-           returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, d.next_attempt_at`,
-        [now, now, now, this.options.endpointConcurrency, this.options.merchantConcurrency, max, now, lease],
-      );
-    });
-    return rows.map((r) => ({
-      id: String(r.id),
-      url: r.url,
-      attemptCount: r.attempt_count,
-      lease,
-      eventId: r.event_id,
-      orderId: r.order_id,
-      body: r.body,
-      subsidiaryId: r.subsidiary_id,
-      lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
-    }));
+    const { endpointConcurrency, merchantConcurrency } = this.options;
+    return this.inTransaction((execute) => claimDueDeliveries(execute, now, lease, { endpointConcurrency, merchantConcurrency, max }));
   }
 
   private async deliver(job: ClaimedDelivery): Promise<void> {
     let result: WebhookHttpResult;
     try {
-      // During a secret rotation's overlap: one signature per secret, space-separated.
-      const secrets = await this.secrets.webhookSecrets(job.subsidiaryId);
+      // The event's environment's secret; during a rotation's overlap one signature per secret, space-separated.
+      const secrets = await this.secrets.signing(job.subsidiaryId, job.mode);
       const timestamp = Math.floor(this.clock.now().getTime() / 1000);
       const headers = {
         ...webhookSignatureHeaders(secrets[0]!, job.eventId, timestamp, job.body),
@@ -522,38 +412,4 @@ export class WebhookDispatcher {
     const jitter = this.options.jitter ?? 0.1;
     return Math.max(0, Math.round(delayMs * (1 + (Math.random() * 2 - 1) * jitter)));
   }
-}
-
-function requirePrivateKey(tenant: Tenant): void {
-  if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
-}
-
-type DeliveryRow = Pick<WebhookDelivery, 'id' | 'url' | 'state' | 'attemptCount' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'> & {
-  event: Pick<OutboxEvent, 'id' | 'notify' | 'notifyType' | 'sequence'> & { order: { reference: string } | null };
-};
-
-function deliveryView(d: DeliveryRow, attempts: WebhookAttempt[]): WebhookDeliveryView {
-  const event = d.event;
-  return {
-    id: String(d.id),
-    eventId: event.id,
-    notify: event.notify,
-    notifyType: event.notifyType,
-    orderReference: event.order ? event.order.reference : null,
-    sequence: event.sequence,
-    url: d.url,
-    state: d.state,
-    attemptCount: d.attemptCount,
-    nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null,
-    deliveredAt: d.deliveredAt,
-    createdAt: d.createdAt,
-    attempts: attempts.map((a) => ({
-      id: String(a.id),
-      statusCode: a.statusCode,
-      latencyMs: a.latencyMs,
-      error: a.error,
-      responseBody: a.responseBody,
-      createdAt: a.createdAt,
-    })),
-  };
 }

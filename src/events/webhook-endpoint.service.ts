@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { forbidden } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
+import { lockManagingKey, requireManagingKey } from '../merchants/key-authority';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 
-/** The merchant's webhook URL of one environment (merchant settings: private key only). */
+/** The merchant's webhook URL of one environment (merchant settings: a private key without an expiry). */
 export class WebhookEndpointService {
   constructor(
     private readonly orm: MikroORM,
@@ -24,19 +24,22 @@ export class WebhookEndpointService {
    * deliveries already pending keep the URL they were created with. Returns the URL now in force.
    */
   async setWebhookUrl(tenant: Tenant, url: string | null): Promise<string | null> {
-    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    requireManagingKey(tenant);
     const value = url === null || url.trim() === '' ? null : await validateWebhookUrl(url, this.policy);
-    const connection = this.orm.em.getConnection();
-    if (value === null) {
-      await connection.execute('update webhook_endpoint set is_active = false, updated_at = now() where environment_id = ?', [tenant.environmentId]);
-      return null;
-    }
-    // One statement: concurrent updates of one environment cannot trip over the unique constraint.
-    await connection.execute(
-      `insert into webhook_endpoint (environment_id, url, is_active) values (?, ?, true)
-       on conflict (environment_id) do update set url = excluded.url, is_active = true, updated_at = now()`,
-      [tenant.environmentId, value],
-    );
-    return value;
+    return this.orm.em.fork().transactional(async (em) => {
+      // Locks the environment (so updates of one environment take turns) and re-checks the key.
+      await lockManagingKey(em, tenant);
+      const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'run', em.getTransactionContext());
+      if (value === null) {
+        await run('update webhook_endpoint set is_active = false, updated_at = now() where environment_id = ?', [tenant.environmentId]);
+        return null;
+      }
+      await run(
+        `insert into webhook_endpoint (environment_id, url, is_active) values (?, ?, true)
+         on conflict (environment_id) do update set url = excluded.url, is_active = true, updated_at = now()`,
+        [tenant.environmentId, value],
+      );
+      return value;
+    });
   }
 }

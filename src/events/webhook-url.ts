@@ -123,6 +123,10 @@ for (const [network, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
+  ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: the IPv4 address it reaches is hidden (and relayed by whoever answers)
+  ['2001:db8::', 32], // documentation
+  ['64:ff9b:1::', 48], // local-use NAT64: translated into a network of the operator's own
 ] as const) {
   internalV6.addSubnet(network, prefix, 'ipv6');
 }
@@ -136,8 +140,9 @@ export function isInternalAddress(address: string): boolean {
 
 /**
  * An address in the form the rules compare: IPv4 as dotted quad, and the IPv4 address inside
- * an IPv4-mapped (::ffff:a.b.c.d, ::ffff:7f00:1), IPv4-compatible or NAT64 (64:ff9b::/96) IPv6
- * address, so that no IPv6 spelling of an IPv4 address escapes the IPv4 rules. Null when not an address.
+ * an IPv4-mapped (::ffff:a.b.c.d, ::ffff:7f00:1), IPv4-translated (::ffff:0:a.b.c.d),
+ * IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) or 6to4 (2002:AABB:CCDD::/48) IPv6 address,
+ * so that no IPv6 spelling of an IPv4 address escapes the IPv4 rules. Null when not an address.
  */
 export function canonicalAddress(address: string): string | null {
   const text = (address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address).split('%')[0]!;
@@ -202,16 +207,20 @@ export function parseCidr(text: string): { network: string; prefix: number; fami
   return { network: address, prefix, family: family as 4 | 6 };
 }
 
-/** The IPv4 address inside an IPv4-mapped, IPv4-compatible or NAT64 (64:ff9b::/96) IPv6 address. */
+/** The IPv4 address inside an IPv4-mapped, -translated or -compatible, NAT64 (64:ff9b::/96) or 6to4 (2002::/16) IPv6 address. */
 function embeddedIpv4(address: string): string | null {
   const groups = expandIpv6(address);
   if (!groups) return null;
+  const v4 = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  // 6to4: the IPv4 address of the relay that receives the packets is groups 1 and 2.
+  if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
   const top = groups.slice(0, 6);
   const mapped = top.slice(0, 5).every((g) => g === 0) && (top[5] === 0xffff || top[5] === 0);
+  const translated = top.slice(0, 4).every((g) => g === 0) && top[4] === 0xffff && top[5] === 0;
   const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && top.slice(2).every((g) => g === 0);
-  if (!mapped && !nat64) return null;
+  if (!mapped && !translated && !nat64) return null;
   if (mapped && top[5] === 0 && groups[6] === 0 && groups[7]! <= 1) return null; // :: and ::1 are IPv6 themselves
-  return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
+  return v4(groups[6]!, groups[7]!);
 }
 
 function expandIpv6(address: string): number[] | null {

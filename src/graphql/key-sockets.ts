@@ -56,6 +56,14 @@ export class KeySockets {
     this.timers.add(timer);
   }
 
+  /**
+   * Checks every open socket's key (or session) now, closing those that no longer work: after
+   * a time in which revocations may have gone unheard (the LISTEN connection was down).
+   */
+  async checkAll(): Promise<void> {
+    await Promise.all([...this.byEnvironment.keys()].map((environmentId) => this.check(environmentId)));
+  }
+
   /** Open sockets of one environment (for tests and metrics). */
   count(environmentId: number): number {
     return this.byEnvironment.get(environmentId)?.size ?? 0;

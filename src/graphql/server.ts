@@ -169,9 +169,13 @@ function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeyS
     eventFanout.announceKeysExpiry(notice).catch((err) => app.log.error({ err }, 'announcing replaced api-keys failed'));
   });
   const stopListening = eventFanout.onKeysExpiry((expiry) => sockets.keysExpire(expiry.environmentId, expiry.expiresAt));
+  // A rotation announced while this instance did not listen went unheard: every socket is
+  // checked again when the connection is back, before the events missed meanwhile go out.
+  const stopRechecking = eventFanout.onReconnected(() => sockets.checkAll());
   app.addHook('onClose', async () => {
     stopAnnouncing();
     stopListening();
+    stopRechecking();
     sockets.stop();
   });
   return sockets;

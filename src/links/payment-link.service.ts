@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
+import { requirePrivateKey } from '../merchants/key-authority';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from './payment-link.entity';
@@ -70,7 +71,14 @@ export class PaymentLinkService {
     return `${this.publicUrl}/pay/${link.reference}`;
   }
 
+  /**
+   * Creating, editing, activating and disabling links need the private key: a link is a page on
+   * this service's domain that takes money and redirects afterwards, so the public key (readable
+   * by anyone from the merchant's web page or app) must not make or change one. Listing and
+   * reading links take either key.
+   */
   async create(tenant: Tenant, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
+    requirePrivateKey(tenant);
     const em = this.orm.em.fork();
     const fields = await validateLinkInput(em, input, { creating: true });
     const link = em.create(PaymentLink, {
@@ -96,8 +104,9 @@ export class PaymentLinkService {
     return { link, subsidiary };
   }
 
-  /** Changes fields only; state and currency stay as they are. */
+  /** Changes fields only; state and currency stay as they are (private key only). */
   async edit(tenant: Tenant, id: number | string, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
+    requirePrivateKey(tenant);
     const em = this.orm.em.fork();
     const linkId = this.parseId(id);
     const fields = await validateLinkInput(em, input, { creating: false });
@@ -122,8 +131,9 @@ export class PaymentLinkService {
     return { link, subsidiary };
   }
 
-  /** activate / disable: idempotent; unknown ids (of this tenant) are "payment link not found". */
+  /** activate / disable (private key only): idempotent; unknown ids (of this tenant) are "payment link not found". */
   async setActive(tenant: Tenant, id: number | string, isActive: boolean): Promise<PaymentLink> {
+    requirePrivateKey(tenant);
     const em = this.orm.em.fork();
     const linkId = this.parseId(id);
     const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });

@@ -1,12 +1,14 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import { forbidden, unauthenticated } from '../shared/errors';
+import { unauthenticated } from '../shared/errors';
 import { describeApiKey, hashApiKey } from './key-format';
+import { requirePrivateKey } from './key-authority';
 import type { Tenant } from './tenant';
 import { runPrepared } from '../db/prepared';
 import type { ScopedCache, TenantCaches } from './tenant-cache';
 
 interface KeyRow {
+  id: number;
   environment_id: number;
   subsidiary_id: number;
   mode: 'test' | 'live';
@@ -21,8 +23,8 @@ interface KnownKey {
 }
 
 const KEY_LOOKUP = {
-  name: 'pgw_auth_key_v1',
-  text: `select k.environment_id, e.subsidiary_id, e.mode, k.kind, k.expires_at
+  name: 'pgw_auth_key_v2',
+  text: `select k.id, k.environment_id, e.subsidiary_id, e.mode, k.kind, k.expires_at
            from api_key k join app_environment e on e.id = k.environment_id
           where k.key_hash = $1`,
 };
@@ -60,15 +62,23 @@ export class AuthService {
 
   /** For operations only a server may do (order verification, merchant settings). */
   requirePrivateKey(tenant: Tenant): void {
-    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    requirePrivateKey(tenant);
   }
 
   private async load(hash: string) {
     const row = (await runPrepared<KeyRow>(this.orm, KEY_LOOKUP, [hash]))[0];
     if (!row) return null;
-    const tenant: Tenant = Object.freeze({ environmentId: row.environment_id, subsidiaryId: row.subsidiary_id, mode: row.mode, keyKind: row.kind });
+    const expiresAt = row.expires_at ? new Date(row.expires_at).getTime() : null;
+    const tenant: Tenant = Object.freeze({
+      environmentId: row.environment_id,
+      subsidiaryId: row.subsidiary_id,
+      mode: row.mode,
+      keyKind: row.kind,
+      keyId: Number(row.id),
+      keyExpiresAt: expiresAt,
+    });
     return {
-      value: { tenant, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null },
+      value: { tenant, expiresAt },
       environmentId: row.environment_id,
       subsidiaryId: row.subsidiary_id,
     };

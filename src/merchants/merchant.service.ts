@@ -1,5 +1,4 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { randomBytes } from 'node:crypto';
 import { DEFAULT_ENCRYPTION_KEY_BITS, ENCRYPTION_KEY_SIZES, generateRsaKeyMaterial, isEncryptionKeyBits } from '../crypto/encryption-key';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
@@ -13,6 +12,8 @@ import { WebhookEndpoint } from '../events/webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from '../events/webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
+import { lockManagingKey, requireManagingKey } from './key-authority';
+import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
 
 export interface CreateMerchantInput {
@@ -58,7 +59,10 @@ export interface EnvironmentKeys {
 /** Exactly the documented JSON of `merchant:create --json`; private keys appear here once and never again. */
 export interface CreatedMerchant {
   subsidiary: { id: number; name: string; country: string; supportEmail: string };
+  /** Signs the test environment's webhooks. */
   webhookSecret: string;
+  /** Signs the live environment's webhooks. */
+  liveWebhookSecret: string;
   keys: { test: EnvironmentKeys; live: EnvironmentKeys };
 }
 
@@ -117,7 +121,8 @@ export class MerchantService {
 
     // RSA generation runs on libuv's thread pool, off the event loop; both at once.
     const [testRsa, liveRsa] = await Promise.all([generateRsaKeyMaterial(keyBits), generateRsaKeyMaterial(keyBits)]);
-    const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+    // Each environment signs its webhooks with its own secret.
+    const webhookSecrets = { test: newWebhookSecret(), live: newWebhookSecret() };
 
     return this.orm.em.fork().transactional(async (em) => {
       const subsidiary = em.create(Subsidiary, {
@@ -127,7 +132,8 @@ export class MerchantService {
         webhookSecretSealed: 'pending',
       });
       await em.flush();
-      subsidiary.webhookSecretSealed = this.secrets.seal(webhookSecret, `subsidiary:${subsidiary.id}:webhook-secret`);
+      subsidiary.webhookSecretSealed = this.secrets.seal(webhookSecrets.live, SIGNING_SECRET_STORE.live.context(subsidiary.id));
+      subsidiary.testWebhookSecretSealed = this.secrets.seal(webhookSecrets.test, SIGNING_SECRET_STORE.test.context(subsidiary.id));
 
       const keys = {} as CreatedMerchant['keys'];
       for (const [mode, rsa, url] of [
@@ -144,7 +150,8 @@ export class MerchantService {
       await em.flush();
       return {
         subsidiary: { id: subsidiary.id, name, country, supportEmail },
-        webhookSecret,
+        webhookSecret: webhookSecrets.test,
+        liveWebhookSecret: webhookSecrets.live,
         keys,
       };
     });
@@ -156,7 +163,7 @@ export class MerchantService {
    * Only a private key may rotate keys.
    */
   async rotateKeys(tenant: Tenant, kinds: RotatableKey[], graceSeconds = 0): Promise<RotatedKeys> {
-    if (tenant.keyKind !== 'private') throw forbidden('Keys can only be rotated with the private key.');
+    requireManagingKey(tenant);
     if (kinds.length === 0) throw validationError('Choose at least one key to rotate.');
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
       throw validationError(`The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
@@ -165,7 +172,8 @@ export class MerchantService {
     const expireAt = new Date(this.clock.now().getTime() + graceSeconds * 1000);
 
     const rotated = await this.orm.em.fork().transactional(async (em) => {
-      // Serialises concurrent rotations of one environment.
+      // Serialises concurrent rotations of one environment; the calling key may still manage.
+      await lockManagingKey(em, tenant);
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
       const result: RotatedKeys = { previousKeysExpireAt: expireAt };
       for (const kind of ['public', 'private'] as const) {
@@ -212,12 +220,14 @@ export class MerchantService {
 
   /** Who bears the processing fee in the tenant's environment (private key only). */
   async setFeeBearer(tenant: Tenant, bearer: FeeBearer): Promise<FeeBearer> {
-    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    requireManagingKey(tenant);
     const parsed = parseFeeBearer(bearer);
-    const em = this.orm.em.fork();
-    const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
-    environment.feeBearer = parsed;
-    await em.flush();
+    await this.orm.em.fork().transactional(async (em) => {
+      await lockManagingKey(em, tenant);
+      const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
+      environment.feeBearer = parsed;
+      await em.flush();
+    });
     this.settingsChanged({ environmentId: tenant.environmentId });
     return parsed;
   }
@@ -278,61 +288,6 @@ export class MerchantService {
       .findOne(EncryptionKey, { environment: tenant.environmentId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }, { orderBy: { id: 'desc' } });
     if (!key) throw notFound('encryption key not found', '13');
     return key.encryptionKey;
-  }
-
-  /** The merchant's webhook secret, unsealed for signing. */
-  async webhookSecret(subsidiaryId: number): Promise<string> {
-    const subsidiary = await this.orm.em.fork().findOneOrFail(Subsidiary, { id: subsidiaryId }, { populate: ['webhookSecretSealed'] });
-    return this.secrets.open(subsidiary.webhookSecretSealed, `subsidiary:${subsidiaryId}:webhook-secret`);
-  }
-
-  /**
-   * The secrets a delivery is signed with now: the current one, and during the overlap of a
-   * rotation the replaced one too (receivers accept any of the signatures).
-   */
-  async webhookSecrets(subsidiaryId: number): Promise<string[]> {
-    const current = await this.webhookSecret(subsidiaryId);
-    const previous: { secret_sealed: string }[] = await this.orm.em
-      .getConnection()
-      .execute(`select secret_sealed from webhook_secret_previous where subsidiary_id = ? and expires_at > ?`, [subsidiaryId, this.clock.now()]);
-    return previous[0] ? [current, this.secrets.open(previous[0].secret_sealed, `subsidiary:${subsidiaryId}:webhook-secret`)] : [current];
-  }
-
-  /**
-   * Replaces the merchant's webhook signing secret (one per merchant, both environments). For
-   * `overlapSeconds` (0 to 7 days) deliveries carry signatures under both the old and the new
-   * secret, so a receiver can switch without rejecting any. Live private key only (the secret
-   * signs live webhooks); the new secret is returned once.
-   */
-  async rotateWebhookSecret(tenant: Tenant, overlapSeconds = 0): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date }> {
-    if (tenant.keyKind !== 'private') throw forbidden('The webhook secret can only be rotated with the private key.');
-    // One secret signs both environments' webhooks: whoever holds only test keys must not obtain
-    // (or break) what authenticates live payment notifications.
-    if (tenant.mode !== 'live') throw forbidden('The webhook secret signs live webhooks too: rotate it with the live private key.');
-    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_GRACE_SECONDS) {
-      throw validationError(`The overlap must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
-    }
-    const now = this.clock.now();
-    const expiresAt = new Date(now.getTime() + overlapSeconds * 1000);
-    const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
-    const context = `subsidiary:${tenant.subsidiaryId}:webhook-secret`;
-    await this.orm.em.fork().transactional(async (em) => {
-      const subsidiary = await em.findOneOrFail(
-        Subsidiary,
-        { id: tenant.subsidiaryId },
-        { populate: ['webhookSecretSealed'], lockMode: 4 /* PESSIMISTIC_WRITE: one rotation at a time */ },
-      );
-      await em.getConnection().execute(
-        `insert into webhook_secret_previous (subsidiary_id, secret_sealed, expires_at) values (?, ?, ?)
-         on conflict (subsidiary_id) do update set secret_sealed = excluded.secret_sealed, expires_at = excluded.expires_at`,
-        [tenant.subsidiaryId, subsidiary.webhookSecretSealed, expiresAt],
-        'run',
-        em.getTransactionContext(),
-      );
-      subsidiary.webhookSecretSealed = this.secrets.seal(webhookSecret, context);
-      await em.flush();
-    });
-    return { webhookSecret, previousSecretExpiresAt: expiresAt };
   }
 
   private addApiKey(em: EntityManager, environment: AppEnvironment, kind: ApiKeyKind): string {

@@ -3,7 +3,7 @@ import { OptionalProps, Entity, PrimaryKey, Property } from '@mikro-orm/core';
 /** A merchant. The legacy interface calls it a subsidiary. */
 @Entity({ tableName: 'subsidiary' })
 export class Subsidiary {
-  [OptionalProps]?: 'customization' | 'paypalEnabled' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'customization' | 'paypalEnabled' | 'createdAt' | 'updatedAt' | 'testWebhookSecretSealed';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -21,9 +21,13 @@ export class Subsidiary {
   @Property({ type: 'json', nullable: true })
   customization: unknown[] | null = null;
 
-  /** The Standard Webhooks secret (`whsec_…`), sealed under MASTER_KEY: it must be usable to sign, so it is not hashed. */
+  /** The live environment's Standard Webhooks secret (`whsec_…`), sealed under MASTER_KEY: it must be usable to sign, so it is not hashed. */
   @Property({ type: 'text', lazy: true })
   webhookSecretSealed!: string;
+
+  /** The test environment's signing secret, sealed likewise; null until first needed for a merchant made before each environment had its own. */
+  @Property({ type: 'text', lazy: true, nullable: true })
+  testWebhookSecretSealed: string | null = null;
 
   @Property({ type: 'boolean', default: true })
   paypalEnabled: boolean = true;

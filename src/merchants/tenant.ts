@@ -11,4 +11,11 @@ export interface Tenant {
   subsidiaryId: number;
   mode: EnvironmentMode;
   keyKind: ApiKeyKind;
+  /**
+   * The api-key row the caller presented (a dashboard session: the private key it was opened
+   * with); absent for a tenant the service acts as itself (a hosted payment page).
+   */
+  keyId?: number;
+  /** When that key stops working (epoch ms), as known at authentication; null: no expiry. */
+  keyExpiresAt?: number | null;
 }

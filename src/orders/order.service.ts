@@ -7,6 +7,7 @@ import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
+import { requirePrivateKey } from '../merchants/key-authority';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
@@ -277,6 +278,8 @@ export class OrderService {
     after?: { createdAt: Date; id: number },
     want: OrderListWants = { count: true, payments: true },
   ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
+    // Customers, cards and the merchant's revenue: never to the key a browser holds.
+    requirePrivateKey(tenant);
     return this.lists.page(tenant, filter, limit, after, want);
   }
 
@@ -297,9 +300,11 @@ export class OrderService {
 
   /**
    * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
-   * currency, payment method and status, from the summary table (docs/performance.md).
+   * currency, payment method and status, from the summary table (docs/performance.md). The
+   * merchant's revenue: the private key (or a dashboard session, opened with it) only.
    */
-  summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+  async summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+    requirePrivateKey(tenant);
     return this.lists.summaryCells(tenant, from, to);
   }
 

@@ -33,7 +33,7 @@ describe('hosted checkout in Chromium', () => {
     const m = await createTestMerchant(t, { name: 'Lagos Coffee Roasters' });
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.publicKey,
+        apiKey: m.keys.test.privateKey,
         body: {
           Name: 'Bag of beans',
           Description: '1 kg of freshly roasted coffee',
@@ -99,11 +99,11 @@ describe('hosted checkout in Chromium', () => {
     const m = await createTestMerchant(t);
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.publicKey,
+        apiKey: m.keys.test.privateKey,
         body: { Name: 'Old offer', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' },
       })
     ).body.data.paymentLink;
-    await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: m.keys.test.publicKey });
+    await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: m.keys.test.privateKey });
     const page = await browser.newPage();
     const res = await page.goto(link.paymentLinkUrl);
     expect(res?.status()).toBe(404);

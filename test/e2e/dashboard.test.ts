@@ -280,7 +280,7 @@ describe('merchant dashboard in Chromium', () => {
     await other.close();
   }, 60_000);
 
-  it('sends a test ping from the Developers page; the signing secret is rotated from Live only', async () => {
+  it("sends a test ping from the Developers page and rotates the environment's own signing secret", async () => {
     await nav(page, 'Developers').click();
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     expect(await page.getByLabel('Webhook URL').inputValue()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks$/);
@@ -289,9 +289,15 @@ describe('merchant dashboard in Chromium', () => {
     await containsSoon(page.locator('li.delivery').first(), 'HTTP 200', 15_000);
     expect(received.some((body) => body.includes('"test_assess"'))).toBe(true);
 
-    // The secret signs live webhooks too: the test environment only says where to rotate it.
-    await containsSoon(page.locator('section.rotate'), 'rotated from the Live environment');
-    expect(await page.getByRole('button', { name: 'Rotate signing secret' }).count()).toBe(0);
+    // Each environment has its own secret: the test one is rotated here, the live one is not touched.
+    const signing = page.getByRole('form', { name: 'Signing secret' });
+    await containsSoon(signing, "this rotates the Test environment's");
+    await signing.getByRole('button', { name: 'Rotate signing secret' }).click();
+    const shown = (await signing.locator('code.secret').textContent({ timeout: 10_000 }))!.trim();
+    expect(shown).toMatch(/^whsec_/);
+    expect(shown).not.toBe(m.webhookSecret);
+    expect(await t.service.runtime.ctx.services.signingSecrets.current(m.subsidiary.id, 'test')).toBe(shown);
+    expect(await t.service.runtime.ctx.services.signingSecrets.current(m.subsidiary.id, 'live')).toBe(m.liveWebhookSecret);
     const encryptionKey = await page.locator('textarea.key-text').inputValue();
     expect(encryptionKey).toBe(m.keys.test.encryptionKey);
   }, 30_000);

@@ -98,10 +98,12 @@ const KEY = {
 /** The documented `merchant:create --json` output: exactly these keys, in this order. */
 function expectCreatedMerchantJson(out: string, name: string) {
   const created = JSON.parse(out);
-  expect(Object.keys(created)).toEqual(['subsidiary', 'webhookSecret', 'keys']);
+  expect(Object.keys(created)).toEqual(['subsidiary', 'webhookSecret', 'liveWebhookSecret', 'keys']);
   expect(created.subsidiary).toEqual({ id: expect.any(Number), name, country: 'NG', supportEmail: 'support@acme.test' });
   expect(Object.keys(created.subsidiary)).toEqual(['id', 'name', 'country', 'supportEmail']);
   expect(created.webhookSecret).toMatch(/^whsec_/);
+  expect(created.liveWebhookSecret).toMatch(/^whsec_/);
+  expect(created.liveWebhookSecret).not.toBe(created.webhookSecret);
   expect(Object.keys(created.keys)).toEqual(['test', 'live']);
   for (const mode of ['test', 'live'] as const) {
     expect(Object.keys(created.keys[mode])).toEqual(['publicKey', 'privateKey', 'encryptionKey']);

@@ -62,6 +62,8 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
   let receiver: Receiver;
   let m: CreatedMerchant;
   let client: CheckoutClient;
+  /** Made with the private key: links are managed with it only. */
+  let server: CheckoutClient;
   let dropDatabase: () => Promise<void> = async () => undefined;
 
   beforeAll(async () => {
@@ -71,6 +73,7 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
     m = await createTestMerchant(t, { name: 'SDK Coffee', webhookUrl: receiver.url });
     client = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.publicKey, encryptionKey: m.keys.test.encryptionKey });
+    server = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.privateKey, encryptionKey: m.keys.test.encryptionKey });
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -79,7 +82,7 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
   });
 
   it('manages payment links and reads the reference lists', async () => {
-    const created = await client.createPaymentLink({
+    const created = await server.createPaymentLink({
       Name: 'Beans',
       Description: '1 kg',
       PaymentType: 'SC',
@@ -93,16 +96,16 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     expect(link.paymentLinkUrl.endsWith(link.reference)).toBe(true);
     expect(created.data.subsidiary).toMatchObject({ id: m.subsidiary.id, name: 'SDK Coffee' });
 
-    const edited = await client.editPaymentLink(link.id, { Name: 'Beans, dark roast', Description: '1 kg', PaymentType: 'SC', Amount: 13000 });
+    const edited = await server.editPaymentLink(link.id, { Name: 'Beans, dark roast', Description: '1 kg', PaymentType: 'SC', Amount: 13000 });
     expect(edited.data.paymentLink).toMatchObject({ id: link.id, name: 'Beans, dark roast', amount: 13000 });
-    expect(await client.disablePaymentLink(link.id)).toEqual({
+    expect(await server.disablePaymentLink(link.id)).toEqual({
       data: null,
       status: 'success',
       statusCode: '00',
       message: 'Payment link status updated successfully',
     });
     expect((await client.listPaymentLinks({ id: link.id }))[0]).toMatchObject({ id: link.id, isActive: false, paymentType: 'Single Charge' });
-    await client.activatePaymentLink(link.id);
+    await server.activatePaymentLink(link.id);
     expect((await client.listPaymentLinks()).map((l) => [l.id, l.isActive])).toContainEqual([link.id, true]);
 
     const types = await client.paymentLinkTypes();
@@ -112,15 +115,21 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
   });
 
   it('answers errors as CheckoutApiError with the code and HTTP status', async () => {
-    const unknownLink = await client.disablePaymentLink(999_999_999).catch((e: unknown) => e);
+    const unknownLink = await server.disablePaymentLink(999_999_999).catch((e: unknown) => e);
     expect(unknownLink).toBeInstanceOf(CheckoutApiError);
     expect(unknownLink).toMatchObject({ code: '02', status: 404, message: 'payment link not found' });
     await expect(client.orderStatus('NO-SUCH-ORDER')).rejects.toMatchObject({ code: '13', status: 404, message: 'Order not found at the moment' });
     // order/verify needs the private key.
     await expect(client.verifyOrder('NO-SUCH-ORDER')).rejects.toMatchObject({ code: '403', status: 403 });
-    await expect(client.createPaymentLink({ Name: '', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' })).rejects.toMatchObject({
+    await expect(server.createPaymentLink({ Name: '', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' })).rejects.toMatchObject({
       code: 'VAL400',
       status: 400,
+    });
+    // Links are made and changed with the private key only.
+    await expect(client.createPaymentLink({ Name: 'x', Description: 'x', PaymentType: 'SC', AuthOption: 'AUTH' })).rejects.toMatchObject({
+      code: '403',
+      status: 403,
+      message: 'This operation requires the private key.',
     });
     const stranger = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: 'PGW-PUBLICKEY-TEST-00000000000000000000000000000000' });
     await expect(stranger.banks()).rejects.toMatchObject({ code: '401', status: 401, message: 'api-key was not passed in the header.' });
@@ -129,10 +138,10 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
   it('replays a request sent again with the same idempotency key', async () => {
     const key = `sdk-${Date.now()}`;
     const body = { Name: 'Once', Description: 'idempotent', PaymentType: 'SC', AuthOption: 'AUTH' } as const;
-    const first = await client.createPaymentLink(body, { idempotencyKey: key });
-    expect(client.lastResponse).toMatchObject({ status: 200, idempotentReplayed: false });
-    const again = await client.createPaymentLink(body, { idempotencyKey: key });
-    expect(client.lastResponse).toMatchObject({ status: 200, idempotentReplayed: true });
+    const first = await server.createPaymentLink(body, { idempotencyKey: key });
+    expect(server.lastResponse).toMatchObject({ status: 200, idempotentReplayed: false });
+    const again = await server.createPaymentLink(body, { idempotencyKey: key });
+    expect(server.lastResponse).toMatchObject({ status: 200, idempotentReplayed: true });
     expect(again.data.paymentLink.id).toBe(first.data.paymentLink.id);
   });
 
@@ -174,8 +183,10 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     const hooks = await receiver.waitForCount(1);
     const hook = hooks.find((h) => h.json?.data?.orderReference === reference)!;
     expect(hook).toBeDefined();
-    const event = verifyWebhook(hook.body, hook.headers as Record<string, string>, m.webhookSecret);
-    expect(event).toMatchObject({ notify: 'transaction', notifyType: 'successful', eventId: hook.headers['webhook-id'], statusCode: '00' });
+    const event = verifyWebhook(hook.body, hook.headers as Record<string, string>, m.webhookSecret, { livemode: false });
+    expect(event).toMatchObject({ notify: 'transaction', notifyType: 'successful', eventId: hook.headers['webhook-id'], livemode: false, statusCode: '00' });
+    // A test event is signed with the test secret: it never verifies as a live one.
+    expect(() => verifyWebhook(hook.body, hook.headers as Record<string, string>, m.liveWebhookSecret)).toThrow(WebhookVerificationError);
     expect(event.data).toEqual(verified.data);
     // The SDK refuses a body that is not byte for byte the signed one, and another merchant's secret.
     expect(() => verifyWebhook(JSON.stringify(hook.json, null, 1), hook.headers as Record<string, string>, m.webhookSecret)).toThrow(WebhookVerificationError);
@@ -199,7 +210,7 @@ describe('issue 11 point 7: the merchant SDK drives the real service', () => {
     });
 
     it('creates and pages payment links with typed results', async () => {
-      const link = await gqlPublic.createPaymentLink({
+      const link = await gqlPrivate.createPaymentLink({
         name: 'Gym',
         description: 'Monthly',
         paymentType: 'SC',

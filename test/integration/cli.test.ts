@@ -29,10 +29,13 @@ describe('CLI merchant:create', () => {
     ]);
     expect(code).toBe(0);
     const printed = JSON.parse(out);
-    expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'keys']);
+    expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'liveWebhookSecret', 'keys']);
+    // Each environment signs with its own secret.
+    expect(printed.liveWebhookSecret).not.toBe(printed.webhookSecret);
     expect(printed).toEqual({
       subsidiary: { id: expect.any(Number), name: 'Acme Stores', country: 'NG', supportEmail: 'support@acme.test' },
       webhookSecret: expect.stringMatching(/^whsec_/),
+      liveWebhookSecret: expect.stringMatching(/^whsec_/),
       keys: {
         test: {
           publicKey: expect.stringMatching(/^PGW-PUBLICKEY-TEST-[0-9a-f]{32}$/),

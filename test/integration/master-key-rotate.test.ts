@@ -33,11 +33,13 @@ describe('master-key:rotate', () => {
     process.env = { ...saved, DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env };
     for (const [k, v] of Object.entries(process.env)) if (v === undefined) delete process.env[k];
   };
-  let previousWebhookSecret = '';
+  const previous = { test: '', live: '' };
+  /** Every sealed value, named `table.column`, with the key of its row (null values are not sealed). */
   const sealedValues = async () =>
     (
       await db.query(
-        `select 'subsidiary' as t, id, webhook_secret_sealed as v from subsidiary union all select 'encryption_key', id, private_key_sealed from encryption_key union all select 'webhook_secret_previous', subsidiary_id, secret_sealed from webhook_secret_previous union all select 'check', id, check_value from master_key_check order by 1, 2`,
+        `${SEALED_COLUMNS.map((c) => `select '${c.table}.${c.column}' as t, "${c.key}" as id, "${c.column}" as v from "${c.table}" where "${c.column}" is not null`).join(' union all ')}
+         union all select 'check', id, check_value from master_key_check order by 1, 2`,
       )
     ).rows;
 
@@ -47,16 +49,16 @@ describe('master-key:rotate', () => {
     await db.connect();
     const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: TEST_MASTER_KEY });
     try {
-      merchants.push(await createTestMerchant(t), await createTestMerchant(t));
-      // One merchant is inside a signing-secret overlap: the replaced secret is sealed too.
+      merchants.push(await createTestMerchant(t), await createTestMerchant(t), await createTestMerchant(t));
+      // One merchant is inside a signing-secret overlap in both environments: the replaced secrets are sealed too.
       const m = merchants[0]!;
-      const [{ id: liveEnvironmentId }] = (await db.query(`select id from app_environment where subsidiary_id = $1 and mode = 'live'`, [m.subsidiary.id])).rows;
-      previousWebhookSecret = m.webhookSecret;
-      const rotated = await t.service.runtime.ctx.services.merchants.rotateWebhookSecret(
-        { environmentId: liveEnvironmentId, subsidiaryId: m.subsidiary.id, mode: 'live', keyKind: 'private' },
-        3600,
-      );
-      m.webhookSecret = rotated.webhookSecret;
+      previous.test = m.webhookSecret;
+      previous.live = m.liveWebhookSecret;
+      const services = t.service.runtime.ctx.services;
+      m.liveWebhookSecret = (await services.signingSecrets.rotate(await services.auth.authenticate(m.keys.live.privateKey), 3600)).webhookSecret;
+      m.webhookSecret = (await services.signingSecrets.rotate(await services.auth.authenticate(m.keys.test.privateKey), 3600)).webhookSecret;
+      // One is as a merchant made before each environment had its own secret: no test secret yet.
+      await db.query('update subsidiary set test_webhook_secret_sealed = null where id = $1', [merchants[2]!.subsidiary.id]);
     } finally {
       await t.close();
     }
@@ -107,7 +109,13 @@ describe('master-key:rotate', () => {
       await db.query('select (select count(*) from subsidiary)::int as subsidiaries, (select count(*) from encryption_key)::int as keys')
     ).rows;
     expect(JSON.parse(rotated.out)).toEqual({
-      resealed: { 'subsidiary.webhook_secret_sealed': subsidiaries, 'encryption_key.private_key_sealed': keys, 'webhook_secret_previous.secret_sealed': 1 },
+      resealed: {
+        'subsidiary.webhook_secret_sealed': subsidiaries,
+        'subsidiary.test_webhook_secret_sealed': subsidiaries - 1,
+        'encryption_key.private_key_sealed': keys,
+        'webhook_secret_previous.secret_sealed': 1,
+        'test_webhook_secret_previous.secret_sealed': 1,
+      },
       keyFile: null,
     });
     expect(keys).toBeGreaterThanOrEqual(4);
@@ -119,7 +127,7 @@ describe('master-key:rotate', () => {
     const oldBox = new SecretBox(parseMasterKey(TEST_MASTER_KEY));
     for (const [i, row] of after.entries()) {
       expect(row.v).not.toBe(before[i]!.v);
-      const context = row.t === 'check' ? 'master-key-check' : SEALED_COLUMNS.find((c) => c.table === row.t)!.context(Number(row.id));
+      const context = row.t === 'check' ? 'master-key-check' : SEALED_COLUMNS.find((c) => `${c.table}.${c.column}` === row.t)!.context(Number(row.id));
       expect(box.open(row.v, context)).toBe(oldBox.open(before[i]!.v, context));
     }
 
@@ -128,12 +136,17 @@ describe('master-key:rotate', () => {
     // The new one does: webhook secrets open, and payloads decrypt with the re-sealed private keys.
     const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: NEW_KEY });
     try {
-      for (const m of merchants) expect(await t.service.runtime.ctx.services.merchants.webhookSecret(m.subsidiary.id)).toBe(m.webhookSecret);
-      // The secret replaced by a rotation still signs during its overlap, under the new key.
-      expect(await t.service.runtime.ctx.services.merchants.webhookSecrets(merchants[0]!.subsidiary.id)).toEqual([
-        merchants[0]!.webhookSecret,
-        previousWebhookSecret,
-      ]);
+      const signing = t.service.runtime.ctx.services.signingSecrets;
+      for (const m of merchants) expect(await signing.current(m.subsidiary.id, 'live')).toBe(m.liveWebhookSecret);
+      for (const m of merchants.slice(0, 2)) expect(await signing.current(m.subsidiary.id, 'test')).toBe(m.webhookSecret);
+      // The secrets replaced by a rotation still sign during their overlap, under the new key.
+      expect(await signing.signing(merchants[0]!.subsidiary.id, 'live')).toEqual([merchants[0]!.liveWebhookSecret, previous.live]);
+      expect(await signing.signing(merchants[0]!.subsidiary.id, 'test')).toEqual([merchants[0]!.webhookSecret, previous.test]);
+      // The merchant without a test secret gets one when first needed, sealed under the new key.
+      const made = await signing.current(merchants[2]!.subsidiary.id, 'test');
+      expect(made).toMatch(/^whsec_/);
+      const [{ sealed }] = (await db.query('select test_webhook_secret_sealed as sealed from subsidiary where id = $1', [merchants[2]!.subsidiary.id])).rows;
+      expect(new SecretBox(parseMasterKey(NEW_KEY)).open(sealed, `subsidiary:${merchants[2]!.subsidiary.id}:test-webhook-secret`)).toBe(made);
       const m = merchants[0]!;
       const reference = `MKR-${Date.now()}`;
       const order = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
@@ -162,7 +175,8 @@ describe('master-key:rotate', () => {
     expect(fs.statSync(report.keyFile).mode & 0o777).toBe(0o600);
     const t = await startTestService({ DATABASE_URL: scratch.url, MASTER_KEY: fileKey });
     try {
-      expect(await t.service.runtime.ctx.services.merchants.webhookSecret(merchants[0]!.subsidiary.id)).toBe(merchants[0]!.webhookSecret);
+      expect(await t.service.runtime.ctx.services.signingSecrets.current(merchants[0]!.subsidiary.id, 'live')).toBe(merchants[0]!.liveWebhookSecret);
+      expect(await t.service.runtime.ctx.services.signingSecrets.current(merchants[0]!.subsidiary.id, 'test')).toBe(merchants[0]!.webhookSecret);
     } finally {
       await t.close();
     }

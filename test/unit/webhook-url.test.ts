@@ -101,6 +101,55 @@ describe('webhook URL rules', () => {
     await expect(validateWebhookUrl('  https://acme.test/h  ', strict)).resolves.toBe('https://acme.test/h');
   });
 
+  it.each([
+    // IPv4-translated (::ffff:0:0/96), as in the attack report and spelled out.
+    ['http://[::ffff:0:7f00:1]/', '127.0.0.1'],
+    ['http://[::ffff:0:127.0.0.1]/', '127.0.0.1'],
+    ['http://[::ffff:0:a00:1]/', '10.0.0.1'],
+    ['http://[0:0:0:0:ffff:0:a9fe:a9fe]/', '169.254.169.254'],
+    // 6to4 with an internal IPv4 address embedded.
+    ['http://[2002:7f00:1::]/', '127.0.0.1'],
+    ['http://[2002:c0a8:101::1]/', '192.168.1.1'],
+    ['http://[2002:a9fe:a9fe:1:2:3:4:5]/', '169.254.169.254'],
+    // IPv4-compatible (::a.b.c.d).
+    ['http://[::127.0.0.1]/', '127.0.0.1'],
+    ['http://[::10.1.2.3]/', '10.1.2.3'],
+  ])('refuses %s: an IPv6 spelling of the internal IPv4 address %s', async (url, v4) => {
+    await expect(validateWebhookUrl(url, strict)).rejects.toThrow(REFUSED);
+    expect(canonicalAddress(new URL(url).hostname)).toBe(v4);
+  });
+
+  it.each([
+    ['Teredo', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'],
+    ['Teredo (any server and client)', 'http://[2001:0:5ef5:79fd:0:59d:a0e5:ba1]/'],
+    ['local-use NAT64', 'http://[64:ff9b:1::a00:1]/'],
+    ['local-use NAT64 with a public IPv4 inside', 'http://[64:ff9b:1:5db8:d822:0:0:0]/'],
+    ['discard-only', 'http://[100::1]/'],
+    ['documentation', 'http://[2001:db8::1]/'],
+    ['documentation (far end)', 'http://[2001:db8:ffff:ffff:ffff:ffff:ffff:ffff]/'],
+  ])('refuses a %s address: %s', async (_kind, url) => {
+    await expect(validateWebhookUrl(url, strict)).rejects.toThrow(REFUSED);
+    expect(isInternalAddress(new URL(url).hostname)).toBe(true);
+  });
+
+  it.each([
+    'http://[2002:5db8:d822::1]/', // 6to4 of the public 93.184.216.34
+    'http://[::ffff:0:5db8:d822]/', // IPv4-translated public address
+    'http://[::93.184.216.34]/', // IPv4-compatible public address
+    'http://[64:ff9b::5db8:d822]/', // well-known NAT64 prefix, public address
+    'http://[2001:4860:4860::8888]/', // ordinary global unicast next to the Teredo prefix
+    'http://[2001:db9::1]/', // just outside the documentation prefix
+  ])('accepts %s: the address it reaches is public', async (url) => {
+    await expect(validateWebhookUrl(url, strict)).resolves.toBe(url);
+  });
+
+  it('judges an embedded IPv4 address by the exempted networks too', () => {
+    const policy = new WebhookAddressPolicy(['127.0.0.0/8']);
+    expect(policy.isRefused('2002:7f00:1::')).toBe(false);
+    expect(policy.isRefused('::ffff:0:7f00:1')).toBe(false);
+    expect(policy.isRefused('2002:a00:1::')).toBe(true);
+  });
+
   it('classifies addresses, with IPv6 spellings of IPv4 addresses reduced to IPv4', () => {
     expect(isInternalAddress('127.0.0.1')).toBe(true);
     expect(isInternalAddress('::ffff:10.0.0.1')).toBe(true);

@@ -179,17 +179,10 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
 function SigningSecret() {
   const [error, setError] = useState<string>();
   const [rotated, setRotated] = useState<{ webhookSecret: string; previousSecretExpiresAt: string } | null>(null);
-  if (currentEnvironment() !== 'live') {
-    return (
-      <section class="rotate" aria-labelledby="signing-secret-heading">
-        <h3 id="signing-secret-heading">Signing secret</h3>
-        <p class="muted">One secret signs the webhooks of both environments, so it is rotated from the Live environment, with the live private key.</p>
-      </section>
-    );
-  }
   return (
     <form
       class="rotate"
+      aria-labelledby="signing-secret-heading"
       onSubmit={async (e) => {
         e.preventDefault();
         const minutes = Number(new FormData(e.currentTarget as HTMLFormElement).get('overlapMinutes') || 0);
@@ -207,9 +200,10 @@ function SigningSecret() {
         }
       }}
     >
-      <h3>Signing secret</h3>
+      <h3 id="signing-secret-heading">Signing secret</h3>
       <p class="muted">
-        One secret signs the webhooks of both environments. During the overlap each webhook carries a signature under the old and the new secret.
+        Each environment signs its webhooks with its own secret; this rotates the {currentEnvironment() === 'live' ? 'Live' : 'Test'} environment's. During the
+        overlap each webhook carries a signature under the old and the new secret.
       </p>
       <div class="field">
         <label for="overlap">Overlap in minutes</label>

@@ -81,6 +81,8 @@ export class CheckoutClient {
   }
 
   // ------------------------------------------------------------ payment links
+  // Creating, editing, activating and disabling links need a client made with the private key
+  // (the public key gets 403); listing accepts either key.
 
   createPaymentLink(body: CreatePaymentLinkRequest, options?: RequestOptions): Promise<EnvelopeA<PaymentLinkResult>> {
     return this.call('POST', '/checkout/links/create', body, options);

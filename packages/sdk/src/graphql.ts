@@ -273,6 +273,7 @@ export class GraphQLClient {
     return (await this.request(operations.paymentLinks, args)).paymentLinks;
   }
 
+  /** Needs the private key (the public key gets FORBIDDEN). */
   async createPaymentLink(input: CreatePaymentLinkInput): Promise<GqlPaymentLink> {
     return (await this.request(operations.createPaymentLink, { input })).createPaymentLink;
   }

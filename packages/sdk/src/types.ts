@@ -404,6 +404,8 @@ export interface WebhookEvent {
   notifyType: 'successful' | 'failed' | (string & {});
   /** The same for every retry of one event: deduplicate by it. */
   eventId: string;
+  /** True for the live environment's events, false for the test environment's. */
+  livemode: boolean;
   /** Per-order sequence (1, 2, …): ignore an event not above the last one processed. */
   sequence?: number;
   data: OrderDetails;

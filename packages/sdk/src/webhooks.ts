@@ -9,10 +9,13 @@ export type WebhookHeaders = { get(name: string): string | null } | Record<strin
 /**
  * Verifies a webhook per Standard Webhooks (with the `standardwebhooks` package) and answers
  * the parsed event. `rawBody` must be the exact bytes received, before any JSON parsing;
- * `secret` is the merchant's `whsec_…` webhook secret. Throws `WebhookVerificationError` for
- * a missing header, a bad signature or a timestamp more than five minutes off.
+ * `secret` is the `whsec_…` signing secret of the environment the receiver serves: each
+ * environment has its own (`webhookSecret` for test, `liveWebhookSecret` for live), so a test
+ * webhook never verifies with the live secret. With `options.livemode`, an event of the other
+ * environment is refused too. Throws `WebhookVerificationError` for a missing header, a bad
+ * signature, a timestamp more than five minutes off or an event of the wrong environment.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEvent {
+export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: { livemode?: boolean } = {}): WebhookEvent {
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder('utf-8', { fatal: true }).decode(rawBody);
   const wanted = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
   const normalized: Record<string, string> = {};
@@ -20,7 +23,11 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
     const value = readHeader(headers, name);
     if (value !== undefined) normalized[name] = value;
   }
-  return new Webhook(secret).verify(body, normalized) as WebhookEvent;
+  const event = new Webhook(secret).verify(body, normalized) as WebhookEvent;
+  if (options.livemode !== undefined && event.livemode !== options.livemode) {
+    throw new WebhookVerificationError(`Expected a ${options.livemode ? 'live' : 'test'} webhook, got a ${event.livemode ? 'live' : 'test'} one`);
+  }
+  return event;
 }
 
 function readHeader(headers: WebhookHeaders, name: string): string | undefined {

@@ -14,6 +14,7 @@ const body = JSON.stringify({
   notify: 'transaction',
   notifyType: 'successful',
   eventId: 'evt_1',
+  livemode: false,
   sequence: 2,
   data: { orderReference: 'ORD-1' },
   status: 'success',
@@ -41,5 +42,11 @@ describe('issue 11 point 7: SDK verifyWebhook', () => {
     const { 'webhook-signature': _omitted, ...unsigned } = headers;
     expect(() => verifyWebhook(body, unsigned, secret)).toThrow(WebhookVerificationError);
     expect(() => verifyWebhook(body, sign(body, 'evt_1', Math.floor(Date.now() / 1000) - 3600), secret)).toThrow(WebhookVerificationError);
+  });
+
+  it('with the environment expected, refuses an event of the other one', () => {
+    const headers = sign(body);
+    expect(verifyWebhook(body, headers, secret, { livemode: false }).livemode).toBe(false);
+    expect(() => verifyWebhook(body, headers, secret, { livemode: true })).toThrow(WebhookVerificationError);
   });
 });

@@ -58,13 +58,13 @@ export class WebhookResolver {
   @Authorized('PRIVATE_KEY')
   @Mutation(() => RotatedWebhookSecretType, {
     description:
-      "Replaces the merchant's webhook signing secret (both environments); during overlapSeconds (0 to 604800, default 0) deliveries carry a signature under the old secret as well. Live private key only.",
+      "Replaces the webhook signing secret of the key's environment (each environment has its own); during overlapSeconds (0 to 604800, default 0) deliveries carry a signature under the old secret as well. A private key without an expiry only.",
   })
   async rotateWebhookSecret(
     @Arg('overlapSeconds', () => Int, { nullable: true }) overlapSeconds: number | null,
     @Ctx() ctx: GraphqlContext,
   ): Promise<RotatedWebhookSecretType> {
-    return ctx.services.merchants.rotateWebhookSecret(await ctx.tenant(), overlapSeconds ?? 0);
+    return ctx.services.signingSecrets.rotate(await ctx.tenant(), overlapSeconds ?? 0);
   }
 
   @Authorized('PRIVATE_KEY')

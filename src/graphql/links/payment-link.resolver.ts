@@ -120,28 +120,28 @@ export class PaymentLinkResolver {
   }
 
   @Authorized('TENANT')
-  @Mutation(() => PaymentLinkType)
+  @Mutation(() => PaymentLinkType, { description: 'Creates a link; private key only.' })
   async createPaymentLink(@Arg('input') input: CreatePaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const { link } = await ctx.services.links.create(await ctx.tenant(), input);
     return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
-  @Mutation(() => PaymentLinkType)
+  @Mutation(() => PaymentLinkType, { description: "Changes a link's fields; private key only." })
   async editPaymentLink(@Arg('id', () => Int) id: number, @Arg('input') input: EditPaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const { link } = await ctx.services.links.edit(await ctx.tenant(), id, input);
     return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
-  @Mutation(() => PaymentLinkType)
+  @Mutation(() => PaymentLinkType, { description: 'Activates a link; private key only.' })
   async activatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const link = await ctx.services.links.setActive(await ctx.tenant(), id, true);
     return linkView(ctx.services.links, link);
   }
 
   @Authorized('TENANT')
-  @Mutation(() => PaymentLinkType)
+  @Mutation(() => PaymentLinkType, { description: 'Deactivates a link; private key only.' })
   async deactivatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const link = await ctx.services.links.setActive(await ctx.tenant(), id, false);
     return linkView(ctx.services.links, link);

@@ -53,7 +53,8 @@ export class MerchantKeysType {
 @ObjectType('CreatedMerchant', { description: 'Private keys and the webhook secret are shown here once and never again.' })
 export class CreatedMerchantType {
   @Field(() => SubsidiaryType) subsidiary!: SubsidiaryType;
-  @Field() webhookSecret!: string;
+  @Field({ description: "Signs the test environment's webhooks." }) webhookSecret!: string;
+  @Field({ description: "Signs the live environment's webhooks." }) liveWebhookSecret!: string;
   @Field(() => MerchantKeysType) keys!: MerchantKeysType;
 }
 

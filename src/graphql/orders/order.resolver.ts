@@ -215,7 +215,7 @@ export class OrderResolver {
   }
 
   @Authorized('TENANT')
-  @Query(() => DashboardSummaryType, { description: 'Counts and sums by status and currency over [from, to).' })
+  @Query(() => DashboardSummaryType, { description: 'Counts and sums by status and currency over [from, to); private key (or a dashboard session) only.' })
   async dashboardSummary(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: GraphqlContext): Promise<DashboardSummaryType> {
     if (!(from < to)) throw validationError('from must be before to.');
     return dashboardSummaryOf(from, to, await ctx.services.orders.summary(await ctx.tenant(), from, to));

@@ -38,14 +38,18 @@ describe('webhook signing-secret rotation', () => {
       signature: String(delivery!.headers['webhook-signature']),
     };
     const nowSeconds = Number(headers.timestamp);
-    return { headers, verifies: (secret: string) => verifyWebhook(secret, headers, delivery!.body, { nowSeconds }) };
+    return {
+      headers,
+      livemode: JSON.parse(delivery!.body).livemode as boolean,
+      verifies: (secret: string) => verifyWebhook(secret, headers, delivery!.body, { nowSeconds }),
+    };
   }
 
   it('signs with the old and the new secret during the overlap, then with the new one only', async () => {
     const m = await createTestMerchant(t, { webhookUrl: receiver.url });
     const key = m.keys.test.privateKey;
 
-    const rotated = await gql(m.keys.live.privateKey, 'mutation { rotateWebhookSecret(overlapSeconds: 3600) { webhookSecret previousSecretExpiresAt } }');
+    const rotated = await gql(key, 'mutation { rotateWebhookSecret(overlapSeconds: 3600) { webhookSecret previousSecretExpiresAt } }');
     const newSecret: string = rotated.data.rotateWebhookSecret.webhookSecret;
     expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(newSecret).not.toBe(m.webhookSecret);
@@ -65,17 +69,57 @@ describe('webhook signing-secret rotation', () => {
 
   it('without an overlap the old secret stops at once; public keys and bad overlaps are refused', async () => {
     const m = await createTestMerchant(t, { webhookUrl: receiver.url });
-    const rotated = await gql(m.keys.live.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }');
+    const rotated = await gql(m.keys.test.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }');
     const delivery = await ping(m.keys.test.privateKey);
     expect(delivery.verifies(rotated.data.rotateWebhookSecret.webhookSecret)).toBe(true);
     expect(delivery.verifies(m.webhookSecret)).toBe(false);
 
     expect((await gql(m.keys.live.publicKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
-    // The secret signs live webhooks too: a test key (even the private one) may not replace it.
-    expect((await gql(m.keys.test.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await gql(m.keys.test.publicKey, 'mutation { rotateWebhookSecret { webhookSecret } }')).errors[0].extensions.code).toBe('FORBIDDEN');
     for (const overlap of [-1, 604_801]) {
       const r = await gql(m.keys.live.privateKey, `mutation { rotateWebhookSecret(overlapSeconds: ${overlap}) { webhookSecret } }`);
       expect(r.errors[0].extensions.code).toBe('VAL400');
     }
+  });
+
+  it('signs each environment with its own secret and marks each payload live or not; a test rotation leaves live alone', async () => {
+    const m = await createTestMerchant(t, { webhookUrl: receiver.url });
+    expect(m.liveWebhookSecret).not.toBe(m.webhookSecret);
+    const set = await gql(m.keys.live.privateKey, `mutation { setWebhookUrl(url: "${receiver.url}") { webhookUrl } }`);
+    expect(set.errors).toBeUndefined();
+
+    const test = await ping(m.keys.test.privateKey);
+    expect(test.livemode).toBe(false);
+    expect(test.verifies(m.webhookSecret)).toBe(true);
+    // A holder of test keys cannot produce (or replay) anything a live receiver accepts.
+    expect(test.verifies(m.liveWebhookSecret)).toBe(false);
+
+    const live = await ping(m.keys.live.privateKey);
+    expect(live.livemode).toBe(true);
+    expect(live.verifies(m.liveWebhookSecret)).toBe(true);
+    expect(live.verifies(m.webhookSecret)).toBe(false);
+
+    const rotated = await gql(m.keys.test.privateKey, 'mutation { rotateWebhookSecret { webhookSecret } }');
+    expect((await ping(m.keys.test.privateKey)).verifies(rotated.data.rotateWebhookSecret.webhookSecret)).toBe(true);
+    const liveAfter = await ping(m.keys.live.privateKey);
+    expect(liveAfter.verifies(m.liveWebhookSecret)).toBe(true);
+    expect(liveAfter.verifies(rotated.data.rotateWebhookSecret.webhookSecret)).toBe(false);
+  });
+
+  it('a merchant from before per-environment secrets keeps its secret for live and gets a new test one when first needed', async () => {
+    const m = await createTestMerchant(t, { webhookUrl: receiver.url });
+    await gql(m.keys.live.privateKey, `mutation { setWebhookUrl(url: "${receiver.url}") { webhookUrl } }`);
+    const { orm, services } = t.service.runtime.ctx;
+    // As the migration leaves every existing merchant: its one secret in the live column, no test secret.
+    await orm.em.getConnection().execute('update subsidiary set test_webhook_secret_sealed = null where id = ?', [m.subsidiary.id]);
+
+    expect((await ping(m.keys.live.privateKey)).verifies(m.liveWebhookSecret)).toBe(true);
+    const test = await ping(m.keys.test.privateKey);
+    expect(test.verifies(m.liveWebhookSecret)).toBe(false);
+    const made = await services.signingSecrets.current(m.subsidiary.id, 'test');
+    expect(made).toMatch(/^whsec_/);
+    expect(test.verifies(made)).toBe(true);
+    // Made once: later deliveries use the same one.
+    expect((await ping(m.keys.test.privateKey)).verifies(made)).toBe(true);
   });
 });

@@ -60,11 +60,12 @@ describe('webhooks', () => {
     expect(verifiesIndependently(m.webhookSecret, headers, JSON.stringify(json, null, 1))).toBe(false);
 
     const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: m.keys.test.privateKey, body: { reference } });
-    expect(Object.keys(json)).toEqual(['notify', 'notifyType', 'eventId', 'sequence', 'data', 'status', 'statusCode', 'message']);
+    expect(Object.keys(json)).toEqual(['notify', 'notifyType', 'eventId', 'livemode', 'sequence', 'data', 'status', 'statusCode', 'message']);
     expect(json).toEqual({
       notify: 'transaction',
       notifyType: 'successful',
       eventId: headers['webhook-id'],
+      livemode: false,
       sequence: 2,
       data: verify.body.data,
       status: 'success',

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { startTestService, type TestService } from '../../support/service';
-import { graphql, postEncrypted } from '../../support/http';
+import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../../src/crypto/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -48,9 +48,13 @@ describe('GraphQL API', () => {
 
   describe('payment links', () => {
     it('creates a link with the documented input and returns it', async () => {
-      const res = await gql(CREATE_LINK, {
-        input: { name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 3 },
-      });
+      const res = await gql(
+        CREATE_LINK,
+        {
+          input: { name: 'Gym', description: 'Monthly', paymentType: 'SC', currency: 'NGN', authOption: 'AUTH', amount: '5000', limit: 3 },
+        },
+        m.keys.test.privateKey,
+      );
       expect(res.errors).toBeUndefined();
       const link = res.data.createPaymentLink;
       expect(link).toEqual({
@@ -69,13 +73,13 @@ describe('GraphQL API', () => {
     });
 
     it('answers validation errors with the REST codes in extensions.code', async () => {
-      const res = await gql(CREATE_LINK, { input: { name: '', description: 'x', paymentType: 'MC' } });
+      const res = await gql(CREATE_LINK, { input: { name: '', description: 'x', paymentType: 'MC' } }, m.keys.test.privateKey);
       expect(res.errors[0]).toMatchObject({ message: 'The Name field is required.', extensions: { code: 'VAL400' } });
-      const unsupported = await gql(CREATE_LINK, { input: { name: 'a', description: 'b', paymentType: 'MC', currency: 'JPY' } });
+      const unsupported = await gql(CREATE_LINK, { input: { name: 'a', description: 'b', paymentType: 'MC', currency: 'JPY' } }, m.keys.test.privateKey);
       expect(unsupported.errors[0]).toMatchObject({ message: 'Currency is currently not supported.', extensions: { code: 'VAL400' } });
-      const nul = await gql(CREATE_LINK, { input: { name: 'a\u0000b', description: 'x', paymentType: 'MC' } });
+      const nul = await gql(CREATE_LINK, { input: { name: 'a\u0000b', description: 'x', paymentType: 'MC' } }, m.keys.test.privateKey);
       expect(nul.errors[0]).toMatchObject({ message: 'The request contains a character that is not allowed (NUL).', extensions: { code: 'VAL400' } });
-      const notFound = await gql(`mutation { deactivatePaymentLink(id: 999999999) { id } }`);
+      const notFound = await gql(`mutation { deactivatePaymentLink(id: 999999999) { id } }`, {}, m.keys.test.privateKey);
       expect(notFound.errors[0]).toMatchObject({ message: 'payment link not found', extensions: { code: '02' } });
     });
 
@@ -85,7 +89,7 @@ describe('GraphQL API', () => {
       const empty = await gql(LINKS, { first: 2 }, key);
       expect(empty.data.paymentLinks).toEqual({ totalCount: 0, pageInfo: { hasNextPage: false, endCursor: null }, edges: [] });
       const names = ['alpha', 'bravo', 'charlie', 'delta'];
-      for (const name of names) await gql(CREATE_LINK, { input: { name, description: 'd', paymentType: 'MC' } }, key);
+      for (const name of names) await gql(CREATE_LINK, { input: { name, description: 'd', paymentType: 'MC' } }, fresh.keys.test.privateKey);
       const exact = await gql(LINKS, { first: 4 }, key);
       expect(exact.data.paymentLinks.totalCount).toBe(4);
       expect(exact.data.paymentLinks.pageInfo.hasNextPage).toBe(false);
@@ -106,7 +110,8 @@ describe('GraphQL API', () => {
     });
 
     it('reads one link by id or reference, edits it, deactivates and activates it', async () => {
-      const created = (await gql(CREATE_LINK, { input: { name: 'Yoga', description: 'Weekly class', paymentType: 'MC', amount: '1500.5' } })).data
+      const priv = m.keys.test.privateKey;
+      const created = (await gql(CREATE_LINK, { input: { name: 'Yoga', description: 'Weekly class', paymentType: 'MC', amount: '1500.5' } }, priv)).data
         .createPaymentLink;
       const LINK = `query ($id: Int, $reference: String) { paymentLink(id: $id, reference: $reference) { id name amount isActive paymentLinkCode } }`;
       const byId = await gql(LINK, { id: created.id });
@@ -122,6 +127,7 @@ describe('GraphQL API', () => {
           id: created.id,
           input: { name: 'Yoga (evening)', description: 'Weekly class, 7pm', paymentType: 'SUB', authOption: 'NOAUTH', amount: '2000' },
         },
+        priv,
       );
       expect(edited.data.editPaymentLink).toEqual({
         name: 'Yoga (evening)',
@@ -131,10 +137,34 @@ describe('GraphQL API', () => {
         authOption: 'NOAUTH',
         currency: 'NGN',
       });
-      const off = await gql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { isActive } }`, { id: created.id });
+      const off = await gql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { isActive } }`, { id: created.id }, priv);
       expect(off.data.deactivatePaymentLink.isActive).toBe(false);
-      const on = await gql(`mutation ($id: Int!) { activatePaymentLink(id: $id) { isActive } }`, { id: created.id });
+      const on = await gql(`mutation ($id: Int!) { activatePaymentLink(id: $id) { isActive } }`, { id: created.id }, priv);
       expect(on.data.activatePaymentLink.isActive).toBe(true);
+    });
+
+    it('the public key lists and reads links but cannot create, edit, activate or deactivate one (FORBIDDEN)', async () => {
+      const fresh = await createTestMerchant(t);
+      const created = (
+        await gql(CREATE_LINK, { input: { name: 'Rent', description: 'Monthly', paymentType: 'SC', amount: '450000' } }, fresh.keys.test.privateKey)
+      ).data.createPaymentLink;
+      const pub = fresh.keys.test.publicKey;
+      for (const [query, variables] of [
+        [CREATE_LINK, { input: { name: 'Phish', description: 'x', paymentType: 'SC', amount: '1' } }],
+        [
+          `mutation ($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { id } }`,
+          { id: created.id, input: { name: 'Rent', description: 'x', paymentType: 'SC', authOption: 'NOAUTH', amount: '1.00' } },
+        ],
+        [`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { id } }`, { id: created.id }],
+        [`mutation ($id: Int!) { activatePaymentLink(id: $id) { id } }`, { id: created.id }],
+      ] as const) {
+        const res = await gql(query, variables, pub);
+        expect(res.errors[0]).toMatchObject({ message: 'This operation requires the private key.', extensions: { code: 'FORBIDDEN' } });
+      }
+      const listed = await gql(LINKS, { first: 10 }, pub);
+      expect(listed.data.paymentLinks.edges.map((e: any) => e.node)).toEqual([
+        expect.objectContaining({ id: created.id, amount: '450000.00', isActive: true }),
+      ]);
     });
 
     it('lists reference data', async () => {
@@ -319,6 +349,27 @@ describe('GraphQL API', () => {
         ],
         successRate: 0,
       });
+    });
+
+    it("the merchant's revenue figures answer to the private key or a dashboard session, never to the public key", async () => {
+      const fresh = await createTestMerchant(t);
+      const SUMMARY = `{ dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2030-01-01T00:00:00Z") { successRate byStatus { count } } }`;
+      await gql(CREATE_ORDER, { input: orderInput({ amount: '450000' }) }, fresh.keys.test.publicKey);
+
+      const refused = await gql(SUMMARY, {}, fresh.keys.test.publicKey);
+      expect(refused.data).toBeNull();
+      expect(refused.errors[0]).toMatchObject({ message: 'This operation requires the private key.', extensions: { code: 'FORBIDDEN' } });
+      // The rule is the order service's, whatever adapter asks.
+      const publicTenant = await t.service.runtime.ctx.services.auth.authenticate(fresh.keys.test.publicKey);
+      await expect(t.service.runtime.ctx.services.orders.summary(publicTenant, new Date(0), new Date())).rejects.toMatchObject({ kind: 'forbidden' });
+
+      expect((await gql(SUMMARY, {}, fresh.keys.test.privateKey)).data.dashboardSummary.byStatus).toEqual([{ count: 1 }]);
+      const signedIn = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: fresh.keys.test.privateKey } });
+      const session = await request(t.baseUrl, 'POST', '/graphql', {
+        body: { query: SUMMARY },
+        headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': signedIn.body.csrfToken },
+      });
+      expect(session.body.data.dashboardSummary.byStatus).toEqual([{ count: 1 }]);
     });
   });
 

@@ -224,7 +224,7 @@ describe('lists at scale', () => {
     const names = ['Plain', 'Quote " and \\ back', 'Ctrl \u0001 tab \t é ✓ 😀', '</script>'];
     for (let i = 0; i < 4; i += 1) {
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.publicKey,
+        apiKey: m.keys.test.privateKey,
         body: {
           Name: names[i],
           Description: `d${i}\n`,

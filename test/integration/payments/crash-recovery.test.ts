@@ -130,7 +130,7 @@ describe('crash between the processor call and the settlement', () => {
   it('issue 10 point 4: a payment whose process died after the processor approved it is settled once on restart, from the processor record', async () => {
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: k().publicKey,
+        apiKey: k().privateKey,
         body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
       })
     ).body.data.paymentLink;

@@ -48,7 +48,7 @@ describe('unpaid payment-link orders', () => {
   const link = async (body: Record<string, string>) =>
     (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: k().publicKey,
+        apiKey: k().privateKey,
         body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body },
       })
     ).body.data.paymentLink as { id: number; reference: string };

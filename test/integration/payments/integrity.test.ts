@@ -47,7 +47,7 @@ describe('payment integrity', () => {
   const link = async (body: Record<string, string>) =>
     (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: k().publicKey,
+        apiKey: k().privateKey,
         body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body },
       })
     ).body.data.paymentLink as { id: number; reference: string };
@@ -318,7 +318,7 @@ describe('payment integrity', () => {
     const l = await link({ PaymentType: 'SC' });
     const reference = await createOrder({ payment: { paymentLinkId: l.id } });
     const otpUrl: string = (await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
-    const disabled = await request(t.baseUrl, 'PATCH', `/checkout/links/${l.id}/status/disable`, { apiKey: k().publicKey });
+    const disabled = await request(t.baseUrl, 'PATCH', `/checkout/links/${l.id}/status/disable`, { apiKey: k().privateKey });
     expect(disabled.status).toBe(200);
     const answer = await fetch(otpUrl, form('otp=123456'));
     expect(answer.status).toBe(303);

@@ -20,7 +20,7 @@ describe('payment link checkout', () => {
   });
 
   const createLink = async (body: Record<string, string>) =>
-    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.publicKey, body: { Description: 'd', AuthOption: 'AUTH', ...body } }))
+    (await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: m.keys.test.privateKey, body: { Description: 'd', AuthOption: 'AUTH', ...body } }))
       .body.data.paymentLink;
   const cardPayload = (cardNumber = '5123450000000008') =>
     encryptPayload({ card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } }, m.keys.test.encryptionKey);

@@ -322,7 +322,7 @@ describe('payments through the sandbox acquirer', () => {
   describe('payment link rules', () => {
     async function link(body: Record<string, string>) {
       const res = await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: k().publicKey,
+        apiKey: k().privateKey,
         body: { Name: 'Link', Description: 'd', Currency: 'NGN', AuthOption: 'AUTH', Amount: '1000', ...body },
       });
       return res.body.data.paymentLink as { id: number; reference: string };
@@ -359,7 +359,7 @@ describe('payments through the sandbox acquirer', () => {
     it('inactive links accept no payment', async () => {
       const l = await link({ PaymentType: 'MC' });
       const reference = await createOrder(nextRef(), { paymentLinkId: l.id });
-      await request(t.baseUrl, 'PATCH', `/checkout/links/${l.id}/status/disable`, { apiKey: k().publicKey });
+      await request(t.baseUrl, 'PATCH', `/checkout/links/${l.id}/status/disable`, { apiKey: k().privateKey });
       expect((await payCard(reference, '4111111111111111')).body).toEqual({
         status: 'failed',
         statusCode: 'VAL400',

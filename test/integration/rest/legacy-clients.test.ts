@@ -47,7 +47,7 @@ describe('REST: deployed legacy clients', () => {
   const postOneBlock = (path: string, keys: { publicKey: string; encryptionKey: string }, plaintext: object) =>
     request(t.baseUrl, 'POST', path, { apiKey: keys.publicKey, body: { data: encryptOneBlock(plaintext, keys.encryptionKey) } });
 
-  const createLink = (body: unknown) => request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body });
+  const createLink = (body: unknown) => request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: priv, body });
   const validLink = { Name: 'Gym', Description: 'Monthly access', PaymentType: 'SC', Currency: 'NGN', AuthOption: 'AUTH', Amount: '5000' };
 
   describe('a client that sends the Java SDK names (paymentmethod, eventname) in lower case, encrypts one 4096-bit block and asks for h2c', () => {
@@ -330,7 +330,7 @@ describe('REST: deployed legacy clients', () => {
       expect(res.body.data.paymentLink).not.toHaveProperty('Colour');
       const id = res.body.data.paymentLink.id;
       const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, {
-        apiKey: pub,
+        apiKey: priv,
         body: { Name: 'Gym 2', Description: 'd', PaymentType: 'SC', Colour: 'blue' },
       });
       expect(edit.status).toBe(200);
@@ -419,7 +419,7 @@ describe('REST: deployed legacy clients', () => {
       const link = (await createLink(validLink)).body.data.paymentLink;
       for (const id of [null, link.id, String(link.id)]) {
         const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
-          apiKey: pub,
+          apiKey: priv,
           body: { id, Name: `Gym ${id}`, Description: 'd', PaymentType: 'SC' },
         });
         expect(res.status).toBe(200);
@@ -461,8 +461,8 @@ describe('REST: deployed legacy clients', () => {
       });
       expect((await request(t.baseUrl, 'POST', '/payment/order/verify', { apiKey: pub, body: { reference: 'x' } })).status).toBe(403);
       // Every endpoint has the alias, link endpoints included: the same answer as under /checkout.
-      const viaAlias = await request(t.baseUrl, 'POST', '/payment/links/create', { apiKey: pub, body: validLink });
-      expect(viaAlias.status).toBe((await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: validLink })).status);
+      const viaAlias = await request(t.baseUrl, 'POST', '/payment/links/create', { apiKey: priv, body: validLink });
+      expect(viaAlias.status).toBe((await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: priv, body: validLink })).status);
       expect(viaAlias.status).not.toBe(404);
     });
   });

@@ -12,7 +12,7 @@ describe('REST: payment links', () => {
   beforeAll(async () => {
     t = await startTestService();
     m = await createTestMerchant(t);
-    key = m.keys.test.publicKey;
+    key = m.keys.test.privateKey;
   });
   afterAll(async () => {
     await t.close();
@@ -187,7 +187,7 @@ describe('REST: payment links', () => {
 
     it("cannot touch another merchant's link, nor the other environment's", async () => {
       const other = await createTestMerchant(t);
-      for (const apiKey of [other.keys.test.publicKey, m.keys.live.publicKey]) {
+      for (const apiKey of [other.keys.test.privateKey, m.keys.live.privateKey]) {
         const res = await patch(`/checkout/links/${id}/status/disable`, apiKey);
         expect(res.body).toEqual({ status: 'failed', statusCode: '02', message: 'payment link not found' });
         const edit = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, { apiKey, body: { Name: 'x', Description: 'y', PaymentType: 'SC' } });
@@ -227,10 +227,46 @@ describe('REST: payment links', () => {
     });
   });
 
+  describe('keys', () => {
+    const FORBIDDEN_BODY = { status: 'failed', statusCode: '403', message: 'This operation requires the private key.' };
+
+    it('the public key cannot create, edit, activate or disable a link (403), and changes nothing', async () => {
+      const link = (await create(validLink)).body.data.paymentLink;
+      const pub = m.keys.test.publicKey;
+      const attempts = [
+        await create({ ...validLink, Name: 'Phishing' }, pub),
+        await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
+          apiKey: pub,
+          body: { Name: 'x', Description: 'y', PaymentType: 'SC', AuthOption: 'NOAUTH', Amount: '1.00', Website: 'https://phishing.example' },
+        }),
+        await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: pub }),
+        await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/activate`, { apiKey: pub }),
+        // For an id that does not exist too: the key is refused before any lookup.
+        await request(t.baseUrl, 'PATCH', `/checkout/links/999999999/status/disable`, { apiKey: pub }),
+      ];
+      for (const res of attempts) {
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(FORBIDDEN_BODY);
+      }
+      const [after] = (await request(t.baseUrl, 'GET', `/checkout/links/all?id=${link.id}`, { apiKey: pub })).body;
+      expect(after).toMatchObject({ name: link.name, amount: link.amount, isActive: true });
+    });
+
+    it('either key lists the links', async () => {
+      const fresh = await createTestMerchant(t);
+      const made = (await create(validLink, fresh.keys.test.privateKey)).body.data.paymentLink;
+      for (const apiKey of [fresh.keys.test.publicKey, fresh.keys.test.privateKey]) {
+        const list = await request(t.baseUrl, 'GET', '/checkout/links/all', { apiKey });
+        expect(list.status).toBe(200);
+        expect(list.body.map((l: { id: number }) => l.id)).toEqual([made.id]);
+      }
+    });
+  });
+
   describe('list', () => {
     it('returns a bare array of list items, newest first, with the type name in paymentType', async () => {
       const fresh = await createTestMerchant(t);
-      const k = fresh.keys.test.publicKey;
+      const k = fresh.keys.test.privateKey;
       expect((await request(t.baseUrl, 'GET', '/checkout/links/all', { apiKey: k })).body).toEqual([]);
       const first = (await create({ ...validLink, Name: 'first' }, k)).body.data.paymentLink;
       const second = (await create({ ...validLink, Name: 'second', PaymentType: 'SUB' }, k)).body.data.paymentLink;
@@ -320,7 +356,7 @@ describe('REST: payment links', () => {
   describe('Idempotency-Key', () => {
     it('replays the stored answer for the same key and body, without creating twice', async () => {
       const fresh = await createTestMerchant(t);
-      const k = fresh.keys.test.publicKey;
+      const k = fresh.keys.test.privateKey;
       const headers = { 'idempotency-key': 'link-create-1' };
       const [a, b] = await Promise.all([create(validLink, k, headers), create(validLink, k, headers)]);
       const c = await create(validLink, k, headers);
@@ -341,8 +377,8 @@ describe('REST: payment links', () => {
 
     it('scopes keys to the merchant and environment', async () => {
       const headers = { 'idempotency-key': 'shared-key' };
-      const a = await create(validLink, m.keys.test.publicKey, headers);
-      const b = await create(validLink, m.keys.live.publicKey, headers);
+      const a = await create(validLink, m.keys.test.privateKey, headers);
+      const b = await create(validLink, m.keys.live.privateKey, headers);
       expect(b.body.data.paymentLink.id).not.toBe(a.body.data.paymentLink.id);
     });
 

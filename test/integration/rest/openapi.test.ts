@@ -203,16 +203,16 @@ describe('REST: the typed OpenAPI document', () => {
       const link = keep(
         'createLink',
         await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: pub,
+          apiKey: priv,
           body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', AuthOption: 'NOAUTH', Amount: '1000', Limit: '50' },
         }),
       ).body.data.paymentLink;
-      keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: { Description: 'x' } }));
+      keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: priv, body: { Description: 'x' } }));
       keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { body: { Name: 'x' } }));
       keep(
         'createLink',
         await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: pub,
+          apiKey: priv,
           rawBody: 'Name=x',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
         }),
@@ -220,21 +220,21 @@ describe('REST: the typed OpenAPI document', () => {
       keep(
         'createLink',
         await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: pub,
+          apiKey: priv,
           body: { Name: 'a', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' },
           headers: { 'idempotency-key': `oas-${nextRef()}` },
         }),
       );
       const reused = `oas-${nextRef()}`;
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: pub,
+        apiKey: priv,
         body: { Name: 'a', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' },
         headers: { 'idempotency-key': reused },
       });
       keep(
         'createLink',
         await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: pub,
+          apiKey: priv,
           body: { Name: 'c', Description: 'b', PaymentType: 'SC', AuthOption: 'AUTH' },
           headers: { 'idempotency-key': reused },
         }),
@@ -242,17 +242,25 @@ describe('REST: the typed OpenAPI document', () => {
       keep(
         'editLink',
         await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
-          apiKey: pub,
+          apiKey: priv,
           body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', Amount: '1000' },
         }),
       );
       keep(
         'editLink',
-        await request(t.baseUrl, 'PATCH', '/checkout/links/999999999/edit', { apiKey: pub, body: { Name: 'x', Description: 'y', PaymentType: 'SC' } }),
+        await request(t.baseUrl, 'PATCH', '/checkout/links/999999999/edit', { apiKey: priv, body: { Name: 'x', Description: 'y', PaymentType: 'SC' } }),
+      );
+      keep('disableLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: priv }));
+      keep('activateLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/activate`, { apiKey: priv }));
+      keep('activateLink', await request(t.baseUrl, 'PATCH', '/checkout/links/abc/status/activate', { apiKey: priv }));
+      // The public key manages no links (403).
+      keep('createLink', await request(t.baseUrl, 'POST', '/checkout/links/create', { apiKey: pub, body: { Name: 'a', Description: 'b', PaymentType: 'SC' } }));
+      keep(
+        'editLink',
+        await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, { apiKey: pub, body: { Name: 'x', Description: 'y', PaymentType: 'SC' } }),
       );
       keep('disableLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: pub }));
       keep('activateLink', await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/activate`, { apiKey: pub }));
-      keep('activateLink', await request(t.baseUrl, 'PATCH', '/checkout/links/abc/status/activate', { apiKey: pub }));
       keep('linkTypes', await request(t.baseUrl, 'GET', '/checkout/links/types', { apiKey: pub }));
       keep('frequencies', await request(t.baseUrl, 'GET', '/checkout/frequencies', { apiKey: pub }));
       keep('banks', await request(t.baseUrl, 'GET', '/checkout/banks', { apiKey: pub }));

@@ -166,7 +166,7 @@ describe('REST: orders', () => {
     it('creates an order from an active payment link and carries its id and reference', async () => {
       const link = (
         await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: pub,
+          apiKey: priv,
           body: { Name: 'Tickets', Description: 'Concert', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
         })
       ).body.data.paymentLink;
@@ -184,7 +184,7 @@ describe('REST: orders', () => {
         statusCode: 'VAL400',
         message: 'The Amount field must be 1000.00, the amount of the payment link.',
       });
-      await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: pub });
+      await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: priv });
       const inactive = await createOrder(orderPlaintext(nextRef(), { payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id } }));
       expect(inactive.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
     });

@@ -68,7 +68,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     const created = await cli(['merchant:create', '--name', 'Fee Shop', '--country', 'NG', '--email', 'fees@shop.test', '--fee-bearer', 'customer', '--json']);
     expect(created.code).toBe(0);
     const m = JSON.parse(created.out);
-    expect(Object.keys(m)).toEqual(['subsidiary', 'webhookSecret', 'keys']); // the documented JSON, unchanged
+    expect(Object.keys(m)).toEqual(['subsidiary', 'webhookSecret', 'liveWebhookSecret', 'keys']); // the documented JSON
     expect(await feeBearerOf(m.keys.test.publicKey)).toBe('CUSTOMER');
     expect(await feeBearerOf(m.keys.live.publicKey)).toBe('CUSTOMER');
 

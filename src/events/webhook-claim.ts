@@ -1,0 +1,95 @@
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import type { Execute } from './outbox.service';
+
+/** A delivery a worker holds the lease of. */
+export interface ClaimedDelivery {
+  id: string;
+  url: string;
+  attemptCount: number;
+  lease: Date;
+  eventId: string;
+  orderId: number | null;
+  body: string;
+  subsidiaryId: number;
+  /** The event's environment: its secret signs the delivery. */
+  mode: EnvironmentMode;
+  /** From when it was due to when it was claimed. */
+  lagMs: number;
+}
+
+/** Serialises claims across instances, so the per-URL limit holds exactly (claims take milliseconds). */
+const CLAIM_LOCK_KEY = 7_305_114_002;
+
+/**
+ * Takes the lease of up to `limits.max` due deliveries, in the caller's transaction: at most
+ * `endpointConcurrency` in flight per destination and `merchantConcurrency` per merchant,
+ * counting the leases other workers hold, oldest due first; rows another worker is claiming
+ * are skipped (FOR UPDATE SKIP LOCKED).
+ */
+export async function claimDueDeliveries(
+  execute: Execute,
+  now: Date,
+  lease: Date,
+  limits: { endpointConcurrency: number; merchantConcurrency: number; max: number },
+): Promise<ClaimedDelivery[]> {
+  await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
+  const rows: Array<{
+    id: string | number;
+    url: string;
+    attempt_count: number;
+    event_id: string;
+    order_id: number | null;
+    body: string;
+    subsidiary_id: number;
+    mode: EnvironmentMode;
+    next_attempt_at: Date | string;
+  }> = await execute(
+    `with leased as (
+         select d.destination, env.subsidiary_id
+           from webhook_delivery d
+           join outbox_event e on e.id = d.event_id
+           join app_environment env on env.id = e.environment_id
+          where d.state = 'pending' and d.locked_until > ?
+       ), busy_destination as (
+         select destination, count(*) as n from leased group by destination
+       ), busy_merchant as (
+         select subsidiary_id, count(*) as n from leased group by subsidiary_id
+       ), due as (
+         select d.id, d.next_attempt_at, d.destination, env.subsidiary_id
+           from webhook_delivery d
+           join outbox_event e on e.id = d.event_id
+           join app_environment env on env.id = e.environment_id
+          where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= ?)
+       ), per_destination as (
+         select due.*, row_number() over (partition by due.destination order by due.next_attempt_at, due.id) + coalesce(b.n, 0) as slot
+           from due left join busy_destination b on b.destination = due.destination
+       ), per_merchant as (
+         select p.id, p.next_attempt_at,
+                row_number() over (partition by p.subsidiary_id order by p.next_attempt_at, p.id) + coalesce(b.n, 0) as slot
+           from per_destination p left join busy_merchant b on b.subsidiary_id = p.subsidiary_id
+          where p.slot <= ?
+       ), picked as (
+         select d.id from webhook_delivery d
+          where d.id in (select id from per_merchant where slot <= ? order by slot, next_attempt_at, id limit ?)
+            and d.state = 'pending' and (d.locked_until is null or d.locked_until <= ?)
+          for update of d skip locked
+       )
+       update webhook_delivery d set locked_until = ?
+         from picked, outbox_event e, app_environment env
+        where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
+       returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`,
+    [now, now, now, limits.endpointConcurrency, limits.merchantConcurrency, limits.max, now, lease],
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    url: r.url,
+    attemptCount: r.attempt_count,
+    lease,
+    eventId: r.event_id,
+    orderId: r.order_id,
+    body: r.body,
+    subsidiaryId: r.subsidiary_id,
+    mode: r.mode,
+    lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
+  }));
+}
