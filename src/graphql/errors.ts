@@ -9,6 +9,7 @@ export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred, please try 
 function codeOf(err: DomainError): string {
   if (err.kind === 'unauthenticated') return 'UNAUTHENTICATED';
   if (err.kind === 'forbidden') return 'FORBIDDEN';
+  if (err.kind === 'bad_input') return 'BAD_USER_INPUT';
   return err.code;
 }
 

@@ -4,6 +4,7 @@
  */
 export type DomainErrorKind =
   | 'validation' // bad or missing input (REST VAL400)
+  | 'bad_input' // a list filter or argument out of its bounds (REST VAL400, GraphQL BAD_USER_INPUT)
   | 'unsupported' // a value the service does not support (REST "<Param> is currently not supported.")
   | 'not_found'
   | 'unauthenticated'
