@@ -2,6 +2,8 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
+import { isTokenLimitError, TOO_MANY_TOKENS } from './pipeline';
+import { QUERY_TOO_COMPLEX } from './limits';
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred, please try again later.';
 
@@ -63,6 +65,10 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   }
   if (cause instanceof PayloadDecryptionError) {
     return { ...formatted, message: PAYLOAD_DECRYPTION_FAILED, extensions: { code: '400' } };
+  }
+  if (isTokenLimitError(cause)) {
+    // Apollo's parse stopped at MAX_DOCUMENT_TOKENS: the same answer as over WebSocket.
+    return { message: TOO_MANY_TOKENS, extensions: { code: QUERY_TOO_COMPLEX } };
   }
   if (cause instanceof GraphQLError) {
     // A code of the error itself (QUERY_TOO_COMPLEX, VAL400 of a scalar) wins over a wrapper's generic one.

@@ -4,13 +4,13 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import type { Context as WsContext } from 'graphql-ws';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
-import { OperationPipeline, unstorableTextError } from './pipeline';
+import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
@@ -32,8 +32,24 @@ export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Pr
   const httpHandler = await createHttpHandler(app, ctx, schema, pipeline);
   const wsHandler = await createWebSocketHandler(app, ctx, schema, pipeline);
 
-  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], handler: httpHandler });
-  app.route({ url: '/graphql', method: 'GET', handler: httpHandler, wsHandler });
+  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], preValidation: refuseLargeDocuments, handler: httpHandler });
+  app.route({ url: '/graphql', method: 'GET', preValidation: refuseLargeDocuments, handler: httpHandler, wsHandler });
+}
+
+/**
+ * A document over MAX_DOCUMENT_BYTES (the `query` of a POST body or of a GET's query string)
+ * is answered with QUERY_TOO_COMPLEX before Apollo parses it: parsing and validating a huge
+ * document would hold the event loop for everyone.
+ */
+async function refuseLargeDocuments(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const source = request.method === 'GET' ? request.query : request.body;
+  const query = source !== null && typeof source === 'object' && !Array.isArray(source) ? (source as { query?: unknown }).query : undefined;
+  const refused = documentTooLarge(query);
+  if (!refused) return undefined;
+  return reply
+    .code(400)
+    .type('application/json; charset=utf-8')
+    .send({ errors: [{ message: refused.message, extensions: refused.extensions }] });
 }
 
 /** Logs each internal error (whose message the client never sees) with the request id. */
@@ -60,6 +76,8 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
     // The introspection switch is one of the pipeline's validation rules (the same over WebSocket).
     introspection: true,
     formatError: formatGraphqlError,
+    // A document with more tokens is refused while it is parsed (QUERY_TOO_COMPLEX, see formatGraphqlError).
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     includeStacktraceInErrorResponses: false,
     validationRules: [...pipeline.validationRules],
     plugins: [
