@@ -1,5 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
+import { DomainError, ExpiredKeyError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import { isTokenLimitError, TOO_MANY_TOKENS } from './pipeline';
@@ -58,7 +58,9 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   }
   const cause = rootCause(error);
   if (cause instanceof DomainError) {
-    return { ...formatted, message: cause.message, extensions: { code: codeOf(cause), kind: cause.kind } };
+    // An expired key is named as such here; the REST shim keeps the legacy wording for every failed key.
+    const message = cause instanceof ExpiredKeyError ? cause.expiredMessage : cause.message;
+    return { ...formatted, message, extensions: { code: codeOf(cause), kind: cause.kind } };
   }
   if (isUnstorableText(cause)) {
     return { ...formatted, message: UNSTORABLE_TEXT, extensions: { code: 'VAL400', kind: 'validation' } };

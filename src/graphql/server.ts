@@ -7,11 +7,11 @@ import type { Context as WsContext } from 'graphql-ws';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
-import { DomainError } from '../shared/errors';
+import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
-import { KeySockets } from './key-sockets';
+import { KEY_REVOKED_CLOSE_CODE, KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
 import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
@@ -221,6 +221,8 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       } catch (err) {
         if (err instanceof DomainError) {
           noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
+          // graphql-ws would close with 4403 "Forbidden"; an expired key is told why (the same code).
+          if (err instanceof ExpiredKeyError) socket.extra.socket.close(KEY_REVOKED_CLOSE_CODE, err.expiredMessage);
           return false;
         }
         socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed');
