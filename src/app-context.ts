@@ -11,7 +11,7 @@ import { PaymentLinkService } from './links/payment-link.service';
 import { FeeService } from './fees/fee.service';
 import { OrderService } from './orders/order.service';
 import { TimelineService } from './timeline/timeline.service';
-import { IdempotencyService } from './idempotency/idempotency.service';
+import { fingerprintKey, IdempotencyService } from './idempotency/idempotency.service';
 import { PaymentService } from './payments/payment.service';
 import { LinkCheckoutService } from './payments/link-checkout.service';
 import { RecurringBillingService } from './payments/recurring-billing.service';
@@ -130,7 +130,7 @@ export function createServices(
     fees,
     timeline,
     orders,
-    idempotency: new IdempotencyService(orm, clock),
+    idempotency: new IdempotencyService(orm, clock, fingerprintKey(masterKey)),
     payments,
     recurring,
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, config.publicUrl, clock, config.authenticationTimeoutMs),

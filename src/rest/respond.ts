@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
-import { IdempotencyService } from '../idempotency/idempotency.service';
 import { errorBody, httpStatusFor } from './envelopes';
 import { tenantOf } from './authentication';
 
@@ -15,8 +14,8 @@ export const ok = (body: unknown, status = 200): RestResult => ({ status, body }
 /**
  * Runs a route's work and sends its result. With an `Idempotency-Key` header (POST, PATCH)
  * the result, success or documented failure, is stored and replayed for repeats; the
- * fingerprint is the request's meaning (for Encrypted endpoints the decrypted plaintext, so
- * a client that re-encrypts on retry is still recognised).
+ * fingerprint is the request's meaning (for Encrypted endpoints the whole decrypted plaintext,
+ * so a client that re-encrypts on retry is still recognised), keyed (IdempotencyService.fingerprint).
  */
 export async function respond(
   ctx: AppContext,
@@ -43,7 +42,7 @@ export async function respond(
   const stored = await ctx.services.idempotency.run(
     tenantOf(request),
     key,
-    IdempotencyService.fingerprint([request.method, request.routeOptions.url, request.params, fingerprint]),
+    ctx.services.idempotency.fingerprint([request.method, request.routeOptions.url, request.params, fingerprint]),
     run,
   );
   if (stored.replayed) reply.header('idempotent-replayed', 'true');
