@@ -12,7 +12,7 @@ import { PaymentLinkService } from './links/payment-link.service';
 import { FeeService } from './fees/fee.service';
 import { OrderService } from './orders/order.service';
 import { TimelineService } from './timeline/timeline.service';
-import { IdempotencyService } from './idempotency/idempotency.service';
+import { fingerprintKey, IdempotencyService } from './idempotency/idempotency.service';
 import { PaymentService } from './payments/payment.service';
 import { LinkCheckoutService } from './payments/link-checkout.service';
 import { MerchantReturnService } from './payments/merchant-return.service';
@@ -138,7 +138,7 @@ export function createServices(
     fees,
     timeline,
     orders,
-    idempotency: new IdempotencyService(orm, clock),
+    idempotency: new IdempotencyService(orm, clock, fingerprintKey(masterKey)),
     payments,
     recurring,
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, fees, config.publicUrl, clock, config.authenticationTimeoutMs),

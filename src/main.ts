@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config';
 import { createService } from './bootstrap';
-import { DataDirInUseError } from './db/embedded';
+import { DataDirInUseError, EmbeddedSocketPathError } from './db/embedded';
 import { MasterKeyMismatchError } from './crypto/master-key';
 import { resolveAdminToken } from './operations/admin-token';
 import { seedDemoIfEmpty, welcomeText } from './operations/demo';
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  if (err instanceof MasterKeyMismatchError) {
+  if (err instanceof MasterKeyMismatchError || err instanceof EmbeddedSocketPathError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(78); // EX_CONFIG
   }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { openRuntime, type Runtime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
-import { DataDirInUseError } from '../db/embedded';
+import { DataDirInUseError, EmbeddedSocketPathError } from '../db/embedded';
 import { loadMasterKey, MasterKeyMismatchError } from '../crypto/master-key';
 import { rotateMasterKey } from '../crypto/master-key-rotation';
 import { smallKeyWarning } from '../crypto/encryption-key';
@@ -278,6 +278,10 @@ if (require.main === module) {
   runCli(process.argv.slice(2), process.stdout, process.stderr)
     .then((code) => process.exit(code))
     .catch((e) => {
+      if (e instanceof EmbeddedSocketPathError) {
+        process.stderr.write(`${e.message}\n`);
+        process.exit(78); // EX_CONFIG, as the server
+      }
       process.stderr.write(
         e instanceof DataDirInUseError || e instanceof MasterKeyMismatchError || e instanceof ServerAdminUnavailableError
           ? `${e.message}\n`

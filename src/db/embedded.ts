@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Where the pg driver reaches the embedded database. */
@@ -22,40 +23,79 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * Thrown at start when the embedded database's Unix socket can be placed neither in DATA_DIR
+ * (its path too long for the OS) nor in a private directory under the temporary directory.
+ * The service refuses to start (exit 78) rather than serve the database on TCP, where PGlite
+ * asks for no password.
+ */
+export class EmbeddedSocketPathError extends Error {
+  constructor(
+    readonly dataDir: string,
+    reason: string,
+  ) {
+    super(
+      `The embedded database cannot open its socket: ${path.join(dataDir, SOCKET_NAME)} is longer than the ${MAX_SOCKET_PATH} bytes ` +
+        `a Unix socket path may have, and ${reason}. Use a shorter DATA_DIR, set TMPDIR to a short writable directory, ` +
+        'or set DATABASE_URL to use a PostgreSQL server.',
+    );
+    this.name = 'EmbeddedSocketPathError';
+  }
+}
+
 const SOCKET_PORT = 5432;
-/** sun_path is 108 bytes on Linux; pg appends "/.s.PGSQL.5432". */
+const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
+/** sun_path is 108 bytes on Linux (104 on macOS); with a margin. */
 const MAX_SOCKET_PATH = 100;
+
+/** Where the socket goes: DATA_DIR when its path fits, else a new private (0700) directory under `tempDir`. */
+function socketDirectory(dataDir: string, tempDir: string): { dir: string; remove(): void } {
+  if (Buffer.byteLength(path.join(dataDir, SOCKET_NAME)) <= MAX_SOCKET_PATH) return { dir: dataDir, remove: () => {} };
+  let dir: string;
+  try {
+    dir = fs.mkdtempSync(path.join(tempDir, 'pgw-db-'));
+    fs.chmodSync(dir, 0o700);
+  } catch (err) {
+    throw new EmbeddedSocketPathError(dataDir, `no private directory could be made under ${tempDir} (${(err as Error).message})`);
+  }
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  if (Buffer.byteLength(path.join(dir, SOCKET_NAME)) > MAX_SOCKET_PATH) {
+    remove();
+    throw new EmbeddedSocketPathError(dataDir, `the temporary directory ${tempDir} is too long as well`);
+  }
+  return { dir, remove };
+}
 
 /**
  * Starts PGlite (PostgreSQL compiled to WebAssembly) on DATA_DIR and serves it on a Unix
- * socket inside DATA_DIR, so the ordinary PostgreSQL driver, SQL and migrations are used in
+ * socket (owner only, 0600), so the ordinary PostgreSQL driver, SQL and migrations are used in
  * both database modes. PGlite is single-connection: the pool must hold one connection.
  * A lock file keeps a second process (a CLI, another server) off the same files.
+ *
+ * The socket sits in DATA_DIR; when that path would be too long for a Unix socket, in a new
+ * private directory under the temporary directory (`tempDir`, default the OS's). It is never
+ * served on TCP: PGlite checks no password. When neither place works, EmbeddedSocketPathError.
  */
-export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(dataDir: string, options: { tempDir?: string } = {}): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const releaseLock = acquireLock(path.join(dataDir, 'embedded.lock'), dataDir);
+  let socketDir: { dir: string; remove(): void } | undefined;
+  let db: { close(): Promise<void> } | undefined;
   try {
+    socketDir = socketDirectory(dataDir, options.tempDir ?? os.tmpdir());
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-    const db = await PGlite.create(path.join(dataDir, 'pgdata'));
+    const pglite = await PGlite.create(path.join(dataDir, 'pgdata'));
+    db = pglite;
 
-    const socketFile = path.join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
-    let server: InstanceType<typeof PGLiteSocketServer>;
-    let target: EmbeddedTarget;
-    if (socketFile.length <= MAX_SOCKET_PATH) {
-      fs.rmSync(socketFile, { force: true }); // left over by a process that was killed
-      server = new PGLiteSocketServer({ db, path: socketFile });
-      await server.start();
-      target = { host: dataDir, port: SOCKET_PORT };
-    } else {
-      server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
-      await server.start();
-      const address = (server as unknown as { server?: { address(): { port: number } } }).server?.address();
-      if (!address) throw new Error('embedded database: could not read the port of its socket server');
-      target = { host: '127.0.0.1', port: address.port };
-    }
+    const socketFile = path.join(socketDir.dir, SOCKET_NAME);
+    fs.rmSync(socketFile, { force: true }); // left over by a process that was killed
+    const server = new PGLiteSocketServer({ db: pglite, path: socketFile });
+    await server.start();
+    fs.chmodSync(socketFile, 0o600);
+    const target: EmbeddedTarget = { host: socketDir.dir, port: SOCKET_PORT };
 
+    const removeSocket = socketDir.remove;
     let closed = false;
     return {
       target,
@@ -63,12 +103,15 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
         if (closed) return;
         closed = true;
         await server.stop();
-        await db.close();
+        await pglite.close();
         fs.rmSync(socketFile, { force: true });
+        removeSocket();
         releaseLock();
       },
     };
   } catch (err) {
+    await db?.close().catch(() => undefined);
+    socketDir?.remove();
     releaseLock();
     throw err;
   }

@@ -1,7 +1,9 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
+import { DomainError, ExpiredKeyError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
+import { isTokenLimitError, TOO_MANY_TOKENS } from './pipeline';
+import { QUERY_TOO_COMPLEX } from './limits';
 
 export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred, please try again later.';
 
@@ -9,6 +11,7 @@ export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred, please try 
 function codeOf(err: DomainError): string {
   if (err.kind === 'unauthenticated') return 'UNAUTHENTICATED';
   if (err.kind === 'forbidden') return 'FORBIDDEN';
+  if (err.kind === 'bad_input') return 'BAD_USER_INPUT';
   return err.code;
 }
 
@@ -55,13 +58,19 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   }
   const cause = rootCause(error);
   if (cause instanceof DomainError) {
-    return { ...formatted, message: cause.message, extensions: { code: codeOf(cause), kind: cause.kind } };
+    // An expired key is named as such here; the REST shim keeps the legacy wording for every failed key.
+    const message = cause instanceof ExpiredKeyError ? cause.expiredMessage : cause.message;
+    return { ...formatted, message, extensions: { code: codeOf(cause), kind: cause.kind } };
   }
   if (isUnstorableText(cause)) {
     return { ...formatted, message: UNSTORABLE_TEXT, extensions: { code: 'VAL400', kind: 'validation' } };
   }
   if (cause instanceof PayloadDecryptionError) {
     return { ...formatted, message: PAYLOAD_DECRYPTION_FAILED, extensions: { code: '400' } };
+  }
+  if (isTokenLimitError(cause)) {
+    // Apollo's parse stopped at MAX_DOCUMENT_TOKENS: the same answer as over WebSocket.
+    return { message: TOO_MANY_TOKENS, extensions: { code: QUERY_TOO_COMPLEX } };
   }
   if (cause instanceof GraphQLError) {
     // A code of the error itself (QUERY_TOO_COMPLEX, VAL400 of a scalar) wins over a wrapper's generic one.

@@ -4,14 +4,14 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import type { Context as WsContext } from 'graphql-ws';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
-import { DomainError } from '../shared/errors';
+import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
-import { OperationPipeline, unstorableTextError } from './pipeline';
-import { KeySockets } from './key-sockets';
+import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
+import { KEY_REVOKED_CLOSE_CODE, KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
 import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
@@ -34,8 +34,24 @@ export async function registerGraphql(app: FastifyInstance, ctx: AppContext): Pr
 
   // The `graphql` family: errors, limits and refusals on this route answer as GraphQL errors.
   const config = { family: 'graphql' } as const;
-  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], handler: httpHandler, config });
-  app.route({ url: '/graphql', method: 'GET', handler: httpHandler, wsHandler, config });
+  app.route({ url: '/graphql', method: ['POST', 'OPTIONS'], preValidation: refuseLargeDocuments, handler: httpHandler, config });
+  app.route({ url: '/graphql', method: 'GET', preValidation: refuseLargeDocuments, handler: httpHandler, wsHandler, config });
+}
+
+/**
+ * A document over MAX_DOCUMENT_BYTES (the `query` of a POST body or of a GET's query string)
+ * is answered with QUERY_TOO_COMPLEX before Apollo parses it: parsing and validating a huge
+ * document would hold the event loop for everyone.
+ */
+async function refuseLargeDocuments(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const source = request.method === 'GET' ? request.query : request.body;
+  const query = source !== null && typeof source === 'object' && !Array.isArray(source) ? (source as { query?: unknown }).query : undefined;
+  const refused = documentTooLarge(query);
+  if (!refused) return undefined;
+  return reply
+    .code(400)
+    .type('application/json; charset=utf-8')
+    .send({ errors: [{ message: refused.message, extensions: refused.extensions }] });
 }
 
 /** Logs each internal error (whose message the client never sees) with the request id. */
@@ -62,6 +78,8 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
     // The introspection switch is one of the pipeline's validation rules (the same over WebSocket).
     introspection: true,
     formatError: formatGraphqlError,
+    // A document with more tokens is refused while it is parsed (QUERY_TOO_COMPLEX, see formatGraphqlError).
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     includeStacktraceInErrorResponses: false,
     validationRules: [...pipeline.validationRules],
     plugins: [
@@ -209,6 +227,8 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       } catch (err) {
         if (err instanceof DomainError) {
           noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
+          // graphql-ws would close with 4403 "Forbidden"; an expired key is told why (the same code).
+          if (err instanceof ExpiredKeyError) socket.extra.socket.close(KEY_REVOKED_CLOSE_CODE, err.expiredMessage);
           return false;
         }
         socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed');

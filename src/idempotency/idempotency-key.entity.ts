@@ -16,7 +16,7 @@ export class IdempotencyKey {
   @Property({ type: 'string', length: 255 })
   key!: string;
 
-  /** SHA-256 of method, route and the request's canonical content. */
+  /** HMAC-SHA256 (key derived from MASTER_KEY) of method, matched route, params and the request's whole content. */
   @Property({ type: 'string', length: 64, columnType: 'char(64)' })
   fingerprint!: string;
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, validationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
@@ -8,6 +8,27 @@ export interface StoredResponse {
   status: number;
   body: string;
   replayed: boolean;
+}
+
+/** HKDF `info` of the fingerprint key: one purpose, one key, derived from MASTER_KEY. */
+const FINGERPRINT_KEY_INFO = 'checkout-gateway/idempotency-fingerprint/v1';
+
+/** The key of request fingerprints, derived (HKDF-SHA256) from the master key: never the master key itself. */
+export function fingerprintKey(masterKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), FINGERPRINT_KEY_INFO, 32));
+}
+
+/** JSON with every object's keys in order: the same content gives the same text, however a client ordered it. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
+      : v,
+  );
 }
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -25,6 +46,8 @@ export class IdempotencyService {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
+    /** From `fingerprintKey(masterKey)`. */
+    private readonly fingerprintSecret: Buffer,
     private readonly waitMs = 10_000,
   ) {}
 
@@ -32,8 +55,15 @@ export class IdempotencyService {
     if (!KEY_PATTERN.test(key)) throw validationError('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
   }
 
-  static fingerprint(parts: unknown[]): string {
-    return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  /**
+   * What identifies a request: HMAC-SHA256, under a key derived from MASTER_KEY, of its parts
+   * (method, matched route, params and the whole content; for Encrypted endpoints the whole
+   * decrypted plaintext, card number included). Keyed, so the stored value tells nothing of a
+   * card without the master key; whole, so another card with the same last four digits and
+   * expiry is another request. 64 hex characters.
+   */
+  fingerprint(parts: unknown[]): string {
+    return createHmac('sha256', this.fingerprintSecret).update(canonicalJson(parts)).digest('hex');
   }
 
   /** Deletes answers older than the 24-hour window; returns how many. */

@@ -1,6 +1,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { notFound } from '../shared/errors';
+import { notFound, validationError } from '../shared/errors';
 import { randomReference } from '../shared/random';
+import { isQueryableDate } from '../shared/time';
+import { badInput, currencyFilter, idInRange, searchFilter } from '../shared/list-filter';
 import type { Tenant } from '../merchants/tenant';
 import { requirePrivateKey } from '../merchants/key-authority';
 import { Subsidiary } from '../merchants/subsidiary.entity';
@@ -25,6 +27,25 @@ export interface PaymentLinkFilter {
   search?: string;
   createdFrom?: Date;
   createdTo?: Date;
+}
+
+/**
+ * Checks a link-list filter before any of it reaches SQL: an id in the range of its column, a
+ * supported currency, search text of bounded length, dates a query can compare with.
+ */
+export function linkListFilter(criteria: PaymentLinkFilter): PaymentLinkFilter {
+  if (!isQueryableDate(criteria.createdFrom) || !isQueryableDate(criteria.createdTo)) {
+    throw validationError('The createdFrom and createdTo fields must be dates between the years 1 and 9999.');
+  }
+  if (criteria.isActive !== undefined && typeof criteria.isActive !== 'boolean') throw badInput('The isActive filter must be true or false.');
+  return {
+    id: idInRange('id', criteria.id),
+    isActive: criteria.isActive,
+    currency: currencyFilter('currency', criteria.currency),
+    search: searchFilter('search', criteria.search),
+    createdFrom: criteria.createdFrom ?? undefined,
+    createdTo: criteria.createdTo ?? undefined,
+  };
 }
 
 export const LINK_COLUMNS = `l.id, l.environment_id, l.name, l.description, l.reference, l.amount, l.currency, l.auth_option, l.mobile, l.background_image,
@@ -207,13 +228,14 @@ export class PaymentLinkService {
     return (this.run ??= sqlRunner(this.orm))(sql, params);
   }
 
-  /** The conditions of `where`, as SQL on `payment_link l`. */
-  private sqlWhere(tenant: Tenant, filter: PaymentLinkFilter): { sql: string; params: unknown[] } {
+  /** The conditions of `where`, as SQL on `payment_link l`; the filter is checked first (a bad value is `bad_input`). */
+  private sqlWhere(tenant: Tenant, criteria: PaymentLinkFilter): { sql: string; params: unknown[] } {
+    const filter = linkListFilter(criteria);
     const parts = ['l.environment_id = ?'];
     const params: unknown[] = [tenant.environmentId];
     if (filter.id !== undefined) (parts.push('l.id = ?'), params.push(filter.id));
     if (filter.isActive !== undefined) (parts.push('l.is_active = ?'), params.push(filter.isActive));
-    if (filter.currency) (parts.push('l.currency = ?'), params.push(filter.currency.toUpperCase()));
+    if (filter.currency) (parts.push('l.currency = ?'), params.push(filter.currency));
     if (filter.createdFrom) (parts.push('l.date_created >= ?'), params.push(filter.createdFrom));
     if (filter.createdTo) (parts.push('l.date_created < ?'), params.push(filter.createdTo));
     if (filter.search) {
@@ -243,11 +265,12 @@ export class PaymentLinkService {
     return this.orm.em.fork().findOne(PaymentLink, { reference }, { populate: ['type', 'environment', 'environment.subsidiary'] });
   }
 
-  where(tenant: Tenant, filter: PaymentLinkFilter) {
+  where(tenant: Tenant, criteria: PaymentLinkFilter) {
+    const filter = linkListFilter(criteria);
     const where: Record<string, unknown> = { environment: tenant.environmentId };
     if (filter.id !== undefined) where.id = filter.id;
     if (filter.isActive !== undefined) where.isActive = filter.isActive;
-    if (filter.currency) where.currency = filter.currency.toUpperCase();
+    if (filter.currency) where.currency = filter.currency;
     if (filter.createdFrom || filter.createdTo) {
       where.dateCreated = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
     }

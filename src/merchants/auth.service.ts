@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import { unauthenticated } from '../shared/errors';
+import { ExpiredKeyError, unauthenticated } from '../shared/errors';
 import { describeApiKey, hashApiKey } from './key-format';
 import { requirePrivateKey } from './key-authority';
 import type { Tenant } from './tenant';
@@ -46,7 +46,11 @@ export class AuthService {
     this.keys = caches?.create<KnownKey>();
   }
 
-  /** Throws `unauthenticated` for a missing, malformed, unknown or expired key, all alike. */
+  /**
+   * Throws `unauthenticated` for a missing, malformed or unknown key, all alike; for a key
+   * that expired (replaced, its grace period over) an ExpiredKeyError, which REST answers in
+   * the same legacy words and GraphQL names as expired.
+   */
   async authenticate(apiKey: string | undefined): Promise<Tenant> {
     if (typeof apiKey !== 'string') throw unauthenticated();
     const trimmed = apiKey.trim();
@@ -55,7 +59,7 @@ export class AuthService {
     const hash = hashApiKey(trimmed);
     const known = this.keys ? await this.keys.get(hash, () => this.load(hash)) : (await this.load(hash))?.value;
     if (!known) throw unauthenticated();
-    if (known.expiresAt !== null && known.expiresAt <= this.clock.now().getTime()) throw unauthenticated();
+    if (known.expiresAt !== null && known.expiresAt <= this.clock.now().getTime()) throw new ExpiredKeyError();
     // The markers in the key are part of what was hashed, so they cannot disagree with the row.
     return known.tenant;
   }

@@ -23,7 +23,8 @@ import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
 import { isUniqueViolation } from '../db/prepared';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
-import { OrderLists, type Counted, type ListedOrder, type OrderListFilter, type OrderListWants, type SummaryCell } from './order-lists';
+import { OrderLists, type Counted, type ListedOrder, type OrderListWants, type SummaryCell } from './order-lists';
+import { orderListFilter, type OrderFilterCriteria } from './order-filter';
 
 export interface CreateOrderInput {
   customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
@@ -40,7 +41,7 @@ export const ORDER_STATUS_NAMES: Record<number, string> = {
   5: 'Successful',
 };
 
-export const PAYMENT_OPTION_NAMES: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
+export { PAYMENT_OPTION_NAMES } from './order.entity';
 
 /** An order with everything its read models need, loaded in a bounded number of queries. */
 export interface OrderAggregate {
@@ -270,17 +271,18 @@ export class OrderService {
   /**
    * A keyset page of the tenant's orders, newest first: the page in one query, payments and
    * cards in two more when asked for, `totalCount` (exact up to a bound, then an estimate) when asked for.
+   * The filter is checked first (orderListFilter): a bad value is `bad_input`, never SQL.
    */
   async page(
     tenant: Tenant,
-    filter: OrderFilter,
+    filter: OrderFilterCriteria,
     limit: number,
     after?: { createdAt: Date; id: number },
     want: OrderListWants = { count: true, payments: true },
   ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
     // Customers, cards and the merchant's revenue: never to the key a browser holds.
     requirePrivateKey(tenant);
-    return this.lists.page(tenant, filter, limit, after, want);
+    return this.lists.page(tenant, orderListFilter(filter), limit, after, want);
   }
 
   /** Aggregates of many orders in three queries (merchant, payments, cards). */
@@ -319,7 +321,7 @@ export class OrderService {
   }
 }
 
-export type OrderFilter = OrderListFilter;
+export type OrderFilter = OrderFilterCriteria;
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
   if (value === undefined || value === null || value === '') return null;

@@ -95,15 +95,10 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
 
   app.post('/order/pay', { schema: routeSchemas.pay }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
-    // The fingerprint never holds card data, not even hashed: only what identifies the attempt.
     const input = payOrderInput(plaintext);
-    const fingerprint = {
-      reference: input.reference,
-      option: input.paymentOption,
-      card: input.card ? `${input.card.cardNumber?.slice(-4)}/${input.card.expiryMonth}/${input.card.expiryYear}` : null,
-      paypal: input.paypal?.fullName ?? null,
-    };
-    return respond(ctx, request, reply, fingerprint, async () => {
+    // The whole plaintext, card included: another card with the same last four digits and expiry
+    // is another request. Only its keyed HMAC is stored (IdempotencyService.fingerprint).
+    return respond(ctx, request, reply, plaintext, async () => {
       const result = await ctx.services.payments.pay(tenantOf(request), input);
       if (!result.final) return ok(envelopeA(payResultView(result), '02', 'pending-authenticaion'));
       const { order } = result.aggregate;

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
-import { IdempotencyService } from '../idempotency/idempotency.service';
 import { errorBody, httpStatusFor } from './envelopes';
 import { tenantOf } from './authentication';
 import { canonicalRoute } from '../protection/route-policy';
@@ -16,9 +15,9 @@ export const ok = (body: unknown, status = 200): RestResult => ({ status, body }
 /**
  * Runs a route's work and sends its result. With an `Idempotency-Key` header (POST, PATCH)
  * the result, success or documented failure, is stored and replayed for repeats; the
- * fingerprint is the request's meaning (for Encrypted endpoints the decrypted plaintext, so
- * a client that re-encrypts on retry is still recognised) on the route matched, an alias
- * counting as its canonical route.
+ * fingerprint is the request's meaning (for Encrypted endpoints the whole decrypted plaintext,
+ * so a client that re-encrypts on retry is still recognised) on the route matched, an alias
+ * counting as its canonical route, keyed (IdempotencyService.fingerprint).
  */
 export async function respond(
   ctx: AppContext,
@@ -45,7 +44,7 @@ export async function respond(
   const stored = await ctx.services.idempotency.run(
     tenantOf(request),
     key,
-    IdempotencyService.fingerprint([request.method, canonicalRoute(request), request.params, fingerprint]),
+    ctx.services.idempotency.fingerprint([request.method, canonicalRoute(request), request.params, fingerprint]),
     run,
   );
   if (stored.replayed) reply.header('idempotent-replayed', 'true');

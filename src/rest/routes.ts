@@ -11,6 +11,8 @@ import { registerBankRoutes } from './bank.routes';
 import { registerLinkRoutes } from './link.routes';
 import { registerOrderRoutes } from './order.routes';
 import { PLAINTEXTS } from './schemas';
+import { DOCS_BRANDING } from './docs-branding';
+import { packageInfo, SERVICE_NAME } from '../shared/package-info';
 
 /**
  * Validation in the shim: params, query strings and headers are checked by Fastify against the
@@ -40,8 +42,8 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Checkout and payment-link service: REST compatibility interface',
-        version: '1.1.0',
+        title: `${SERVICE_NAME}: REST compatibility interface`,
+        version: packageInfo().version,
         description: [
           'Every endpoint needs the `api-key` header (public or private key; `order/verify` and the recurring-payment cancel need the private key).',
           'Errors are `{ status: "failed", statusCode | status_code, message }` (`status_code` for codes 13 and 100).',
@@ -67,6 +69,7 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     routePrefix: '/docs',
     staticCSP: SWAGGER_UI_CSP,
     uiConfig: { validatorUrl: null, persistAuthorization: false },
+    ...DOCS_BRANDING,
   });
 
   // Legacy clients may send an empty body with Content-Type: application/json.

@@ -4,6 +4,7 @@
  */
 export type DomainErrorKind =
   | 'validation' // bad or missing input (REST VAL400)
+  | 'bad_input' // a list filter or argument out of its bounds (REST VAL400, GraphQL BAD_USER_INPUT)
   | 'unsupported' // a value the service does not support (REST "<Param> is currently not supported.")
   | 'not_found'
   | 'unauthenticated'
@@ -31,6 +32,21 @@ export const conflict = (message: string, code = 'VAL400'): DomainError => new D
 
 export const API_KEY_MISSING = 'api-key was not passed in the header.';
 export const unauthenticated = (): DomainError => new DomainError('unauthenticated', API_KEY_MISSING, '401');
+
+/** What GraphQL says of a key that was replaced and whose grace period is over. */
+export const API_KEY_EXPIRED = 'This api-key has expired: use the keys that replaced it.';
+
+/**
+ * A key that existed and has expired. Its `message` is the legacy wording (the REST shim answers
+ * every failed key alike); `expiredMessage` is what the GraphQL interface says instead.
+ */
+export class ExpiredKeyError extends DomainError {
+  readonly expiredMessage = API_KEY_EXPIRED;
+  constructor() {
+    super('unauthenticated', API_KEY_MISSING, '401');
+    this.name = 'ExpiredKeyError';
+  }
+}
 export const forbidden = (message: string): DomainError => new DomainError('forbidden', message, '403');
 
 /** The message for text PostgreSQL cannot store (a NUL character), whichever adapter it came through. */

@@ -1,5 +1,5 @@
 import type { ListedOrder } from '../../orders/order-lists';
-import { shownPaymentMethod } from '../../orders/order-lists';
+import { shownPaymentMethod } from '../../orders/order-filter';
 import { ORDER_STATUS_NAMES } from '../../orders/order.service';
 import { currencyOf, Money } from '../../shared/money';
 import type { OrderType } from './order.types';

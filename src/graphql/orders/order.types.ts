@@ -125,13 +125,16 @@ export class OrderConnection {
 
 @InputType()
 export class OrderFilterInput {
-  @Field(() => [Int], { nullable: true, description: 'Status ids: 1 Initiated, 2 pending authentication, 4 Failed, 5 Successful.' }) statusIds?:
-    number[] | null;
+  @Field(() => [Int], {
+    nullable: true,
+    description: 'Status ids (at most 20, duplicates ignored): 1 Initiated, 2 pending authentication, 3 Processing, 4 Failed, 5 Successful.',
+  })
+  statusIds?: number[] | null;
   @Field(() => Date, { nullable: true }) createdFrom?: Date | null;
   @Field(() => Date, { nullable: true }) createdTo?: Date | null;
   @Field(() => Int, { nullable: true }) paymentLinkId?: number | null;
-  @Field(() => String, { nullable: true }) currency?: string | null;
-  @Field(() => String, { nullable: true, description: 'Order reference (prefix) or exact customer e-mail.' }) search?: string | null;
+  @Field(() => String, { nullable: true, description: 'A supported currency code, such as NGN.' }) currency?: string | null;
+  @Field(() => String, { nullable: true, description: 'Order reference (prefix) or exact customer e-mail; at most 320 characters.' }) search?: string | null;
   @Field(() => String, {
     nullable: true,
     description: 'As the order\'s paymentMethod field shows it: "Card Payment", "PayPal", or "" for orders without a payment attempt yet.',
