@@ -61,7 +61,7 @@ describe('CLI merchant:create', () => {
       const res = await cli(['merchant:create', '--name', `Small ${bits}`, '--country', 'NG', '--email', 'small@acme.test', '--key-bits', bits, '--json']);
       expect(res.code).toBe(0);
       const printed = JSON.parse(res.out);
-      expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'keys']);
+      expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'liveWebhookSecret', 'keys']);
       expect(res.err).toMatch(new RegExp(`^warning: --key-bits ${bits}: .*one block.*need 4096-bit keys`));
       expect(res.err.trim().split('\n')).toHaveLength(1);
     },

@@ -183,7 +183,12 @@ export const linkRouteSchemas = {
     security,
     headers: idempotencyHeader,
     params: IdParam,
-    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Activated.', null), ...commonErrors, ...forbidden, ...bodyErrors },
+    response: {
+      200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Activated.', null),
+      ...commonErrors,
+      ...forbidden,
+      ...bodyErrors,
+    },
   },
   disableLink: {
     tags: ['Payment links'],
@@ -191,7 +196,12 @@ export const linkRouteSchemas = {
     security,
     headers: idempotencyHeader,
     params: IdParam,
-    response: { 200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Deactivated.', null), ...commonErrors, ...forbidden, ...bodyErrors },
+    response: {
+      200: EnvelopeA(Type.Null(), ['00'], 'Payment link status updated successfully', 'Deactivated.', null),
+      ...commonErrors,
+      ...forbidden,
+      ...bodyErrors,
+    },
   },
   cancelRecurring: {
     tags: ['Payment links'],

@@ -30,7 +30,7 @@ describe('REST: Swagger UI in Chromium', () => {
       if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
     });
     await page.goto(`${t.baseUrl}/docs`);
-    await page.getByText('Create a payment link', { exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByText('Create a payment link; private key only', { exact: true }).waitFor({ timeout: 30_000 });
     for (const summary of ['List banks', 'Pay an order by card or PayPal (Encrypted)', 'Cancel a recurring payment (subscription); private key only']) {
       await page.getByText(summary, { exact: true }).waitFor();
     }

@@ -51,6 +51,8 @@ function expectInvariants(amount: string, n: { created: CreatedOrder; fee: FeeRe
 }
 
 describe('issue 11 point 5: the fee bearer', () => {
+  // Each merchant:create generates two 4096-bit RSA keys in this process: slow on a loaded machine.
+  jest.setTimeout(120_000);
   const env = cliEnvironment('fee-bearer');
   let t: TestService;
   beforeAll(async () => {
