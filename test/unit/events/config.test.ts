@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../../src/config';
 
 describe('webhook configuration', () => {
   it('reads WEBHOOK_ALLOWED_NETWORKS as CIDRs, none by default', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { readInput } from '../../src/shared/input';
-import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext, TrackPlaintext } from '../../src/rest/schemas';
-import { DomainError } from '../../src/shared/errors';
+import { readInput } from '../../../src/shared/input';
+import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext, TrackPlaintext } from '../../../src/rest/schemas';
+import { DomainError } from '../../../src/shared/errors';
 
 const link = { Name: 'Gym', Description: 'Monthly', PaymentType: 'SC', AuthOption: 'AUTH', Amount: '5000' };
 const order = {

@@ -1,5 +1,5 @@
-import { MasterKeyMismatchError, verifyMasterKey, type MasterKeyCheckStore } from '../../src/crypto/master-key';
-import { SecretBox } from '../../src/crypto/secret-box';
+import { MasterKeyMismatchError, verifyMasterKey, type MasterKeyCheckStore } from '../../../src/crypto/master-key';
+import { SecretBox } from '../../../src/crypto/secret-box';
 
 /** An in-memory stand-in for the one-row table, answering the check's three statements. */
 function memoryStore(present = true): MasterKeyCheckStore & { value: string | null } {

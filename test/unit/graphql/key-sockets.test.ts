@@ -1,5 +1,5 @@
-import { KeySockets } from '../../src/graphql/key-sockets';
-import { decodeNotification, encodeNotification } from '../../src/events/event-fanout';
+import { KeySockets } from '../../../src/graphql/key-sockets';
+import { decodeNotification, encodeNotification } from '../../../src/events/event-fanout';
 
 describe('KeySockets', () => {
   const silent = { error: () => undefined };

@@ -1,5 +1,5 @@
 import { buildSchema, getIntrospectionQuery, parse, print, validate, type IntrospectionOptions } from 'graphql';
-import { isStandardIntrospectionQuery, queryLimitsRule, type QueryLimits } from '../../src/graphql/limits';
+import { isStandardIntrospectionQuery, queryLimitsRule, type QueryLimits } from '../../../src/graphql/limits';
 
 const schema = buildSchema(`
   type Node { id: ID, child: Node, children: [Node!]!, page(first: Int): NodeConnection }
