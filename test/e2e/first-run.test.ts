@@ -128,7 +128,7 @@ async function graphql(baseUrl: string, query: string, headers: Record<string, s
  * creates a demo merchant and link and an admin token, prints them once, serves a start page and
  * GraphiQL; the CLI creates merchants while the server holds the database.
  */
-describe('issue 13 point 2: a first run that leads somewhere', () => {
+describe('a first run that leads somewhere', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-first-run-'));
   const servers: ServerProcess[] = [];
 

@@ -57,7 +57,7 @@ async function authenticate(redirectUrl: string, otp = '123456'): Promise<URL> {
  * client. The service runs on a database of this file's own so its webhook dispatcher shares
  * work with no other test file.
  */
-describe('issue 11 point 7: the merchant SDK drives the real service', () => {
+describe('the merchant SDK drives the real service', () => {
   let t: TestService;
   let receiver: Receiver;
   let m: CreatedMerchant;

@@ -59,7 +59,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))]!;
 }
 
-describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads, decryption off the event loop)', () => {
+describe('legacy key sizes (4096-bit keys, one-block payloads, decryption off the event loop)', () => {
   let t: TestService;
   let m4096: CreatedMerchant;
   beforeAll(async () => {
@@ -74,11 +74,11 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
   const createOrder = (data: string, keys = m4096.keys.test) =>
     request(t.baseUrl, 'POST', '/checkout/order/create', { apiKey: keys.publicKey, body: { data } });
 
-  it('issue 11 point 1: merchants get 4096-bit encryption keys by default', () => {
+  it('merchants get 4096-bit encryption keys by default', () => {
     for (const keys of [m4096.keys.test, m4096.keys.live]) expect(parseEncryptionKey(keys.encryptionKey).bits).toBe(4096);
   });
 
-  it('issue 11 point 1: a ~380-byte order plaintext encrypted as ONE 4096-bit block, as legacy clients send it, creates the order', async () => {
+  it('a ~380-byte order plaintext encrypted as ONE 4096-bit block, as legacy clients send it, creates the order', async () => {
     const reference = nextRef();
     const plaintext = orderOfBytes(reference, 380);
     const data = legacyOneBlock(plaintext, m4096.keys.test.encryptionKey);
@@ -93,7 +93,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect(Buffer.from(encryptPayload(orderOfBytes(nextRef(), 380), m4096.keys.test.encryptionKey), 'base64').length).toBe(512);
   });
 
-  it('issue 11 point 1: the same plaintext cannot be one block under a 2048-bit key (what legacy clients hit before)', async () => {
+  it('the same plaintext cannot be one block under a 2048-bit key (what legacy clients hit before)', async () => {
     const m2048 = await createTestMerchant(t, { keyBits: 2048 });
     expect(parseEncryptionKey(m2048.keys.test.encryptionKey).bits).toBe(2048);
     const plaintext = orderOfBytes(nextRef(), 380);
@@ -102,7 +102,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect(() => publicKey.encrypt(forge.util.encodeUtf8(plaintext), 'RSAES-PKCS1-V1_5')).toThrow(/too long/i);
   });
 
-  it('issue 11 point 1: a plaintext of 501 bytes, the one-block limit of 4096-bit keys, still fits one block', async () => {
+  it('a plaintext of 501 bytes, the one-block limit of 4096-bit keys, still fits one block', async () => {
     const reference = nextRef();
     const data = legacyOneBlock(orderOfBytes(reference, 501), m4096.keys.test.encryptionKey);
     expect(Buffer.from(data, 'base64').length).toBe(512);
@@ -111,7 +111,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect(res.body.data.order.reference).toBe(reference);
   });
 
-  it('issue 11 point 1: multi-block payloads still work with 4096-bit keys', async () => {
+  it('multi-block payloads still work with 4096-bit keys', async () => {
     const reference = nextRef();
     const description = 'A long description. '.repeat(60).trim(); // ~1.2 KB: 3 blocks of 512 bytes
     const data = encryptPayload(
@@ -128,7 +128,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect(res.body.data.order.narration).toBe(description);
   });
 
-  it.each([2048, 3072])('issue 11 point 1: %i-bit keys still work, one block and several', async (bits) => {
+  it.each([2048, 3072])('%i-bit keys still work, one block and several', async (bits) => {
     const m = await createTestMerchant(t, { keyBits: bits });
     expect(parseEncryptionKey(m.keys.test.encryptionKey).bits).toBe(bits);
     const k = bits / 8;
@@ -144,7 +144,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect((await createOrder(several, m.keys.test)).body.data.order.reference).toBe(large);
   });
 
-  it('issue 11 point 1: every decryption failure through the worker threads gets the one identical answer', async () => {
+  it('every decryption failure through the worker threads gets the one identical answer', async () => {
     const other = await createTestMerchant(t, { keyBits: 4096 });
     const enc = m4096.keys.test.encryptionKey;
     const good = Buffer.from(legacyOneBlock(orderOfBytes(nextRef(), 380), enc), 'base64');
@@ -171,7 +171,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect(t.service.runtime.ctx.services.payloads.workerDecryptions - before).toBeGreaterThanOrEqual(5);
   });
 
-  it('issue 11 point 1: concurrent 4096-bit payloads do not hold up the event loop', async () => {
+  it('concurrent 4096-bit payloads do not hold up the event loop', async () => {
     // 16 blocks each: about 70 ms of CPU per payload at 4096 bits, on the event loop before the fix.
     const plaintext = (reference: string) => orderOfBytes(reference, 16 * 501 - 50);
     const payloads = Array.from({ length: 12 }, () => {
@@ -206,7 +206,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     expect(delay.percentile(99) / 1e6).toBeLessThan(inlineCostMs);
   });
 
-  it('issue 11 point 1: the admin mutation createMerchant takes an optional keyBits', async () => {
+  it('the admin mutation createMerchant takes an optional keyBits', async () => {
     const create = (keyBits: number) =>
       graphql(
         t.baseUrl,
@@ -254,7 +254,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
     const create = (...extra: string[]) =>
       cli(['merchant:create', '--name', 'Legacy Stores', '--country', 'NG', '--email', 'support@legacy.test', '--json', ...extra]);
 
-    it('issue 11 point 1: merchant:create issues 4096-bit keys by default, --key-bits N overrides ENCRYPTION_KEY_BITS', async () => {
+    it('merchant:create issues 4096-bit keys by default, --key-bits N overrides ENCRYPTION_KEY_BITS', async () => {
       const byDefault = await create();
       expect(byDefault.code).toBe(0);
       expect(parseEncryptionKey(JSON.parse(byDefault.out).keys.test.encryptionKey).bits).toBe(4096);
@@ -271,7 +271,7 @@ describe('issue 11 point 1: legacy key sizes (4096-bit keys, one-block payloads,
       expect(parseEncryptionKey(JSON.parse(fromEnv.out).keys.live.encryptionKey).bits).toBe(3072);
     });
 
-    it('issue 11 point 1: merchant:create refuses other key sizes', async () => {
+    it('merchant:create refuses other key sizes', async () => {
       for (const bits of ['1024', '8192', '4096.5', 'big']) {
         const res = await create('--key-bits', bits);
         expect(res).toMatchObject({ code: 65, out: '' });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 
 /**
  * A clone of the repository must be complete on its own: no comment, doc or test may send the
@@ -76,4 +77,45 @@ describe('repository hygiene', () => {
     });
     expect(found).toEqual([]);
   });
+
+  it('test titles say the behaviour, never a tracker reference such as "issue 11 point 6"', () => {
+    const reference = /(?:^|\()\s*(?:issue \d+|points? \d+)/i;
+    expect(
+      trackerTitles(
+        'x.test.ts',
+        `it('refuses a body over the limit', () => {}); it.each([1])('${['issue', '11 point 6'].join(' ')}: accepts %s', () => {});`,
+        reference,
+      ),
+    ).toEqual([`x.test.ts:1: ${['issue', '11 point 6'].join(' ')}: accepts %s`]);
+    expect(
+      trackerTitles('x.test.ts', `describe('rate limits (${['point', '15'].join(' ')})', () => {}); it('issues 4096-bit keys', () => {});`, reference),
+    ).toEqual([`x.test.ts:1: rate limits (${['point', '15'].join(' ')})`]);
+    const found = trackedFiles()
+      .filter((file) => file.endsWith('.test.ts') && fs.existsSync(path.join(ROOT, file)))
+      .flatMap((file) => trackerTitles(file, fs.readFileSync(path.join(ROOT, file), 'utf8'), reference));
+    expect(found).toEqual([]);
+  });
 });
+
+/** The titles of it/test/describe calls (with .each, .skip, .only) that match `reference`, as file:line: title. */
+function trackerTitles(file: string, text: string, reference: RegExp): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.arguments.length > 0) {
+      let callee: ts.Expression = node.expression;
+      while (ts.isPropertyAccessExpression(callee) || ts.isCallExpression(callee)) callee = callee.expression;
+      const title = node.arguments[0]!;
+      if (
+        ts.isIdentifier(callee) &&
+        ['it', 'test', 'describe'].includes(callee.text) &&
+        (ts.isStringLiteral(title) || ts.isNoSubstitutionTemplateLiteral(title))
+      ) {
+        if (reference.test(title.text)) found.push(`${file}:${source.getLineAndCharacterOfPosition(title.getStart(source)).line + 1}: ${title.text}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}

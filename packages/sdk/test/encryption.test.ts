@@ -26,7 +26,7 @@ function decrypt(data: string, privateKey: KeyObject, bits: number): string {
 /** `{"p":"xx…"}` of exactly n UTF-8 bytes. */
 const jsonOfBytes = (n: number) => `{"p":"${'x'.repeat(n - 8)}"}`;
 
-describe.each([2048, 3072, 4096])('issue 11 point 7: SDK encryptPayload with a %i-bit key', (bits) => {
+describe.each([2048, 3072, 4096])('SDK encryptPayload with a %i-bit key', (bits) => {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
   const encryptionKey = encryptionKeyOf(publicKey, bits);
   const k = bits / 8;
@@ -58,7 +58,7 @@ describe.each([2048, 3072, 4096])('issue 11 point 7: SDK encryptPayload with a %
   });
 });
 
-describe('issue 11 point 7: SDK encryption refuses what it cannot encrypt', () => {
+describe('SDK encryption refuses what it cannot encrypt', () => {
   it('bad keys and empty plaintexts throw EncryptionKeyError before anything is sent', () => {
     expect(() => parseEncryptionKey('not base64!')).toThrow(EncryptionKeyError);
     expect(() => parseEncryptionKey(Buffer.from('2048<RSAKeyValue/>').toString('base64'))).toThrow(/must have the form/);

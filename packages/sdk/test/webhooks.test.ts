@@ -22,7 +22,7 @@ const body = JSON.stringify({
   message: 'Order details fetched successfully',
 });
 
-describe('issue 11 point 7: SDK verifyWebhook', () => {
+describe('SDK verifyWebhook', () => {
   it('accepts a signed body with Node, fetch or mixed-case headers and answers the parsed event', () => {
     const headers = sign(body);
     expect(verifyWebhook(body, headers, secret).data.orderReference).toBe('ORD-1');

@@ -191,7 +191,7 @@ describe('events across service processes', () => {
     }, 40_000);
   });
 
-  it('issue 10 point 14: a process with another MASTER_KEY refuses to start: a clear message, status 78, never healthy', async () => {
+  it('a process with another MASTER_KEY refuses to start: a clear message, status 78, never healthy', async () => {
     // The in-process instance stored the check value under the test key.
     const port = await freePort();
     const child = spawn(process.execPath, ['dist/src/main.js'], {

@@ -14,7 +14,7 @@ const REFUSED = 'The WebhookUrl field must not point to a loopback, private, lin
  * without any exemption (the receivers on loopback must never be reached), one merchant
  * unable to starve another, and the master-key check at start. One service at a time.
  */
-describe('issue 10: webhook safety', () => {
+describe('webhook safety', () => {
   let scratchUrl: string;
   let dropDatabase: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
@@ -46,7 +46,7 @@ describe('issue 10: webhook safety', () => {
       return r;
     }
 
-    it('issue 10 point 12: refuses loopback URLs when they are set, in the test environment as in live, whatever their spelling', async () => {
+    it('refuses loopback URLs when they are set, in the test environment as in live, whatever their spelling', async () => {
       const r = await receiver();
       const port = new URL(r.url).port;
       const m = await createTestMerchant(t);
@@ -77,7 +77,7 @@ describe('issue 10: webhook safety', () => {
       expect(r.received).toHaveLength(0);
     });
 
-    it('issue 10 point 12: skips at delivery a stored URL that is, or resolves to, an internal address (test environment), keeping no response', async () => {
+    it('skips at delivery a stored URL that is, or resolves to, an internal address (test environment), keeping no response', async () => {
       const r = await receiver();
       const port = new URL(r.url).port;
       const hosts = [`localhost:${port}`, `127.0.0.1:${port}`, `[::ffff:127.0.0.1]:${port}`];
@@ -129,7 +129,7 @@ describe('issue 10: webhook safety', () => {
       return { m, tenant: await services().auth.authenticate(m.keys.test.privateKey) };
     }
 
-    it('issue 10 point 13: a merchant whose receiver hangs, pinging under several URLs, does not delay another merchant', async () => {
+    it('a merchant whose receiver hangs, pinging under several URLs, does not delay another merchant', async () => {
       const hanging = await receiver(() => 'hang');
       const healthy = await receiver();
       const port = new URL(hanging.url).port;
@@ -154,7 +154,7 @@ describe('issue 10: webhook safety', () => {
       expect(hanging.maxInflight).toBeLessThanOrEqual(2);
     }, 20_000);
 
-    it('issue 10 point 13: limits test pings per environment with a clear error, without touching other environments', async () => {
+    it('limits test pings per environment with a clear error, without touching other environments', async () => {
       const r = await receiver();
       const a = await merchantAt(r.url);
       const b = await merchantAt(r.url);
@@ -182,7 +182,7 @@ describe('issue 10: webhook safety', () => {
   describe('the master key check', () => {
     const OTHER_KEY = 'ab'.repeat(32);
 
-    it('issue 10 point 14: refuses to start with another MASTER_KEY, with a clear message, and starts again with the right one', async () => {
+    it('refuses to start with another MASTER_KEY, with a clear message, and starts again with the right one', async () => {
       // The services above stored the check value at their first start, under the test key.
       const wrong = await startTestService({ DATABASE_URL: scratchUrl, MASTER_KEY: OTHER_KEY }).then(
         async (s) => {

@@ -394,7 +394,7 @@ describe('webhooks', () => {
     expect(slowAnsweredBeforeFast).toBeLessThan(6);
   });
 
-  it('issue 10 point 13: counts requests in flight per destination (scheme, host, port), not per exact URL', async () => {
+  it('counts requests in flight per destination (scheme, host, port), not per exact URL', async () => {
     const slow = await receiver(() => ({ status: 200, delayMs: 300 }));
     const base = slow.url.replace(/\/hooks$/, '');
     // Two merchants, each with its own path (and query) on the same server: one allowance of 2 between them.

@@ -127,7 +127,7 @@ describe('crash between the processor call and the settlement', () => {
     sql(`update order_payment set processing_started_at = now() - make_interval(secs => ?) where reference = ?`, [seconds, paymentReference]);
   const sandbox = () => (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
 
-  it('issue 10 point 4: a payment whose process died after the processor approved it is settled once on restart, from the processor record', async () => {
+  it('a payment whose process died after the processor approved it is settled once on restart, from the processor record', async () => {
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
         apiKey: k().privateKey,
@@ -165,7 +165,7 @@ describe('crash between the processor call and the settlement', () => {
     await restarted.exited;
   }, 90_000);
 
-  it('issue 10 point 4: a 3-D Secure challenge issued before the crash is restored on restart and can be answered', async () => {
+  it('a 3-D Secure challenge issued before the crash is restored on restart and can be answered', async () => {
     const reference = await createOrder();
     await payAndCrash(reference, '4111111111111111');
     const [attempt] = await attemptOf(reference);
@@ -195,7 +195,7 @@ describe('crash between the processor call and the settlement', () => {
         card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
       });
 
-    it('issue 10 point 4: an answer lost on the way back is settled from the processor record, once', async () => {
+    it('an answer lost on the way back is settled from the processor record, once', async () => {
       const reference = await createOrder();
       const processor = sandbox();
       const original = processor.authorizeCard;
@@ -221,7 +221,7 @@ describe('crash between the processor call and the settlement', () => {
       expect((await sql(`select count(*)::int as n from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]))[0].n).toBe(1);
     });
 
-    it('issue 10 point 4: a call that never reached the processor fails after the processor deadline, moving no money', async () => {
+    it('a call that never reached the processor fails after the processor deadline, moving no money', async () => {
       const reference = await createOrder();
       const processor = sandbox();
       const original = processor.authorizeCard;

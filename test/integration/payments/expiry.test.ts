@@ -55,8 +55,8 @@ describe('unpaid payment-link orders', () => {
   const checkout = (linkReference: string, customer: Record<string, string>, instrument: Record<string, unknown>, paymentOption = 'C') =>
     request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: { paymentOption, customer, data: encryptPayload(instrument, k().encryptionKey) } });
 
-  describe('point 6: failed payment-link attempts leave no orphan Initiated orders', () => {
-    it('issue 10 point 6: a refused attempt leaves no order; an unpaid payment-link order expires with the authentication timeout, and never counts against the link limit', async () => {
+  describe('failed payment-link attempts leave no orphan Initiated orders', () => {
+    it('a refused attempt leaves no order; an unpaid payment-link order expires with the authentication timeout, and never counts against the link limit', async () => {
       const l = await link({ PaymentType: 'MC', Limit: '1', AuthOption: 'NOAUTH' });
       const customer = (name: string) => ({
         firstname: name,
@@ -103,7 +103,7 @@ describe('unpaid payment-link orders', () => {
       expect(events).toEqual([{ notify_type: 'failed' }]);
     });
 
-    it('issue 10 point 6: orders created through the API never expire unpaid', async () => {
+    it('orders created through the API never expire unpaid', async () => {
       const reference = await createOrder();
       clock.advance(3_600_000);
       try {

@@ -54,8 +54,8 @@ describe('payment integrity', () => {
   const checkout = (linkReference: string, customer: Record<string, string>, instrument: Record<string, unknown>, paymentOption = 'C') =>
     request(t.baseUrl, 'POST', `/pay/${linkReference}`, { body: { paymentOption, customer, data: encryptPayload(instrument, k().encryptionKey) } });
 
-  describe('point 1: each authentication page accepts only its own form, for its own method', () => {
-    it('issue 10 point 1: the PayPal approval of a card payment (insufficient-funds card) is refused and changes nothing', async () => {
+  describe('each authentication page accepts only its own form, for its own method', () => {
+    it('the PayPal approval of a card payment (insufficient-funds card) is refused and changes nothing', async () => {
       const reference = await createOrder();
       const paid = await pay(reference, { paymentOption: 'C', card: card('4000000000000002') });
       const otpUrl: string = paid.body.data.paymentDetail.redirectUrl;
@@ -76,7 +76,7 @@ describe('payment integrity', () => {
       expect(await verify(reference)).toMatchObject({ statusId: 4, paymentResponseCode: '51', paymentResponseMessage: 'Insufficient funds' });
     });
 
-    it('issue 10 point 1: a card payment page refuses anything but an otp, and changes nothing', async () => {
+    it('a card payment page refuses anything but an otp, and changes nothing', async () => {
       const reference = await createOrder();
       const otpUrl: string = (await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
       for (const body of ['', 'otp=', 'decision=cancel', 'otp=123456&decision=approve', 'otp=123456&extra=1']) {
@@ -89,7 +89,7 @@ describe('payment integrity', () => {
       expect((await fetch(otpUrl, form('otp=123456'))).headers.get('location')).toContain('status=successful');
     });
 
-    it('issue 10 point 1: a PayPal payment page refuses an otp and the card page refuses the PayPal payment', async () => {
+    it('a PayPal payment page refuses an otp and the card page refuses the PayPal payment', async () => {
       const reference = await createOrder();
       const url: string = (await pay(reference, { paymentOption: 'PAYPAL', paypal })).body.data.paymentDetail.redirectUrl;
       const paymentRef = url.split('/').pop()!;
@@ -103,8 +103,8 @@ describe('payment integrity', () => {
     });
   });
 
-  describe('point 2: the fee is the fee of the option paid with', () => {
-    it('issue 10 point 2: an order paid with PayPal is charged the PayPal fee, and the timeline records the change', async () => {
+  describe('the fee is the fee of the option paid with', () => {
+    it('an order paid with PayPal is charged the PayPal fee, and the timeline records the change', async () => {
       const payer = await createTestMerchant(t);
       const tenant = await t.service.runtime.ctx.services.auth.authenticate(payer.keys.test.privateKey);
       await t.service.runtime.ctx.services.merchants.setFeeBearer(tenant, 'customer');
@@ -147,7 +147,7 @@ describe('payment integrity', () => {
       expect(entries.map((e) => e.event)).toEqual(['order.created', 'order.fee_changed', 'payment.initiated', 'authentication.passed', 'order.settled']);
     });
 
-    it('issue 10 point 2: a card payment keeps the card fee and records no change', async () => {
+    it('a card payment keeps the card fee and records no change', async () => {
       const reference = await createOrder();
       const paid = await pay(reference, { paymentOption: 'C', card: card('5123450000000008') });
       expect(paid.body.data.orderPayment).toMatchObject({ fee: 15, totalAmount: 1000 });
@@ -155,8 +155,8 @@ describe('payment integrity', () => {
     });
   });
 
-  describe('point 3: an order keeps the customer it was created with', () => {
-    it('issue 10 point 3: a payer on a payment link giving an existing customer e-mail changes nothing of that customer or its orders', async () => {
+  describe('an order keeps the customer it was created with', () => {
+    it('a payer on a payment link giving an existing customer e-mail changes nothing of that customer or its orders', async () => {
       const email = `victim+${Date.now()}@example.test`;
       const reference = await createOrder({ customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email } });
       const l = await link({ PaymentType: 'MC' });
@@ -209,7 +209,7 @@ describe('payment integrity', () => {
       expect(status.body.data.customer_id).toEqual(expect.any(Number));
     });
 
-    it('issue 10 point 3: a later order with the same e-mail keeps its own details and leaves the earlier order as it was', async () => {
+    it('a later order with the same e-mail keeps its own details and leaves the earlier order as it was', async () => {
       const email = `twice+${Date.now()}@example.test`;
       const first = await createOrder({ customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email } });
       const second = await createOrder({ customer: { firstname: 'Adaeze', lastname: 'Okafor', mobile: '+2348099999999', country: 'GH', email } });
@@ -222,7 +222,7 @@ describe('payment integrity', () => {
       });
     });
 
-    it('issue 10 point 3: concurrent creates with one new e-mail make one customer, and the database refuses a duplicate', async () => {
+    it('concurrent creates with one new e-mail make one customer, and the database refuses a duplicate', async () => {
       const email = `race+${Date.now()}@example.test`;
       const references = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
@@ -243,8 +243,8 @@ describe('payment integrity', () => {
     });
   });
 
-  describe('point 4: the processor is called outside the transaction, idempotently', () => {
-    it('issue 10 point 4: a repeated sandbox call with the same idempotency key authorizes nothing new, and lookup finds it', async () => {
+  describe('the processor is called outside the transaction, idempotently', () => {
+    it('a repeated sandbox call with the same idempotency key authorizes nothing new, and lookup finds it', async () => {
       const sandbox = new SandboxProcessor(t.service.runtime.ctx.orm);
       const key = `OPTEST${Date.now()}`;
       const request = {
@@ -268,7 +268,7 @@ describe('payment integrity', () => {
       expect(await sql('select count(*)::int as n from sandbox_authorization where idempotency_key = ?', [key])).toEqual([{ n: 1 }]);
     });
 
-    it('issue 10 point 4: no row lock is held while the processor is called', async () => {
+    it('no row lock is held while the processor is called', async () => {
       const reference = await createOrder();
       const payments = t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } };
       const sandbox = payments.processors.test;
@@ -289,8 +289,8 @@ describe('payment integrity', () => {
     });
   });
 
-  describe('point 5: an abandoned 3-D Secure page does not block a single-charge link', () => {
-    it('issue 10 point 5: a new attempt on the link supersedes the unauthenticated one', async () => {
+  describe('an abandoned 3-D Secure page does not block a single-charge link', () => {
+    it('a new attempt on the link supersedes the unauthenticated one', async () => {
       const l = await link({ PaymentType: 'SC' });
       const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
       const abandonedUrl: string = (await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
@@ -314,7 +314,7 @@ describe('payment integrity', () => {
     });
   });
 
-  it('issue 10 point 1: an approval after the link was deactivated mid-authentication stands (the card was charged), with a timeline note', async () => {
+  it('an approval after the link was deactivated mid-authentication stands (the card was charged), with a timeline note', async () => {
     const l = await link({ PaymentType: 'SC' });
     const reference = await createOrder({ payment: { paymentLinkId: l.id } });
     const otpUrl: string = (await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;

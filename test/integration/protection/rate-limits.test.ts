@@ -26,7 +26,7 @@ async function times<T>(n: number, fn: () => Promise<T>): Promise<T[]> {
   return out;
 }
 
-describe('issue 10 point 15: rate limits', () => {
+describe('rate limits', () => {
   let t: TestService;
   let m: CreatedMerchant;
   let other: CreatedMerchant;
@@ -50,7 +50,7 @@ describe('issue 10 point 15: rate limits', () => {
   const gql = (from: string, headers: Record<string, string> = {}, query = '{ __typename }') =>
     httpFrom(t.baseUrl, from, 'POST', '/graphql', { headers, body: JSON.stringify({ query }) });
 
-  it('issue 10 point 15: requests without a key are limited per IP, with the 429 shape and Retry-After; another IP goes on', async () => {
+  it('requests without a key are limited per IP, with the 429 shape and Retry-After; another IP goes on', async () => {
     const a = newClient();
     const first = await times(5, () => types(a));
     expect(first.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
@@ -62,7 +62,7 @@ describe('issue 10 point 15: rate limits', () => {
     expect((await types(a, m.keys.test.publicKey)).status).toBe(200);
   });
 
-  it('issue 10 point 15: requests with a valid key are limited per key; another key, same IP, goes on', async () => {
+  it('requests with a valid key are limited per key; another key, same IP, goes on', async () => {
     const a = newClient();
     const key = m.keys.live.publicKey;
     const ok = await times(8, () => types(a, key));
@@ -75,7 +75,7 @@ describe('issue 10 point 15: rate limits', () => {
     expect((await types(a)).status).toBe(401);
   });
 
-  it('issue 10 point 15: failed api-key attempts are limited per IP: further guesses get 429 unanswered', async () => {
+  it('failed api-key attempts are limited per IP: further guesses get 429 unanswered', async () => {
     const a = newClient();
     const guesses = await times(3, () => types(a, WRONG_KEY.replace(/0$/, String(Math.floor(Math.random() * 10)))));
     expect(guesses.map((r) => r.status)).toEqual([401, 401, 401]);
@@ -86,7 +86,7 @@ describe('issue 10 point 15: rate limits', () => {
     expect((await types(newClient(), WRONG_KEY)).status).toBe(401);
   });
 
-  it('issue 10 point 15: failed authentication on /graphql counts too and answers RATE_LIMITED', async () => {
+  it('failed authentication on /graphql counts too and answers RATE_LIMITED', async () => {
     const a = newClient();
     const q = '{ paymentLinks(first: 1) { totalCount } }';
     for (let i = 0; i < 3; i++) {
@@ -100,7 +100,7 @@ describe('issue 10 point 15: rate limits', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
-  it('issue 10 point 15: wrong x-admin-token attempts count as failed authentications', async () => {
+  it('wrong x-admin-token attempts count as failed authentications', async () => {
     const a = newClient();
     const mutation = 'mutation { createMerchant(input: { name: "X", country: "NG", supportEmail: "x@x.test" }) { subsidiary { id } } }';
     for (let i = 0; i < 3; i++) expect((await gql(a, { 'x-admin-token': 'not-the-admin-token-' + i }, mutation)).status).toBeLessThan(429);
@@ -112,7 +112,7 @@ describe('issue 10 point 15: rate limits', () => {
     for (let i = 0; i < 4; i++) expect((await gql(b, { 'x-admin-token': TEST_ADMIN_TOKEN })).status).toBe(200);
   });
 
-  it('issue 10 point 15: the GraphQL HTTP path is limited per key and per IP with RATE_LIMITED', async () => {
+  it('the GraphQL HTTP path is limited per key and per IP with RATE_LIMITED', async () => {
     const a = newClient();
     for (let i = 0; i < 5; i++) expect((await gql(a)).status).toBe(200);
     const byIp = await gql(a);
@@ -141,7 +141,7 @@ describe('issue 10 point 15: rate limits', () => {
       ws.on('error', () => undefined);
     });
 
-  it('issue 10 point 15: WebSocket connection attempts are limited per IP', async () => {
+  it('WebSocket connection attempts are limited per IP', async () => {
     const a = newClient();
     const results = await times(6, () => wsConnect(a, m.keys.test.publicKey));
     expect(results.slice(0, 5).every((r) => r.opened)).toBe(true);
@@ -149,14 +149,14 @@ describe('issue 10 point 15: rate limits', () => {
     expect((await wsConnect(newClient(), m.keys.test.publicKey)).opened).toBe(true);
   });
 
-  it('issue 10 point 15: a WebSocket with a wrong key counts as a failed authentication', async () => {
+  it('a WebSocket with a wrong key counts as a failed authentication', async () => {
     const a = newClient();
     const failed = await times(3, () => wsConnect(a, WRONG_KEY));
     expect(failed.map((r) => r.closeCode)).toEqual([4403, 4403, 4403]);
     expect(await wsConnect(a, m.keys.test.publicKey)).toEqual({ opened: false, status: 429 });
   });
 
-  it('issue 10 point 15: card attempts on a payment link page are limited per IP and per link', async () => {
+  it('card attempts on a payment link page are limited per IP and per link', async () => {
     const pay = (from: string, link: string, headers: Record<string, string> = {}) =>
       httpFrom(t.baseUrl, from, 'POST', `/pay/${link}`, { body: JSON.stringify({ data: 'x' }), headers });
     const a = newClient();
@@ -230,7 +230,7 @@ describe('card-attempt limits over every spelling of the payment page', () => {
   });
 });
 
-describe('issue 10 point 15: RATE_LIMIT=off', () => {
+describe('RATE_LIMIT=off', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService({ RATE_LIMIT: 'off', RATE_LIMIT_PER_IP: '1', RATE_LIMIT_AUTH_FAILURES: '1' });
@@ -239,7 +239,7 @@ describe('issue 10 point 15: RATE_LIMIT=off', () => {
     await t.close();
   });
 
-  it('issue 10 point 15: RATE_LIMIT=off switches every limit off (load tests)', async () => {
+  it('RATE_LIMIT=off switches every limit off (load tests)', async () => {
     const from = newClient();
     const statuses = await times(
       5,

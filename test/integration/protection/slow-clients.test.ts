@@ -4,7 +4,7 @@ import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { firstStatus, httpFrom, rawExchange } from './raw-http';
 
-describe('issue 10 point 16: slow clients', () => {
+describe('slow clients', () => {
   let t: TestService;
   let m: CreatedMerchant;
   beforeAll(async () => {
@@ -23,14 +23,14 @@ describe('issue 10 point 16: slow clients', () => {
 
   const host = () => `Host: ${new URL(t.baseUrl).host}\r\n`;
 
-  it('issue 10 point 16: headers that never finish are cut off after REQUEST_TIMEOUT_MS (slowloris)', async () => {
+  it('headers that never finish are cut off after REQUEST_TIMEOUT_MS (slowloris)', async () => {
     const res = await rawExchange(t.baseUrl, [`GET /checkout/links/types HTTP/1.1\r\n${host()}X-Slow: a`], 5000);
     expect(res.closedByServer).toBe(true);
     expect(res.elapsedMs).toBeLessThan(2500);
     expect([0, 408]).toContain(firstStatus(res.text));
   });
 
-  it('issue 10 point 16: a body that never finishes is cut off after REQUEST_TIMEOUT_MS', async () => {
+  it('a body that never finishes is cut off after REQUEST_TIMEOUT_MS', async () => {
     const head = `POST /checkout/order/verify HTTP/1.1\r\n${host()}api-key: ${m.keys.test.privateKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"refer`;
     const res = await rawExchange(t.baseUrl, [head], 5000);
     expect(res.closedByServer).toBe(true);
@@ -38,7 +38,7 @@ describe('issue 10 point 16: slow clients', () => {
     expect([0, 408]).toContain(firstStatus(res.text));
   });
 
-  it('issue 10 point 16: an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
+  it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
     const res = await rawExchange(t.baseUrl, [`GET /health HTTP/1.1\r\n${host()}\r\n`], 5000);
     expect(firstStatus(res.text)).toBe(200);
     expect(res.closedByServer).toBe(true);
@@ -46,7 +46,7 @@ describe('issue 10 point 16: slow clients', () => {
     expect(res.elapsedMs).toBeLessThan(3000);
   });
 
-  it('issue 10 point 16: connections per IP are capped; another IP still connects', async () => {
+  it('connections per IP are capped; another IP still connects', async () => {
     const port = Number(new URL(t.baseUrl).port);
     const open = (from: string) =>
       new Promise<net.Socket>((resolve) => {
@@ -65,7 +65,7 @@ describe('issue 10 point 16: slow clients', () => {
     for (const s of held) s.destroy();
   });
 
-  it('issue 10 point 16: every route refuses a body over the limit with 413, never a 5xx', async () => {
+  it('every route refuses a body over the limit with 413, never a 5xx', async () => {
     const big = JSON.stringify({ data: 'A'.repeat(70_000) });
     const routes: [string, string][] = [
       ['POST', '/checkout/order/create'],

@@ -3,7 +3,7 @@ import { createTestMerchant } from '../../support/merchants';
 import { WsSession } from '../graphql/ws-session';
 
 /** Operations over an open WebSocket count against the socket's api-key like HTTP requests. */
-describe('rate limits over an open GraphQL WebSocket (issue 10 point 15)', () => {
+describe('rate limits over an open GraphQL WebSocket', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService({ RATE_LIMIT: 'on', RATE_LIMIT_PER_KEY: '5' });
@@ -12,7 +12,7 @@ describe('rate limits over an open GraphQL WebSocket (issue 10 point 15)', () =>
     await t.close();
   });
 
-  it('issue 10 point 15: operations sent over one socket beyond the per-key limit get RATE_LIMITED, and the socket stays usable', async () => {
+  it('operations sent over one socket beyond the per-key limit get RATE_LIMITED, and the socket stays usable', async () => {
     const m = await createTestMerchant(t);
     const session = await WsSession.open(t.baseUrl, { 'api-key': m.keys.test.privateKey });
     try {

@@ -429,7 +429,7 @@ describe('REST: deployed legacy clients', () => {
   });
 
   describe('/payment/order/<op> is /checkout/order/<op>', () => {
-    it('issue 11 point 3: every order endpoint answers under /payment as under /checkout', async () => {
+    it('every order endpoint answers under /payment as under /checkout', async () => {
       const reference = nextRef();
       const created = await postEncrypted(t.baseUrl, '/payment/order/create', pub, enc, orderPlaintext(reference));
       expect(created.status).toBe(200);
@@ -451,7 +451,7 @@ describe('REST: deployed legacy clients', () => {
       expect(pay.body).toMatchObject({ statusCode: '02', message: 'pending-authenticaion' });
     });
 
-    it('issue 11 point 3: the alias has the same authentication, errors and key rules', async () => {
+    it('the alias has the same authentication, errors and key rules', async () => {
       expect((await request(t.baseUrl, 'POST', '/payment/order/status', { body: { data: 'x' } })).status).toBe(401);
       const noData = await request(t.baseUrl, 'POST', '/payment/order/status', { apiKey: pub, body: {} });
       expect(noData.body).toEqual({

@@ -217,7 +217,7 @@ describe('REST: payment links', () => {
       });
     });
 
-    it('issue 11 point 3: ignores Currency on edit (unknown there), and the link keeps its currency', async () => {
+    it('ignores Currency on edit (unknown there), and the link keeps its currency', async () => {
       const res = await request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, {
         apiKey: key,
         body: { Name: 'a', Description: 'b', PaymentType: 'SC', Currency: 'USD' },

@@ -78,7 +78,7 @@ describe('REST: the typed OpenAPI document', () => {
     await t.close();
   });
 
-  it('issue 11 point 6: is served at /openapi.json and at the old /docs/openapi.json, as OpenAPI 3.1', async () => {
+  it('is served at /openapi.json and at the old /docs/openapi.json, as OpenAPI 3.1', async () => {
     expect(doc.openapi).toBe('3.1.0');
     const old = await request(t.baseUrl, 'GET', '/docs/openapi.json');
     expect(old.body).toEqual(doc);
@@ -90,7 +90,7 @@ describe('REST: the typed OpenAPI document', () => {
     );
   });
 
-  it('issue 11 point 6: applies the api-key security scheme to every operation, with a real schema for every status', () => {
+  it('applies the api-key security scheme to every operation, with a real schema for every status', () => {
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'api-key' });
     for (const [route, [p, method]] of Object.entries(OPERATIONS)) {
       const op = doc.paths[p][method];
@@ -128,7 +128,7 @@ describe('REST: the typed OpenAPI document', () => {
     ]);
   });
 
-  it('issue 11 point 6: describes the plaintext of every encrypted endpoint beside its { data } body, with examples', () => {
+  it('describes the plaintext of every encrypted endpoint beside its { data } body, with examples', () => {
     for (const route of ['createOrder', 'fee', 'status', 'track', 'pay'] as const) {
       const [p, method] = OPERATIONS[route];
       const body = doc.paths[p][method].requestBody.content['application/json'];
@@ -152,7 +152,7 @@ describe('REST: the typed OpenAPI document', () => {
     expect(create.example).toMatchObject({ Name: 'Gym membership' });
   });
 
-  it('issue 11 point 6: every example in the document matches its schema', () => {
+  it('every example in the document matches its schema', () => {
     const schemas: Array<[string, TSchema]> = Object.entries(PLAINTEXTS);
     for (const [route, r] of Object.entries(routeSchemas)) {
       if ('body' in r) schemas.push([`${route} body`, r.body as TSchema]);
@@ -173,7 +173,7 @@ describe('REST: the typed OpenAPI document', () => {
     expect(pay.example).toMatchObject({ statusCode: '02', data: { paymentDetail: { redirectUrl: expect.any(String) } } });
   });
 
-  it('issue 11 point 6: serves Swagger UI at /docs from the npm package, with nothing from another origin', async () => {
+  it('serves Swagger UI at /docs from the npm package, with nothing from another origin', async () => {
     const page = await fetch(`${t.baseUrl}/docs`, { redirect: 'follow' });
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -313,7 +313,7 @@ describe('REST: the typed OpenAPI document', () => {
       keep('listLinks', await request(t.baseUrl, 'GET', '/checkout/links/all?id=999999999', { apiKey: pub }));
     });
 
-    it('issue 11 point 4: covers success and failure answers of every route', () => {
+    it('covers success and failure answers of every route', () => {
       const routes = new Set(captured.map((c) => c.route));
       expect([...routes].sort()).toEqual(Object.keys(OPERATIONS).sort());
       expect(new Set(captured.map((c) => c.status))).toEqual(new Set([200, 400, 401, 402, 403, 404, 415, 422]));
@@ -321,7 +321,7 @@ describe('REST: the typed OpenAPI document', () => {
       expect(paid).toBeDefined();
     });
 
-    it('issue 11 point 4: every answer has every documented field with its documented type (checked against the route schema)', () => {
+    it('every answer has every documented field with its documented type (checked against the route schema)', () => {
       const problems: unknown[] = [];
       for (const c of captured) {
         const schema = (routeSchemas[c.route].response as Record<number, TSchema>)[c.status];
@@ -338,7 +338,7 @@ describe('REST: the typed OpenAPI document', () => {
       expect(created.data.subsidiary.customization).toEqual([]);
     });
 
-    it('issue 11 point 6: a client generated from the document (openapi-typescript) type-checks against the real answers', async () => {
+    it('a client generated from the document (openapi-typescript) type-checks against the real answers', async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-openapi-'));
       try {
         generateClientTypes(doc, dir);

@@ -467,7 +467,7 @@ describe('REST: orders', () => {
       ],
       ['PayPal, no billingAddress', { paymentOption: 'PAYPAL', paypal: paypalWithout }],
       ['PayPal, billingAddress null', { paymentOption: 'PAYPAL', paypal: { ...paypalWithout, billingAddress: null } }],
-    ])('issue 11: accepts %s', async (_label, body) => {
+    ])('accepts %s', async (_label, body) => {
       const reference = nextRef();
       expect((await createOrder(orderPlaintext(reference))).body.statusCode).toBe('01');
       const res = await pay({ reference, country: 'NG', ...body });
@@ -485,7 +485,7 @@ describe('REST: orders', () => {
       expect((await verify(reference)).body.data.statusId).toBe(1);
     });
 
-    it('issue 11: still refuses a billing address given in part', async () => {
+    it('still refuses a billing address given in part', async () => {
       const reference = nextRef();
       await createOrder(orderPlaintext(reference));
       const res = await pay({ reference, country: 'NG', paymentOption: 'C', card: { ...cardWithout, billingAddress: { street: '1 Marina', country: 'NG' } } });

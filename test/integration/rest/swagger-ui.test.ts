@@ -16,7 +16,7 @@ describe('REST: Swagger UI in Chromium', () => {
     await t?.close();
   });
 
-  it('issue 11 point 6: renders every operation from /docs with assets of this origin only, and tries a call with the api-key', async () => {
+  it('renders every operation from /docs with assets of this origin only, and tries a call with the api-key', async () => {
     const m = await createTestMerchant(t);
     const page = await browser.newPage();
     const origin = new URL(t.baseUrl).origin;

@@ -5,7 +5,7 @@ import { encryptPayload as legacyClientEncrypt } from '../../../src/crypto/paylo
 import { blocksFor, encryptPayload, parseEncryptionKey } from '../../../packages/sdk/src';
 
 /** The SDK's payloads are the format the service decrypts, for every key size it issues. */
-describe.each([2048, 3072, 4096])('issue 11 point 7: SDK payloads under a %i-bit key the service issued', (bits) => {
+describe.each([2048, 3072, 4096])('SDK payloads under a %i-bit key the service issued', (bits) => {
   let decryptor: PayloadDecryptor;
   let encryptionKey: string;
   beforeAll(async () => {

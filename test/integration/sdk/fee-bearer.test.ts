@@ -50,7 +50,7 @@ function expectInvariants(amount: string, n: { created: CreatedOrder; fee: FeeRe
   expect(d(n.paid.orderPayment.fee).eq(v.fee)).toBe(true);
 }
 
-describe('issue 11 point 5: the fee bearer', () => {
+describe('the fee bearer', () => {
   // Each merchant:create generates two 4096-bit RSA keys in this process: slow on a loaded machine.
   jest.setTimeout(120_000);
   const env = cliEnvironment('fee-bearer');
@@ -66,7 +66,7 @@ describe('issue 11 point 5: the fee bearer', () => {
 
   const feeBearerOf = async (apiKey: string) => (await new GraphQLClient({ baseUrl: t.baseUrl, apiKey }).merchant()).feeBearer;
 
-  it('issue 11 point 5: the CLI sets it at creation and afterwards, per environment; GraphQL reads it', async () => {
+  it('the CLI sets it at creation and afterwards, per environment; GraphQL reads it', async () => {
     const created = await cli(['merchant:create', '--name', 'Fee Shop', '--country', 'NG', '--email', 'fees@shop.test', '--fee-bearer', 'customer', '--json']);
     expect(created.code).toBe(0);
     const m = JSON.parse(created.out);
@@ -91,7 +91,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     expect(await feeBearerOf(JSON.parse(plain.out).keys.test.publicKey)).toBe('CUSTOMER'); // the default for new merchants
   });
 
-  it('issue 11 point 5: the CLI refuses a bad fee bearer, an unknown merchant and a missing id', async () => {
+  it('the CLI refuses a bad fee bearer, an unknown merchant and a missing id', async () => {
     const bad = await cli(['merchant:create', '--name', 'X', '--country', 'NG', '--email', 'x@shop.test', '--fee-bearer', 'shop', '--json']);
     expect(bad).toMatchObject({ code: 65, out: '' });
     expect(bad.err).toContain('FeeBearer is currently not supported.');
@@ -102,7 +102,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     expect((await cli(['merchant:settings', '--id', '1', '--environment', 'staging'])).code).toBe(64);
   });
 
-  it('issue 11 point 5: GraphQL sets it at creation (admin) and afterwards (private key), and reads it', async () => {
+  it('GraphQL sets it at creation (admin) and afterwards (private key), and reads it', async () => {
     const admin = new GraphQLClient({ baseUrl: t.baseUrl, adminToken: TEST_ADMIN_TOKEN });
     const { createMerchant } = await admin.request<{ createMerchant: { keys: { test: { publicKey: string; privateKey: string } } } }, unknown>(
       `mutation ($input: CreateMerchantInput!) { createMerchant(input: $input) { keys { test { publicKey privateKey } } } }`,
@@ -123,7 +123,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     });
   });
 
-  it('issue 11 point 5: merchant bears the fee: the customer pays the amount, the fee comes out of it', async () => {
+  it('merchant bears the fee: the customer pays the amount, the fee comes out of it', async () => {
     const created = await cli([
       'merchant:create',
       '--name',
@@ -148,7 +148,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     expect(new Decimal(n.verified.totalAmountCharged).minus(n.verified.fee).eq('2500.50')).toBe(false);
   });
 
-  it('issue 11 point 5: customer bears the fee: the customer pays amount + fee, the merchant gets the amount', async () => {
+  it('customer bears the fee: the customer pays amount + fee, the merchant gets the amount', async () => {
     const created = await cli([
       'merchant:create',
       '--name',
@@ -172,7 +172,7 @@ describe('issue 11 point 5: the fee bearer', () => {
     expect(new Decimal(n.verified.totalAmountCharged).minus(n.verified.fee).eq('2500.50')).toBe(true);
   });
 
-  it('issue 11 point 5: an order keeps the split it was created with when the setting changes before payment', async () => {
+  it('an order keeps the split it was created with when the setting changes before payment', async () => {
     const created = await cli(['merchant:create', '--name', 'Switcher', '--country', 'NG', '--email', 'sw@shop.test', '--fee-bearer', 'customer', '--json']);
     const m = JSON.parse(created.out);
     const client = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.publicKey, encryptionKey: m.keys.test.encryptionKey });

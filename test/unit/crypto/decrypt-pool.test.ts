@@ -51,7 +51,7 @@ async function outcome(run: () => unknown): Promise<unknown> {
 }
 
 describe('DecryptPool', () => {
-  it('issue 11 point 1: issues 4096-bit keys by default; ENCRYPTION_KEY_BITS takes 2048, 3072 or 4096', () => {
+  it('issues 4096-bit keys by default; ENCRYPTION_KEY_BITS takes 2048, 3072 or 4096', () => {
     expect(d4096.bits).toBe(4096);
     expect(loadConfig({}).encryptionKeyBits).toBe(4096);
     expect(loadConfig({ ENCRYPTION_KEY_BITS: '3072' }).encryptionKeyBits).toBe(3072);
@@ -64,7 +64,7 @@ describe('DecryptPool', () => {
     expect(() => loadConfig({ DECRYPT_THREADS: '-1' })).toThrow('DECRYPT_THREADS must be an integer from 0 to 256');
   });
 
-  it('issue 11 point 1: a 4096-bit one-block payload decrypts in a worker thread while the event loop keeps turning', async () => {
+  it('a 4096-bit one-block payload decrypts in a worker thread while the event loop keeps turning', async () => {
     const p = pool({ threads: 2 });
     const plaintext = jsonOfBytes(380);
     const data = encryptPayload(plaintext, key4096.encryptionKey);
@@ -86,7 +86,7 @@ describe('DecryptPool', () => {
     expect(p.workerDecryptions).toBe(3);
   });
 
-  it('issue 11 point 1: the workers answer exactly like inline decryption, the one error for every failure included', async () => {
+  it('the workers answer exactly like inline decryption, the one error for every failure included', async () => {
     // inlineMaxMs -1: everything, even the cheapest payload, goes to a worker.
     const p = pool({ threads: 2, inlineMaxMs: -1 });
     const k = d2048.modulusBytes;
@@ -126,7 +126,7 @@ describe('DecryptPool', () => {
     expect(p.workerDecryptions).toBe(posted + 2);
   });
 
-  it('issue 11 point 1: cheap payloads stay on the event loop, costly ones go to the workers, no workers decrypts all inline', () => {
+  it('cheap payloads stay on the event loop, costly ones go to the workers, no workers decrypts all inline', () => {
     const p = pool({ threads: 1 });
     const blocks = (material: RsaKeyMaterial, n: number) => encryptPayload(jsonOfBytes(Math.floor(material.bits / 8) * n - 11 * n), material.encryptionKey);
     expect(p.runsInline(d2048, blocks(key2048, 1))).toBe(true); // ~0.3 ms: the hop would cost more than it saves
@@ -139,21 +139,21 @@ describe('DecryptPool', () => {
     expect(none.runsInline(d4096, blocks(key4096, 1))).toBe(true);
   });
 
-  it('issue 11 point 1: inline decryption still works without workers (DECRYPT_THREADS=0)', async () => {
+  it('inline decryption still works without workers (DECRYPT_THREADS=0)', async () => {
     const none = pool({ threads: 0 });
     const data = encryptPayload(jsonOfBytes(380), key4096.encryptionKey);
     expect(await none.decrypt(d4096, data)).toEqual(JSON.parse(jsonOfBytes(380)));
     expect(none.workerDecryptions).toBe(0);
   });
 
-  it('issue 11 point 1: after close, a decryption fails as a fault of the service, not as a bad payload', async () => {
+  it('after close, a decryption fails as a fault of the service, not as a bad payload', async () => {
     const p = new DecryptPool({ threads: 1 });
     await p.close();
     const failure = await outcome(() => p.decrypt(d4096, encryptPayload(jsonOfBytes(100), key4096.encryptionKey)));
     expect(failure).toEqual({ error: expect.any(String) });
   });
 
-  it('issue 11 point 1: the compiled layout (decrypt-worker.js beside decrypt-pool.js, no TypeScript) decrypts through the workers', async () => {
+  it('the compiled layout (decrypt-worker.js beside decrypt-pool.js, no TypeScript) decrypts through the workers', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-pool-'));
     try {
       const src = path.join(__dirname, '../../../src/crypto');

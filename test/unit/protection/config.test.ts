@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../../../src/config';
 
 describe('protection configuration', () => {
-  it('issue 10 points 15-16: documented defaults', () => {
+  it('has the documented defaults', () => {
     const c = loadConfig({});
     expect(c.rateLimit).toEqual({ enabled: true, perKey: 6000, perIp: 600, authFailures: 30, cardAttemptsPerLink: 60, cardAttemptsPerIp: 10 });
     expect(c.requestTimeoutMs).toBe(30_000);
@@ -11,7 +11,7 @@ describe('protection configuration', () => {
     expect(c.trustProxy).toBe(false);
   });
 
-  it('issue 10 points 15-16: reads every variable', () => {
+  it('reads every variable', () => {
     const c = loadConfig({
       RATE_LIMIT: 'OFF',
       RATE_LIMIT_PER_KEY: '100',
@@ -34,7 +34,7 @@ describe('protection configuration', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
-  it('issue 10 points 15-16: refuses bad values, all at once', () => {
+  it('refuses bad values, all at once', () => {
     let error: unknown;
     try {
       loadConfig({ RATE_LIMIT: 'maybe', RATE_LIMIT_PER_IP: '0', REQUEST_TIMEOUT_MS: 'soon', TRUST_PROXY: '10.0.0.0/40' });

@@ -1,4 +1,4 @@
-import { OrderStatusBus, SUBSCRIBER_BUFFER, type OrderStatusChange } from '../../src/events/order-status-bus';
+import { OrderStatusBus, SUBSCRIBER_BUFFER, type OrderStatusChange } from '../../../src/events/order-status-bus';
 
 const change = (environmentId: number, sequence: number): OrderStatusChange => ({
   eventId: `e-${environmentId}-${sequence}`,

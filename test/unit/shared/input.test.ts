@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { readInput } from '../../src/shared/input';
-import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext, TrackPlaintext } from '../../src/rest/schemas';
-import { DomainError } from '../../src/shared/errors';
+import { readInput } from '../../../src/shared/input';
+import { CreateOrderPlaintext, FeePlaintext, LinkCreateBody, PayPlaintext, TrackPlaintext } from '../../../src/rest/schemas';
+import { DomainError } from '../../../src/shared/errors';
 
 const link = { Name: 'Gym', Description: 'Monthly', PaymentType: 'SC', AuthOption: 'AUTH', Amount: '5000' };
 const order = {
@@ -27,7 +27,7 @@ const anyCasing = (name: string) =>
     .map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
 
 describe('readInput: request bodies and plaintexts read by their schema', () => {
-  it('issue 11 point 3: names in any casing, at any depth, read as the schema names them', () => {
+  it('names in any casing, at any depth, read as the schema names them', () => {
     fc.assert(
       fc.property(anyCasing('customer'), anyCasing('firstname'), anyCasing('payment'), anyCasing('RedirectUrl'), (c, f, p, r) => {
         const plaintext = {
@@ -42,7 +42,7 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
     );
   });
 
-  it('issue 11 point 3: unknown properties are dropped, at every level', () => {
+  it('unknown properties are dropped, at every level', () => {
     fc.assert(
       fc.property(
         fc.dictionary(
@@ -80,7 +80,7 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
     expect(readInput(CreateOrderPlaintext, { ...order, customer })).toEqual({ ...order, customer });
   });
 
-  it('issue 11 point 3: null is absent; a required null is reported missing', () => {
+  it('null is absent; a required null is reported missing', () => {
     expect(readInput(LinkCreateBody, { ...link, Mobile: null, Limit: null, name: null })).toEqual(link);
     expect(messageOf(() => readInput(LinkCreateBody, { ...link, AuthOption: null }))).toBe('VAL400 The AuthOption field is required.');
     expect(

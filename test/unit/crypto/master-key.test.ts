@@ -1,5 +1,5 @@
-import { MasterKeyMismatchError, verifyMasterKey, type MasterKeyCheckStore } from '../../src/crypto/master-key';
-import { SecretBox } from '../../src/crypto/secret-box';
+import { MasterKeyMismatchError, verifyMasterKey, type MasterKeyCheckStore } from '../../../src/crypto/master-key';
+import { SecretBox } from '../../../src/crypto/secret-box';
 
 /** An in-memory stand-in for the one-row table, answering the check's three statements. */
 function memoryStore(present = true): MasterKeyCheckStore & { value: string | null } {
@@ -22,7 +22,7 @@ describe('master key check', () => {
   const a = new SecretBox(Buffer.alloc(32, 1));
   const b = new SecretBox(Buffer.alloc(32, 2));
 
-  it('issue 10 point 14: stores a check value at first start, then accepts the same key and refuses another', async () => {
+  it('stores a check value at first start, then accepts the same key and refuses another', async () => {
     const store = memoryStore();
     await expect(verifyMasterKey(store, a, async () => 'none')).resolves.toBe('stored');
     expect(store.value).toMatch(/^v1\./);
@@ -33,7 +33,7 @@ describe('master key check', () => {
     );
   });
 
-  it('issue 10 point 14: never records a key that cannot open the secrets already stored', async () => {
+  it('never records a key that cannot open the secrets already stored', async () => {
     const store = memoryStore();
     await expect(verifyMasterKey(store, b, async () => 'failed')).rejects.toThrow(/a secret already stored in the database does not open with it/);
     expect(store.value).toBeNull();

@@ -1,17 +1,17 @@
-import { canTransition, PAYMENT_TRANSITIONS, PaymentTransitionError, transition, type PaymentActor } from '../../src/payments/payment-state';
-import { OrderStatus } from '../../src/orders/order.entity';
+import { canTransition, PAYMENT_TRANSITIONS, PaymentTransitionError, transition, type PaymentActor } from '../../../src/payments/payment-state';
+import { OrderStatus } from '../../../src/orders/order.entity';
 
 const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation'];
 const STATUSES = Object.values(OrderStatus);
 
-describe('payment state machine (issue 10 point 1: who may cause each transition)', () => {
-  it('issue 10 point 1: only the processor (or its record, on reconciliation) can make a payment Successful', () => {
+describe('payment state machine: who may cause each transition', () => {
+  it('only the processor (or its record, on reconciliation) can make a payment Successful', () => {
     const toSuccess = PAYMENT_TRANSITIONS.filter((t) => t.to === OrderStatus.Successful);
     expect(new Set(toSuccess.map((t) => t.actor))).toEqual(new Set(['processor', 'reconciliation']));
     expect(toSuccess.every((t) => t.from === OrderStatus.Processing)).toBe(true);
   });
 
-  it('issue 10 point 1: the OTP page acts on card payments only, the PayPal page on PayPal payments only', () => {
+  it('the OTP page acts on card payments only, the PayPal page on PayPal payments only', () => {
     expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'otp_page', 'C')).toBe(true);
     expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'otp_page', 'PAYPAL')).toBe(false);
     expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Processing, 'paypal_page', 'PAYPAL')).toBe(true);

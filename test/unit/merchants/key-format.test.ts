@@ -1,4 +1,4 @@
-import { apiKeyHint, describeApiKey, generateApiKey, hashApiKey } from '../../src/merchants/key-format';
+import { apiKeyHint, describeApiKey, generateApiKey, hashApiKey } from '../../../src/merchants/key-format';
 
 describe('api-key format', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { signWebhook, verifyWebhook, webhookSignatureHeaders } from '../../src/events/webhook-signature';
+import { signWebhook, verifyWebhook, webhookSignatureHeaders } from '../../../src/events/webhook-signature';
 
 describe('Standard Webhooks signature', () => {
   // The published example of the Standard Webhooks specification.

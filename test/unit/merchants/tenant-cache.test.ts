@@ -1,4 +1,4 @@
-import { TenantCaches } from '../../src/merchants/tenant-cache';
+import { TenantCaches } from '../../../src/merchants/tenant-cache';
 
 describe('TenantCaches', () => {
   let now = 0;

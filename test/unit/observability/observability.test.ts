@@ -1,8 +1,8 @@
-import { loadConfig, ConfigError } from '../../src/config';
-import { isDatabaseUnavailable } from '../../src/db/unavailable';
-import { scrubText, scrubValue } from '../../src/observability/logging';
-import { LabelGuard } from '../../src/observability/metrics';
-import { CachedReading } from '../../src/observability/gauges';
+import { loadConfig, ConfigError } from '../../../src/config';
+import { isDatabaseUnavailable } from '../../../src/db/unavailable';
+import { scrubText, scrubValue } from '../../../src/observability/logging';
+import { LabelGuard } from '../../../src/observability/metrics';
+import { CachedReading } from '../../../src/observability/gauges';
 
 describe('METRICS_TOKEN', () => {
   it('is optional, and refused when short or spaced', () => {

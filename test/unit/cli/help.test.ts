@@ -1,4 +1,4 @@
-import { cli } from '../support/cli';
+import { cli } from '../../support/cli';
 
 describe('CLI help', () => {
   it.each([['--help'], ['-h'], ['help']])('`cli -- %s` prints the usage on stdout and exits 0, without any configuration', async (flag) => {

@@ -1,11 +1,11 @@
-import { KeySockets } from '../../src/graphql/key-sockets';
-import { decodeNotification, encodeNotification } from '../../src/events/event-fanout';
+import { KeySockets } from '../../../src/graphql/key-sockets';
+import { decodeNotification, encodeNotification } from '../../../src/events/event-fanout';
 
-describe('KeySockets (issue 10 point 10)', () => {
+describe('KeySockets', () => {
   const silent = { error: () => undefined };
   const flush = () => new Promise((r) => setTimeout(r, 20));
 
-  it('issue 10 point 10: closes, with 4403, only the sockets of the environment whose key no longer works', async () => {
+  it('closes, with 4403, only the sockets of the environment whose key no longer works', async () => {
     const revoked = new Set(['old-key']);
     const sockets = new KeySockets(
       async (key) => !revoked.has(key),
@@ -21,7 +21,7 @@ describe('KeySockets (issue 10 point 10)', () => {
     expect(closed).toEqual(['a:4403']);
   });
 
-  it('issue 10 point 10: waits for the end of the grace period, and forgets sockets that closed', async () => {
+  it('waits for the end of the grace period, and forgets sockets that closed', async () => {
     let expired = false;
     const sockets = new KeySockets(
       async () => !expired,
