@@ -4,7 +4,7 @@ import { currencyOf, Money, parseAmount } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import type { FeeBearer } from '../merchants/app-environment.entity';
 import { amountError } from '../links/payment-link-input';
-import { runPrepared } from '../db/prepared';
+import { runPrepared } from '../db/sql';
 import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import { assertAtLeastMinimum, feeOf, PAYMENT_OPTIONS, type PaymentOptionCode } from './minimums';
 

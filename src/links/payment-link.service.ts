@@ -12,10 +12,10 @@ import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
 import { OrderStatus } from '../orders/order.entity';
+import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../db/sql';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 
 export type { PaymentLinkInput } from './payment-link-input';
-import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../orders/order-lists';
 
 export const PAYMENT_LINK_NOT_FOUND = 'payment link not found';
 const linkNotFound = () => notFound(PAYMENT_LINK_NOT_FOUND, '02');

@@ -21,9 +21,9 @@ import { Order, OrderStatus } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
-import { isUniqueViolation } from '../db/prepared';
+import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
-import { OrderLists, type Counted, type ListedOrder, type OrderListWants, type SummaryCell } from './order-lists';
+import { OrderLists, type ListedOrder, type OrderListWants, type SummaryCell } from './order-lists';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
 
 export interface CreateOrderInput {
