@@ -12,9 +12,6 @@ import { Customer } from './customer.entity';
 export const OrderStatus = { Initiated: 1, PendingAuthentication: 2, Processing: 3, Failed: 4, Successful: 5 } as const;
 export type OrderStatusId = (typeof OrderStatus)[keyof typeof OrderStatus];
 
-/** How an order shows each stored payment method code (its `paymentMethod` field). */
-export const PAYMENT_OPTION_NAMES: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
-
 /** Settled: nothing will change the order any more (no requery needed). */
 export const isFinalStatus = (statusId: number): boolean => statusId === OrderStatus.Successful || statusId === OrderStatus.Failed;
 

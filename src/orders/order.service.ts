@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { type DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
-import { currencyOf, Money, parseAmount } from '../shared/money';
+import { type DomainError, requiredField, unsupported, validationError } from '../shared/errors';
+import { amountError, currencyOf, Money, parseAmount } from '../shared/money';
 import { requireSupportedCountry } from '../shared/countries';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
@@ -12,8 +12,8 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
-import { PAYMENT_LINK_NOT_FOUND } from '../links/payment-link.service';
-import { amountError, DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
+import { linkNotFound } from '../links/link-errors';
+import { DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
 import type { FeeService } from '../fees/fee.service';
 import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { Customer } from './customer.entity';
@@ -40,8 +40,6 @@ export const ORDER_STATUS_NAMES: Record<number, string> = {
   4: 'Failed',
   5: 'Successful',
 };
-
-export { PAYMENT_OPTION_NAMES } from './order.entity';
 
 /** An order with everything its read models need, loaded in a bounded number of queries. */
 export interface OrderAggregate {
@@ -192,7 +190,7 @@ export class OrderService {
         let link: PaymentLink | null = null;
         if (paymentLinkId !== null) {
           link = await em.findOne(PaymentLink, { id: paymentLinkId, environment }, { populate: ['type'] });
-          if (!link) throw notFound(PAYMENT_LINK_NOT_FOUND, '02');
+          if (!link) throw linkNotFound();
           if (!link.isActive) throw validationError('The payment link is not active.');
           if (link.currency !== currency.code) throw validationError(`The Currency field must be ${link.currency}, the currency of the payment link.`);
           if (link.amount !== null && !new Money(link.amount).eq(amount)) {
