@@ -16,7 +16,8 @@ import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
 import { trimmedText as text } from '../shared/input';
-import { PAYMENT_OPTION_IDS, validatePayment, type PayOrderInput } from './pay-validation';
+import { validatePayment, type PayOrderInput } from './pay-validation';
+import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
 import { processorCallClock, ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
@@ -44,8 +45,6 @@ export interface AuthenticationOutcome {
   /** `processing`: the processor has not answered yet (another submission of the same page is being processed). */
   status: 'successful' | 'failed' | 'processing';
 }
-
-const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
 export const AUTHENTICATION_NOT_FOUND = 'Authentication not found';
