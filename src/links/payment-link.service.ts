@@ -12,7 +12,7 @@ import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
 import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
-import { OrderStatus } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
 import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../db/sql';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 

@@ -141,10 +141,6 @@ export class OrderLists {
     this.run = sqlRunner(orm);
   }
 
-  private execute<T = Row>(sql: string, params: unknown[]): Promise<T[]> {
-    return this.run(sql, params) as Promise<T[]>;
-  }
-
   /** The filter's SQL: `filter` is checked (orderListFilter), so each value is known and in range. */
   private conditions(tenant: Tenant, filter: OrderListFilter): Conditions {
     const where = new Conditions().add('o.environment_id = ?', tenant.environmentId);
@@ -219,7 +215,7 @@ export class OrderLists {
           };
     const customer = want.customer !== false;
     const link = want.paymentLink !== false;
-    return this.execute(
+    return this.run(
       `select ${BASE_COLUMNS}${customer ? `, ${CUSTOMER_COLUMNS}` : ''}${link ? `, ${LINK_COLUMNS}` : ''}
          from ${ids.sql} p join checkout_order o on o.id = p.id
          ${customer ? 'left join customer c on c.id = o.customer_id' : ''}
@@ -233,7 +229,7 @@ export class OrderLists {
   private async count(where: Conditions, statusIds: number[]): Promise<Counted> {
     const status = statusIds.length ? ` and o.status_id in (${statusIds.map(() => '?').join(', ')})` : '';
     const params = [...where.params, ...statusIds];
-    return boundedCount(this.execute.bind(this), `select 1 from checkout_order o where ${where.sql}${status}`, params);
+    return boundedCount(this.run, `select 1 from checkout_order o where ${where.sql}${status}`, params);
   }
 
   private async withPayments(orders: Order[]): Promise<ListedOrder[]> {
@@ -267,10 +263,11 @@ export class OrderLists {
     };
     let deltaRows = 0;
     if (firstWhole < endWhole) {
-      const [deltas] = await this.execute<{ n: number }>(
-        `select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`,
-        [env, utcDay(firstWhole), utcDay(endWhole)],
-      );
+      const [deltas] = await this.run<{ n: number }>(`select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`, [
+        env,
+        utcDay(firstWhole),
+        utcDay(endWhole),
+      ]);
       deltaRows = deltas?.n ?? 0;
       // Fold a long backlog first. The deltas are read in the same statement as the summary all
       // the same: a roll-up held by another instance, or one batch short of the backlog, leaves
@@ -289,7 +286,7 @@ export class OrderLists {
     } else {
       raw(from, to);
     }
-    const rows = await this.execute<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
+    const rows = await this.run<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
       `select to_char(day, 'YYYY-MM-DD') as day, currency, payment_method, status_id, sum(count)::bigint as count, sum(amount)::text as amount, sum(fees)::text as fees
          from (${parts.join(' union all ')}) s group by day, currency, payment_method, status_id having sum(count) <> 0
         order by day, currency, payment_method, status_id`,

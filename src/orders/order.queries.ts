@@ -6,9 +6,9 @@ import type { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
-import { TimelineEvents } from '../timeline/timeline.service';
 import { Customer } from './customer.entity';
-import { Order, OrderStatus } from './order.entity';
+import { Order } from './order.entity';
+import { ORDER_CREATED_EVENT, OrderStatus } from './order-status';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 
@@ -96,7 +96,7 @@ export class OrderQueries {
           returning id
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, created_at)
-          select id, '${TimelineEvents.created}', 'system', 'Order created', $21::timestamptz from ord
+          select id, '${ORDER_CREATED_EVENT}', 'system', 'Order created', $21::timestamptz from ord
         )
         select ord.id as order_id, cust.* from ord, cust`,
     };

@@ -15,9 +15,9 @@ import { Frequency } from '../links/frequency.entity';
 import { linkNotFound } from '../links/link-errors';
 import { DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
 import type { FeeService } from '../fees/fee.service';
-import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { ORDER_CREATED_EVENT, orderNotFound, OrderStatus } from './order-status';
 import { Customer } from './customer.entity';
-import { Order, OrderStatus } from './order.entity';
+import { Order } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
@@ -33,13 +33,10 @@ export interface CreateOrderInput {
   paymentMeta?: { ipAddress?: string | null } | null;
 }
 
-export const ORDER_STATUS_NAMES: Record<number, string> = {
-  1: 'Initiated',
-  2: 'pending authentication', // spelled as the legacy interface answers it (docs/api.md)
-  3: 'Processing',
-  4: 'Failed',
-  5: 'Successful',
-};
+/** Where an order's history is written (the timeline service): orders record, the timeline owns the entries. */
+export interface OrderTimeline {
+  record(em: EntityManager, order: Order, event: string, source: 'system', description: string): unknown;
+}
 
 /** An order with everything its read models need, loaded in a bounded number of queries. */
 export interface OrderAggregate {
@@ -58,7 +55,7 @@ export class OrderService {
   constructor(
     private readonly orm: MikroORM,
     private readonly fees: FeeService,
-    private readonly timeline: TimelineService,
+    private readonly timeline: OrderTimeline,
     caches?: TenantCaches,
   ) {
     this.queries = new OrderQueries(orm);
@@ -238,7 +235,7 @@ export class OrderService {
           ipAddress,
           version: 1,
         });
-        this.timeline.record(em, order, TimelineEvents.created, 'system', 'Order created');
+        this.timeline.record(em, order, ORDER_CREATED_EVENT, 'system', 'Order created');
         await em.flush();
         const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
         return { order, subsidiary, payments: [], cards: [] };
@@ -283,21 +280,6 @@ export class OrderService {
     return this.lists.page(tenant, orderListFilter(filter), limit, after, want);
   }
 
-  /** Aggregates of many orders in three queries (merchant, payments, cards). */
-  async aggregatesOf(em: EntityManager, orders: Order[], subsidiaryId: number): Promise<OrderAggregate[]> {
-    if (orders.length === 0) return [];
-    const [subsidiary, payments] = await Promise.all([
-      em.findOneOrFail(Subsidiary, { id: subsidiaryId }),
-      em.find(OrderPayment, { order: { $in: orders } }, { orderBy: { id: 'asc' } }),
-    ]);
-    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
-    return orders.map((order) => {
-      const own = payments.filter((p) => p.order.id === order.id);
-      const ids = new Set(own.map((p) => p.id));
-      return { order, subsidiary, payments: own, cards: cards.filter((c) => ids.has(c.orderPayment.id)) };
-    });
-  }
-
   /**
    * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
    * currency, payment method and status, from the summary table (docs/performance.md). The
@@ -318,8 +300,6 @@ export class OrderService {
     return { order, subsidiary, payments, cards };
   }
 }
-
-export type OrderFilter = OrderFilterCriteria;
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
   if (value === undefined || value === null || value === '') return null;

@@ -4,11 +4,12 @@ import { DomainError, notFound, requiredField, validationError } from '../shared
 import type { Clock } from '../shared/clock';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
-import { isFinalStatus, Order, OrderStatus } from '../orders/order.entity';
+import { Order } from '../orders/order.entity';
+import { isFinalStatus, OrderStatus, orderNotFound } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
-import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
