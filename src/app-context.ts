@@ -24,7 +24,7 @@ import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } fro
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './events/webhook-endpoint.service';
 import { DashboardSessionService } from './dashboard/session.service';
-import type { DatabaseMode } from './db/database';
+import type { DatabaseMode } from './database';
 import { TenantCaches } from './merchants/tenant-cache';
 
 /** The domain services, wired once; adapters receive this and nothing else. */

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
-import { openDatabase, type Database } from './db/database';
+import { openDatabase, type Database } from './database';
 import { loadMasterKey, verifyMasterKey } from './crypto/master-key';
 import { SecretBox } from './crypto/secret-box';
 import { createServices, type AppContext } from './app-context';

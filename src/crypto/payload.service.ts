@@ -4,7 +4,7 @@ import type { Clock } from '../shared/clock';
 import type { Tenant } from '../merchants/tenant';
 import { PayloadDecryptionError, PayloadDecryptor } from './payload-decryptor';
 import type { DecryptPool } from './decrypt-pool';
-import { runPrepared } from '../db/prepared';
+import { runPrepared } from '../db/sql';
 import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import type { SecretBox } from './secret-box';
 

@@ -2,7 +2,6 @@ import { MikroORM, type Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../../migrations';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded';
 
@@ -14,13 +13,17 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The entity classes the ORM maps. */
+export type EntityList = NonNullable<Options<PostgreSqlDriver>['entities']>;
+
 type Connection = { clientUrl: string } | { host: string; port: number; user: string; dbName: string };
 
-export function ormOptions(connection: Connection, poolSize: number): Options<PostgreSqlDriver> {
+/** The ORM's settings for `entities` (the composition root's registry: `db/` knows no domain). */
+export function ormOptions(connection: Connection, poolSize: number, entities: EntityList): Options<PostgreSqlDriver> {
   return {
     driver: PostgreSqlDriver,
     ...connection,
-    entities: ENTITIES,
+    entities,
     extensions: [Migrator],
     migrations: {
       migrationsList: MIGRATIONS,
@@ -47,10 +50,10 @@ export function ormOptions(connection: Connection, poolSize: number): Options<Po
 }
 
 /**
- * Opens the database the configuration selects: the PostgreSQL server of DATABASE_URL, or
- * the embedded PGlite database under DATA_DIR.
+ * Opens the database the configuration selects, mapping `entities`: the PostgreSQL server of
+ * DATABASE_URL, or the embedded PGlite database under DATA_DIR.
  */
-export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
+export async function openDatabaseWith(entities: EntityList, config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let connection: Connection;
   let poolSize = config.databasePoolSize;
@@ -62,7 +65,7 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
     poolSize = 1;
   }
   try {
-    const orm = await MikroORM.init(ormOptions(connection, poolSize));
+    const orm = await MikroORM.init(ormOptions(connection, poolSize, entities));
     if (options.migrate ?? config.migrateOnStart) {
       await orm.getMigrator().up();
     }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Order } from '../orders/order.entity';
-import { ORDER_STATUS_NAMES, type OrderAggregate } from '../orders/order.service';
+import { ORDER_STATUS_NAMES } from '../orders/order-status';
+import { type OrderAggregate } from '../orders/order.service';
 import { orderDetailsView } from '../orders/order-details.view';
 import type { DeliveryState } from './webhook-delivery.entity';
 import type { OrderStatusChange } from './order-status-bus';

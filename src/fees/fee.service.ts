@@ -1,14 +1,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, requiredField, unsupported, validationError } from '../shared/errors';
-import { currencyOf, Money, parseAmount } from '../shared/money';
+import { amountError, currencyOf, Money, parseAmount } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import type { FeeBearer } from '../merchants/app-environment.entity';
-import { amountError } from '../links/payment-link-input';
-import { runPrepared } from '../db/prepared';
+import { runPrepared } from '../db/sql';
 import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
-import { assertAtLeastMinimum, feeOf, PAYMENT_OPTIONS, type PaymentOptionCode } from './minimums';
-
-export { PAYMENT_OPTIONS, type PaymentOptionCode };
+import { PAYMENT_OPTIONS, type PaymentOptionCode } from '../shared/payment-options';
+import { assertAtLeastMinimum, feeOf } from './minimums';
 
 /** The merchant turned PayPal off: quotes and payments by PayPal are refused. */
 export const paypalDisabled = (): DomainError => new DomainError('unsupported', 'PayPal is not enabled for this merchant.', 'VAL400');

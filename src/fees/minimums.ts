@@ -1,9 +1,7 @@
 import { validationError } from '../shared/errors';
 import { formatMoney, Money, roundToMinor } from '../shared/money';
 
-/** The payment options fees and minimums are kept for. */
-export const PAYMENT_OPTIONS = ['C', 'PAYPAL'] as const;
-export type PaymentOptionCode = (typeof PAYMENT_OPTIONS)[number];
+import type { PaymentOptionCode } from '../shared/payment-options';
 
 const OPTION_NAMES: Record<PaymentOptionCode, string> = { C: 'card', PAYPAL: 'PayPal' };
 

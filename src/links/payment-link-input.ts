@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requiredField, unsupported, validationError } from '../shared/errors';
-import { currencyOf, parseAmount } from '../shared/money';
+import { amountError, currencyOf, parseAmount } from '../shared/money';
 import { isHttpUrl } from '../shared/validation';
 import { trimmedText as text } from '../shared/input';
 import type { AuthOption } from './payment-link.entity';
@@ -123,17 +123,4 @@ export async function validateLinkInput(em: EntityManager, input: PaymentLinkInp
     frequencyId,
     numberOfPayments,
   };
-}
-
-export function amountError(problem: 'invalid' | 'not_positive' | 'too_large' | 'too_precise', field = 'Amount') {
-  switch (problem) {
-    case 'not_positive':
-      return validationError(`The ${field} field must be greater than zero.`);
-    case 'too_large':
-      return validationError(`The ${field} field must be at most 999999999999.99.`);
-    case 'too_precise':
-      return validationError(`The ${field} field must have at most 2 decimal places.`);
-    default:
-      return validationError(`The ${field} field must be a number.`);
-  }
 }

@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { notFound, validationError } from '../shared/errors';
+import { validationError } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import { isQueryableDate } from '../shared/time';
 import { badInput, currencyFilter, idInRange, searchFilter } from '../shared/list-filter';
@@ -10,15 +10,13 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from './payment-link.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
+import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
-import { OrderStatus } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
+import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../db/sql';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 
 export type { PaymentLinkInput } from './payment-link-input';
-import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../orders/order-lists';
-
-export const PAYMENT_LINK_NOT_FOUND = 'payment link not found';
-const linkNotFound = () => notFound(PAYMENT_LINK_NOT_FOUND, '02');
 
 export interface PaymentLinkFilter {
   id?: number;

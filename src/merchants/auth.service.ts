@@ -4,7 +4,7 @@ import { ExpiredKeyError, unauthenticated } from '../shared/errors';
 import { describeApiKey, hashApiKey } from './key-format';
 import { requirePrivateKey } from './key-authority';
 import type { Tenant } from './tenant';
-import { runPrepared } from '../db/prepared';
+import { runPrepared } from '../db/sql';
 import type { ScopedCache, TenantCaches } from './tenant-cache';
 
 interface KeyRow {

@@ -3,7 +3,8 @@ import { countryIdOf } from '../shared/countries';
 import { formatTimestamp } from '../shared/time';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { OrderAggregate } from './order.service';
-import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES } from './order.service';
+import { PAYMENT_OPTION_NAMES } from '../shared/payment-options';
+import { ORDER_STATUS_NAMES } from './order-status';
 import { customerSnapshotOf } from './customer-snapshot';
 
 /** The .NET default DateTime the legacy service prints for a customer that does not exist. */

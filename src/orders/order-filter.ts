@@ -1,7 +1,8 @@
 import { validationError } from '../shared/errors';
 import { currencyFilter, idInRange, knownIds, knownText, searchFilter } from '../shared/list-filter';
 import { isQueryableDate } from '../shared/time';
-import { OrderStatus, PAYMENT_OPTION_NAMES } from './order.entity';
+import { PAYMENT_OPTION_NAMES } from '../shared/payment-options';
+import { OrderStatus } from './order-status';
 
 /** An order-list filter as an adapter hands it over: nothing in it is trusted yet. */
 export interface OrderFilterCriteria {

@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { validationError } from '../shared/errors';
 import { isQueryableDate } from '../shared/time';
-import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import type { Order } from './order.entity';
 import type { OrderPayment } from './order-payment.entity';
@@ -9,37 +8,13 @@ import type { CardDetail } from './card-detail.entity';
 import { OrderPayment as OrderPaymentEntity } from './order-payment.entity';
 import { CardDetail as CardDetailEntity } from './card-detail.entity';
 import { paymentMethodCodes, type OrderListFilter } from './order-filter';
-
-/**
- * Up to this many matching rows `totalCount` is exact (counted); beyond it, it is PostgreSQL's
- * estimate and `totalCountIsEstimate` is true (docs/performance.md, "Lists at scale").
- */
-export const EXACT_COUNT_BOUND = 1_000;
-
-export interface Counted {
-  totalCount: number;
-  totalCountIsEstimate: boolean;
-}
+import { boundedCount, Conditions, dateParser, sqlRunner, type Counted, type DateOf, type Row, type RunSql } from '../db/sql';
 
 /** An order of a list page: the columns every read model of an order shows, no entity behind it. */
 export interface ListedOrder {
   order: Order;
   payments: OrderPayment[];
   cards: CardDetail[];
-}
-
-/** SQL conditions with their `?` parameters (MikroORM's `execute` binds them). */
-class Conditions {
-  readonly parts: string[] = [];
-  readonly params: unknown[] = [];
-  add(sql: string, ...params: unknown[]): this {
-    this.parts.push(sql);
-    this.params.push(...params);
-    return this;
-  }
-  get sql(): string {
-    return this.parts.join(' and ');
-  }
 }
 
 const BASE_COLUMNS = `o.id, o.reference, o.payment_reference, o.narration, o.remarks, o.amount, o.total_charged_amount, o.fee, o.fee_rate,
@@ -64,42 +39,6 @@ export interface OrderListWants {
   customer?: boolean;
   /** The payment link and its type: paymentLink, paymentLinkId, paymentLinkReference, productName. Default true. */
   paymentLink?: boolean;
-}
-
-type Row = Record<string, any>;
-
-export type RunSql = (sql: string, params: unknown[]) => Promise<Row[]>;
-
-/**
- * Runs SQL written with `?` placeholders straight on a pooled connection of MikroORM's pool
- * (its own `execute` builds each statement through knex: a measurable share of a list's CPU).
- */
-export function sqlRunner(orm: MikroORM): RunSql {
-  const knex = orm.em.getConnection().getKnex();
-  const texts = new Map<string, string>();
-  return async (sql, params) => {
-    let text = texts.get(sql);
-    if (text === undefined) {
-      let n = 0;
-      text = sql.replace(/\?/g, () => `$${(n += 1)}`);
-      // The statements are built from a fixed set of fragments: a bounded number of texts.
-      if (texts.size < 1000) texts.set(sql, text);
-    }
-    const connection = await knex.client.acquireConnection();
-    try {
-      return (await connection.query(text, params)).rows as Row[];
-    } finally {
-      await knex.client.releaseConnection(connection);
-    }
-  };
-}
-
-/** Timestamps come from MikroORM's connection as PostgreSQL text; parsed as its entities parse them. */
-export type DateOf = (value: string | Date | null) => Date;
-
-export function dateParser(orm: MikroORM): DateOf {
-  const platform = orm.em.getPlatform();
-  return (value) => (value === null || value instanceof Date ? value : platform.parseDate(value)) as Date;
 }
 
 /** The plain object an order list row becomes: the fields of `Order` the read models use. */
@@ -202,10 +141,6 @@ export class OrderLists {
     this.run = sqlRunner(orm);
   }
 
-  private execute<T = Row>(sql: string, params: unknown[]): Promise<T[]> {
-    return this.run(sql, params) as Promise<T[]>;
-  }
-
   /** The filter's SQL: `filter` is checked (orderListFilter), so each value is known and in range. */
   private conditions(tenant: Tenant, filter: OrderListFilter): Conditions {
     const where = new Conditions().add('o.environment_id = ?', tenant.environmentId);
@@ -280,7 +215,7 @@ export class OrderLists {
           };
     const customer = want.customer !== false;
     const link = want.paymentLink !== false;
-    return this.execute(
+    return this.run(
       `select ${BASE_COLUMNS}${customer ? `, ${CUSTOMER_COLUMNS}` : ''}${link ? `, ${LINK_COLUMNS}` : ''}
          from ${ids.sql} p join checkout_order o on o.id = p.id
          ${customer ? 'left join customer c on c.id = o.customer_id' : ''}
@@ -294,7 +229,7 @@ export class OrderLists {
   private async count(where: Conditions, statusIds: number[]): Promise<Counted> {
     const status = statusIds.length ? ` and o.status_id in (${statusIds.map(() => '?').join(', ')})` : '';
     const params = [...where.params, ...statusIds];
-    return boundedCount(this.execute.bind(this), `select 1 from checkout_order o where ${where.sql}${status}`, params);
+    return boundedCount(this.run, `select 1 from checkout_order o where ${where.sql}${status}`, params);
   }
 
   private async withPayments(orders: Order[]): Promise<ListedOrder[]> {
@@ -328,10 +263,11 @@ export class OrderLists {
     };
     let deltaRows = 0;
     if (firstWhole < endWhole) {
-      const [deltas] = await this.execute<{ n: number }>(
-        `select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`,
-        [env, utcDay(firstWhole), utcDay(endWhole)],
-      );
+      const [deltas] = await this.run<{ n: number }>(`select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`, [
+        env,
+        utcDay(firstWhole),
+        utcDay(endWhole),
+      ]);
       deltaRows = deltas?.n ?? 0;
       // Fold a long backlog first. The deltas are read in the same statement as the summary all
       // the same: a roll-up held by another instance, or one batch short of the backlog, leaves
@@ -350,7 +286,7 @@ export class OrderLists {
     } else {
       raw(from, to);
     }
-    const rows = await this.execute<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
+    const rows = await this.run<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
       `select to_char(day, 'YYYY-MM-DD') as day, currency, payment_method, status_id, sum(count)::bigint as count, sum(amount)::text as amount, sum(fees)::text as fees
          from (${parts.join(' union all ')}) s group by day, currency, payment_method, status_id having sum(count) <> 0
         order by day, currency, payment_method, status_id`,
@@ -403,20 +339,3 @@ export class OrderLists {
     });
   }
 }
-
-/**
- * `select count(*)` of `selectOne` (a `select 1 from … where …`), counting at most
- * EXACT_COUNT_BOUND + 1 rows; beyond the bound, the planner's estimate of the rows (at least
- * the bound + 1), flagged as an estimate.
- */
-export async function boundedCount(execute: (sql: string, params: unknown[]) => Promise<Row[]>, selectOne: string, params: unknown[]): Promise<Counted> {
-  const [row] = await execute(`select count(*)::int as n from (${selectOne} limit ${EXACT_COUNT_BOUND + 1}) s`, params);
-  const n = Number(row?.n ?? 0);
-  if (n <= EXACT_COUNT_BOUND) return { totalCount: n, totalCountIsEstimate: false };
-  const [plan] = await execute(`explain (format json) ${selectOne}`, params);
-  const planRows = Number((plan?.['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }> | undefined)?.[0]?.Plan['Plan Rows'] ?? 0);
-  return { totalCount: Math.max(EXACT_COUNT_BOUND + 1, Math.round(planRows)), totalCountIsEstimate: true };
-}
-
-/** Sums of decimal strings, exactly. */
-export const sumOf = (values: string[]): Money => values.reduce((s, v) => s.plus(v), new Money(0));

@@ -3,20 +3,7 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
 import { Customer } from './customer.entity';
-
-/**
- * Order status ids of the legacy interface (docs/api.md), plus 3 (Processing): a payment attempt is recorded
- * and the processor is being called; it is settled from the processor's answer (or, after a
- * crash, from the processor's own record of the attempt).
- */
-export const OrderStatus = { Initiated: 1, PendingAuthentication: 2, Processing: 3, Failed: 4, Successful: 5 } as const;
-export type OrderStatusId = (typeof OrderStatus)[keyof typeof OrderStatus];
-
-/** How an order shows each stored payment method code (its `paymentMethod` field). */
-export const PAYMENT_OPTION_NAMES: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
-
-/** Settled: nothing will change the order any more (no requery needed). */
-export const isFinalStatus = (statusId: number): boolean => statusId === OrderStatus.Successful || statusId === OrderStatus.Failed;
+import { OrderStatus, type OrderStatusId } from './order-status';
 
 /**
  * One customer payment. The reference is unique per merchant environment (the environment

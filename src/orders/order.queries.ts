@@ -1,14 +1,14 @@
 import type { OptionalProps } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { runPrepared, type PreparedStatement } from '../db/prepared';
+import { sqlRunner, type PreparedStatement, type RunSql } from '../db/sql';
 import { EntityRowMapper } from '../db/row-mapper';
 import type { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
-import { TimelineEvents } from '../timeline/timeline.service';
 import { Customer } from './customer.entity';
-import { Order, OrderStatus } from './order.entity';
+import { Order } from './order.entity';
+import { ORDER_CREATED_EVENT, OrderStatus } from './order-status';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 
@@ -56,8 +56,10 @@ export class OrderQueries {
   private readonly createStatement: PreparedStatement;
   private readonly aggregateStatement: PreparedStatement;
   private readonly subsidiaryStatement: PreparedStatement;
+  private readonly run: RunSql;
 
-  constructor(private readonly orm: MikroORM) {
+  constructor(orm: MikroORM) {
+    this.run = sqlRunner(orm);
     this.order = new EntityRowMapper(orm, Order, 'o');
     this.customer = new EntityRowMapper(orm, Customer, 'c');
     this.link = new EntityRowMapper(orm, PaymentLink, 'l');
@@ -94,7 +96,7 @@ export class OrderQueries {
           returning id
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, created_at)
-          select id, '${TimelineEvents.created}', 'system', 'Order created', $21::timestamptz from ord
+          select id, '${ORDER_CREATED_EVENT}', 'system', 'Order created', $21::timestamptz from ord
         )
         select ord.id as order_id, cust.* from ord, cust`,
     };
@@ -118,7 +120,7 @@ export class OrderQueries {
   /** Inserts a plain order with its customer and timeline entry in one statement; the order as the entity would hold it. */
   async insertPlainOrder(o: NewPlainOrder): Promise<Order> {
     const now = new Date();
-    const rows = await runPrepared(this.orm, this.createStatement, [
+    const rows = await this.run(this.createStatement, [
       o.environmentId,
       o.email,
       o.firstName,
@@ -189,7 +191,7 @@ export class OrderQueries {
 
   /** The order of (environment, reference) with its customer, link and type, payments and cards (by id); null when there is none. */
   async findAggregate(environmentId: number, reference: string): Promise<{ order: Order; payments: OrderPayment[]; cards: CardDetail[] } | null> {
-    const rows = await runPrepared(this.orm, this.aggregateStatement, [environmentId, reference]);
+    const rows = await this.run(this.aggregateStatement, [environmentId, reference]);
     const first = rows[0];
     if (!first) return null;
     const order = this.order.map(first)!;
@@ -211,7 +213,7 @@ export class OrderQueries {
 
   /** The merchant record (without its sealed secret). */
   async findSubsidiary(id: number): Promise<Subsidiary | null> {
-    const rows = await runPrepared(this.orm, this.subsidiaryStatement, [id]);
+    const rows = await this.run(this.subsidiaryStatement, [id]);
     return rows[0] ? this.subsidiary.map(rows[0]) : null;
   }
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { type DomainError, notFound, requiredField, unsupported, validationError } from '../shared/errors';
-import { currencyOf, Money, parseAmount } from '../shared/money';
+import { type DomainError, requiredField, unsupported, validationError } from '../shared/errors';
+import { amountError, currencyOf, Money, parseAmount } from '../shared/money';
 import { requireSupportedCountry } from '../shared/countries';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
@@ -12,18 +12,18 @@ import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
-import { PAYMENT_LINK_NOT_FOUND } from '../links/payment-link.service';
-import { amountError, DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
+import { linkNotFound } from '../links/link-errors';
+import { DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
 import type { FeeService } from '../fees/fee.service';
-import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { ORDER_CREATED_EVENT, orderNotFound, OrderStatus } from './order-status';
 import { Customer } from './customer.entity';
-import { Order, OrderStatus } from './order.entity';
+import { Order } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
-import { isUniqueViolation } from '../db/prepared';
+import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
-import { OrderLists, type Counted, type ListedOrder, type OrderListWants, type SummaryCell } from './order-lists';
+import { OrderLists, type ListedOrder, type OrderListWants, type SummaryCell } from './order-lists';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
 
 export interface CreateOrderInput {
@@ -33,15 +33,10 @@ export interface CreateOrderInput {
   paymentMeta?: { ipAddress?: string | null } | null;
 }
 
-export const ORDER_STATUS_NAMES: Record<number, string> = {
-  1: 'Initiated',
-  2: 'pending authentication', // spelled as the legacy interface answers it (docs/api.md)
-  3: 'Processing',
-  4: 'Failed',
-  5: 'Successful',
-};
-
-export { PAYMENT_OPTION_NAMES } from './order.entity';
+/** Where an order's history is written (the timeline service): orders record, the timeline owns the entries. */
+export interface OrderTimeline {
+  record(em: EntityManager, order: Order, event: string, source: 'system', description: string): unknown;
+}
 
 /** An order with everything its read models need, loaded in a bounded number of queries. */
 export interface OrderAggregate {
@@ -60,7 +55,7 @@ export class OrderService {
   constructor(
     private readonly orm: MikroORM,
     private readonly fees: FeeService,
-    private readonly timeline: TimelineService,
+    private readonly timeline: OrderTimeline,
     caches?: TenantCaches,
   ) {
     this.queries = new OrderQueries(orm);
@@ -192,7 +187,7 @@ export class OrderService {
         let link: PaymentLink | null = null;
         if (paymentLinkId !== null) {
           link = await em.findOne(PaymentLink, { id: paymentLinkId, environment }, { populate: ['type'] });
-          if (!link) throw notFound(PAYMENT_LINK_NOT_FOUND, '02');
+          if (!link) throw linkNotFound();
           if (!link.isActive) throw validationError('The payment link is not active.');
           if (link.currency !== currency.code) throw validationError(`The Currency field must be ${link.currency}, the currency of the payment link.`);
           if (link.amount !== null && !new Money(link.amount).eq(amount)) {
@@ -240,7 +235,7 @@ export class OrderService {
           ipAddress,
           version: 1,
         });
-        this.timeline.record(em, order, TimelineEvents.created, 'system', 'Order created');
+        this.timeline.record(em, order, ORDER_CREATED_EVENT, 'system', 'Order created');
         await em.flush();
         const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
         return { order, subsidiary, payments: [], cards: [] };
@@ -285,21 +280,6 @@ export class OrderService {
     return this.lists.page(tenant, orderListFilter(filter), limit, after, want);
   }
 
-  /** Aggregates of many orders in three queries (merchant, payments, cards). */
-  async aggregatesOf(em: EntityManager, orders: Order[], subsidiaryId: number): Promise<OrderAggregate[]> {
-    if (orders.length === 0) return [];
-    const [subsidiary, payments] = await Promise.all([
-      em.findOneOrFail(Subsidiary, { id: subsidiaryId }),
-      em.find(OrderPayment, { order: { $in: orders } }, { orderBy: { id: 'asc' } }),
-    ]);
-    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
-    return orders.map((order) => {
-      const own = payments.filter((p) => p.order.id === order.id);
-      const ids = new Set(own.map((p) => p.id));
-      return { order, subsidiary, payments: own, cards: cards.filter((c) => ids.has(c.orderPayment.id)) };
-    });
-  }
-
   /**
    * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
    * currency, payment method and status, from the summary table (docs/performance.md). The
@@ -320,8 +300,6 @@ export class OrderService {
     return { order, subsidiary, payments, cards };
   }
 }
-
-export type OrderFilter = OrderFilterCriteria;
 
 function optionalId(value: unknown, field: string, max = 2_147_483_647): number | null {
   if (value === undefined || value === null || value === '') return null;

@@ -3,7 +3,8 @@ import { LockMode } from '@mikro-orm/core';
 import { PaymentLink } from '../links/payment-link.entity';
 import { hasLimit, linkRefusal, usedUp } from '../links/link-status';
 import type { PaymentLinkService } from '../links/payment-link.service';
-import { OrderStatus, type Order } from '../orders/order.entity';
+import { type Order } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
 import type { OrderStatusChange } from '../events/order-status-bus';
 
 /** Statuses that use a link up: paid, and (before an attempt) payments in progress. */

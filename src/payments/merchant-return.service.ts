@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import { OrderStatus } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
 
 /**
  * The way back from a finished 3-D Secure or PayPal page to the merchant's RedirectUrl, given

@@ -3,6 +3,7 @@ import { requireSupportedCountry } from '../shared/countries';
 import { trimmedText as text } from '../shared/input';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import type { PaymentMethod } from './payment-state';
+import { PAYMENT_OPTION_IDS } from '../shared/payment-options';
 
 export interface BillingAddressInput {
   street?: string | null;
@@ -25,8 +26,6 @@ export interface PayOrderInput {
   } | null;
   paypal?: { fullName?: string | null; mobile?: string | null; house?: string | null; billingAddress?: BillingAddressInput | null } | null;
 }
-
-export const PAYMENT_OPTION_IDS: Record<string, number> = { C: 2, PAYPAL: 3 };
 
 export interface ValidCard {
   /** Never stored, logged or returned: handed to the processor and dropped. */

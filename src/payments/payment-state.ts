@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/errors';
-import { OrderStatus, type OrderStatusId } from '../orders/order.entity';
+import { OrderStatus, type OrderStatusId } from '../orders/order-status';
 
 /**
  * Who may move a payment (and its order), with which proof:

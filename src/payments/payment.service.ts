@@ -4,11 +4,12 @@ import { DomainError, notFound, requiredField, validationError } from '../shared
 import type { Clock } from '../shared/clock';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
-import { isFinalStatus, Order, OrderStatus } from '../orders/order.entity';
+import { Order } from '../orders/order.entity';
+import { isFinalStatus, OrderStatus, orderNotFound } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
-import { orderNotFound, TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
@@ -16,7 +17,8 @@ import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import { randomReference } from '../shared/random';
 import { trimmedText as text } from '../shared/input';
-import { PAYMENT_OPTION_IDS, validatePayment, type PayOrderInput } from './pay-validation';
+import { validatePayment, type PayOrderInput } from './pay-validation';
+import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
 import { processorCallClock, ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
@@ -44,8 +46,6 @@ export interface AuthenticationOutcome {
   /** `processing`: the processor has not answered yet (another submission of the same page is being processed). */
   status: 'successful' | 'failed' | 'processing';
 }
-
-const PAYMENT_OPTION_LABELS: Record<string, string> = { C: 'Card Payment', PAYPAL: 'PayPal' };
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
 export const AUTHENTICATION_NOT_FOUND = 'Authentication not found';

@@ -4,12 +4,14 @@ import type { Clock } from '../shared/clock';
 import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
-import { Order, OrderStatus } from '../orders/order.entity';
+import { Order } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
 import { renewalRule } from '../links/link-status';
+import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES } from '../shared/payment-options';
 import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor } from './processor';
 
 /** A failed charge is retried this many times, an hour apart, before the subscription fails. */
@@ -218,8 +220,8 @@ export class RecurringBillingService {
     const payment = em.create(OrderPayment, {
       order,
       reference: randomReference('OP', 20),
-      paymentOptionId: 2,
-      paymentOption: 'Card Payment',
+      paymentOptionId: PAYMENT_OPTION_IDS.C!,
+      paymentOption: PAYMENT_OPTION_NAMES.C!,
       statusId: OrderStatus.Processing,
       responseCode: ResponseCodes.processing.code,
       responseMessage: ResponseCodes.processing.message,

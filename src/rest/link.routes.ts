@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../app-context';
 import { readInput, textOf } from '../shared/input';
 import { validationError } from '../shared/errors';
-import { orderNotFound } from '../timeline/timeline.service';
+import { orderNotFound } from '../orders/order-status';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { PaymentLinkInput } from '../links/payment-link-input';
 import { formatTimestamp } from '../shared/time';

@@ -1,8 +1,9 @@
 import { currencyOf, moneyNumber } from '../shared/money';
 import { formatTimestamp } from '../shared/time';
 import { subsidiaryRecord } from './subsidiary.presenter';
-import { ORDER_STATUS_NAMES, PAYMENT_OPTION_NAMES, type OrderAggregate } from '../orders/order.service';
-import { isFinalStatus } from '../orders/order.entity';
+import { PAYMENT_OPTION_NAMES } from '../shared/payment-options';
+import { type OrderAggregate } from '../orders/order.service';
+import { ORDER_STATUS_NAMES, isFinalStatus } from '../orders/order-status';
 import type { FeeQuote } from '../fees/fee.service';
 import { customerSnapshotOf } from '../orders/customer-snapshot';
 

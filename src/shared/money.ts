@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { type DomainError, validationError } from './errors';
 
 /** Exact decimal arithmetic for money: never a binary float in a sum. */
 export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
@@ -53,6 +54,20 @@ export function parseAmount(value: unknown, minorUnits = 2): Money | AmountProbl
   if (amount.gt(MAX_AMOUNT)) return 'too_large';
   if (amount.decimalPlaces() > minorUnits) return 'too_precise';
   return amount;
+}
+
+/** The validation error of an amount `parseAmount` refused, worded for `field`. */
+export function amountError(problem: AmountProblem, field = 'Amount'): DomainError {
+  switch (problem) {
+    case 'not_positive':
+      return validationError(`The ${field} field must be greater than zero.`);
+    case 'too_large':
+      return validationError(`The ${field} field must be at most 999999999999.99.`);
+    case 'too_precise':
+      return validationError(`The ${field} field must have at most 2 decimal places.`);
+    default:
+      return validationError(`The ${field} field must be a number.`);
+  }
 }
 
 /** A money value as the legacy interface prints it: a JSON number. Exact for every stored amount (≤ 15 significant digits). */

@@ -1,19 +1,17 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { notFound, requiredField, validationError } from '../shared/errors';
+import { requiredField, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { Order } from '../orders/order.entity';
+import { ORDER_CREATED_EVENT, orderNotFound } from '../orders/order-status';
 import { TimelineEvent, type TimelineSource } from './timeline-event.entity';
 import { nestedDeeperThan } from '../shared/nesting';
-
-export const ORDER_NOT_FOUND = 'Order not found at the moment';
-export const orderNotFound = () => notFound(ORDER_NOT_FOUND, '13');
 
 /** Deeper metadata is refused before it is serialised: JSON of hundreds of levels exhausts stacks. */
 export const MAX_METADATA_DEPTH = 32;
 
 /** System events the engine records; merchants' tracked events carry their own names. */
 export const TimelineEvents = {
-  created: 'order.created',
+  created: ORDER_CREATED_EVENT,
   paymentInitiated: 'payment.initiated',
   authenticationPassed: 'authentication.passed',
   authenticationFailed: 'authentication.failed',

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig } from '../../src/config';
-import { openDatabase, type Database } from '../../src/db/database';
+import { openDatabase, type Database } from '../../src/database';
 import { TEST_DATABASE_URL } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 import { createTestMerchant } from '../support/merchants';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig } from '../../src/config';
-import { openDatabase, type Database } from '../../src/db/database';
+import { openDatabase, type Database } from '../../src/database';
 import { createScratchDatabase } from '../support/scratch-database';
 
 const MIGRATION = 'Migration20261125030000_fee_bearer_customer_default';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/database';
+import { openDatabase } from '../../src/database';
 import { buildIfStale } from '../../scripts/build-if-stale';
 import { provisionDatabase, type ProvisionedDatabase } from './postgres-server';
 import { resolveChromium } from './chromium';

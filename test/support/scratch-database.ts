@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import net from 'node:net';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/database';
+import { openDatabase } from '../../src/database';
 import { TEST_DATABASE_URL } from './database';
 
 /**

@@ -1,7 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
-import { EXACT_COUNT_BOUND } from '../../orders/order-lists';
+import { EXACT_COUNT_BOUND } from '../../db/sql';
 
 export enum PaymentLinkCode {
   SC = 'SC',

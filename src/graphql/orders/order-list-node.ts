@@ -1,6 +1,6 @@
 import type { ListedOrder } from '../../orders/order-lists';
 import { shownPaymentMethod } from '../../orders/order-filter';
-import { ORDER_STATUS_NAMES } from '../../orders/order.service';
+import { ORDER_STATUS_NAMES } from '../../orders/order-status';
 import { currencyOf, Money } from '../../shared/money';
 import type { OrderType } from './order.types';
 import { toCustomerType, toOrderType } from './order.resolver';

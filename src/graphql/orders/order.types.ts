@@ -3,7 +3,7 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
 import { PaymentLinkType } from '../links/payment-link.types';
-import { EXACT_COUNT_BOUND } from '../../orders/order-lists';
+import { EXACT_COUNT_BOUND } from '../../db/sql';
 
 export enum PaymentOptionEnum {
   C = 'C',

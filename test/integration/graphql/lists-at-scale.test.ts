@@ -2,7 +2,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { graphql, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
-import { EXACT_COUNT_BOUND } from '../../../src/orders/order-lists';
+import { EXACT_COUNT_BOUND } from '../../../src/db/sql';
 import { paymentLinkView } from '../../../src/links/payment-link.view';
 
 const CREATE_ORDER = `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { orderReference } }`;

@@ -4,7 +4,7 @@ import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
 import { createScratchDatabase } from '../../support/scratch-database';
-import { OrderStatus } from '../../../src/orders/order.entity';
+import { OrderStatus } from '../../../src/orders/order-status';
 
 let counter = 0;
 const nextRef = () => `PAY-${process.pid}-${Date.now()}-${++counter}`;

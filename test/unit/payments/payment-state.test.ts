@@ -1,5 +1,5 @@
 import { canTransition, PAYMENT_TRANSITIONS, PaymentTransitionError, transition, type PaymentActor } from '../../../src/payments/payment-state';
-import { OrderStatus } from '../../../src/orders/order.entity';
+import { OrderStatus } from '../../../src/orders/order-status';
 
 const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation'];
 const STATUSES = Object.values(OrderStatus);

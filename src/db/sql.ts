@@ -1,0 +1,113 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+/** A row as the pg driver gives it. */
+export type Row = Record<string, any>;
+
+/** A statement prepared once per connection under its name and reused (PostgreSQL's extended protocol). */
+export interface PreparedStatement {
+  /** Unique per text: a changed text needs a new name (a version suffix). */
+  name: string;
+  text: string;
+}
+
+/**
+ * Runs SQL on a pooled connection of MikroORM's own pool (the pg driver underneath): one round
+ * trip, no query building, no identity map. Either SQL written with `?` placeholders (numbered
+ * once per distinct text), or a named prepared statement (`$n` placeholders, planned once per
+ * connection). Rows come as the driver gives them with MikroORM's type settings (timestamps as
+ * text: read them with `dateParser`). For the hot paths and lists; everything else goes
+ * through the entity manager.
+ */
+export type RunSql = <R = Row>(query: string | PreparedStatement, params: unknown[]) => Promise<R[]>;
+
+interface PgClient {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+interface KnexClient {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(connection: PgClient): Promise<void>;
+}
+
+/** The one way this code runs hand-written SQL (see RunSql). */
+export function sqlRunner(orm: MikroORM): RunSql {
+  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+  const texts = new Map<string, string>();
+  const numbered = (sql: string): string => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      let n = 0;
+      text = sql.replace(/\?/g, () => `$${(n += 1)}`);
+      // The statements are built from a fixed set of fragments: a bounded number of texts.
+      if (texts.size < 1000) texts.set(sql, text);
+    }
+    return text;
+  };
+  return async <R>(query: string | PreparedStatement, params: unknown[]) => {
+    const config = typeof query === 'string' ? { text: numbered(query), values: params } : { name: query.name, text: query.text, values: params };
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query(config)).rows as R[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  };
+}
+
+/** Runs a named prepared statement once (see RunSql); a service running many keeps a `sqlRunner`. */
+export function runPrepared<R = Row>(orm: MikroORM, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+  return sqlRunner(orm)<R>(statement, values);
+}
+
+/** A unique violation of the named constraint, as the pg driver reports it. */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: unknown; constraint?: unknown };
+  return e !== null && typeof e === 'object' && e.code === '23505' && e.constraint === constraint;
+}
+
+/** Timestamps come from MikroORM's connection as PostgreSQL text; parsed as its entities parse them. */
+export type DateOf = (value: string | Date | null) => Date;
+
+export function dateParser(orm: MikroORM): DateOf {
+  const platform = orm.em.getPlatform();
+  return (value) => (value === null || value instanceof Date ? value : platform.parseDate(value)) as Date;
+}
+
+/** SQL conditions with their `?` parameters. */
+export class Conditions {
+  readonly parts: string[] = [];
+  readonly params: unknown[] = [];
+  add(sql: string, ...params: unknown[]): this {
+    this.parts.push(sql);
+    this.params.push(...params);
+    return this;
+  }
+  get sql(): string {
+    return this.parts.join(' and ');
+  }
+}
+
+/**
+ * Up to this many matching rows a list's `totalCount` is exact (counted); beyond it, it is
+ * PostgreSQL's estimate and `totalCountIsEstimate` is true (docs/performance.md, "Lists at scale").
+ */
+export const EXACT_COUNT_BOUND = 1_000;
+
+export interface Counted {
+  totalCount: number;
+  totalCountIsEstimate: boolean;
+}
+
+/**
+ * `select count(*)` of `selectOne` (a `select 1 from … where …`), counting at most
+ * EXACT_COUNT_BOUND + 1 rows; beyond the bound, the planner's estimate of the rows (at least
+ * the bound + 1), flagged as an estimate.
+ */
+export async function boundedCount(execute: (sql: string, params: unknown[]) => Promise<Row[]>, selectOne: string, params: unknown[]): Promise<Counted> {
+  const [row] = await execute(`select count(*)::int as n from (${selectOne} limit ${EXACT_COUNT_BOUND + 1}) s`, params);
+  const n = Number(row?.n ?? 0);
+  if (n <= EXACT_COUNT_BOUND) return { totalCount: n, totalCountIsEstimate: false };
+  const [plan] = await execute(`explain (format json) ${selectOne}`, params);
+  const planRows = Number((plan?.['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }> | undefined)?.[0]?.Plan['Plan Rows'] ?? 0);
+  return { totalCount: Math.max(EXACT_COUNT_BOUND + 1, Math.round(planRows)), totalCountIsEstimate: true };
+}
