@@ -22,7 +22,7 @@ import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
 import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
 import { WebhookDispatcher } from './events/webhook-dispatcher';
-import { WebhookEndpointService } from './events/webhook-endpoint.service';
+import { WebhookEndpointService } from './merchants/webhook-endpoint.service';
 import { DashboardSessionService } from './dashboard/session.service';
 import type { DatabaseMode } from './db/database';
 import { TenantCaches } from './merchants/tenant-cache';
