@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Clock } from './shared/clock';
 import { SecretBox } from './crypto/secret-box';
-import { PayloadService } from './crypto/payload.service';
+import { PayloadService } from './merchants/payload.service';
 import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
