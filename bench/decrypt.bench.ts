@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import forge from 'node-forge';
 import { generateRsaKeyMaterial } from '../src/crypto/encryption-key';
-import { encryptPayload } from '../src/crypto/payload-client';
+import { encryptPayload } from '../packages/sdk/src/encryption';
 import { PayloadDecryptor } from '../src/crypto/payload-decryptor';
 
 /** A realistic order/create body (~200 bytes of JSON: one RSA-2048 block). */

@@ -11,7 +11,7 @@ import { openRuntime, type Runtime } from '../src/bootstrap';
 import type { Tenant } from '../src/merchants/tenant';
 import { SANDBOX_OTP } from '../src/payments/sandbox/sandbox.processor';
 import { EVENTS_CHANNEL } from '../src/events/event-fanout';
-import { webhookDestination } from '../src/events/webhook-url';
+import { webhookDestination } from '../src/merchants/webhook-url';
 import { benchDatabaseEnv, freePort } from './bench-env';
 import { formatCount, percentile, type BenchRow, type BenchSection } from './report';
 import type { SinkArrivals, SinkCommand } from './events-sink';

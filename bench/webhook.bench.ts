@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config';
 import { createService, type Service } from '../src/bootstrap';
-import { encryptPayload } from '../src/crypto/payload-client';
+import { encryptPayload } from '../packages/sdk/src/encryption';
 import { OrderStatusBus, type OrderStatusChange } from '../src/events/order-status-bus';
 import { WebhookHttpClient } from '../src/events/webhook-http';
 import type { Tenant } from '../src/merchants/tenant';

@@ -9,8 +9,7 @@ import { registerDashboard } from './dashboard/routes';
 import { registerSite } from './site/landing';
 import { clientErrors, frameworkErrors, httpServerOptions, installProtection } from './protection';
 import { installObservability, loggerOptions } from './observability';
-import { isGraphqlRoute } from './protection/responses';
-import { errorBody } from './rest/envelopes';
+import { sendFailure } from './protection/failure-shapes';
 
 export { LOG_REDACTIONS, loggerOptions } from './observability';
 
@@ -24,9 +23,14 @@ function trustProxyOption(value: boolean | number | string[]): boolean | string[
 export const SHUTTING_DOWN = 'The service is shutting down, please try again.';
 
 function sendShuttingDown(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  reply.code(503).header('connection', 'close').header('retry-after', '1');
-  if (isGraphqlRoute(request)) return reply.send({ errors: [{ message: SHUTTING_DOWN, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
-  return reply.send(errorBody('503', SHUTTING_DOWN));
+  reply.header('connection', 'close').header('retry-after', '1');
+  return sendFailure(request, reply, {
+    status: 503,
+    code: '503',
+    graphqlCode: 'SERVICE_UNAVAILABLE',
+    message: SHUTTING_DOWN,
+    extensions: { requestId: request.id },
+  });
 }
 
 /** Builds the HTTP server: REST shim, GraphQL, hosted checkout pages, health. */

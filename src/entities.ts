@@ -13,7 +13,7 @@ import { OrderSummary, OrderSummaryDelta } from './orders/order-summary.entity';
 import { RecurringPayment } from './payments/recurring-payment.entity';
 import { TimelineEvent } from './timeline/timeline-event.entity';
 import { Bank } from './banks/bank.entity';
-import { WebhookEndpoint } from './events/webhook-endpoint.entity';
+import { WebhookEndpoint } from './merchants/webhook-endpoint.entity';
 import { OutboxEvent } from './events/outbox-event.entity';
 import { WebhookDelivery } from './events/webhook-delivery.entity';
 import { WebhookAttempt } from './events/webhook-attempt.entity';

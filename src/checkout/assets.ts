@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { errorBody } from '../protection/failure-shapes';
 
 const PALETTE = ['#0b5fff', '#0f9d58', '#c2185b', '#e65100', '#6a1b9a', '#00838f', '#37474f'];
 
@@ -11,7 +12,7 @@ export async function registerAssets(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { code: string } }>('/assets/banks/:code.svg', async (request, reply) => {
     const code = request.params.code;
-    if (!/^[0-9]{3,6}$/.test(code)) return reply.code(404).send({ status: 'failed', statusCode: '404', message: 'Not found' });
+    if (!/^[0-9]{3,6}$/.test(code)) return reply.code(404).send(errorBody('404', 'Not found'));
     const colour = PALETTE[Number(code) % PALETTE.length];
     const svg =
       `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">` +

@@ -7,7 +7,7 @@ import { openRuntime, type Runtime } from '../bootstrap';
 import { DomainError } from '../shared/errors';
 import { DataDirInUseError, EmbeddedSocketPathError } from '../db/embedded';
 import { loadMasterKey, MasterKeyMismatchError } from '../crypto/master-key';
-import { rotateMasterKey } from '../crypto/master-key-rotation';
+import { rotateMasterKey } from '../merchants/master-key-rotation';
 import { smallKeyWarning } from '../crypto/encryption-key';
 import { parseMasterKey } from '../crypto/secret-box';
 import type { CreatedMerchant } from '../merchants/merchant.service';

@@ -9,7 +9,7 @@ import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { encodeNotification, type EventNotification } from './event-fanout';
-import { webhookDestination } from './webhook-url';
+import { webhookDestination } from '../merchants/webhook-url';
 
 /** Runs one statement in the caller's transaction. */
 export type Execute = (sql: string, params: unknown[]) => Promise<any[]>;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { LookupFunction, Socket } from 'node:net';
-import { hostAddress, systemResolver, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from './webhook-url';
+import { hostAddress, systemResolver, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
 
 /** The part of a receiver's answer kept with each attempt (at most 1 KiB, so a receiver's page never fills the log). */
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
 import { DomainError, ExpiredKeyError } from '../shared/errors';
+import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
@@ -48,10 +49,7 @@ async function refuseLargeDocuments(request: FastifyRequest, reply: FastifyReply
   const query = source !== null && typeof source === 'object' && !Array.isArray(source) ? (source as { query?: unknown }).query : undefined;
   const refused = documentTooLarge(query);
   if (!refused) return undefined;
-  return reply
-    .code(400)
-    .type('application/json; charset=utf-8')
-    .send({ errors: [{ message: refused.message, extensions: refused.extensions }] });
+  return reply.code(400).type('application/json; charset=utf-8').send(graphqlErrorBody(refused.message, refused.extensions));
 }
 
 /** Logs each internal error (whose message the client never sees) with the request id. */

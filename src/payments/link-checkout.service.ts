@@ -6,7 +6,7 @@ import type { Tenant } from '../merchants/tenant';
 import type { PaymentLink } from '../links/payment-link.entity';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import type { OrderService } from '../orders/order.service';
-import type { PayloadService } from '../crypto/payload.service';
+import type { PayloadService } from '../merchants/payload.service';
 import { InputObject } from '../shared/input';
 import type { PaymentService, PayResult } from './payment.service';
 import { readPaymentInstrument } from './pay-input';

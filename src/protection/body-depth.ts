@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { errorBody } from '../rest/envelopes';
 import { nestedDeeperThan } from '../shared/nesting';
-import { isGraphqlRoute } from './responses';
+import { sendFailure } from './failure-shapes';
 
 /** Deepest nesting of objects and arrays a JSON body may have; real bodies stay under ten. */
 export const MAX_BODY_DEPTH = 64;
@@ -17,8 +16,6 @@ export function installBodyDepthLimit(app: FastifyInstance): void {
   app.addHook('preValidation', async (request, reply) => {
     const body = request.body;
     if (body === null || typeof body !== 'object' || !nestedDeeperThan(body, MAX_BODY_DEPTH)) return undefined;
-    reply.code(400).type('application/json; charset=utf-8');
-    if (isGraphqlRoute(request)) return reply.send({ errors: [{ message: BODY_TOO_DEEP, extensions: { code: 'BAD_REQUEST' } }] });
-    return reply.send(errorBody('VAL400', BODY_TOO_DEEP));
+    return sendFailure(request, reply, { status: 400, code: 'VAL400', graphqlCode: 'BAD_REQUEST', message: BODY_TOO_DEEP });
   });
 }

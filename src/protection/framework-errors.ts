@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from '../rest/envelopes';
-import { BAD_REQUEST_TARGET } from './route-policy';
+import { errorBody } from './failure-shapes';
+import { BAD_REQUEST_TARGET } from './request-target';
 
 /**
  * Errors Fastify raises before a route is found. Its own answers quote the URL back (a 414

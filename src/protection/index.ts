@@ -5,7 +5,7 @@ import { installBodyDrain } from './body-drain';
 import { capConnections } from './connections';
 import { RateLimits } from './rate-limits';
 import { installRateLimits } from './request-guard';
-import { installRoutePolicy } from './route-policy';
+import { installRoutePolicy } from './request-target';
 import { answerOtherUpgradesAsHttp } from './upgrade';
 import { quietClientFrameErrors } from './websocket-errors';
 

@@ -5,9 +5,9 @@ import { DomainError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { clientIdentity } from './client-address';
 import { RateLimits } from './rate-limits';
-import { isGraphqlRoute, sendTooManyRequests } from './responses';
+import { sendTooManyRequests } from './responses';
 import type { Verdict } from './rate-limiter';
-import { cardAttemptLink } from './route-policy';
+import { cardAttemptLink, isGraphqlRoute } from './route-policy';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from '../rest/envelopes';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * How a route answers: the REST envelope (the default), GraphQL errors, or an HTML page. Every
@@ -23,11 +22,14 @@ declare module 'fastify' {
 export const CHECKOUT_PAGE_CSP =
   "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'";
 
-export const BAD_REQUEST_TARGET = 'The request URL is not valid.';
-
 /** The family of the matched route; `rest` when nothing matched (the not-found answer is REST's). */
 export function routeFamily(request: FastifyRequest): RouteFamily {
   return request.routeOptions?.config?.family ?? 'rest';
+}
+
+/** True when the matched route is the GraphQL endpoint, whose clients read errors as GraphQL errors. */
+export function isGraphqlRoute(request: FastifyRequest): boolean {
+  return routeFamily(request) === 'graphql';
 }
 
 /** The route pattern a request counts as: the canonical route of an alias, else the matched pattern. */
@@ -44,25 +46,6 @@ export function cardAttemptLink(request: FastifyRequest): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-const UNRESERVED = /[A-Za-z0-9\-._~]/;
-
-/**
- * Why a request target is refused, or undefined when it is an ordinary origin-form path. The
- * router accepts more than that: the absolute form (`http://host/pay/x`), `*`, and paths in
- * which unreserved characters are percent-encoded (`/%70ay/x`), all routed as the plain path.
- * No client needs them (RFC 3986 says unreserved characters are never to be encoded) and
- * each is one more spelling of a route; refused, a route has exactly one way to be named.
- */
-export function requestTargetProblem(target: string): string | undefined {
-  if (!target.startsWith('/')) return 'not an origin-form path';
-  const q = target.indexOf('?');
-  const path = q === -1 ? target : target.slice(0, q);
-  for (const m of path.matchAll(/%([0-9A-Fa-f]{2})/g)) {
-    if (UNRESERVED.test(String.fromCharCode(parseInt(m[1], 16)))) return 'an unreserved character is percent-encoded';
-  }
-  return undefined;
-}
-
 /** Sets the checkout pages' security headers on a reply. */
 export function withPageHeaders(reply: FastifyReply): FastifyReply {
   return reply
@@ -77,36 +60,4 @@ export function closeIfUpgrade(request: FastifyRequest, reply: FastifyReply): vo
   if (!(request.raw as { upgrade?: boolean }).upgrade) return;
   reply.header('connection', 'close');
   reply.raw.once('finish', () => request.raw.socket.destroy());
-}
-
-/** A 400 in the shape of the matched route's family: REST envelope, GraphQL `BAD_REQUEST`, or a plain page. */
-export function sendBadRequest(request: FastifyRequest, reply: FastifyReply, message: string): FastifyReply {
-  closeIfUpgrade(request, reply);
-  reply.code(400);
-  switch (routeFamily(request)) {
-    case 'graphql':
-      return reply.type('application/json; charset=utf-8').send({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
-    case 'page':
-      return withPageHeaders(reply)
-        .type('text/html; charset=utf-8')
-        .send(
-          `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Bad request</title></head><body><h1>Bad request</h1><p>${message}</p></body></html>\n`,
-        );
-    default:
-      return reply.type('application/json; charset=utf-8').send(errorBody('VAL400', message));
-  }
-}
-
-/**
- * The first hooks of every request: a request target that is not an origin-form path, or spells
- * an unreserved character percent-encoded, is refused with 400 before anything counts or
- * answers it; a page route's answers (errors and limits included) carry the page headers.
- * Install before the rate limits and before any route.
- */
-export function installRoutePolicy(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (requestTargetProblem(request.raw.url ?? '') !== undefined) return sendBadRequest(request, reply, BAD_REQUEST_TARGET);
-    if (routeFamily(request) === 'page') withPageHeaders(reply);
-    return undefined;
-  });
 }

@@ -18,13 +18,6 @@ export function envelopeB(data: unknown, message: string, extras: { isFinalStatu
   };
 }
 
-/** The codes whose errors the legacy interface answers under `status_code`; every other uses `statusCode` (docs/api.md). */
-const SNAKE_CASE_CODES = new Set(['13', '100']);
-
-export function errorBody(code: string, message: string): Record<string, string> {
-  return SNAKE_CASE_CODES.has(code) ? { status: 'failed', status_code: code, message } : { status: 'failed', statusCode: code, message };
-}
-
 /** HTTP status of each error code (documented in docs/api.md). */
 export function httpStatusFor(code: string): number {
   switch (code) {

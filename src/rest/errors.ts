@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
-import { errorBody, httpStatusFor } from './envelopes';
+import { httpStatusFor } from './envelopes';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
-import { isGraphqlRoute } from '../protection/responses';
+import { errorBody, sendFailure } from '../protection/failure-shapes';
 
 export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
   return reply.code(httpStatusFor(code)).send(errorBody(code, message));
@@ -38,11 +38,14 @@ export function installRestErrorHandling(app: FastifyInstance): void {
     if (isDatabaseUnavailable(error)) {
       // Not a bug: the database is unreachable (readiness says so too). Clients retry later.
       request.log.warn({ err: error }, 'database unavailable');
-      reply.code(503).header('retry-after', '5');
-      if (isGraphqlRoute(request)) {
-        return reply.send({ errors: [{ message: DATABASE_UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE', requestId: request.id } }] });
-      }
-      return reply.send(errorBody('503', DATABASE_UNAVAILABLE_MESSAGE));
+      reply.header('retry-after', '5');
+      return sendFailure(request, reply, {
+        status: 503,
+        code: '503',
+        graphqlCode: 'SERVICE_UNAVAILABLE',
+        message: DATABASE_UNAVAILABLE_MESSAGE,
+        extensions: { requestId: request.id },
+      });
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, '500', 'An unexpected error occurred, please try again later.');

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
-import { errorBody, httpStatusFor } from './envelopes';
+import { httpStatusFor } from './envelopes';
+import { errorBody } from '../protection/failure-shapes';
 import { tenantOf } from './authentication';
 import { canonicalRoute } from '../protection/route-policy';
 

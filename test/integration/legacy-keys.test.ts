@@ -3,7 +3,7 @@ import { createPrivateKey } from 'node:crypto';
 import forge from 'node-forge';
 import { cli } from '../support/cli';
 import { parseEncryptionKey } from '../../src/crypto/encryption-key';
-import { encryptPayload, parseEncryptionKey as parseClientKey } from '../../src/crypto/payload-client';
+import { encryptPayload, parseEncryptionKey as parseClientKey } from '../support/payload-client';
 import { PayloadDecryptor } from '../../src/crypto/payload-decryptor';
 import { parseMasterKey, SecretBox } from '../../src/crypto/secret-box';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';

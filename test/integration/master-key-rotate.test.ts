@@ -10,7 +10,7 @@ import { cli } from '../support/cli';
 import { postEncrypted } from '../support/http';
 import { TEST_MASTER_KEY } from '../support/database';
 import { MasterKeyMismatchError } from '../../src/crypto/master-key';
-import { SEALED_COLUMNS } from '../../src/crypto/master-key-rotation';
+import { SEALED_COLUMNS } from '../../src/merchants/master-key-rotation';
 import { SecretBox, parseMasterKey } from '../../src/crypto/secret-box';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';
 

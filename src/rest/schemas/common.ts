@@ -1,5 +1,5 @@
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
-import { errorBody } from '../envelopes';
+import { errorBody } from '../../protection/failure-shapes';
 
 /**
  * Building blocks of the shim's schemas (src/rest/schemas.ts lists them all): field types,

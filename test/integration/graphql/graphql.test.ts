@@ -3,7 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 const LINKS = `query ($first: Int, $after: String, $filter: PaymentLinkFilterInput) {

@@ -1,7 +1,7 @@
 import { startTestService, type TestService } from '../../support/service';
 import { postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
 import { createScratchDatabase } from '../../support/scratch-database';

@@ -1,7 +1,7 @@
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 

@@ -1,7 +1,7 @@
 import { startTestService, type TestService } from '../../support/service';
 import { request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 const billing = { street: '1 Marina', city: 'Lagos', country: 'NG' };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { startTestService, type TestService } from '../../support/service';
 import { request, type HttpResult } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import { httpFrom } from './raw-http';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 

@@ -1,7 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { generateRsaKeyMaterial } from '../../../src/crypto/encryption-key';
 import { PayloadDecryptor } from '../../../src/crypto/payload-decryptor';
-import { encryptPayload as legacyClientEncrypt } from '../../../src/crypto/payload-client';
+import { encryptPayload as legacyClientEncrypt } from '../../support/payload-client';
 import { blocksFor, encryptPayload, parseEncryptionKey } from '../../../packages/sdk/src';
 
 /** The SDK's payloads are the format the service decrypts, for every key size it issues. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { transformFileSync } from '@swc/core';
 import { generateRsaKeyMaterial, type RsaKeyMaterial } from '../../../src/crypto/encryption-key';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import { MAX_BLOCKS, PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError, PayloadDecryptor } from '../../../src/crypto/payload-decryptor';
 import { DecryptPool, estimatedBlockMs } from '../../../src/crypto/decrypt-pool';
 import { loadConfig } from '../../../src/config';

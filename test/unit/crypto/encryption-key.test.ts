@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { encryptionKeyFromPublicKey, generateRsaKeyMaterial, parseEncryptionKey, type RsaKeyMaterial } from '../../../src/crypto/encryption-key';
-import { parseEncryptionKey as clientParseEncryptionKey } from '../../../src/crypto/payload-client';
+import { parseEncryptionKey as clientParseEncryptionKey } from '../../support/payload-client';
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 const XML_FORMAT = /^<RSAKeyValue><Modulus>([A-Za-z0-9+/]+={0,2})<\/Modulus><Exponent>([A-Za-z0-9+/]+={0,2})<\/Exponent><\/RSAKeyValue>$/;

@@ -1,7 +1,7 @@
 import { constants, createPrivateKey, createPublicKey, publicEncrypt, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
 import { generateRsaKeyMaterial, type RsaKeyMaterial } from '../../../src/crypto/encryption-key';
-import { encryptPayload } from '../../../src/crypto/payload-client';
+import { encryptPayload } from '../../support/payload-client';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError, PayloadDecryptor, MAX_BLOCKS } from '../../../src/crypto/payload-decryptor';
 
 const K = 128; // RSA-1024 in most tests

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RESPONSE_BODY_LIMIT_BYTES, WebhookHttpClient } from '../../../src/events/webhook-http';
-import type { WebhookResolver } from '../../../src/events/webhook-url';
+import type { WebhookResolver } from '../../../src/merchants/webhook-url';
 
 /** Only loopback is ever connected to here: names resolve through a table, never through DNS. */
 describe('WebhookHttpClient', () => {

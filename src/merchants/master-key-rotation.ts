@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CHECK_CONTEXT, CHECK_PLAINTEXT, MasterKeyMismatchError } from './master-key';
-import { SecretBox } from './secret-box';
-import { SIGNING_SECRET_STORE } from '../merchants/webhook-secret.service';
+import { CHECK_CONTEXT, CHECK_PLAINTEXT, MasterKeyMismatchError } from '../crypto/master-key';
+import { SecretBox } from '../crypto/secret-box';
+import { SIGNING_SECRET_STORE } from './webhook-secret.service';
 
 /**
  * Every column holding a value sealed under MASTER_KEY, with the context (associated data) its

@@ -6,7 +6,7 @@ import {
   webhookDestination,
   WebhookAddressPolicy,
   type WebhookResolver,
-} from '../../../src/events/webhook-url';
+} from '../../../src/merchants/webhook-url';
 
 /** A resolver that answers from a table and never asks DNS (unknown names do not resolve). */
 const table =

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Tenant } from '../merchants/tenant';
-import { lockManagingKey, requireManagingKey } from '../merchants/key-authority';
+import type { Tenant } from './tenant';
+import { lockManagingKey, requireManagingKey } from './key-authority';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 

@@ -1,5 +1,5 @@
 import { OptionalProps, Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
-import { AppEnvironment } from '../merchants/app-environment.entity';
+import { AppEnvironment } from './app-environment.entity';
 
 /** The merchant's webhook URL for one environment (at most one active per environment). */
 @Entity({ tableName: 'webhook_endpoint' })

@@ -1,12 +1,12 @@
 import { createPrivateKey } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import type { Tenant } from '../merchants/tenant';
-import { PayloadDecryptionError, PayloadDecryptor } from './payload-decryptor';
-import type { DecryptPool } from './decrypt-pool';
+import type { Tenant } from './tenant';
+import { PayloadDecryptionError, PayloadDecryptor } from '../crypto/payload-decryptor';
+import type { DecryptPool } from '../crypto/decrypt-pool';
 import { runPrepared } from '../db/sql';
-import type { Loaded, ScopedCache, TenantCaches } from '../merchants/tenant-cache';
-import type { SecretBox } from './secret-box';
+import type { Loaded, ScopedCache, TenantCaches } from './tenant-cache';
+import type { SecretBox } from '../crypto/secret-box';
 
 interface KeyRow {
   id: number;
