@@ -10,6 +10,7 @@ import { merchantRedirect, type AuthenticationProof } from '../payments/payment.
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
 import { escapeHtml, formatAmount, page } from './html';
+import { merchantReturnUrl, resultPage } from './result-page';
 
 const PUBLIC_DIR = path.join(__dirname, 'public');
 const publicFile = (name: string) => {
@@ -22,7 +23,7 @@ const publicFile = (name: string) => {
 
 /** Hosted pages: payment link page, sandbox 3-D Secure and PayPal pages, result page. Adapters over the payment services. */
 export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { links, payments, linkCheckout, merchants, merchantReturns } = ctx.services;
+  const { links, payments, linkCheckout, merchants, merchantReturns, orders } = ctx.services;
   const assets = {
     'checkout.css': { type: 'text/css; charset=utf-8', body: publicFile('checkout.css') },
     'checkout.js': { type: 'text/javascript; charset=utf-8', body: publicFile('checkout.js') },
@@ -98,18 +99,25 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
     },
   );
 
-  app.get<{ Params: { reference: string }; Querystring: { status?: string; reference?: string } }>('/pay/:reference/result', PAGE, async (request, reply) => {
-    const ok = request.query.status === 'successful';
-    return html(
-      reply,
-      200,
-      page(
-        ok ? 'Payment successful' : 'Payment failed',
-        ok
-          ? `<h1 class="good">Payment successful</h1><p>Thank you. Your payment reference is <strong>${escapeHtml(request.query.reference)}</strong>.</p>`
-          : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="/pay/${escapeHtml(request.params.reference)}">Try again</a></p>`,
-      ),
-    );
+  // The outcome as the order stands, found by the link (route param) and the order reference the
+  // merchant redirect adds; a `status` in the address is never read.
+  app.get<{ Params: { reference: string }; Querystring: { reference?: unknown } }>('/pay/:reference/result', PAGE, async (request, reply) => {
+    const missing = () => unavailable(reply, 'Payment not found', 'We could not find this payment. Check the address, or ask the merchant.');
+    const link = await linkCheckout.findLink(request.params.reference);
+    const orderReference = request.query.reference;
+    if (!link || typeof orderReference !== 'string' || !orderReference.trim()) return missing();
+    let order;
+    try {
+      ({ order } = await orders.getAggregate(linkCheckout.tenantOf(link), orderReference));
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === 'not_found') return missing();
+      throw err;
+    }
+    // An order of the same merchant made on another link (or none) is not this link's result.
+    if (order.paymentLink?.id !== link.id) return missing();
+    const linkUrl = links.paymentLinkUrl(link);
+    const resultUrl = `${linkUrl}/result`;
+    return html(reply, 200, resultPage(link, order, { linkUrl, resultUrl, back: merchantReturnUrl(link, order, resultUrl) }));
   });
 
   // --- Sandbox acquirer pages (test environment) ---
