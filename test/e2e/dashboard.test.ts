@@ -141,8 +141,7 @@ describe('merchant dashboard in Chromium', () => {
     await payer.fill('#email', 'ada@example.test');
     await payer.fill('#mobile', '+2348012345678');
     await payer.fill('#cardNumber', '5123 4500 0000 0008');
-    await payer.fill('#expiryMonth', '12');
-    await payer.fill('#expiryYear', '30');
+    await payer.fill('#expiry', '12 / 30');
     await payer.fill('#cvv', '123');
     await payer.fill('#street', '1 Marina');
     await payer.fill('#city', 'Lagos');
