@@ -1,3 +1,5 @@
+import { formatMoney } from '../shared/money';
+
 /** Minimal server-rendered HTML: escaped values, one stylesheet, no build chain. */
 
 export function escapeHtml(value: unknown): string {
@@ -29,7 +31,7 @@ ${body}
 </html>`;
 }
 
+/** "NGN 15,000.00": exact (decimal strings, never floats), in the currency's minor units. */
 export function formatAmount(amount: string, currency: string): string {
-  const [whole, fraction = '00'] = Number(amount).toFixed(2).split('.');
-  return `${currency} ${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
+  return formatMoney(amount, currency);
 }

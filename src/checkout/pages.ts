@@ -4,13 +4,14 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../app-context';
 import { DomainError } from '../shared/errors';
 import { PayloadDecryptionError } from '../crypto/payload-decryptor';
-import { SUPPORTED_COUNTRIES } from '../shared/countries';
 import { type Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
 import { merchantRedirect, type AuthenticationProof } from '../payments/payment.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
 import { escapeHtml, formatAmount, page } from './html';
+import { merchantReturnUrl, resultPage } from './result-page';
+import { linkPage } from './link-page';
 
 const PUBLIC_DIR = path.join(__dirname, 'public');
 const publicFile = (name: string) => {
@@ -23,7 +24,7 @@ const publicFile = (name: string) => {
 
 /** Hosted pages: payment link page, sandbox 3-D Secure and PayPal pages, result page. Adapters over the payment services. */
 export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { links, payments, linkCheckout, merchants, merchantReturns } = ctx.services;
+  const { links, payments, linkCheckout, merchants, merchantReturns, orders } = ctx.services;
   const assets = {
     'checkout.css': { type: 'text/css; charset=utf-8', body: publicFile('checkout.css') },
     'checkout.js': { type: 'text/javascript; charset=utf-8', body: publicFile('checkout.js') },
@@ -99,18 +100,25 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
     },
   );
 
-  app.get<{ Params: { reference: string }; Querystring: { status?: string; reference?: string } }>('/pay/:reference/result', PAGE, async (request, reply) => {
-    const ok = request.query.status === 'successful';
-    return html(
-      reply,
-      200,
-      page(
-        ok ? 'Payment successful' : 'Payment failed',
-        ok
-          ? `<h1 class="good">Payment successful</h1><p>Thank you. Your payment reference is <strong>${escapeHtml(request.query.reference)}</strong>.</p>`
-          : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="/pay/${escapeHtml(request.params.reference)}">Try again</a></p>`,
-      ),
-    );
+  // The outcome as the order stands, found by the link (route param) and the order reference the
+  // merchant redirect adds; a `status` in the address is never read.
+  app.get<{ Params: { reference: string }; Querystring: { reference?: unknown } }>('/pay/:reference/result', PAGE, async (request, reply) => {
+    const missing = () => unavailable(reply, 'Payment not found', 'We could not find this payment. Check the address, or ask the merchant.');
+    const link = await linkCheckout.findLink(request.params.reference);
+    const orderReference = request.query.reference;
+    if (!link || typeof orderReference !== 'string' || !orderReference.trim()) return missing();
+    let order;
+    try {
+      ({ order } = await orders.getAggregate(linkCheckout.tenantOf(link), orderReference));
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === 'not_found') return missing();
+      throw err;
+    }
+    // An order of the same merchant made on another link (or none) is not this link's result.
+    if (order.paymentLink?.id !== link.id) return missing();
+    const linkUrl = links.paymentLinkUrl(link);
+    const resultUrl = `${linkUrl}/result`;
+    return html(reply, 200, resultPage(link, order, { linkUrl, resultUrl, back: merchantReturnUrl(link, order, resultUrl) }));
   });
 
   // --- Sandbox acquirer pages (test environment) ---
@@ -186,53 +194,6 @@ ${back ? `<p><a class="button" href="${escapeHtml(back)}">Return to ${merchant}<
 
 function processingPage(url: string): string {
   return page('Payment processing', `<h1>Your payment is being processed</h1><p>This takes a few seconds. <a href="${escapeHtml(url)}">Check again</a>.</p>`);
-}
-
-function linkPage(link: PaymentLink, encryptionKey: string, url: string): string {
-  const merchant = link.environment.subsidiary.name;
-  const countries = Object.keys(SUPPORTED_COUNTRIES)
-    .map((c) => `<option value="${c}"${c === link.environment.subsidiary.country ? ' selected' : ''}>${c}</option>`)
-    .join('');
-  const amount = link.amount
-    ? `<p class="amount" data-testid="amount">${escapeHtml(formatAmount(link.amount, link.currency))}</p>`
-    : `<label for="amount">Amount (${escapeHtml(link.currency)})</label><input id="amount" name="amount" inputmode="decimal" required pattern="[0-9]+(\\.[0-9]{1,2})?">`;
-  const field = (id: string, label: string, attrs = '') => `<label for="${id}">${label}</label><input id="${id}" name="${id}" ${attrs}>`;
-  return page(
-    `Pay ${merchant}: ${link.name}`,
-    `<p class="merchant">${escapeHtml(merchant)}</p>
-<h1>${escapeHtml(link.name)}</h1>
-${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}
-${link.environment.mode === 'test' ? '<p class="hint">Test mode: use a test card, no real money moves.</p>' : ''}
-<form id="pay-form" action="${escapeHtml(url)}" method="post" data-encryption-key="${escapeHtml(encryptionKey)}" novalidate>
-${amount}
-<fieldset><legend>Your details</legend>
-<div class="row"><div>${field('firstname', 'First name', 'required autocomplete="given-name"')}</div><div>${field('lastname', 'Last name', 'required autocomplete="family-name"')}</div></div>
-${field('email', 'E-mail', 'type="email" required autocomplete="email"')}
-${field('mobile', 'Mobile number', 'type="tel" required autocomplete="tel" placeholder="+234…"')}
-<label for="country">Country</label><select id="country" name="country">${countries}</select>
-</fieldset>
-<fieldset class="options"><legend>Pay with</legend>
-<label><input type="radio" name="paymentOption" value="C" checked> Card</label>
-${link.environment.subsidiary.paypalEnabled ? '<label><input type="radio" name="paymentOption" value="PAYPAL"> PayPal</label>' : ''}
-</fieldset>
-<fieldset id="card-fields"><legend>Card</legend>
-${field('cardNumber', 'Card number', 'inputmode="numeric" autocomplete="cc-number" data-required="true"')}
-<div class="row"><div>${field('expiryMonth', 'Month (MM)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-month" data-required="true"')}</div>
-<div>${field('expiryYear', 'Year (YY)', 'inputmode="numeric" maxlength="2" autocomplete="cc-exp-year" data-required="true"')}</div>
-<div>${field('cvv', 'CVV', 'inputmode="numeric" maxlength="4" autocomplete="cc-csc" data-required="true"')}</div></div>
-</fieldset>
-<fieldset id="paypal-fields" hidden><legend>PayPal</legend>${field('house', 'House or building')}</fieldset>
-<fieldset><legend>Billing address</legend>
-${field('street', 'Street', 'required autocomplete="address-line1"')}
-<div class="row"><div>${field('city', 'City', 'required autocomplete="address-level2"')}</div><div>${field('state', 'State', 'autocomplete="address-level1"')}</div></div>
-<div class="row"><div>${field('billingCountry', 'Country (ISO code)', `required maxlength="2" value="${escapeHtml(link.environment.subsidiary.country)}"`)}</div><div>${field('zipcode', 'Postal code', 'autocomplete="postal-code"')}</div></div>
-</fieldset>
-<p id="pay-error" class="error" role="alert" aria-live="polite"></p>
-<button type="submit">Pay${link.amount ? ` ${escapeHtml(formatAmount(link.amount, link.currency))}` : ''}</button>
-<noscript><p class="bad">This page needs JavaScript to encrypt your card details.</p></noscript>
-</form>`,
-    { scripts: ['/checkout-assets/forge.min.js', '/checkout-assets/pgw-client.js', '/checkout-assets/checkout.js'] },
-  );
 }
 
 function otpPage(merchant: string, amount: string, action: string): string {

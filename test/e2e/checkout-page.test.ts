@@ -57,8 +57,7 @@ describe('hosted checkout in Chromium', () => {
     await page.fill('#email', 'ada@example.test');
     await page.fill('#mobile', '+2348012345678');
     await page.fill('#cardNumber', '5123 4500 0000 0008');
-    await page.fill('#expiryMonth', '12');
-    await page.fill('#expiryYear', '30');
+    await page.fill('#expiry', '12 / 30');
     await page.fill('#cvv', '123');
     await page.fill('#street', '1 Marina');
     await page.fill('#city', 'Lagos');
@@ -92,6 +91,94 @@ describe('hosted checkout in Chromium', () => {
       totalAmountCharged: 12500,
     });
     expect(consoleErrors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('groups the card number as typed with its brand, checks each field next to it, and offers autofill', async () => {
+    const m = await createTestMerchant(t, { name: 'Ikeja Books' });
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.privateKey,
+        body: { Name: 'Novel', Description: 'A book', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '15000' },
+      })
+    ).body.data.paymentLink;
+    const page = await browser.newPage({ viewport: { width: 420, height: 1100 } });
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    await page.goto(link.paymentLinkUrl);
+    const card = page.locator('#cardNumber');
+
+    await card.pressSequentially('4111111111111111');
+    expect(await card.inputValue()).toBe('4111 1111 1111 1111');
+    expect((await page.textContent('#card-brand'))?.trim()).toBe('Visa');
+    await card.fill('');
+    await card.pressSequentially('378282246310005');
+    expect(await card.inputValue()).toBe('3782 822463 10005');
+    expect((await page.textContent('#card-brand'))?.trim()).toBe('American Express');
+    await card.fill('');
+    await card.pressSequentially('5123450000000008');
+    expect(await card.inputValue()).toBe('5123 4500 0000 0008');
+    expect((await page.textContent('#card-brand'))?.trim()).toBe('Mastercard');
+    await page.locator('#expiry').pressSequentially('1230');
+    expect(await page.inputValue('#expiry')).toBe('12 / 30');
+
+    // Autofill and the numeric keyboard; the card fields carry no name, so no plain form post can hold them.
+    const attrs = (id: string) =>
+      page.$eval(`#${id}`, (el) => ({ autocomplete: el.getAttribute('autocomplete'), inputmode: el.getAttribute('inputmode'), name: el.getAttribute('name') }));
+    expect(await attrs('cardNumber')).toEqual({ autocomplete: 'cc-number', inputmode: 'numeric', name: null });
+    expect(await attrs('expiry')).toEqual({ autocomplete: 'cc-exp', inputmode: 'numeric', name: null });
+    expect(await attrs('cvv')).toEqual({ autocomplete: 'cc-csc', inputmode: 'numeric', name: null });
+    expect((await attrs('email')).autocomplete).toBe('email');
+    expect((await attrs('mobile')).autocomplete).toBe('tel');
+    expect((await attrs('zipcode')).autocomplete).toBe('postal-code');
+    expect(await page.locator('#expiryMonth, #expiryYear').count()).toBe(0);
+
+    // Countries by name, the ISO code as the value.
+    const countries = await page.$$eval('#country option', (os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent })));
+    expect(countries).toContainEqual({ value: 'NG', text: 'Nigeria' });
+    expect(countries).toContainEqual({ value: 'GB', text: 'United Kingdom' });
+    expect(countries.every((c) => /^[A-Z]{2}$/.test(c.value) && c.text !== c.value)).toBe(true);
+    expect(await page.$eval('#billingCountry', (el) => (el as HTMLSelectElement).selectedOptions[0]!.textContent)).toBe('Nigeria');
+
+    // Optional billing fields say so; required ones do not.
+    const label = (id: string) => page.textContent(`label[for="${id}"]`);
+    expect(await label('state')).toBe('State (optional)');
+    expect(await label('zipcode')).toBe('Postal code (optional)');
+    expect(await label('street')).toBe('Street');
+
+    // One style for every control.
+    const look = (selector: string) =>
+      page.$eval(selector, (el) => {
+        const s = getComputedStyle(el);
+        return { height: s.height, radius: s.borderRadius, border: s.borderTopColor, font: s.fontSize };
+      });
+    expect(await look('#country')).toEqual(await look('#email'));
+    expect(await look('#billingCountry')).toEqual(await look('#cardNumber'));
+
+    // An impossible expiry is refused next to its field, in plain words, and nothing is sent.
+    await page.fill('#firstname', 'Ada');
+    await page.fill('#lastname', 'Obi');
+    await page.fill('#email', 'ada@example.test');
+    await page.fill('#mobile', '+2348012345678');
+    await page.fill('#expiry', '13 / 30');
+    await page.fill('#cvv', '123');
+    await page.fill('#street', '1 Marina');
+    await page.fill('#city', 'Lagos');
+    await page.click('button[type="submit"]');
+    const expiryField = page.locator('.field', { has: page.locator('#expiry') });
+    expect((await expiryField.locator('.field-error').textContent())?.trim()).toBe('Check the expiry date: month / year, like 08 / 27');
+    expect(await page.getAttribute('#expiry', 'aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('expiry');
+    expect(await page.locator('.field-error:not(:empty)').count()).toBe(1);
+
+    await page.fill('#expiry', '01 / 20');
+    await page.fill('#cardNumber', '4111 1111 1111 1112');
+    await page.click('button[type="submit"]');
+    expect((await expiryField.locator('.field-error').textContent())?.trim()).toBe('This card has expired');
+    const cardField = page.locator('.field', { has: page.locator('#cardNumber') });
+    expect((await cardField.locator('.field-error').textContent())?.trim()).toBe('Check the card number');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'payment-link-field-errors.png'), fullPage: true });
+    expect(posts).toEqual([]);
     await page.close();
   }, 60_000);
 

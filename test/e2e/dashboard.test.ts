@@ -141,8 +141,7 @@ describe('merchant dashboard in Chromium', () => {
     await payer.fill('#email', 'ada@example.test');
     await payer.fill('#mobile', '+2348012345678');
     await payer.fill('#cardNumber', '5123 4500 0000 0008');
-    await payer.fill('#expiryMonth', '12');
-    await payer.fill('#expiryYear', '30');
+    await payer.fill('#expiry', '12 / 30');
     await payer.fill('#cvv', '123');
     await payer.fill('#street', '1 Marina');
     await payer.fill('#city', 'Lagos');
@@ -256,8 +255,10 @@ describe('merchant dashboard in Chromium', () => {
   it('rotates the private key: the new key is shown once, the old one is refused', async () => {
     await nav(page, 'Developers').click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    await page.getByLabel('Private key').check();
-    await page.getByRole('button', { name: 'Rotate selected keys' }).click();
+    await page.getByLabel('Private key', { exact: true }).check();
+    await page.getByLabel('Now (a key was leaked)').check();
+    await page.getByRole('button', { name: 'Rotate selected keys…' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, rotate' }).click();
     const shown = page.locator('code[data-key-kind="Private key"]');
     await shown.waitFor();
     const newKey = (await shown.textContent())!.trim();

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { currentEnvironment, gql, signIn } from './api';
+import { currentEnvironment, gql } from './api';
+import { Keys } from './keys';
 import { DELIVERIES, DeliveryLog, followUp } from './orders';
 import { CopyButton, ErrorNote, messageOf, useData, when } from './ui';
 
@@ -8,112 +9,6 @@ const SETTINGS = `query Developer {
   apiKeys { kind hint createdAt expiresAt }
   webhookSettings { webhookUrl }
 }`;
-
-function Keys(props: { keys: any[]; onRotated: () => void }) {
-  const [error, setError] = useState<string>();
-  const [rotated, setRotated] = useState<any>(null);
-  const [busy, setBusy] = useState(false);
-  return (
-    <section class="panel" aria-labelledby="keys-heading">
-      <h2 id="keys-heading">API keys</h2>
-      <table class="compact">
-        <thead>
-          <tr>
-            <th scope="col">Kind</th>
-            <th scope="col">Key</th>
-            <th scope="col">Created</th>
-            <th scope="col">Stops working</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((k) => (
-            <tr>
-              <td>{k.kind}</td>
-              <td class="mono">{k.hint}</td>
-              <td>{when(k.createdAt)}</td>
-              <td>{k.expiresAt ? when(k.expiresAt) : 'never (current)'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <form
-        class="rotate"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const data = new FormData(e.currentTarget as HTMLFormElement);
-          const keys = data.getAll('keys') as string[];
-          const graceSeconds = Math.round(Number(data.get('graceMinutes') || 0) * 60);
-          setError(undefined);
-          setBusy(true);
-          try {
-            const r = await gql(
-              `mutation Rotate($input: RotateKeysInput!) { rotateKeys(input: $input) { publicKey privateKey encryptionKey previousKeysExpireAt } }`,
-              { input: { keys, graceSeconds } },
-            );
-            setRotated(r.rotateKeys);
-            // The session was opened with the old private key: go on with the new one (kept in memory only).
-            if (r.rotateKeys.privateKey) await signIn(r.rotateKeys.privateKey);
-            props.onRotated();
-          } catch (err) {
-            setError(messageOf(err));
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        <fieldset>
-          <legend>Rotate keys</legend>
-          <label class="choice">
-            <input type="checkbox" name="keys" value="PUBLIC" /> Public key
-          </label>
-          <label class="choice">
-            <input type="checkbox" name="keys" value="PRIVATE" /> Private key
-          </label>
-          <label class="choice">
-            <input type="checkbox" name="keys" value="ENCRYPTION" /> Encryption key
-          </label>
-        </fieldset>
-        <div class="field">
-          <label for="grace">Grace period in minutes (old keys keep working this long)</label>
-          <input id="grace" name="graceMinutes" type="number" min={0} max={10080} step={1} defaultValue="0" />
-        </div>
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Rotate selected keys
-          </button>
-        </div>
-        <ErrorNote error={error} />
-      </form>
-      {rotated && (
-        <div class="panel saved" role="status">
-          <h3>New keys: copy them now, they are shown only once</h3>
-          <p>The replaced keys stop working at {when(rotated.previousKeysExpireAt)}.</p>
-          <dl class="details">
-            {(
-              [
-                ['Public key', rotated.publicKey],
-                ['Private key', rotated.privateKey],
-                ['Encryption key', rotated.encryptionKey],
-              ] as const
-            )
-              .filter(([, v]) => v)
-              .map(([label, value]) => (
-                <>
-                  <dt>{label}</dt>
-                  <dd>
-                    <code class="secret" data-key-kind={label}>
-                      {value}
-                    </code>{' '}
-                    <CopyButton text={value!} label={`Copy ${label.toLowerCase()}`} />
-                  </dd>
-                </>
-              ))}
-          </dl>
-        </div>
-      )}
-    </section>
-  );
-}
 
 function Webhooks(props: { url: string | null; onChange: () => void }) {
   const [error, setError] = useState<string>();
