@@ -9,6 +9,7 @@ import type { CardDetail } from './card-detail.entity';
 import { OrderPayment as OrderPaymentEntity } from './order-payment.entity';
 import { CardDetail as CardDetailEntity } from './card-detail.entity';
 import { paymentMethodCodes, type OrderListFilter } from './order-filter';
+import type { SummaryCell } from './order-summary';
 
 /**
  * Up to this many matching rows `totalCount` is exact (counted); beyond it, it is PostgreSQL's
@@ -172,17 +173,6 @@ function orderOf(r: Row, date: DateOf): Order {
     customer,
     paymentLink,
   } as unknown as Order;
-}
-
-/** One (UTC day, currency, payment method, status) cell of the dashboard figures. */
-export interface SummaryCell {
-  day: string;
-  currency: string;
-  paymentMethod: string;
-  statusId: number;
-  count: number;
-  amount: string;
-  fees: string;
 }
 
 const DAY_MS = 86_400_000;
