@@ -15,7 +15,7 @@ import { KEY_REVOKED_CLOSE_CODE, KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
 import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
-import type { SessionCredentials } from '../dashboard/session.service';
+import type { SessionCredentials } from '../merchants/dashboard-session.service';
 
 /** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */
 export const TOO_MANY_SUBSCRIPTIONS = 'TOO_MANY_SUBSCRIPTIONS';
