@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
-import type { Context as WsContext } from 'graphql-ws';
+import { CloseCode, type Context as WsContext } from 'graphql-ws';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
@@ -11,7 +11,7 @@ import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
-import { KEY_REVOKED_CLOSE_CODE, KeySockets } from './key-sockets';
+import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
 import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
@@ -228,7 +228,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         if (err instanceof DomainError) {
           noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
           // graphql-ws would close with 4403 "Forbidden"; an expired key is told why (the same code).
-          if (err instanceof ExpiredKeyError) socket.extra.socket.close(KEY_REVOKED_CLOSE_CODE, err.expiredMessage);
+          if (err instanceof ExpiredKeyError) socket.extra.socket.close(CloseCode.Forbidden, err.expiredMessage);
           return false;
         }
         socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed');
