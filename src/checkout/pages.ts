@@ -8,6 +8,7 @@ import { SUPPORTED_COUNTRIES } from '../shared/countries';
 import { OrderStatus, type Order } from '../orders/order.entity';
 import { merchantRedirect, type AuthenticationProof } from '../payments/payment.service';
 import type { PaymentLink } from '../links/payment-link.entity';
+import { paymentLinkPath } from '../links/payment-link-url';
 import { browserClientScript, forgeScriptPath } from './browser-client';
 import { escapeHtml, formatAmount, page } from './html';
 
@@ -107,7 +108,7 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
         ok ? 'Payment successful' : 'Payment failed',
         ok
           ? `<h1 class="good">Payment successful</h1><p>Thank you. Your payment reference is <strong>${escapeHtml(request.query.reference)}</strong>.</p>`
-          : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="/pay/${escapeHtml(request.params.reference)}">Try again</a></p>`,
+          : `<h1 class="bad">Payment failed</h1><p>Your payment did not go through. No money was taken.</p><p><a href="${escapeHtml(paymentLinkPath(request.params.reference))}">Try again</a></p>`,
       ),
     );
   });

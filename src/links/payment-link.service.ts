@@ -16,6 +16,7 @@ import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } 
 
 export type { PaymentLinkInput } from './payment-link-input';
 import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../orders/order-lists';
+import { paymentLinkUrl } from './payment-link-url';
 
 export const PAYMENT_LINK_NOT_FOUND = 'payment link not found';
 const linkNotFound = () => notFound(PAYMENT_LINK_NOT_FOUND, '02');
@@ -89,7 +90,7 @@ export class PaymentLinkService {
   }
 
   paymentLinkUrl(link: PaymentLink): string {
-    return `${this.publicUrl}/pay/${link.reference}`;
+    return paymentLinkUrl(this.publicUrl, link.reference);
   }
 
   /**
@@ -190,11 +191,11 @@ export class PaymentLinkService {
          ',"dateCreated":"' || to_char(l.date_created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') || '"' ||
          ',"reference":' || ${j('l.reference')} || ',"createdBy":null,"creatorEmail":null,"isActive":' || l.is_active::text ||
          ',"currency":' || ${j('l.currency')} || ',"limit":' || coalesce(l.customer_limit::text, 'null') ||
-         ',"paymentLinkUrl":' || to_json(?::text || '/pay/' || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||
+         ',"paymentLinkUrl":' || to_json(?::text || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||
          ',"paymentLinkType":null,"paymentLinkCode":null,"description":' || ${j('l.description')} || '}',
          ',' order by l.date_created desc, l.id desc), '') || ']' as json
          from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}`,
-      [this.publicUrl, ...where.params],
+      [paymentLinkUrl(this.publicUrl, ''), ...where.params],
     );
     if (filter.id !== undefined && row?.n === 0) return null;
     return (row?.json as string | undefined) ?? '[]';

@@ -32,7 +32,7 @@ export class OrderListNode {
   ) {}
 
   private get complete(): OrderType {
-    return (this.full ??= toOrderType(this.listed, this.publicUrl, (ref) => `${this.publicUrl}/pay/${ref}`));
+    return (this.full ??= toOrderType(this.listed, this.publicUrl));
   }
 
   private get o() {

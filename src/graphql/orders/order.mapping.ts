@@ -4,6 +4,7 @@ import { isFinalStatus } from '../../orders/order.entity';
 import { customerDetailsView, orderDetailsView } from '../../orders/order-details.view';
 import type { TimelineEvent } from '../../timeline/timeline-event.entity';
 import { Money } from '../../shared/money';
+import { paymentLinkUrl } from '../../links/payment-link-url';
 import { toPaymentLinkType } from '../links/payment-link.mapping';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import type { OrderStatusChangeType, OrderStatusInfoType, OrderType, TimelineEntryType } from './order.types';
@@ -16,7 +17,7 @@ export function toCustomerType(order: OrderAggregate['order']): OrderType['custo
 }
 
 /** The order as GraphQL shows it: the order details view, with money as exact decimals and dates as dates. */
-export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, publicUrl: string, linkUrl: (reference: string) => string): OrderType {
+export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, publicUrl: string): OrderType {
   const view = orderDetailsView(a, publicUrl);
   const { order } = a;
   return {
@@ -33,7 +34,7 @@ export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'card
     orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
     cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
     customer: toCustomerType(order),
-    paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, linkUrl(order.paymentLink.reference)) : null,
+    paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, paymentLinkUrl(publicUrl, order.paymentLink.reference)) : null,
   };
 }
 

@@ -30,8 +30,7 @@ import { toOrderStatusChangeType, toOrderStatusInfoType, toOrderType, toTimeline
 @Resolver()
 export class OrderResolver {
   private orderType(ctx: GraphqlContext, a: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>): OrderType {
-    const publicUrl = ctx.publicUrl;
-    return toOrderType(a, publicUrl, (ref) => `${publicUrl}/pay/${ref}`);
+    return toOrderType(a, ctx.publicUrl);
   }
 
   @Authorized('PRIVATE_KEY')
