@@ -23,7 +23,7 @@ import { OrderStatusBus } from './events/order-status-bus';
 import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './merchants/webhook-endpoint.service';
-import { DashboardSessionService } from './dashboard/session.service';
+import { DashboardSessionService } from './merchants/dashboard-session.service';
 import type { DatabaseMode } from './database';
 import { TenantCaches } from './merchants/tenant-cache';
 

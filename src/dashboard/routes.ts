@@ -8,7 +8,7 @@ import { DomainError } from '../shared/errors';
 import { failedAuthenticationsBlocked, noteFailedAuthentication, sendTooManyRequests } from '../protection';
 import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from './http';
-import { CSRF_REFUSED } from './session.service';
+import { CSRF_REFUSED } from '../merchants/dashboard-session.service';
 
 const ASSET_TYPES: Record<(typeof DASHBOARD_ASSETS)[number], string> = {
   'app.js': 'text/javascript; charset=utf-8',

@@ -1,5 +1,6 @@
 import type { AuthChecker } from 'type-graphql';
-import { DomainError, forbidden } from '../shared/errors';
+import { DomainError } from '../shared/errors';
+import { requirePrivateKey } from '../merchants/key-authority';
 import type { GraphqlContext } from './context';
 
 /** Roles of `@Authorized(...)`: TENANT (any api-key), PRIVATE_KEY, ADMIN (x-admin-token). */
@@ -11,8 +12,6 @@ export const authChecker: AuthChecker<GraphqlContext, Role> = async ({ context }
     return true;
   }
   const tenant = await context.tenant();
-  if (roles.includes('PRIVATE_KEY') && tenant.keyKind !== 'private') {
-    throw forbidden('This operation requires the private key.');
-  }
+  if (roles.includes('PRIVATE_KEY')) requirePrivateKey(tenant);
   return true;
 };

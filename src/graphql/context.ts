@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext, AppServices } from '../app-context';
 import type { Tenant } from '../merchants/tenant';
-import type { SessionCredentials } from '../dashboard/session.service';
+import type { SessionCredentials } from '../merchants/dashboard-session.service';
 
 /** Where a request's faults are logged (Fastify's request logger: every line carries the request id). */
 export interface RequestLog {

@@ -1,5 +1,4 @@
-/** The graphql-ws close code for a socket whose api-key no longer works. */
-export const KEY_REVOKED_CLOSE_CODE = 4403;
+import { CloseCode } from 'graphql-ws';
 
 interface TrackedSocket {
   apiKey: string;
@@ -14,7 +13,7 @@ export interface KeySocketsLog {
  * The open GraphQL WebSockets of this instance by merchant environment, with the api-key each
  * was opened with. When an environment's keys are replaced, each socket's key is checked again
  * at the moment the replaced keys stop working (at once without a grace period), and the
- * sockets whose key no longer authenticates are closed with 4403.
+ * sockets whose key no longer authenticates are closed with graphql-ws's `Forbidden` (4403).
  */
 export class KeySockets {
   private readonly byEnvironment = new Map<number, Set<TrackedSocket>>();
@@ -79,7 +78,7 @@ export class KeySockets {
     await Promise.all(
       sockets.map(async (socket) => {
         try {
-          if (!(await this.stillWorks(socket.apiKey))) socket.close(KEY_REVOKED_CLOSE_CODE, 'Forbidden: the api-key no longer works');
+          if (!(await this.stillWorks(socket.apiKey))) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key no longer works');
         } catch (err) {
           this.log.error({ err, environmentId }, 'checking the api-key of a GraphQL WebSocket failed');
         }

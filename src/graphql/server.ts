@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
-import type { Context as WsContext } from 'graphql-ws';
+import { CloseCode, type Context as WsContext } from 'graphql-ws';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
@@ -12,11 +12,11 @@ import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
-import { KEY_REVOKED_CLOSE_CODE, KeySockets } from './key-sockets';
+import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
 import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
-import type { SessionCredentials } from '../dashboard/session.service';
+import type { SessionCredentials } from '../merchants/dashboard-session.service';
 
 /** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */
 export const TOO_MANY_SUBSCRIPTIONS = 'TOO_MANY_SUBSCRIPTIONS';
@@ -226,7 +226,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         if (err instanceof DomainError) {
           noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
           // graphql-ws would close with 4403 "Forbidden"; an expired key is told why (the same code).
-          if (err instanceof ExpiredKeyError) socket.extra.socket.close(KEY_REVOKED_CLOSE_CODE, err.expiredMessage);
+          if (err instanceof ExpiredKeyError) socket.extra.socket.close(CloseCode.Forbidden, err.expiredMessage);
           return false;
         }
         socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed');

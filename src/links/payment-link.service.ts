@@ -17,6 +17,7 @@ import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type Ru
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 
 export type { PaymentLinkInput } from './payment-link-input';
+import { paymentLinkUrl } from './payment-link-url';
 
 export interface PaymentLinkFilter {
   id?: number;
@@ -87,7 +88,7 @@ export class PaymentLinkService {
   }
 
   paymentLinkUrl(link: PaymentLink): string {
-    return `${this.publicUrl}/pay/${link.reference}`;
+    return paymentLinkUrl(this.publicUrl, link.reference);
   }
 
   /**
@@ -188,11 +189,11 @@ export class PaymentLinkService {
          ',"dateCreated":"' || to_char(l.date_created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') || '"' ||
          ',"reference":' || ${j('l.reference')} || ',"createdBy":null,"creatorEmail":null,"isActive":' || l.is_active::text ||
          ',"currency":' || ${j('l.currency')} || ',"limit":' || coalesce(l.customer_limit::text, 'null') ||
-         ',"paymentLinkUrl":' || to_json(?::text || '/pay/' || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||
+         ',"paymentLinkUrl":' || to_json(?::text || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||
          ',"paymentLinkType":null,"paymentLinkCode":null,"description":' || ${j('l.description')} || '}',
          ',' order by l.date_created desc, l.id desc), '') || ']' as json
          from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}`,
-      [this.publicUrl, ...where.params],
+      [paymentLinkUrl(this.publicUrl, ''), ...where.params],
     );
     if (filter.id !== undefined && row?.n === 0) return null;
     return (row?.json as string | undefined) ?? '[]';

@@ -2,7 +2,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
 import { ExpiredKeyError, unauthenticated } from '../shared/errors';
 import { describeApiKey, hashApiKey } from './key-format';
-import { requirePrivateKey } from './key-authority';
 import type { Tenant } from './tenant';
 import { runPrepared } from '../db/sql';
 import type { ScopedCache, TenantCaches } from './tenant-cache';
@@ -62,11 +61,6 @@ export class AuthService {
     if (known.expiresAt !== null && known.expiresAt <= this.clock.now().getTime()) throw new ExpiredKeyError();
     // The markers in the key are part of what was hashed, so they cannot disagree with the row.
     return known.tenant;
-  }
-
-  /** For operations only a server may do (order verification, merchant settings). */
-  requirePrivateKey(tenant: Tenant): void {
-    requirePrivateKey(tenant);
   }
 
   private async load(hash: string) {

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DEFAULT_ENCRYPTION_KEY_BITS, ENCRYPTION_KEY_SIZES, generateRsaKeyMaterial, isEncryptionKeyBits } from '../crypto/encryption-key';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
-import { forbidden, notFound, validationError, requiredField, unsupported } from '../shared/errors';
+import { notFound, validationError, requiredField, unsupported } from '../shared/errors';
 import { isCountryCode, isEmail } from '../shared/validation';
 import { ApiKey, type ApiKeyKind } from './api-key.entity';
 import { AppEnvironment, DEFAULT_FEE_BEARER, type EnvironmentMode, type FeeBearer } from './app-environment.entity';
@@ -12,7 +12,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
-import { lockManagingKey, requireManagingKey } from './key-authority';
+import { lockManagingKey, requireManagingKey, requirePrivateKey } from './key-authority';
 import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
 
@@ -272,7 +272,7 @@ export class MerchantService {
 
   /** The environment's api-keys that still work (or will, until their grace ends), newest first: hints only, never the keys. */
   async listApiKeys(tenant: Tenant): Promise<{ kind: ApiKeyKind; hint: string; createdAt: Date; expiresAt: Date | null }[]> {
-    if (tenant.keyKind !== 'private') throw forbidden('This operation requires the private key.');
+    requirePrivateKey(tenant);
     const now = this.clock.now();
     const keys = await this.orm.em
       .fork()

@@ -2,6 +2,7 @@ import { currencyOf, moneyNumber } from '../shared/money';
 import { countryIdOf } from '../shared/countries';
 import { formatTimestamp } from '../shared/time';
 import { paymentLinkView } from '../links/payment-link.view';
+import { paymentLinkUrl } from '../links/payment-link-url';
 import type { OrderAggregate } from './order.service';
 import { PAYMENT_OPTION_NAMES } from '../shared/payment-options';
 import { ORDER_STATUS_NAMES } from './order-status';
@@ -71,7 +72,7 @@ export function orderDetailsView(a: Pick<OrderAggregate, 'order' | 'payments' | 
       dateCreated: formatTimestamp(c.dateCreated),
       appEnvironmentId: typeof c.environment === 'object' ? c.environment.id : c.environment,
     })),
-    paymentLink: order.paymentLink ? paymentLinkView(order.paymentLink, `${publicUrl}/pay/${order.paymentLink.reference}`, 'single') : null,
+    paymentLink: order.paymentLink ? paymentLinkView(order.paymentLink, paymentLinkUrl(publicUrl, order.paymentLink.reference), 'single') : null,
   };
 }
 

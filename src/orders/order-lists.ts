@@ -9,6 +9,7 @@ import { OrderPayment as OrderPaymentEntity } from './order-payment.entity';
 import { CardDetail as CardDetailEntity } from './card-detail.entity';
 import { paymentMethodCodes, type OrderListFilter } from './order-filter';
 import { boundedCount, Conditions, dateParser, sqlRunner, type Counted, type DateOf, type Row, type RunSql } from '../db/sql';
+import type { SummaryCell } from './order-summary';
 
 /** An order of a list page: the columns every read model of an order shows, no entity behind it. */
 export interface ListedOrder {
@@ -111,17 +112,6 @@ function orderOf(r: Row, date: DateOf): Order {
     customer,
     paymentLink,
   } as unknown as Order;
-}
-
-/** One (UTC day, currency, payment method, status) cell of the dashboard figures. */
-export interface SummaryCell {
-  day: string;
-  currency: string;
-  paymentMethod: string;
-  statusId: number;
-  count: number;
-  amount: string;
-  fees: string;
 }
 
 const DAY_MS = 86_400_000;

@@ -23,7 +23,8 @@ import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
-import { OrderLists, type ListedOrder, type OrderListWants, type SummaryCell } from './order-lists';
+import { OrderLists, type ListedOrder, type OrderListWants } from './order-lists';
+import type { SummaryCell } from './order-summary';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
 
 export interface CreateOrderInput {
@@ -284,8 +285,10 @@ export class OrderService {
    * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
    * currency, payment method and status, from the summary table (docs/performance.md). The
    * merchant's revenue: the private key (or a dashboard session, opened with it) only.
+   * `dashboardSummaryOf` (order-summary.ts) works out the figures from these cells.
    */
   async summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+    if (!(from < to)) throw validationError('from must be before to.');
     requirePrivateKey(tenant);
     return this.lists.summaryCells(tenant, from, to);
   }

@@ -13,6 +13,7 @@ import { readPaymentInstrument } from './pay-input';
 import { validatePayment } from './pay-validation';
 import { linkRefusal } from '../links/link-status';
 import type { FeeService } from '../fees/fee.service';
+import { paymentLinkResultUrl } from '../links/payment-link-url';
 
 export interface LinkCheckoutInput {
   amount?: unknown;
@@ -75,7 +76,7 @@ export class LinkCheckoutService {
       {
         customer: input.customer,
         order: { amount, reference: randomReference('LNK-', 16), description: link.name, currency: link.currency },
-        payment: { redirectUrl: link.website ?? `${this.publicUrl}/pay/${link.reference}/result`, paymentLinkId: link.id },
+        payment: { redirectUrl: link.website ?? paymentLinkResultUrl(this.publicUrl, link.reference), paymentLinkId: link.id },
       },
       { expiresAt: new Date(this.clock.now().getTime() + this.unpaidOrderTimeoutMs) },
     );

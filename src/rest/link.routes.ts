@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../app-context';
 import { readInput, textOf } from '../shared/input';
 import { validationError } from '../shared/errors';
+import { requirePrivateKey } from '../merchants/key-authority';
 import { orderNotFound } from '../orders/order-status';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { PaymentLinkInput } from '../links/payment-link-input';
@@ -31,7 +32,7 @@ function linkInput(body: Static<typeof LinkCreateBody> | Static<typeof LinkEditB
 }
 
 export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { links, recurring, auth } = ctx.services;
+  const { links, recurring } = ctx.services;
   const url = (l: Parameters<typeof links.paymentLinkUrl>[0]) => links.paymentLinkUrl(l);
   const linkAndSubsidiary = (r: Awaited<ReturnType<typeof links.create>>) =>
     envelopeA(
@@ -69,7 +70,7 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
     '/links/recurringpayment/:reference/cancel',
     { schema: routeSchemas.cancelRecurring },
     async (request, reply) => {
-      auth.requirePrivateKey(tenantOf(request));
+      requirePrivateKey(tenantOf(request));
       return respond(ctx, request, reply, null, async () => {
         const r = await recurring.cancel(tenantOf(request), request.params.reference);
         const cancelled = r.state === 'cancelled';

@@ -10,6 +10,7 @@ import { feeView, orderCreatedView, orderStatusView, payResultView } from './ord
 import type { PayOrderInput } from '../payments/pay-validation';
 import { readPaymentInstrument } from '../payments/pay-input';
 import { DomainError } from '../shared/errors';
+import { requirePrivateKey } from '../merchants/key-authority';
 import { ok, respond } from './respond';
 import { CreateOrderPlaintext, FeePlaintext, PayPlaintext, routeSchemas, StatusPlaintext, TrackPlaintext, VerifyBody } from './schemas';
 
@@ -50,7 +51,7 @@ export function payOrderInput(plaintext: Record<string, unknown>): PayOrderInput
 
 /** The order endpoints (registered under each base path of the shim: /checkout and its alias /payment). */
 export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { orders, fees, timeline, auth } = ctx.services;
+  const { orders, fees, timeline } = ctx.services;
 
   app.post('/order/create', { schema: routeSchemas.createOrder }, async (request, reply) => {
     const plaintext = await readEncryptedBody(request, ctx.services);
@@ -108,7 +109,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   app.post('/order/verify', { schema: routeSchemas.verify }, async (request, reply) => {
-    auth.requirePrivateKey(tenantOf(request));
+    requirePrivateKey(tenantOf(request));
     return respond(ctx, request, reply, request.body, async () => {
       const input = readInput(VerifyBody, request.body ?? {});
       const aggregate = await orders.getAggregate(tenantOf(request), textOf(input.reference));

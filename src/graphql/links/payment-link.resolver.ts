@@ -5,11 +5,9 @@ import type { GraphqlContext } from '../context';
 import type { PaymentLink } from '../../links/payment-link.entity';
 import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
 import {
-  AuthOptionEnum,
   CreatePaymentLinkInput,
   EditPaymentLinkInput,
   FrequencyType,
-  PaymentLinkCode,
   PaymentLinkConnection,
   PaymentLinkFilterInput,
   PaymentLinkStatusEnum,
@@ -19,37 +17,11 @@ import {
 import { validationError } from '../../shared/errors';
 import type { PaymentLinkStatus } from '../../links/link-status';
 import type { PaymentLinkService } from '../../links/payment-link.service';
+import { toPaymentLinkType } from './payment-link.mapping';
 
 /** One link as the schema shows it, with its status (one query). */
 async function linkView(links: PaymentLinkService, link: PaymentLink): Promise<PaymentLinkType> {
   return toPaymentLinkType(link, links.paymentLinkUrl(link), await links.status(link));
-}
-
-export function toPaymentLinkType(link: PaymentLink, url: string, status?: PaymentLinkStatus): PaymentLinkType {
-  return {
-    id: link.id,
-    name: link.name,
-    description: link.description,
-    reference: link.reference,
-    isActive: link.isActive,
-    status: status as PaymentLinkStatusEnum | undefined,
-    amount: link.amount === null ? null : Number(link.amount).toFixed(2),
-    currency: link.currency,
-    paymentLinkUrl: url,
-    paymentLinkCode: link.type.code as PaymentLinkCode,
-    paymentLinkType: link.type.paymentLinkName,
-    authOption: link.authOption as AuthOptionEnum,
-    limit: link.limit,
-    frequencyId: link.frequency?.id ?? null,
-    numberOfPayments: link.numberOfPayments,
-    logo: link.logo,
-    website: link.website,
-    mobile: link.mobile,
-    backgroundImage: link.backgroundImage,
-    appEnvironmentId: typeof link.environment === 'object' ? link.environment.id : (link.environment as number),
-    dateCreated: link.dateCreated,
-    dateUpdated: link.dateUpdated,
-  };
 }
 
 const countAsked = (info: GraphQLResolveInfo) => {

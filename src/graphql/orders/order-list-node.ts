@@ -3,7 +3,7 @@ import { shownPaymentMethod } from '../../orders/order-filter';
 import { ORDER_STATUS_NAMES } from '../../orders/order-status';
 import { currencyOf, Money } from '../../shared/money';
 import type { OrderType } from './order.types';
-import { toCustomerType, toOrderType } from './order.resolver';
+import { toCustomerType, toOrderType } from './order.mapping';
 
 /**
  * A decimal string with two places, half up, as `toOrderType` prints money. PostgreSQL's
@@ -32,7 +32,7 @@ export class OrderListNode {
   ) {}
 
   private get complete(): OrderType {
-    return (this.full ??= toOrderType(this.listed, this.publicUrl, (ref) => `${this.publicUrl}/pay/${ref}`));
+    return (this.full ??= toOrderType(this.listed, this.publicUrl));
   }
 
   private get o() {

@@ -121,6 +121,23 @@ describe('lists at scale', () => {
         direct.map((r: any) => [r.status_id, r.currency.trim(), r.count, Number(r.amount).toFixed(2)]),
       );
     });
+
+    it('refuses an empty or reversed range as bad input, in the order service itself and so over GraphQL', async () => {
+      const tenant = await t.service.runtime.ctx.services.auth.authenticate(m.keys.test.privateKey);
+      const at = new Date('2026-03-02T00:00:00Z');
+      for (const [from, to] of [
+        [at, at],
+        [at, new Date('2026-03-01T00:00:00Z')],
+      ] as const) {
+        await expect(t.service.runtime.ctx.services.orders.summary(tenant, from, to)).rejects.toMatchObject({
+          kind: 'validation',
+          message: 'from must be before to.',
+        });
+        const res = await gql(SUMMARY, { from: from.toISOString(), to: to.toISOString() });
+        expect(res.data).toBeNull();
+        expect(res.errors[0]).toMatchObject({ message: 'from must be before to.', extensions: { code: 'VAL400' } });
+      }
+    });
   });
 
   it('lists each order with exactly the values the order query answers', async () => {

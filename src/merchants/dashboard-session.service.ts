@@ -2,10 +2,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
 import { DomainError, forbidden, unauthenticated } from '../shared/errors';
-import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import { describeApiKey, hashApiKey } from '../merchants/key-format';
-import type { Tenant } from '../merchants/tenant';
-import { requireManagingKey } from '../merchants/key-authority';
+import type { EnvironmentMode } from './app-environment.entity';
+import { describeApiKey, hashApiKey } from './key-format';
+import type { Tenant } from './tenant';
+import { requireManagingKey } from './key-authority';
 
 /** What the browser is told after signing in (never the key, never the session token). */
 export interface SessionInfo {
