@@ -9,8 +9,7 @@ import type { OrderService } from '../orders/order.service';
 import type { PayloadService } from '../crypto/payload.service';
 import { InputObject } from '../shared/input';
 import type { PaymentService, PayResult } from './payment.service';
-import { readPaymentInstrument } from './pay-input';
-import { validatePayment } from './pay-validation';
+import { readPaymentInstrument, validatePayment } from './pay-validation';
 import { linkRefusal } from '../links/link-status';
 import type { FeeService } from '../fees/fee.service';
 

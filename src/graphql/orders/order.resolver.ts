@@ -14,7 +14,7 @@ import { customerDetailsView, orderDetailsView } from '../../orders/order-detail
 import { Money } from '../../shared/money';
 import { validationError } from '../../shared/errors';
 import { InputObject } from '../../shared/input';
-import { readPaymentInstrument } from '../../payments/pay-input';
+import { readPaymentInstrument } from '../../payments/pay-validation';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import { DecimalScalar } from '../scalars';
 import {
