@@ -145,7 +145,7 @@ export class PaymentService {
       if (!order) throw orderNotFound();
       await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
       assertOrderPayable(order);
-      const link = order.paymentLink ? await this.settlement.linkRules.lockAndCheck(em, order, 'attempt', changes) : null;
+      const link = order.paymentLink ? await this.settlement.lockLinkRules(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 

@@ -11,12 +11,12 @@ import type { OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { PaymentLinkService } from '../links/payment-link.service';
+import type { PaymentLink } from '../links/payment-link.entity';
 import { processorCallClock, ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
 import { randomReference } from '../shared/random';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_LABELS } from './pay-validation';
 import type { SubscriptionBooks } from './subscription-books';
-import { LinkRules } from './link-rules';
 
 /** A payment attempt reached a status (reported after its transaction committed; for metrics). */
 export interface PaymentOutcome {
@@ -46,9 +46,6 @@ export interface AttemptStart {
  * event fan-out and the outcome listeners (metrics).
  */
 export class PaymentSettlement {
-  /** The link rules, checked when an attempt starts (by the payment engine) and when it is approved (here). */
-  readonly linkRules: LinkRules;
-
   constructor(
     private readonly orm: MikroORM,
     private readonly orders: OrderService,
@@ -56,12 +53,19 @@ export class PaymentSettlement {
     private readonly outbox: OutboxService,
     private readonly events: EventFanout,
     private readonly clock: Clock,
-    links: PaymentLinkService,
+    private readonly links: PaymentLinkService,
     /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
     private readonly authenticationTimeoutMs: number,
     private readonly subscriptions?: SubscriptionBooks,
-  ) {
-    this.linkRules = new LinkRules(links, (em, orderId, by, changes) => this.supersedeAttempt(em, orderId, by, changes));
+  ) {}
+
+  /**
+   * The link's usage rules for `order` (links/link-usage.ts), under the link's lock: when an
+   * attempt starts (by the payment engine) and when it is approved (here). An abandoned
+   * attempt the rules let go of is failed here, as superseded by `order`.
+   */
+  lockLinkRules(em: EntityManager, order: Order, stage: 'attempt' | 'settle', changes: OrderStatusChange[]): Promise<PaymentLink> {
+    return this.links.lockForPayment(em, order, stage, (orderId) => this.supersedeAttempt(em, orderId, order, changes));
   }
 
   /**
@@ -222,7 +226,7 @@ export class PaymentSettlement {
       // processor has still moved the money: the approval stands, recorded for the merchant,
       // rather than a failure in our books alone for a charged card.
       try {
-        await this.linkRules.lockAndCheck(em, order, 'settle', changes);
+        await this.lockLinkRules(em, order, 'settle', changes);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
@@ -303,7 +307,7 @@ export class PaymentSettlement {
     return aggregate;
   }
 
-  /** Fails one unauthenticated attempt (locked by the caller) as superseded by `by`: the link rules' way to free an abandoned page's place. */
+  /** Fails one unauthenticated attempt (locked by the link rules) as superseded by `by`: their way to free an abandoned page's place. */
   private async supersedeAttempt(em: EntityManager, orderId: number, by: Order, changes: OrderStatusChange[]): Promise<boolean> {
     const other = await em.findOneOrFail(Order, { id: orderId }, { refresh: true, populate: ['environment'] });
     const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
