@@ -18,6 +18,7 @@ import { LinkCheckoutService } from './payments/link-checkout.service';
 import { MerchantReturnService } from './payments/merchant-return.service';
 import { RecurringBillingService } from './payments/recurring-billing.service';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
+import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
 import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
@@ -107,13 +108,13 @@ export function createServices(
   const links = new PaymentLinkService(orm, config.publicUrl);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
-  const sandbox = new SandboxProcessor(orm);
-  // Subscriptions are charged through the sandbox only: live keys have no processor yet.
-  const recurring = new RecurringBillingService(orm, sandbox, timeline, clock);
-  // Live keys have no processor until one is configured: live payments are refused, never simulated.
+  // Live keys have no processor until one is configured: live payments (and renewals) are refused, never simulated.
+  const processors: PaymentProcessors = { test: new SandboxProcessor(orm), live: null };
+  // Renewals are charged through the processor of the subscription's environment, as payments are.
+  const recurring = new RecurringBillingService(orm, processors, timeline, clock);
   const payments = new PaymentService(
     orm,
-    { test: sandbox, live: null },
+    processors,
     orders,
     timeline,
     outbox,

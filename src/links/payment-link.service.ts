@@ -12,9 +12,9 @@ import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
 import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
-import { OrderStatus } from '../orders/order-status';
 import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../db/sql';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
+import { lockLinkForPayment, PAID_STATUS, type OrderBeingPaid, type Supersede } from './link-usage';
 
 export type { PaymentLinkInput } from './payment-link-input';
 import { paymentLinkUrl } from './payment-link-url';
@@ -280,29 +280,9 @@ export class PaymentLinkService {
     return where;
   }
 
-  /**
-   * How far a link is used, for its rules (single charge, Limit of paying customers): the
-   * link's orders in `statusIds` other than `excludeOrderId`, how many distinct customers they
-   * have, and how many are `customerId`'s. Callers count paid orders and payments in progress,
-   * never Initiated ones (an order nobody managed to pay, e.g. a refused card on the hosted
-   * page, uses nothing up). Runs in the caller's transaction, under its lock of the link.
-   */
-  async usage(
-    em: EntityManager,
-    linkId: number,
-    options: { statusIds: readonly number[]; excludeOrderId: number; customerId: number | null },
-  ): Promise<{ orders: number; customers: number; mine: number }> {
-    const statusIds = options.statusIds.map((id) => Number(id)).filter(Number.isInteger);
-    const rows: Array<{ orders: string; customers: string; mine: string }> = await em.getConnection().execute(
-      `select count(*) as orders, count(distinct customer_id) as customers,
-              count(*) filter (where customer_id = ?) as mine
-         from checkout_order where payment_link_id = ? and status_id in (${statusIds.join(',')}) and id <> ?`,
-      [options.customerId ?? 0, linkId, options.excludeOrderId],
-      'all',
-      em.getTransactionContext(),
-    );
-    const row = rows[0]!;
-    return { orders: Number(row.orders), customers: Number(row.customers), mine: Number(row.mine) };
+  /** The link's usage rules for an order being paid, under the link's row lock, in the caller's transaction (link-usage.ts). */
+  lockForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
+    return lockLinkForPayment(em, order, stage, supersede);
   }
 
   /**
@@ -316,7 +296,7 @@ export class PaymentLinkService {
       const rows = await this.execute(
         `select payment_link_id as id, count(*)::int as orders, count(distinct customer_id)::int as customers
            from checkout_order where payment_link_id = any(?::int[]) and status_id = ? group by payment_link_id`,
-        [counted, OrderStatus.Successful],
+        [counted, PAID_STATUS],
       );
       for (const r of rows) usage.set(Number(r.id), { orders: Number(r.orders), customers: Number(r.customers) });
     }

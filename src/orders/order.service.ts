@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { type DomainError, requiredField, unsupported, validationError } from '../shared/errors';
-import { amountError, currencyOf, Money, parseAmount } from '../shared/money';
+import { requiredField, unsupported, validationError } from '../shared/errors';
+import { amountError, currencyOf, parseAmount } from '../shared/money';
 import { requireSupportedCountry } from '../shared/countries';
 import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
@@ -13,7 +13,8 @@ import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
 import { linkNotFound } from '../links/link-errors';
-import { DEFAULT_SUBSCRIPTION_TERMS, MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
+import { MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
+import { checkOrderOnLink, subscriptionTermsOnly, type SubscriptionTerms } from '../links/link-usage';
 import type { FeeService } from '../fees/fee.service';
 import { ORDER_CREATED_EVENT, orderNotFound, OrderStatus } from './order-status';
 import { Customer } from './customer.entity';
@@ -186,18 +187,13 @@ export class OrderService {
       return await this.orm.em.fork().transactional(async (em) => {
         const environment = em.getReference(AppEnvironment, tenant.environmentId);
         let link: PaymentLink | null = null;
+        let terms: SubscriptionTerms | null = null;
         if (paymentLinkId !== null) {
           link = await em.findOne(PaymentLink, { id: paymentLinkId, environment }, { populate: ['type'] });
           if (!link) throw linkNotFound();
-          if (!link.isActive) throw validationError('The payment link is not active.');
-          if (link.currency !== currency.code) throw validationError(`The Currency field must be ${link.currency}, the currency of the payment link.`);
-          if (link.amount !== null && !new Money(link.amount).eq(amount)) {
-            throw validationError(`The Amount field must be ${new Money(link.amount).toFixed(currency.minorUnits)}, the amount of the payment link.`);
-          }
-          if (link.type.code !== 'SUB' && (frequencyId !== null || numberOfPayments !== null)) throw subscriptionTermsOnly(frequencyId !== null);
+          // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
+          terms = checkOrderOnLink(link, { currency, amount, frequencyId, numberOfPayments });
         }
-        // A subscription link's orders take the link's terms; an order may repeat them, not change them.
-        const terms = link?.type.code === 'SUB' ? subscriptionTermsOf(link, frequencyId, numberOfPayments) : null;
         const frequency = terms ? await em.findOne(Frequency, { id: terms.frequencyId, isActive: true }) : null;
         if (terms && !frequency) throw unsupported('FrequencyId');
 
@@ -311,28 +307,4 @@ function optionalId(value: unknown, field: string, max = 2_147_483_647): number 
     throw validationError(`The ${field} field must be a whole number from 1 to ${max}.`);
   }
   return Number(text);
-}
-
-/** Charge frequency and number of payments belong to subscription links (and their orders) only. */
-function subscriptionTermsOnly(frequencyGiven: boolean): DomainError {
-  return validationError(`The ${frequencyGiven ? 'FrequencyId' : 'NumberOfPayments'} field is only for orders of subscription links (PaymentType SUB).`);
-}
-
-/** The terms of an order on a subscription link: the link's, which the order may repeat but not contradict. */
-function subscriptionTermsOf(
-  link: PaymentLink,
-  frequencyId: number | null,
-  numberOfPayments: number | null,
-): { frequencyId: number; numberOfPayments: number } {
-  const terms = {
-    frequencyId: link.frequency?.id ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId,
-    numberOfPayments: link.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments,
-  };
-  if (frequencyId !== null && frequencyId !== terms.frequencyId) {
-    throw validationError(`The FrequencyId field must be ${terms.frequencyId}, the frequency of the payment link.`);
-  }
-  if (numberOfPayments !== null && numberOfPayments !== terms.numberOfPayments) {
-    throw validationError(`The NumberOfPayments field must be ${terms.numberOfPayments}, the number of payments of the payment link.`);
-  }
-  return terms;
 }

@@ -1,6 +1,7 @@
-import { requiredField, unsupported, validationError } from '../shared/errors';
+import { DomainError, requiredField, unsupported, validationError } from '../shared/errors';
 import { requireSupportedCountry } from '../shared/countries';
-import { trimmedText as text } from '../shared/input';
+import { trimmedText as text, type InputObject } from '../shared/input';
+import { OrderStatus } from '../orders/order-status';
 import { cardBrand, cardFingerprintParts, luhnValid } from './card';
 import type { PaymentMethod } from './payment-state';
 import { PAYMENT_OPTION_IDS } from '../shared/payment-options';
@@ -43,6 +44,22 @@ export interface ValidPayment {
   country: string;
   /** The card, for method C; null for PayPal. */
   card: ValidCard | null;
+}
+
+/** A pay request checked: the order it names, and how the customer pays. */
+export function validatePayRequest(input: PayOrderInput, now: Date): ValidPayment & { reference: string } {
+  const reference = text(input.reference);
+  if (!reference) throw requiredField('Reference');
+  return { reference, ...validatePayment(input, now) };
+}
+
+/** An order takes a payment only while nobody has paid it, nor is paying it, nor has failed it. */
+export function assertOrderPayable(order: { statusId: number }): void {
+  if (order.statusId === OrderStatus.Successful) throw validationError('The order has already been paid.');
+  if (order.statusId === OrderStatus.Failed) throw validationError('The order has failed; create a new order to pay again.');
+  if (order.statusId === OrderStatus.PendingAuthentication || order.statusId === OrderStatus.Processing) {
+    throw new DomainError('conflict', 'A payment of this order is already awaiting authentication.', 'VAL400');
+  }
 }
 
 /**
@@ -103,4 +120,41 @@ function validateBillingAddress(a: BillingAddressInput | null | undefined): void
   const country = text(a.country)?.toUpperCase();
   if (!country) throw requiredField('Country');
   if (!/^[A-Z]{2}$/.test(country)) throw validationError('The Country field of the billing address must be an ISO 3166-1 alpha-2 code.');
+}
+
+/**
+ * Reads the card or PayPal part of a pay request, case-insensitively:
+ * from the REST plaintext, the GraphQL encrypted payload and the checkout page alike.
+ */
+export function readPaymentInstrument(input: InputObject): Pick<PayOrderInput, 'card' | 'paypal'> {
+  const card = input.optionalObject('card')?.allowOnly(['cardNumber', 'expiryMonth', 'expiryYear', 'cvv', 'billingAddress']);
+  const paypal = input.optionalObject('paypal')?.allowOnly(['fullName', 'mobile', 'house', 'billingAddress']);
+  return {
+    card: card && {
+      cardNumber: card.optionalString('cardNumber', 30),
+      expiryMonth: card.optionalString('expiryMonth', 4),
+      expiryYear: card.optionalString('expiryYear', 4),
+      cvv: card.optionalString('cvv', 4),
+      billingAddress: billingAddress(card.optionalObject('billingAddress')),
+    },
+    paypal: paypal && {
+      fullName: paypal.optionalString('fullName', 200),
+      mobile: paypal.optionalString('mobile', 40),
+      house: paypal.optionalString('house', 200),
+      billingAddress: billingAddress(paypal.optionalObject('billingAddress')),
+    },
+  };
+}
+
+function billingAddress(o: InputObject | null): BillingAddressInput | null {
+  const a = o?.allowOnly(['street', 'city', 'state', 'country', 'zipcode']);
+  return a
+    ? {
+        street: a.optionalString('street', 200),
+        city: a.optionalString('city', 100),
+        state: a.optionalString('state', 100),
+        country: a.optionalString('country', 10),
+        zipcode: a.optionalString('zipcode', 20),
+      }
+    : null;
 }

@@ -12,9 +12,11 @@ import { OrderStatus, type OrderStatusId } from '../orders/order-status';
  * - `supersede`: a newer attempt on the same single-charge link; proof: the older attempt is
  *   still unauthenticated and nobody is answering it at this moment;
  * - `reconciliation`: the processor's own record of an attempt whose answer was lost (a crash
- *   between the call and its settlement), looked up by the attempt's idempotency key.
+ *   between the call and its settlement), looked up by the attempt's idempotency key;
+ * - `renewal`: the billing job charging a subscription's saved card; proof: the subscription is
+ *   active and due, and its renewal order is new (Initiated), for card payments only.
  */
-export type PaymentActor = 'pay_request' | 'processor' | 'otp_page' | 'paypal_page' | 'expiry' | 'supersede' | 'reconciliation';
+export type PaymentActor = 'pay_request' | 'processor' | 'otp_page' | 'paypal_page' | 'expiry' | 'supersede' | 'reconciliation' | 'renewal';
 
 export type PaymentMethod = 'C' | 'PAYPAL';
 
@@ -35,6 +37,7 @@ const { Initiated, PendingAuthentication, Processing, Failed, Successful } = Ord
  */
 export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
   { from: Initiated, to: Processing, actor: 'pay_request' },
+  { from: Initiated, to: Processing, actor: 'renewal', methods: ['C'] },
   { from: Initiated, to: Failed, actor: 'expiry' },
   { from: Processing, to: PendingAuthentication, actor: 'processor' },
   { from: Processing, to: Successful, actor: 'processor' },

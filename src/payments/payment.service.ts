@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { DomainError, notFound, requiredField, validationError } from '../shared/errors';
+import { notFound } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import { Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
@@ -15,15 +15,14 @@ import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
-import { randomReference } from '../shared/random';
-import { trimmedText as text } from '../shared/input';
-import { validatePayment, type PayOrderInput } from './pay-validation';
-import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
-import { processorCallClock, ResponseCodes, type PaymentProcessor, type ProcessorResult } from './processor';
+import { assertOrderPayable, validatePayRequest, type PayOrderInput } from './pay-validation';
+import { PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
+import { requireProcessorFor, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
-import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
+import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
+import { PaymentJobs } from './payment-jobs';
 
 export type { PaymentOutcome } from './settlement';
 
@@ -69,7 +68,9 @@ const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
 const DEFAULT_RECONCILE_GRACE_MS = 5_000;
 
 /**
- * The payment engine. Statuses move only as the table in payment-state.ts allows.
+ * The payment engine, the one public face of payments/: request checks (pay-validation.ts),
+ * every status change (settlement.ts, the only user of the table in payment-state.ts), the
+ * background jobs (payment-jobs.ts) and the choice of processor (processor.ts) sit behind it.
  *
  * No processor call is made inside a database transaction: an attempt is recorded first
  * (order and payment Processing, committed), the processor is called with the attempt's
@@ -81,17 +82,16 @@ const DEFAULT_RECONCILE_GRACE_MS = 5_000;
  */
 export class PaymentService {
   private readonly publicUrl: string;
-  private readonly processorDeadlineMs: number;
-  private readonly reconcileGraceMs: number;
   private readonly crashAfterProcessorCall: boolean;
   private readonly settlement: PaymentSettlement;
+  private readonly jobs: PaymentJobs;
 
   constructor(
     private readonly orm: MikroORM,
-    private readonly processors: { test: PaymentProcessor; live: PaymentProcessor | null },
-    private readonly orders: OrderService,
+    private readonly processors: PaymentProcessors,
+    orders: OrderService,
     private readonly timeline: TimelineService,
-    private readonly outbox: OutboxService,
+    outbox: OutboxService,
     events: EventFanout,
     private readonly clock: Clock,
     private readonly fees: FeeService,
@@ -100,10 +100,14 @@ export class PaymentService {
     recurring?: RecurringBillingService,
   ) {
     this.publicUrl = options.publicUrl;
-    this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
-    this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
-    this.settlement = new PaymentSettlement(orm, orders, timeline, outbox, events, clock, links, options.authenticationTimeoutMs, recurring);
+    this.settlement = new PaymentSettlement(orm, orders, timeline, outbox, events, clock, links, options.authenticationTimeoutMs, recurring?.books);
+    // Renewals start and settle through the same settlement, charged through processorFor(mode) as a pay is.
+    recurring?.attachSettlement(this.settlement);
+    this.jobs = new PaymentJobs(orm, this.settlement, processors, clock, {
+      processorDeadlineMs: options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS,
+      reconcileGraceMs: options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS,
+    });
   }
 
   /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
@@ -121,12 +125,8 @@ export class PaymentService {
   }
 
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
-    const reference = text(input.reference);
-    if (!reference) throw requiredField('Reference');
-    const { method, country, card } = validatePayment(input, this.clock.now());
-
-    const processor = tenant.mode === 'test' ? this.processors.test : this.processors.live;
-    if (!processor) throw new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
+    const { reference, method, country, card } = validatePayRequest(input, this.clock.now());
+    const processor = requireProcessorFor(this.processors, tenant.mode);
 
     // The option's rules (turned on, the amount at least its minimum) and its fee, read outside
     // any transaction. The fee follows the option actually paid with: quoted here when it differs
@@ -146,26 +146,14 @@ export class PaymentService {
       const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!order) throw orderNotFound();
       await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
-      this.assertPayable(order);
-      const link = order.paymentLink ? await this.settlement.linkRules.lockAndCheck(em, order, 'attempt', changes) : null;
+      assertOrderPayable(order);
+      const link = order.paymentLink ? await this.settlement.lockLinkRules(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
-      transition(order, OrderStatus.Processing, 'pay_request', method);
-      order.paymentMethod = method;
-      order.paymentResponseCode = ResponseCodes.processing.code;
-      order.paymentResponseMessage = ResponseCodes.processing.message;
-      const payment = em.create(OrderPayment, {
-        order,
-        reference: randomReference('OP', 20),
-        paymentOptionId: PAYMENT_OPTION_IDS[method]!,
-        paymentOption: PAYMENT_OPTION_LABELS[method]!,
-        statusId: OrderStatus.Processing,
-        responseCode: ResponseCodes.processing.code,
-        responseMessage: ResponseCodes.processing.message,
-        amount: order.totalChargedAmount,
-        fee: order.fee,
-        processingStartedAt: processorCallClock(),
+      const payment = this.settlement.beginAttempt(em, order, {
+        method,
+        actor: 'pay_request',
         instrument: card ? `${card.brand} ${card.firstSix}******${card.lastFour}` : 'PayPal',
       });
       if (card) {
@@ -253,7 +241,7 @@ export class PaymentService {
    */
   async completeAuthentication(paymentReference: string, proof: AuthenticationProof): Promise<AuthenticationOutcome> {
     const changes: OrderStatusChange[] = [];
-    const actor: PaymentActor = proof.method === 'C' ? 'otp_page' : 'paypal_page';
+    const actor: Extract<PaymentActor, 'otp_page' | 'paypal_page'> = proof.method === 'C' ? 'otp_page' : 'paypal_page';
     const step = await this.orm.em.fork().transactional(async (em) => {
       const found = await em.findOne(OrderPayment, { reference: paymentReference });
       if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
@@ -264,16 +252,14 @@ export class PaymentService {
         await this.settlement.expireAuthentication(em, order, payment, changes);
         return { kind: 'done' as const };
       }
-      transition(payment, OrderStatus.Processing, actor, proof.method);
-      transition(order, OrderStatus.Processing, actor, proof.method);
-      payment.processingStartedAt = processorCallClock();
+      this.settlement.resumeAttempt(order, payment, actor, proof.method);
       await em.flush();
       return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
     });
     this.settlement.committed(changes);
 
     if (step.kind === 'call') {
-      const processor = step.mode === 'test' ? this.processors.test : this.processors.live!;
+      const processor = requireProcessorFor(this.processors, step.mode);
       const result =
         proof.method === 'C'
           ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
@@ -285,93 +271,14 @@ export class PaymentService {
     return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
   }
 
-  /**
-   * Fails every authentication left unfinished past its deadline, and every payment-link
-   * order left unpaid past its expiry. Safe with several instances: each is changed under its
-   * row lock, once. Returns how many were failed.
-   */
-  async expireStaleAuthentications(limit = 100): Promise<number> {
-    const now = this.clock.now();
-    const connection = this.orm.em.getConnection();
-    const payments: Array<{ id: number }> = await connection.execute(
-      `select id from order_payment where status_id = ? and authentication_expires_at <= ? order by authentication_expires_at limit ?`,
-      [OrderStatus.PendingAuthentication, now, limit],
-    );
-    let expired = 0;
-    for (const { id } of payments) {
-      const changes: OrderStatusChange[] = [];
-      const done = await this.orm.em.fork().transactional(async (em) => {
-        const { order, payment } = await this.settlement.lockAttempt(em, id);
-        if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
-          return false;
-        await this.settlement.expireAuthentication(em, order, payment, changes);
-        return true;
-      });
-      this.settlement.committed(changes);
-      if (done) expired += 1;
-    }
-    const orders: Array<{ id: number }> = await connection.execute(
-      `select id from checkout_order where status_id = ? and expires_at <= ? order by expires_at limit ?`,
-      [OrderStatus.Initiated, now, limit],
-    );
-    for (const { id } of orders) {
-      const changes: OrderStatusChange[] = [];
-      const done = await this.orm.em.fork().transactional(async (em) => {
-        const order = await em.findOneOrFail(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'] });
-        if (order.statusId !== OrderStatus.Initiated || !order.expiresAt || order.expiresAt > this.clock.now()) return false;
-        transition(order, OrderStatus.Failed, 'expiry', null);
-        order.paymentResponseCode = ResponseCodes.orderExpired.code;
-        order.paymentResponseMessage = ResponseCodes.orderExpired.message;
-        order.providerResponseDate = this.clock.now();
-        this.timeline.record(em, order, TimelineEvents.failed, 'system', `Payment failed: ${ResponseCodes.orderExpired.message}`, {
-          responseCode: ResponseCodes.orderExpired.code,
-        });
-        await em.flush();
-        const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
-        changes.push(await this.outbox.recordOrderChange(em, aggregate, 'failed'));
-        await em.flush();
-        this.settlement.noteOutcome(changes, { method: null, status: 'failed', code: ResponseCodes.orderExpired.code, actor: 'expiry' });
-        return true;
-      });
-      this.settlement.committed(changes);
-      if (done) expired += 1;
-    }
-    return expired;
+  /** Fails unfinished authentications and unpaid payment-link orders past their deadlines (payment-jobs.ts). */
+  expireStaleAuthentications(limit = 100): Promise<number> {
+    return this.jobs.expireStaleAuthentications(limit);
   }
 
-  /**
-   * Settles attempts left Processing by a crash (or a processor that did not answer), from
-   * the processor's own record of them, looked up by their idempotency key:
-   * - a final answer is applied at once;
-   * - a pending challenge of a first call is applied at once (the customer may authenticate);
-   *   one of a page's completion is left to that page until the processor deadline passes;
-   * - no record at all, once the deadline has passed: the call never reached the processor,
-   *   the attempt fails (`Z5`), and no money moved.
-   * Attempts younger than a few seconds are left to the request handling them. Ages are real
-   * elapsed time (processor calls take real time), not the business clock.
-   * Returns how many attempts were settled.
-   */
-  async reconcileInterruptedAttempts(limit = 100): Promise<number> {
-    const rows: Array<{ id: number }> = await this.orm.em
-      .getConnection()
-      .execute(`select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`, [OrderStatus.Processing, limit]);
-    let settled = 0;
-    for (const { id } of rows) {
-      const payment = await this.orm.em.fork().findOne(OrderPayment, { id }, { populate: ['order', 'order.environment'] });
-      if (!payment || payment.statusId !== OrderStatus.Processing) continue;
-      const processor = payment.order.environment.mode === 'test' ? this.processors.test : this.processors.live;
-      if (!processor) continue;
-      const record = await processor.lookup(payment.reference);
-      const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
-      if (age < this.reconcileGraceMs) continue;
-      const overdue = age >= this.processorDeadlineMs;
-      let result: ProcessorResult | null = null;
-      if (record && record.kind !== 'challenge') result = record;
-      else if (record && (payment.processorToken === null || overdue)) result = record;
-      else if (!record && overdue) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
-      if (result && (await this.settleAttempt(id, result, 'reconciliation'))) settled += 1;
-    }
-    return settled;
+  /** Settles attempts interrupted between processor call and settlement, from the processor's record (payment-jobs.ts). */
+  reconcileInterruptedAttempts(limit = 100): Promise<number> {
+    return this.jobs.reconcileInterruptedAttempts(limit);
   }
 
   /** The order's fee becomes the fee of the option actually paid with; the timeline keeps both. */
@@ -391,14 +298,6 @@ export class PaymentService {
       `Fee changed from ${before.fee} (${PAYMENT_OPTION_LABELS[before.paymentOption]}) to ${after.fee} (${PAYMENT_OPTION_LABELS[after.paymentOption]})`,
       { from: before, to: after },
     );
-  }
-
-  private assertPayable(order: Order): void {
-    if (order.statusId === OrderStatus.Successful) throw validationError('The order has already been paid.');
-    if (order.statusId === OrderStatus.Failed) throw validationError('The order has failed; create a new order to pay again.');
-    if (order.statusId === OrderStatus.PendingAuthentication || order.statusId === OrderStatus.Processing) {
-      throw new DomainError('conflict', 'A payment of this order is already awaiting authentication.', 'VAL400');
-    }
   }
 
   private authenticationUrl(payment: OrderPayment): string {

@@ -1,3 +1,6 @@
+import { DomainError } from '../shared/errors';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+
 /**
  * What the payment engine asks of an acquirer. The sandbox is one provider; a live
  * acquirer plugs in behind the same interface.
@@ -75,4 +78,30 @@ export const ResponseCodes = {
  */
 export function processorCallClock(): Date {
   return new Date();
+}
+
+/** The processor of each environment mode: the sandbox for test keys; live keys have none until one is configured. */
+export interface PaymentProcessors {
+  test: PaymentProcessor;
+  live: PaymentProcessor | null;
+}
+
+/** What a payment (or a renewal) in a live environment is refused with while no live processor is configured. */
+export function liveUnsupported(): DomainError {
+  return new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
+}
+
+/**
+ * The one choice of processor: the one of the environment's mode, for payments, page answers,
+ * reconciliation and renewals alike. null when that mode has none (live without a processor).
+ */
+export function processorFor(processors: PaymentProcessors, mode: EnvironmentMode): PaymentProcessor | null {
+  return mode === 'test' ? processors.test : processors.live;
+}
+
+/** processorFor, refusing (as an `unsupported` error, before anything is written) when the mode has none. */
+export function requireProcessorFor(processors: PaymentProcessors, mode: EnvironmentMode): PaymentProcessor {
+  const processor = processorFor(processors, mode);
+  if (!processor) throw liveUnsupported();
+  return processor;
 }

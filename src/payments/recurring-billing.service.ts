@@ -4,62 +4,44 @@ import type { Clock } from '../shared/clock';
 import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
-import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
 import { renewalRule } from '../links/link-status';
-import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES } from '../shared/payment-options';
-import { processorCallClock, ResponseCodes, type FinalProcessorResult, type PaymentProcessor } from './processor';
+import { requireProcessorFor, type PaymentProcessors } from './processor';
+import type { PaymentSettlement } from './settlement';
+import { MAX_CHARGE_RETRIES, nextPeriodAfter, RETRY_DELAY_MS, SubscriptionBooks } from './subscription-books';
 
-/** A failed charge is retried this many times, an hour apart, before the subscription fails. */
-export const MAX_CHARGE_RETRIES = 3;
-const RETRY_DELAY_MS = 3600_000;
+export { MAX_CHARGE_RETRIES, nextPeriodAfter } from './subscription-books';
 
 /**
- * Subscriptions: the first successful card payment of an order with a frequency sets one up;
- * the scheduler then charges the saved token at the frequency until the number of payments
- * is reached. Each due subscription is claimed with FOR UPDATE SKIP LOCKED, so several
- * instances of the service never charge the same one twice.
+ * Subscriptions: the first successful card payment of an order with a frequency sets one up
+ * (subscription-books.ts); the scheduler then charges the saved token at the frequency until
+ * the number of payments is reached, through the processor of the subscription's environment
+ * (test or live), as a pay would be. Each due subscription is claimed with FOR UPDATE SKIP
+ * LOCKED, so several instances of the service never charge the same one twice.
  */
 export class RecurringBillingService {
+  /** The subscriptions' books, kept by the settlement of their payments. */
+  readonly books: SubscriptionBooks;
+
   constructor(
     private readonly orm: MikroORM,
-    private readonly processor: PaymentProcessor,
+    private readonly processors: PaymentProcessors,
     private readonly timeline: TimelineService,
     private readonly clock: Clock,
-  ) {}
-
-  /** Called in the settling transaction of a successful first payment. */
-  async setUp(em: EntityManager, order: Order, payment: OrderPayment): Promise<RecurringPayment | null> {
-    if (!order.frequency || !order.numberOfPayments || !payment.processorToken || payment.paymentOptionId !== 2) return null;
-    await em.populate(order, ['frequency']);
-    const now = this.clock.now();
-    const done = order.numberOfPayments <= 1;
-    const recurring = em.create(RecurringPayment, {
-      reference: randomReference('RP', 20),
-      environment: order.environment,
-      order,
-      frequency: order.frequency,
-      numberOfPayments: order.numberOfPayments,
-      paymentsMade: 1,
-      state: done ? 'completed' : 'active',
-      cardToken: payment.processorToken,
-      nextChargeAt: done ? null : new Date(now.getTime() + order.frequency.hours * 3600_000),
-    });
-    await em.flush();
-    order.recurringPaymentId = recurring.id;
-    order.recurringPaymentReference = recurring.reference;
-    return recurring;
+  ) {
+    this.books = new SubscriptionBooks(clock);
   }
 
-  /** Where a charge's processor answer is written (the payment engine, which wires itself in). */
-  private settle: ((paymentId: number, result: FinalProcessorResult) => Promise<unknown>) | undefined;
+  /** Where a renewal's attempt starts and its processor answer is written (the payment engine, which wires itself in). */
+  private settlement: PaymentSettlement | undefined;
 
-  attachSettlement(settle: (paymentId: number, result: FinalProcessorResult) => Promise<unknown>): void {
-    this.settle = settle;
+  attachSettlement(settlement: PaymentSettlement): void {
+    this.settlement = settlement;
   }
 
   /**
@@ -70,6 +52,8 @@ export class RecurringBillingService {
    * interrupted by a crash is settled by the engine's reconciliation, not repeated.
    */
   async chargeDue(limit = 50): Promise<number> {
+    const settlement = this.settlement;
+    if (!settlement) throw new Error('recurring billing: no settlement attached');
     let charged = 0;
     while (charged < limit) {
       const claim = await this.orm.em.fork().transactional(async (em) => {
@@ -86,7 +70,7 @@ export class RecurringBillingService {
         const id = rows[0]!.id;
         try {
           // A savepoint: a fault in one subscription must not stop the others from being charged.
-          return await em.transactional(async (inner) => (await this.applyLinkRules(inner, id)) ?? (await this.recordChargeAttempt(inner, id)));
+          return await em.transactional(async (inner) => (await this.applyLinkRules(inner, id)) ?? (await this.recordChargeAttempt(inner, id, settlement)));
         } catch (err) {
           this.onFault(err, id);
           await this.deferAfterFault(em, id);
@@ -97,16 +81,15 @@ export class RecurringBillingService {
       if (claim === 'skipped' || claim === 'stopped') continue; // nothing charged; the subscription is no longer due
       charged += 1;
       if (claim === 'deferred') continue;
-      if (!this.settle) throw new Error('recurring billing: no settlement attached');
       try {
-        const result = await this.processor.chargeToken({
+        const result = await requireProcessorFor(this.processors, claim.mode).chargeToken({
           token: claim.token,
           amount: claim.amount,
           currency: claim.currency,
           reference: claim.processorReference,
           idempotencyKey: claim.key,
         });
-        await this.settle(claim.paymentId, result);
+        await settlement.settleAttempt(claim.paymentId, result, 'processor');
       } catch (err) {
         // The charge stays Processing: the engine's reconciliation settles it from the processor's record.
         this.onFault(err, claim.recurringId);
@@ -178,10 +161,17 @@ export class RecurringBillingService {
     return 'stopped';
   }
 
-  /** The charge's order and payment, Processing, in the claiming transaction: nothing is charged yet. */
-  private async recordChargeAttempt(em: EntityManager, id: number) {
+  /**
+   * The charge's order, made Initiated and moved to Processing by the `renewal` actor, with its
+   * payment, in the claiming transaction: nothing is charged yet. A subscription whose
+   * environment has no processor (live, none configured) is refused here, before anything is
+   * written, as a pay would be: the charge is deferred like any other fault.
+   */
+  private async recordChargeAttempt(em: EntityManager, id: number, settlement: PaymentSettlement) {
     const recurring = await em.findOneOrFail(RecurringPayment, { id }, { populate: ['order', 'order.customer', 'order.environment', 'frequency'] });
     const parent = recurring.order;
+    const mode: EnvironmentMode = parent.environment.mode;
+    requireProcessorFor(this.processors, mode);
     // Charge number n: one more than the orders of this subscription so far (the first included).
     const [{ count }] = await em
       .getConnection()
@@ -206,31 +196,17 @@ export class RecurringBillingService {
       subsidiaryFee: parent.subsidiaryFee,
       customerFee: parent.customerFee,
       totalChargedAmount: parent.totalChargedAmount,
-      statusId: OrderStatus.Processing,
+      statusId: OrderStatus.Initiated,
       narration: parent.narration,
       redirectUrl: parent.redirectUrl,
-      paymentMethod: 'C',
-      paymentResponseCode: ResponseCodes.processing.code,
-      paymentResponseMessage: ResponseCodes.processing.message,
+      paymentResponseCode: '01',
+      paymentResponseMessage: 'Created order successfully',
       paymentLink: parent.paymentLink,
       recurringPaymentId: recurring.id,
       recurringPaymentReference: recurring.reference,
       version: 1,
     });
-    const payment = em.create(OrderPayment, {
-      order,
-      reference: randomReference('OP', 20),
-      paymentOptionId: PAYMENT_OPTION_IDS.C!,
-      paymentOption: PAYMENT_OPTION_NAMES.C!,
-      statusId: OrderStatus.Processing,
-      responseCode: ResponseCodes.processing.code,
-      responseMessage: ResponseCodes.processing.message,
-      amount: parent.totalChargedAmount,
-      fee: parent.fee,
-      processorToken: recurring.cardToken,
-      processingStartedAt: processorCallClock(),
-      instrument: 'Saved card',
-    });
+    const payment = settlement.beginAttempt(em, order, { method: 'C', actor: 'renewal', instrument: 'Saved card', processorToken: recurring.cardToken });
     const firstCard = await em.findOne(CardDetail, { orderPayment: { order: parent } }, { orderBy: { id: 'desc' } });
     if (firstCard) {
       em.create(CardDetail, {
@@ -259,46 +235,7 @@ export class RecurringBillingService {
       amount: parent.totalChargedAmount,
       currency: parent.currency,
       processorReference: order.processorReference,
+      mode,
     };
   }
-
-  /** Called by the engine in the transaction that settles a renewal charge: the subscription's bookkeeping. */
-  async recordCharge(em: EntityManager, order: Order, approved: boolean): Promise<void> {
-    const recurring = await em.findOneOrFail(
-      RecurringPayment,
-      { id: order.recurringPaymentId! },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'] },
-    );
-    if (recurring.order.id === order.id) return; // the first payment: set up, not a renewal
-    const now = this.clock.now();
-    if (approved) {
-      recurring.paymentsMade += 1;
-      recurring.consecutiveFailures = 0;
-      if (recurring.paymentsMade >= recurring.numberOfPayments) {
-        recurring.state = 'completed';
-        recurring.nextChargeAt = null;
-      } else {
-        recurring.nextChargeAt = nextPeriodAfter(recurring.nextChargeAt ?? now, recurring.frequency.hours, now);
-      }
-    } else {
-      recurring.consecutiveFailures += 1;
-      if (recurring.consecutiveFailures > MAX_CHARGE_RETRIES) {
-        recurring.state = 'failed';
-        recurring.nextChargeAt = null;
-      } else {
-        recurring.nextChargeAt = new Date(now.getTime() + RETRY_DELAY_MS);
-      }
-    }
-  }
-}
-
-/**
- * The first period boundary after `now` on the schedule through `due`: one period after it,
- * or, when time jumped past further periods, the next one still ahead. Periods missed while
- * nothing ran are not caught up (one charge for them, not one each).
- */
-export function nextPeriodAfter(due: Date, hours: number, now: Date): Date {
-  const period = hours * 3600_000;
-  const periods = Math.max(1, Math.floor((now.getTime() - due.getTime()) / period) + 1);
-  return new Date(due.getTime() + periods * period);
 }

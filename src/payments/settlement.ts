@@ -12,10 +12,12 @@ import type { OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { PaymentLinkService } from '../links/payment-link.service';
-import { ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
-import type { RecurringBillingService } from './recurring-billing.service';
+import type { PaymentLink } from '../links/payment-link.entity';
+import { processorCallClock, ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
+import { randomReference } from '../shared/random';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
-import { LinkRules } from './link-rules';
+import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
+import type { SubscriptionBooks } from './subscription-books';
 
 /** A payment attempt reached a status (reported after its transaction committed; for metrics). */
 export interface PaymentOutcome {
@@ -27,17 +29,24 @@ export interface PaymentOutcome {
   actor: PaymentActor;
 }
 
+/** How an attempt starts: its method, who starts it, the instrument shown for it, and a saved card's token (renewals). */
+export interface AttemptStart {
+  method: PaymentMethod;
+  actor: 'pay_request' | 'renewal';
+  instrument: string;
+  processorToken?: string | null;
+}
+
 /**
- * Where every payment attempt ends: a processor answer (or a reconciliation, an expiry, a
- * supersession) applied under the order's and the payment's row locks, once, as the table in
- * payment-state.ts allows; the link rules re-checked on approval; the subscription's books
- * kept; the change to the outbox; and, after commit, to the event fan-out and the outcome
- * listeners (metrics).
+ * The only caller of the transitions table (payment-state.ts): every status change of an
+ * order and its payments is made here. An attempt starts (a pay request, a renewal), resumes
+ * (an authentication page's answer) and ends: a processor answer (or a reconciliation, an
+ * expiry, a supersession) applied under the order's and the payment's row locks, once; the
+ * link rules re-checked on approval; the subscription's books kept; then, once for every
+ * ending, the response code, the timeline, the change to the outbox and, after commit, to the
+ * event fan-out and the outcome listeners (metrics).
  */
 export class PaymentSettlement {
-  /** The link rules, checked when an attempt starts (by the payment engine) and when it is approved (here). */
-  readonly linkRules: LinkRules;
-
   constructor(
     private readonly orm: MikroORM,
     private readonly orders: OrderService,
@@ -45,13 +54,56 @@ export class PaymentSettlement {
     private readonly outbox: OutboxService,
     private readonly events: EventFanout,
     private readonly clock: Clock,
-    links: PaymentLinkService,
+    private readonly links: PaymentLinkService,
     /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
     private readonly authenticationTimeoutMs: number,
-    private readonly recurring?: RecurringBillingService,
-  ) {
-    this.linkRules = new LinkRules(links, (em, orderId, by, changes) => this.supersedeAttempt(em, orderId, by, changes));
-    recurring?.attachSettlement((paymentId, result) => this.settleAttempt(paymentId, result, 'processor'));
+    private readonly subscriptions?: SubscriptionBooks,
+  ) {}
+
+  /**
+   * The link's usage rules for `order` (links/link-usage.ts), under the link's lock: when an
+   * attempt starts (by the payment engine) and when it is approved (here). An abandoned
+   * attempt the rules let go of is failed here, as superseded by `order`.
+   */
+  lockLinkRules(em: EntityManager, order: Order, stage: 'attempt' | 'settle', changes: OrderStatusChange[]): Promise<PaymentLink> {
+    return this.links.lockForPayment(em, order, stage, (orderId) => this.supersedeAttempt(em, orderId, order, changes));
+  }
+
+  /**
+   * An Initiated order's attempt starts (in the caller's transaction, before the processor is
+   * called): the order moves to Processing by `start.actor`, and its payment is made, Processing.
+   */
+  beginAttempt(em: EntityManager, order: Order, start: AttemptStart): OrderPayment {
+    transition(order, OrderStatus.Processing, start.actor, start.method);
+    order.paymentMethod = start.method;
+    order.paymentResponseCode = ResponseCodes.processing.code;
+    order.paymentResponseMessage = ResponseCodes.processing.message;
+    return em.create(OrderPayment, {
+      order,
+      reference: randomReference('OP', 20),
+      paymentOptionId: PAYMENT_OPTION_IDS[start.method]!,
+      paymentOption: PAYMENT_OPTION_LABELS[start.method]!,
+      statusId: OrderStatus.Processing,
+      responseCode: ResponseCodes.processing.code,
+      responseMessage: ResponseCodes.processing.message,
+      amount: order.totalChargedAmount,
+      fee: order.fee,
+      processorToken: start.processorToken ?? null,
+      processingStartedAt: processorCallClock(),
+      instrument: start.instrument,
+    });
+  }
+
+  /** An authentication page's answer goes to the processor: the attempt (locked by the caller) is Processing again. */
+  resumeAttempt(order: Order, payment: OrderPayment, actor: 'otp_page' | 'paypal_page', method: PaymentMethod): void {
+    transition(payment, OrderStatus.Processing, actor, method);
+    transition(order, OrderStatus.Processing, actor, method);
+    payment.processingStartedAt = processorCallClock();
+  }
+
+  /** A payment-link order left unpaid past its expiry (locked by the caller, still Initiated) fails: `Z4`, no attempt. */
+  async expireUnpaidOrder(em: EntityManager, order: Order, changes: OrderStatusChange[]): Promise<void> {
+    await this.settle(em, order, null, { kind: 'declined', token: null, issuer: '', ...ResponseCodes.orderExpired }, 'expiry', changes);
   }
 
   private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
@@ -64,7 +116,7 @@ export class PaymentSettlement {
     return () => this.outcomeListeners.delete(listener);
   }
 
-  noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
+  private noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
     const noted = this.uncommittedOutcomes.get(changes);
     if (noted) noted.push(outcome);
     else this.uncommittedOutcomes.set(changes, [outcome]);
@@ -137,7 +189,6 @@ export class PaymentSettlement {
     changes: OrderStatusChange[],
   ): Promise<OrderAggregate> {
     const method = methodOfOption(payment.paymentOptionId);
-    const subsidiaryId = order.environment.subsidiary.id;
     const card = await em.findOne(CardDetail, { orderPayment: payment });
     if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
     if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
@@ -152,11 +203,7 @@ export class PaymentSettlement {
       payment.authenticationExpiresAt ??= new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
       order.paymentResponseCode = ResponseCodes.pending.code;
       order.paymentResponseMessage = ResponseCodes.pending.message;
-      await em.flush();
-      const aggregate = await this.orders.aggregateOf(em, order, subsidiaryId);
-      changes.push(await this.outbox.recordOrderChange(em, aggregate, 'pending'));
-      this.noteOutcome(changes, { method, status: 'pending', code: ResponseCodes.pending.code, actor });
-      return aggregate;
+      return this.publish(em, order, { method, status: 'pending', code: ResponseCodes.pending.code, actor }, changes);
     }
 
     const final: FinalProcessorResult = result;
@@ -180,7 +227,7 @@ export class PaymentSettlement {
       // processor has still moved the money: the approval stands, recorded for the merchant,
       // rather than a failure in our books alone for a charged card.
       try {
-        await this.linkRules.lockAndCheck(em, order, 'settle', changes);
+        await this.lockLinkRules(em, order, 'settle', changes);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
@@ -205,33 +252,38 @@ export class PaymentSettlement {
     );
   }
 
+  /** An attempt ends (or, with no payment, an order that had none): the order and its payment Successful or Failed. */
   private async settle(
     em: EntityManager,
     order: Order,
-    payment: OrderPayment,
+    payment: OrderPayment | null,
     result: FinalProcessorResult,
     actor: PaymentActor,
     changes: OrderStatusChange[],
   ): Promise<OrderAggregate> {
     const now = this.clock.now();
-    const method = methodOfOption(payment.paymentOptionId);
+    const method = payment ? methodOfOption(payment.paymentOptionId) : null;
     const approved = result.kind === 'approved';
     const statusId: OrderStatusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
-    transition(payment, statusId, actor, method);
+    if (payment) transition(payment, statusId, actor, method);
     transition(order, statusId, actor, method);
-    payment.responseCode = result.code;
-    payment.responseMessage = result.message;
-    payment.authenticationExpiresAt = null;
-    payment.processingStartedAt = null;
+    if (payment) {
+      payment.responseCode = result.code;
+      payment.responseMessage = result.message;
+      payment.authenticationExpiresAt = null;
+      payment.processingStartedAt = null;
+    }
     order.paymentResponseCode = result.code;
     order.paymentResponseMessage = result.message;
     order.providerResponseDate = now;
     if (approved) order.datePaymentConfirmed = now;
-    const card = await em.findOne(CardDetail, { orderPayment: payment });
-    if (card) card.status = approved;
-    if (this.recurring) {
-      if (order.recurringPaymentId !== null) await this.recurring.recordCharge(em, order, approved);
-      else if (approved) await this.recurring.setUp(em, order, payment);
+    if (payment) {
+      const card = await em.findOne(CardDetail, { orderPayment: payment });
+      if (card) card.status = approved;
+      if (this.subscriptions) {
+        if (order.recurringPaymentId !== null) await this.subscriptions.recordCharge(em, order, approved);
+        else if (approved) await this.subscriptions.setUp(em, order, payment);
+      }
     }
     this.timeline.record(
       em,
@@ -243,15 +295,20 @@ export class PaymentSettlement {
         responseCode: result.code,
       },
     );
+    return this.publish(em, order, { method, status: approved ? 'successful' : 'failed', code: result.code, actor }, changes);
+  }
+
+  /** After every status change: written, then the order as it now stands to the outbox, and the outcome noted for after commit. */
+  private async publish(em: EntityManager, order: Order, outcome: PaymentOutcome, changes: OrderStatusChange[]): Promise<OrderAggregate> {
     await em.flush();
     const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
-    changes.push(await this.outbox.recordOrderChange(em, aggregate, approved ? 'successful' : 'failed'));
+    changes.push(await this.outbox.recordOrderChange(em, aggregate, outcome.status));
     await em.flush();
-    this.noteOutcome(changes, { method, status: approved ? 'successful' : 'failed', code: result.code, actor });
+    this.noteOutcome(changes, outcome);
     return aggregate;
   }
 
-  /** Fails one unauthenticated attempt (locked by the caller) as superseded by `by`: the link rules' way to free an abandoned page's place. */
+  /** Fails one unauthenticated attempt (locked by the link rules) as superseded by `by`: their way to free an abandoned page's place. */
   private async supersedeAttempt(em: EntityManager, orderId: number, by: Order, changes: OrderStatusChange[]): Promise<boolean> {
     const other = await em.findOneOrFail(Order, { id: orderId }, { refresh: true, populate: ['environment'] });
     const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });

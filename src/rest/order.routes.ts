@@ -8,7 +8,7 @@ import { tenantOf } from './authentication';
 import { readEncryptedBody } from './encrypted-body';
 import { feeView, orderCreatedView, orderStatusView, payResultView } from './order.presenters';
 import type { PayOrderInput } from '../payments/pay-validation';
-import { readPaymentInstrument } from '../payments/pay-input';
+import { readPaymentInstrument } from '../payments/pay-validation';
 import { DomainError } from '../shared/errors';
 import { requirePrivateKey } from '../merchants/key-authority';
 import { ok, respond } from './respond';

@@ -7,7 +7,7 @@ import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
 import type { OrderAggregate } from '../../orders/order.service';
 import { dashboardSummaryOf } from '../../orders/order-summary';
 import { InputObject } from '../../shared/input';
-import { readPaymentInstrument } from '../../payments/pay-input';
+import { readPaymentInstrument } from '../../payments/pay-validation';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import { DecimalScalar } from '../scalars';
 import {

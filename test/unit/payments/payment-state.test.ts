@@ -1,7 +1,7 @@
 import { canTransition, PAYMENT_TRANSITIONS, PaymentTransitionError, transition, type PaymentActor } from '../../../src/payments/payment-state';
 import { OrderStatus } from '../../../src/orders/order-status';
 
-const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation'];
+const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation', 'renewal'];
 const STATUSES = Object.values(OrderStatus);
 
 describe('payment state machine: who may cause each transition', () => {
@@ -46,6 +46,19 @@ describe('payment state machine: who may cause each transition', () => {
 
   it('a pay request starts an attempt only on an Initiated order', () => {
     for (const from of STATUSES) expect(canTransition(from, OrderStatus.Processing, 'pay_request', 'C')).toBe(from === OrderStatus.Initiated);
+  });
+
+  it('a renewal only starts a card charge of a new (Initiated) order; it never settles, expires or fails anything', () => {
+    expect(PAYMENT_TRANSITIONS.filter((t) => t.actor === 'renewal')).toEqual([
+      { from: OrderStatus.Initiated, to: OrderStatus.Processing, actor: 'renewal', methods: ['C'] },
+    ]);
+    for (const from of STATUSES) {
+      for (const to of STATUSES) {
+        const allowed = from === OrderStatus.Initiated && to === OrderStatus.Processing;
+        expect(canTransition(from, to, 'renewal', 'C')).toBe(allowed);
+        expect(canTransition(from, to, 'renewal', 'PAYPAL')).toBe(false);
+      }
+    }
   });
 
   it('transition() changes the status when allowed and throws, changing nothing, when not', () => {

@@ -1,0 +1,147 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { validationError, type DomainError } from '../shared/errors';
+import { Money } from '../shared/money';
+import { OrderStatus } from '../orders/order-status';
+import { PaymentLink } from './payment-link.entity';
+import { hasLimit, linkRefusal, usedUp, type LinkUsage } from './link-status';
+import { DEFAULT_SUBSCRIPTION_TERMS } from './payment-link-input';
+
+/**
+ * The rules of a payment link for the orders made on it and the payments of those orders, in
+ * one place: when an order is created on the link (active, its currency, its amount, its
+ * subscription terms), and when one of its orders is paid (usage: single charge, Limit of
+ * paying customers, abandoned attempts superseded). Reached through PaymentLinkService.
+ */
+
+/** The status of a paid order: what a link's status (its page, the dashboard) counts. */
+export const PAID_STATUS = OrderStatus.Successful;
+
+/** Statuses that use a link up: paid, and (before an attempt) payments in progress. Initiated orders never count. */
+const PAID = [PAID_STATUS] as const;
+const PAID_OR_IN_PROGRESS = [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication] as const;
+
+/** A subscription's terms: how often it is charged, and how many times. */
+export interface SubscriptionTerms {
+  frequencyId: number;
+  numberOfPayments: number;
+}
+
+/** What an order asks of the link it is made on: its money, and subscription terms it may repeat. */
+export interface OrderOnLink {
+  currency: { code: string; minorUnits: number };
+  amount: Money;
+  frequencyId: number | null;
+  numberOfPayments: number | null;
+}
+
+/** Charge frequency and number of payments belong to subscription links (and their orders) only. */
+export function subscriptionTermsOnly(frequencyGiven: boolean): DomainError {
+  return validationError(`The ${frequencyGiven ? 'FrequencyId' : 'NumberOfPayments'} field is only for orders of subscription links (PaymentType SUB).`);
+}
+
+/**
+ * The checks of an order created on `link`: the link is active; the order is in the link's
+ * currency and (for a link with a fixed amount) of its amount; subscription terms only on a
+ * subscription link, and there only the link's own. Answers the order's subscription terms
+ * (the link's), or null for a link that sells no subscription.
+ */
+export function checkOrderOnLink(link: PaymentLink, order: OrderOnLink): SubscriptionTerms | null {
+  if (!link.isActive) throw validationError('The payment link is not active.');
+  if (link.currency !== order.currency.code) throw validationError(`The Currency field must be ${link.currency}, the currency of the payment link.`);
+  if (link.amount !== null && !new Money(link.amount).eq(order.amount)) {
+    throw validationError(`The Amount field must be ${new Money(link.amount).toFixed(order.currency.minorUnits)}, the amount of the payment link.`);
+  }
+  if (link.type.code !== 'SUB') {
+    if (order.frequencyId !== null || order.numberOfPayments !== null) throw subscriptionTermsOnly(order.frequencyId !== null);
+    return null;
+  }
+  // A subscription link's orders take the link's terms; an order may repeat them, not change them.
+  const terms = {
+    frequencyId: link.frequency?.id ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId,
+    numberOfPayments: link.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments,
+  };
+  if (order.frequencyId !== null && order.frequencyId !== terms.frequencyId) {
+    throw validationError(`The FrequencyId field must be ${terms.frequencyId}, the frequency of the payment link.`);
+  }
+  if (order.numberOfPayments !== null && order.numberOfPayments !== terms.numberOfPayments) {
+    throw validationError(`The NumberOfPayments field must be ${terms.numberOfPayments}, the number of payments of the payment link.`);
+  }
+  return terms;
+}
+
+/** The order being paid, as the usage rules read it. */
+export interface OrderBeingPaid {
+  id: number;
+  paymentLink: { id: number } | null;
+  customer?: { id: number } | null;
+}
+
+/**
+ * Fails one unauthenticated attempt on the link (an order PendingAuthentication, locked by the
+ * rules) as superseded by the order being paid; answers whether it did. The payment engine's.
+ */
+export type Supersede = (orderId: number) => Promise<boolean>;
+
+/**
+ * How far a link is used, for its rules (single charge, Limit of paying customers): the
+ * link's orders in `statusIds` other than `excludeOrderId`, how many distinct customers they
+ * have, and how many are `customerId`'s. Runs in the caller's transaction, under its lock of the link.
+ */
+export async function linkUsage(
+  em: EntityManager,
+  linkId: number,
+  options: { statusIds: readonly number[]; excludeOrderId: number; customerId: number | null },
+): Promise<LinkUsage> {
+  const statusIds = options.statusIds.map((id) => Number(id)).filter(Number.isInteger);
+  const rows: Array<{ orders: string; customers: string; mine: string }> = await em.getConnection().execute(
+    `select count(*) as orders, count(distinct customer_id) as customers,
+            count(*) filter (where customer_id = ?) as mine
+       from checkout_order where payment_link_id = ? and status_id in (${statusIds.join(',')}) and id <> ?`,
+    [options.customerId ?? 0, linkId, options.excludeOrderId],
+    'all',
+    em.getTransactionContext(),
+  );
+  const row = rows[0]!;
+  return { orders: Number(row.orders), customers: Number(row.customers), mine: Number(row.mine) };
+}
+
+/**
+ * A payment-link order's rules when it is paid (link-status.ts), checked under the link's row
+ * lock so concurrent payments on one link are serialised; answers the locked link.
+ *
+ * - Before an attempt (`attempt`), payments in progress count too. On a link that can be used
+ *   up (single charge, or a Limit), an unauthenticated attempt nobody is answering right now
+ *   (an abandoned 3-D Secure or PayPal page) must not block it: when the link would refuse the
+ *   new attempt, such attempts are superseded, oldest first, until it has room.
+ * - When the processor approved (`settle`), only paid orders count.
+ */
+export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
+  const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
+  if (!link.isActive) throw linkRefusal('DISABLED');
+  const statusIds = stage === 'settle' ? PAID : PAID_OR_IN_PROGRESS;
+  const usage = () => linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
+  let refusal = usedUp(link, await usage());
+  if (refusal && stage === 'attempt' && hasLimit(link)) {
+    for (const id of await abandonedAttempts(em, link, order)) {
+      if (!(await supersede(id))) continue;
+      refusal = usedUp(link, await usage());
+      if (!refusal) break;
+    }
+  }
+  if (refusal) throw linkRefusal(refusal);
+  return link;
+}
+
+/** The link's other orders awaiting authentication, oldest first. SKIP LOCKED: one being answered at this moment is left alone (it still counts). */
+async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: OrderBeingPaid): Promise<number[]> {
+  const rows: Array<{ id: number }> = await em
+    .getConnection()
+    .execute(
+      `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? order by id for update skip locked`,
+      [link.id, OrderStatus.PendingAuthentication, order.id],
+      'all',
+      em.getTransactionContext(),
+    );
+  return rows.map((r) => r.id);
+}

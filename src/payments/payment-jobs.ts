@@ -1,0 +1,117 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import type { Clock } from '../shared/clock';
+import { Order } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
+import { OrderPayment } from '../orders/order-payment.entity';
+import type { OrderStatusChange } from '../events/order-status-bus';
+import { processorCallClock, processorFor, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
+import type { PaymentSettlement } from './settlement';
+
+export interface PaymentJobOptions {
+  /**
+   * An attempt the processor has no record of after this long never reached it: it is failed
+   * (`Z5`). Also how long a completion the processor still shows as pending is left alone.
+   */
+  processorDeadlineMs: number;
+  /** Attempts younger than this are left to the request that is still handling them. */
+  reconcileGraceMs: number;
+}
+
+/**
+ * The payment engine's background work (run at start and by the scheduler): attempts
+ * interrupted between the processor call and their settlement are settled from the
+ * processor's record; unfinished authentications and unpaid payment-link orders expire. Each
+ * change is made by the settlement, under the row locks, once, so several instances may run
+ * these at the same time.
+ */
+export class PaymentJobs {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly settlement: PaymentSettlement,
+    private readonly processors: PaymentProcessors,
+    private readonly clock: Clock,
+    private readonly options: PaymentJobOptions,
+  ) {}
+
+  /**
+   * Fails every authentication left unfinished past its deadline, and every payment-link
+   * order left unpaid past its expiry. Returns how many were failed.
+   */
+  async expireStaleAuthentications(limit = 100): Promise<number> {
+    const now = this.clock.now();
+    const connection = this.orm.em.getConnection();
+    const payments: Array<{ id: number }> = await connection.execute(
+      `select id from order_payment where status_id = ? and authentication_expires_at <= ? order by authentication_expires_at limit ?`,
+      [OrderStatus.PendingAuthentication, now, limit],
+    );
+    let expired = 0;
+    for (const { id } of payments) {
+      const done = await this.inTransaction(async (em, changes) => {
+        const { order, payment } = await this.settlement.lockAttempt(em, id);
+        if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
+          return false;
+        await this.settlement.expireAuthentication(em, order, payment, changes);
+        return true;
+      });
+      if (done) expired += 1;
+    }
+    const orders: Array<{ id: number }> = await connection.execute(
+      `select id from checkout_order where status_id = ? and expires_at <= ? order by expires_at limit ?`,
+      [OrderStatus.Initiated, now, limit],
+    );
+    for (const { id } of orders) {
+      const done = await this.inTransaction(async (em, changes) => {
+        const order = await em.findOneOrFail(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'] });
+        if (order.statusId !== OrderStatus.Initiated || !order.expiresAt || order.expiresAt > this.clock.now()) return false;
+        await this.settlement.expireUnpaidOrder(em, order, changes);
+        return true;
+      });
+      if (done) expired += 1;
+    }
+    return expired;
+  }
+
+  /**
+   * Settles attempts left Processing by a crash (or a processor that did not answer), from
+   * the processor's own record of them, looked up by their idempotency key:
+   * - a final answer is applied at once;
+   * - a pending challenge of a first call is applied at once (the customer may authenticate);
+   *   one of a page's completion is left to that page until the processor deadline passes;
+   * - no record at all, once the deadline has passed: the call never reached the processor,
+   *   the attempt fails (`Z5`), and no money moved.
+   * Attempts younger than a few seconds are left to the request handling them. Ages are real
+   * elapsed time (processor calls take real time), not the business clock.
+   * Returns how many attempts were settled.
+   */
+  async reconcileInterruptedAttempts(limit = 100): Promise<number> {
+    const rows: Array<{ id: number }> = await this.orm.em
+      .getConnection()
+      .execute(`select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`, [OrderStatus.Processing, limit]);
+    let settled = 0;
+    for (const { id } of rows) {
+      const payment = await this.orm.em.fork().findOne(OrderPayment, { id }, { populate: ['order', 'order.environment'] });
+      if (!payment || payment.statusId !== OrderStatus.Processing) continue;
+      const processor = processorFor(this.processors, payment.order.environment.mode);
+      if (!processor) continue;
+      const record = await processor.lookup(payment.reference);
+      const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
+      if (age < this.options.reconcileGraceMs) continue;
+      const overdue = age >= this.options.processorDeadlineMs;
+      let result: ProcessorResult | null = null;
+      if (record && record.kind !== 'challenge') result = record;
+      else if (record && (payment.processorToken === null || overdue)) result = record;
+      else if (!record && overdue) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+      if (result && (await this.settlement.settleAttempt(id, result, 'reconciliation'))) settled += 1;
+    }
+    return settled;
+  }
+
+  /** One change in its own transaction; its events and outcomes are reported once it committed. */
+  private async inTransaction<T>(work: (em: EntityManager, changes: OrderStatusChange[]) => Promise<T>): Promise<T> {
+    const changes: OrderStatusChange[] = [];
+    const result = await this.orm.em.fork().transactional((em) => work(em, changes));
+    this.settlement.committed(changes);
+    return result;
+  }
+}
