@@ -50,7 +50,18 @@ const IMPORTABLE_FROM_ANYWHERE = new Set(['config.ts']);
  * relative to src/. Keep it short: a new entry needs a reason a reviewer agrees with, and the
  * same reason in CONTRIBUTING.md.
  */
-const ALLOWED_UPWARD: { from: string; to: string; reason: string }[] = [];
+const ALLOWED_UPWARD: { from: string; to: string; reason: string }[] = [
+  {
+    from: 'cli/main.ts',
+    to: 'bootstrap.ts',
+    reason: 'the CLI is a process entry point like main.ts: it boots the same application context to run its commands',
+  },
+  {
+    from: 'links/link-usage.ts',
+    to: 'orders/order-status.ts',
+    reason: 'a link is used up by its paid orders; the order status vocabulary is a leaf (it imports only shared/), so this cannot close a cycle',
+  },
+];
 
 type Graph = Map<string, string[]>;
 
