@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { EmbeddedSocketPathError, startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded';
+import { processMarker } from '../support/test-processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** src/main.ts from its sources, as `npm start` runs it. */
@@ -100,14 +101,24 @@ describe('the embedded database socket with a long DATA_DIR', () => {
     const missing = await startEmbeddedDatabase(dataDir, { tempDir: path.join(scratch, 'no-such-directory') }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(EmbeddedSocketPathError);
     expect((missing as Error).message).toContain(`no private directory could be made under ${path.join(scratch, 'no-such-directory')}`);
-  });
+    // Starting an embedded PostgreSQL is slow on a loaded machine: a deadline, not a measurement.
+  }, 120_000);
 
   it('makes `npm start` exit 78 with that message instead of serving the database on TCP', async () => {
     const dataDir = longDirectory(path.join(scratch, 'main'));
     const tempDir = longDirectory(path.join(scratch, 'main-tmp'));
     const child = spawn(process.execPath, [RUNNER], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, TMPDIR: tempDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH,
+        ...processMarker(),
+        NODE_ENV: 'test',
+        DATA_DIR: dataDir,
+        TMPDIR: tempDir,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
