@@ -36,7 +36,12 @@ describe('merchant dashboard in Chromium', () => {
     fs.mkdirSync(RESULTS, { recursive: true });
     const scratch = await createScratchDatabase('dashboard');
     dropDatabase = scratch.drop;
-    t = await startTestService({ DATABASE_URL: scratch.url, WEBHOOK_CONCURRENCY: '2', WEBHOOK_POLL_INTERVAL_MS: '200', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
+    t = await startTestService({
+      DATABASE_URL: scratch.url,
+      WEBHOOK_CONCURRENCY: '2',
+      WEBHOOK_POLL_INTERVAL_MS: '200',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    });
     received = [];
     receiver = http.createServer((req, res) => {
       let body = '';

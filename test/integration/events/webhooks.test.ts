@@ -299,7 +299,10 @@ describe('webhooks', () => {
     expect(new Set(seen.map((c) => c.eventId)).size).toBe(seen.length);
     // Webhooks carry the settled events only, with their sequence numbers.
     expect(
-      r.received.filter((h) => h.json.data.orderReference !== later).map((h) => [h.json.data.orderReference, h.json.sequence, h.json.notifyType]).sort(),
+      r.received
+        .filter((h) => h.json.data.orderReference !== later)
+        .map((h) => [h.json.data.orderReference, h.json.sequence, h.json.notifyType])
+        .sort(),
     ).toEqual(
       [
         [first, 2, 'successful'],
