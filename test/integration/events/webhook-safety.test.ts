@@ -4,7 +4,7 @@ import { TEST_MASTER_KEY } from '../../support/database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { Tenant } from '../../../src/merchants/tenant';
 import { MasterKeyMismatchError } from '../../../src/crypto/master-key';
-import { EVENTS_ENV, createScratchDatabase, payOrder, sleep, startReceiver, waitFor, type Receiver } from './helpers';
+import { EVENTS_ENV, createScratchDatabase, payOrder, startReceiver, waitFor, type Receiver } from './helpers';
 
 const { WEBHOOK_ALLOWED_NETWORKS: _exempted, ...STRICT_ENV } = EVENTS_ENV;
 const REFUSED = 'The WebhookUrl field must not point to a loopback, private, link-local or other internal address.';
@@ -81,9 +81,11 @@ describe('webhook safety', () => {
       const r = await receiver();
       const port = new URL(r.url).port;
       const hosts = [`localhost:${port}`, `127.0.0.1:${port}`, `[::ffff:127.0.0.1]:${port}`];
+      const tenants: Tenant[] = [];
       for (const host of hosts) {
         const m = await createTestMerchant(t);
         const tenant: Tenant = await services().auth.authenticate(m.keys.test.privateKey);
+        tenants.push(tenant);
         // Stored as it could have been before the rule (or resolved elsewhere when it was set).
         await sql(`insert into webhook_endpoint (environment_id, url, is_active) values (?, ?, true)`, [tenant.environmentId, `http://${host}/hooks`]);
         const reference = await payOrder(t.baseUrl, m.keys.test);
@@ -101,7 +103,18 @@ describe('webhook safety', () => {
           expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, responseBody: null, error: expect.stringMatching(/^refused: .*internal address/) });
         }
       }
-      await sleep(300);
+      // Every delivery ends dead, each of its attempts refused: none is left to reach the receiver.
+      for (const tenant of tenants) {
+        const deliveries = await waitFor(
+          async () => {
+            const list = await services().webhooks.listDeliveries(tenant, {});
+            return list.length === 2 && list.every((d) => d.state === 'dead') ? list : null;
+          },
+          10_000,
+          'every delivery dead',
+        );
+        for (const d of deliveries) expect(d.attempts.map((a) => a.error)).toEqual(Array(3).fill(expect.stringMatching(/^refused: /)));
+      }
       expect(r.received).toHaveLength(0);
     });
   });
@@ -142,13 +155,14 @@ describe('webhook safety', () => {
         await services().webhooks.sendTestPing(a.tenant);
       }
       await hanging.waitForCount(2, 5000);
-      await sleep(200); // the dispatcher has claimed all it will for the hanging merchant
 
-      const started = Date.now();
       await services().webhooks.sendTestPing(b.tenant);
       await healthy.waitForCount(1, 9000);
-      const lag = Date.now() - started;
-      expect(lag).toBeLessThan(2000);
+      // The other merchant's ping arrived while the hanging requests were still held open: no
+      // attempt of the hanging merchant has ended (each ends only at its 10 s deadline).
+      const held = await services().webhooks.listDeliveries(a.tenant, {});
+      expect(held).toHaveLength(8);
+      expect(held.flatMap((d) => d.attempts)).toEqual([]);
       // The hanging merchant holds at most its share (2 of 4 workers here), never the whole dispatcher.
       expect(hanging.received.length).toBeLessThanOrEqual(2);
       expect(hanging.maxInflight).toBeLessThanOrEqual(2);

@@ -46,7 +46,17 @@ describe('webhooks', () => {
     const { m, tenant } = await merchantWith(r);
     const reference = await payOrder(t.baseUrl, m.keys.test);
     const [hook] = await r.waitForCount(1);
-    await sleep(200);
+    // Every attempt is recorded: a delivered delivery with one attempt was sent once, and a
+    // delivered delivery is never claimed again.
+    const [delivered] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(tenant, { orderReference: reference });
+        return list[0]?.state === 'delivered' ? list : null;
+      },
+      5000,
+      'delivered state',
+    );
+    expect(delivered!.attempts.map((a) => a.statusCode)).toEqual([200]);
     expect(r.received).toHaveLength(1);
 
     const { headers, body, json } = hook!;
@@ -178,8 +188,7 @@ describe('webhooks', () => {
     );
     expect(dead).toMatchObject({ state: 'dead', attemptCount: 3, nextAttemptAt: null, deliveredAt: null });
     expect(dead!.attempts.map((a) => a.statusCode)).toEqual([503, 503, 503]);
-    await sleep(400);
-    expect(r.received).toHaveLength(3); // 1 attempt + 2 retries, then nothing more
+    expect(r.received).toHaveLength(3); // 1 attempt + 2 retries; a dead delivery is never claimed again (checked below)
     expect(new Set(r.received.map((h) => h.headers['webhook-id']))).toEqual(new Set([dead!.eventId]));
     let timeline = await services().timeline.list(tenant, reference);
     expect(timeline.filter((e) => e.event.startsWith('webhook.')).map((e) => e.event)).toEqual(['webhook.failed']);
@@ -203,6 +212,8 @@ describe('webhooks', () => {
       [again.id, 'delivered'],
       [dead!.id, 'dead'],
     ]);
+    // Nothing arrived between the third attempt and the redelivery, nor after it.
+    expect(r.received).toHaveLength(4);
     timeline = await services().timeline.list(tenant, reference);
     expect(timeline.filter((e) => e.event.startsWith('webhook.')).map((e) => e.event)).toEqual(['webhook.failed', 'webhook.delivered']);
   });
@@ -268,9 +279,14 @@ describe('webhooks', () => {
     const second = await payOrder(t.baseUrl, m.keys.test, '4000000000000002');
     await waitFor(() => seen.length >= 4, 5000, 'four bus events');
     await r.waitForCount(2);
-    await sleep(300); // anything published twice would show up by now
+    // A later order's changes take the same path: once its settlement is on the bus, a second
+    // publication of the earlier changes would have come before it.
+    const later = await payOrder(t.baseUrl, m.keys.test);
+    await waitFor(() => seen.some((c) => c.reference === later && c.sequence === 2), 10_000, "the later order's settlement");
+    await r.waitForCount(3);
     await iterator.return?.();
     await pump;
+    seen.splice(0, seen.length, ...seen.filter((c) => c.reference !== later));
     const project = (ref: string) => seen.filter((c) => c.reference === ref).map((c) => [c.sequence, c.status]);
     expect(project(first)).toEqual([
       [1, 'pending authentication'],
@@ -282,7 +298,12 @@ describe('webhooks', () => {
     ]);
     expect(new Set(seen.map((c) => c.eventId)).size).toBe(seen.length);
     // Webhooks carry the settled events only, with their sequence numbers.
-    expect(r.received.map((h) => [h.json.data.orderReference, h.json.sequence, h.json.notifyType]).sort()).toEqual(
+    expect(
+      r.received
+        .filter((h) => h.json.data.orderReference !== later)
+        .map((h) => [h.json.data.orderReference, h.json.sequence, h.json.notifyType])
+        .sort(),
+    ).toEqual(
       [
         [first, 2, 'successful'],
         [second, 2, 'failed'],
@@ -328,10 +349,12 @@ describe('webhooks', () => {
     await waitFor(async () => fanout.listening && (await backend()) !== undefined, 10_000, 'a new LISTEN connection');
     expect(await backend()).not.toBe(before);
     await r.waitForCount(1);
-    await sleep(300);
+    // A later order's changes, published over the new connection, come after any repeat of the earlier ones.
+    const later = await payOrder(t.baseUrl, m.keys.test);
+    await waitFor(() => seen.some((c) => c.reference === later && c.sequence === 2), 10_000, "the later order's settlement");
     await iterator.return?.();
     await pump;
-    expect(seen.map((c) => [c.reference, c.sequence])).toEqual([
+    expect(seen.filter((c) => c.reference !== later).map((c) => [c.reference, c.sequence])).toEqual([
       [reference, 1],
       [reference, 2],
     ]);

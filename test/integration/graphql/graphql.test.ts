@@ -3,6 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
+import { waitFor } from '../events/helpers';
 import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
@@ -478,10 +479,6 @@ describe('GraphQL API', () => {
       );
       return { events, errors, started };
     };
-    const waitFor = async (predicate: () => boolean, ms = 5000) => {
-      const end = Date.now() + ms;
-      while (!predicate() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    };
 
     it('streams the state changes of an order to its tenant only', async () => {
       const input = orderInput();
@@ -491,7 +488,13 @@ describe('GraphQL API', () => {
       const other = await createTestMerchant(t);
       const stranger = collect(connect(other.keys.test.publicKey), null);
       await Promise.all([mine.started, all.started, stranger.started]);
-      await new Promise((r) => setTimeout(r, 100)); // let the subscriptions register
+      const services = t.service.runtime.ctx.services;
+      const [own, others] = await Promise.all([services.auth.authenticate(m.keys.test.privateKey), services.auth.authenticate(other.keys.test.privateKey)]);
+      await waitFor(
+        () => services.orderStatusBus.subscriberCount(own.environmentId) === 2 && services.orderStatusBus.subscriberCount(others.environmentId) === 1,
+        10_000,
+        'the three subscriptions registered',
+      );
 
       const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, {
         reference: input.reference,
@@ -506,7 +509,7 @@ describe('GraphQL API', () => {
         body: 'otp=123456',
       });
 
-      await waitFor(() => mine.events.length >= 2 && all.events.length >= 2);
+      await waitFor(() => mine.events.length >= 2 && all.events.length >= 2, 10_000, 'both subscribers received both changes');
       expect(mine.events).toEqual([
         { reference: input.reference, statusId: 2, status: 'pending authentication', sequence: 1 },
         { reference: input.reference, statusId: 5, status: 'Successful', sequence: 2 },

@@ -2,7 +2,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { createScratchDatabase } from '../../support/scratch-database';
-import { startReceiver, type Receiver } from '../events/helpers';
+import { startReceiver, waitFor, type Receiver } from '../events/helpers';
 import { WsSession } from '../graphql/ws-session';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
@@ -136,9 +136,18 @@ describe('GET /metrics', () => {
     expect(attempts).toBe(due + 1); // the first failed once and was retried
     ws.complete('s1');
     await ws.waitFor((msg) => msg.id === 's1' && msg.type === 'complete').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
-
-    const s = await scrape();
+    // The server has ended the subscription: it left the bus and was counted as completed.
+    const s = await waitFor(
+      async () => {
+        const scraped = await scrape();
+        const ended =
+          t.service.runtime.ctx.services.orderStatusBus.totalSubscribers() === 0 &&
+          value(scraped, 'gateway_graphql_operations_total', { transport: 'websocket', operation_type: 'subscription', operation_name: 'Watch' }) === 1;
+        return ended ? scraped : null;
+      },
+      10_000,
+      'the subscription ended on the server',
+    );
     // HTTP: per route pattern and status, never per raw URL.
     expect(value(s, 'gateway_http_requests_total', { method: 'POST', route: '/checkout/order/create', status_code: '200' })).toBe(3);
     expect(value(s, 'gateway_http_request_duration_seconds_count', { method: 'POST', route: '/checkout/order/create', status_code: '200' })).toBe(3);

@@ -126,6 +126,9 @@ describe('no 5xx from input', () => {
       errors.mockRestore();
     });
 
+    /** A later request answered: whatever the server did about the frame is done by then. */
+    const afterServerMovedOn = async () => expect((await request(t.baseUrl, 'GET', '/health')).status).toBe(200);
+
     const sendFrame = (frame: string | Buffer) =>
       new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(`${t.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
@@ -141,13 +144,13 @@ describe('no 5xx from input', () => {
 
     it('a text frame that is not UTF-8 closes with 1007 and prints no stack to stderr', async () => {
       expect(await sendFrame(Buffer.from([0xff, 0xfe, 0x41]))).toBe(1007);
-      await new Promise((r) => setTimeout(r, 50));
+      await afterServerMovedOn();
       expect(errors).not.toHaveBeenCalled();
     });
 
     it('a frame over the size limit closes with 1009 and prints no stack to stderr', async () => {
       expect(await sendFrame('x'.repeat(70 * 1024))).toBe(1009);
-      await new Promise((r) => setTimeout(r, 50));
+      await afterServerMovedOn();
       expect(errors).not.toHaveBeenCalled();
     });
   });

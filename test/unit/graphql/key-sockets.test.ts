@@ -1,14 +1,18 @@
 import { KeySockets } from '../../../src/graphql/key-sockets';
 import { decodeNotification, encodeNotification } from '../../../src/events/event-fanout';
+import { waitFor } from '../../integration/events/helpers';
 
 describe('KeySockets', () => {
   const silent = { error: () => undefined };
-  const flush = () => new Promise((r) => setTimeout(r, 20));
 
   it('closes, with 4403, only the sockets of the environment whose key no longer works', async () => {
     const revoked = new Set(['old-key']);
+    const checked: string[] = [];
     const sockets = new KeySockets(
-      async (key) => !revoked.has(key),
+      async (key) => {
+        checked.push(key);
+        return !revoked.has(key);
+      },
       () => new Date(),
       silent,
     );
@@ -17,14 +21,22 @@ describe('KeySockets', () => {
     sockets.add(1, 'new-key', (code) => closed.push(`b:${code}`));
     sockets.add(2, 'old-key', (code) => closed.push(`c:${code}`)); // another environment: not announced
     sockets.keysExpire(1, new Date(Date.now() - 1));
-    await flush();
+    // Both sockets of environment 1 checked, and the check's closing done: nothing more follows.
+    await waitFor(() => checked.length === 2 && closed.length === 1, 5000, 'the check of environment 1');
+    expect(checked.sort()).toEqual(['new-key', 'old-key']);
     expect(closed).toEqual(['a:4403']);
   });
 
   it('waits for the end of the grace period, and forgets sockets that closed', async () => {
-    let expired = false;
+    // The key works until the end of the grace period, as a replaced key does: a check made
+    // before that instant would find it working and leave the socket open for good.
+    let expiresAt = Infinity;
+    let checks = 0;
     const sockets = new KeySockets(
-      async () => !expired,
+      async () => {
+        checks += 1;
+        return Date.now() < expiresAt;
+      },
       () => new Date(),
       silent,
     );
@@ -33,11 +45,11 @@ describe('KeySockets', () => {
     const untrack = sockets.add(1, 'key', () => closed.push(-1));
     untrack();
     expect(sockets.count(1)).toBe(1);
-    sockets.keysExpire(1, new Date(Date.now() + 100));
-    await flush();
-    expect(closed).toEqual([]);
-    expired = true;
-    await new Promise((r) => setTimeout(r, 250));
+    expiresAt = Date.now() + 100;
+    sockets.keysExpire(1, new Date(expiresAt));
+    expect(checks).toBe(0);
+    await waitFor(() => closed.length > 0, 5000, 'the socket closed at the end of the grace period');
+    expect(checks).toBe(1);
     expect(closed).toEqual([4403]);
     sockets.stop();
   });
