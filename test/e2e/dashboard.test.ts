@@ -121,7 +121,7 @@ describe('merchant dashboard in Chromium', () => {
       await page.getByLabel(/^Amount/).fill('12500');
       if (type !== 'SC') await page.getByLabel(/^Limit/).fill('5');
       await containsSoon(page.locator('.rules'), rule);
-      await containsSoon(page.locator('.rules'), 'Every payment is NGN 12500.');
+      await containsSoon(page.locator('.rules'), 'Every payment is NGN 12,500.00.');
       await page.getByRole('button', { name: 'Create link' }).click();
       await page.getByText('Link created').waitFor();
       await page.locator('.saved canvas.qr').waitFor();
@@ -167,10 +167,10 @@ describe('merchant dashboard in Chromium', () => {
     // The order exists, pending authentication: open it on the dashboard.
     await nav(page, 'Orders').click();
     const row = page.locator('tbody tr', { hasText: 'LNK-' }).first();
-    await containsSoon(row, 'Pending');
+    await containsSoon(row, 'Pending authentication');
     paidReference = (await row.getAttribute('data-reference'))!;
     await row.getByRole('link', { name: paidReference }).click();
-    await containsSoon(page.locator('.order-status'), 'Pending');
+    await containsSoon(page.locator('.order-status'), 'Pending authentication');
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
     await payer.fill('#otp', '123456');

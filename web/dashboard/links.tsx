@@ -153,7 +153,10 @@ function rulesOf(type: LinkType, amount: string, limit: string, auth: string, cu
     );
   if (type === 'SUB') rules.push(`Subscription: the customer's card is charged again on the schedule of the link: ${schedule}.`);
   if (type === 'SUB' && limit) rules.push(`Up to ${limit} subscriber${limit === '1' ? '' : 's'}.`);
-  rules.push(amount ? `Every payment is ${currency || 'NGN'} ${amount}.` : `The customer enters the amount (${currency || 'NGN'}).`);
+  const code = currency || 'NGN';
+  // An amount as typed so far is shown in the one money format once it is a valid amount.
+  const shown = /^\d{1,12}(\.\d{1,2})?$/.test(amount) ? money(amount, code) : `${code} ${amount}`;
+  rules.push(amount ? `Every payment is ${shown}.` : `The customer enters the amount (${code}).`);
   rules.push(auth === 'NOAUTH' ? 'Cards are charged without 3-D Secure.' : 'Card payments are confirmed with 3-D Secure.');
   return rules;
 }
@@ -182,6 +185,18 @@ export function LinkEditor(props: { id?: number }) {
   const frequencies = useData(() => gql('{ frequencies { id name } }'), []);
   const [error, setError] = useState<string>();
   const [saved, setSaved] = useState<any>(null);
+  const [sending, setSending] = useState(false);
+  /** After a link is created the form starts again empty, ready for the next link. */
+  const startAgain = (form: HTMLFormElement) => {
+    form.reset();
+    setType('SC');
+    setAmount('');
+    setLimit('');
+    setAuth('AUTH');
+    setCurrency('NGN');
+    setFrequencyId('6');
+    setPayments('12');
+  };
   useEffect(() => {
     if (!link) return;
     setType(link.paymentLinkCode);
@@ -204,7 +219,9 @@ export function LinkEditor(props: { id?: number }) {
         class="editor"
         onSubmit={async (e) => {
           e.preventDefault();
-          const data = new FormData(e.currentTarget as HTMLFormElement);
+          if (sending) return;
+          const form = e.currentTarget as HTMLFormElement;
+          const data = new FormData(form);
           const input: Record<string, unknown> = {
             name: String(data.get('name') ?? '').trim(),
             description: String(data.get('description') ?? '').trim(),
@@ -215,6 +232,7 @@ export function LinkEditor(props: { id?: number }) {
             ...(type === 'SUB' ? { frequencyId: Number(frequencyId), numberOfPayments: Number(payments) } : {}),
           };
           setError(undefined);
+          setSending(true);
           try {
             if (link) {
               const r = await gql(`mutation Edit($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { ${LINK_FIELDS} } }`, {
@@ -226,9 +244,12 @@ export function LinkEditor(props: { id?: number }) {
               input.currency = currency;
               const r = await gql(`mutation Create($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { ${LINK_FIELDS} } }`, { input });
               setSaved(r.createPaymentLink);
+              startAgain(form);
             }
           } catch (err) {
             setError(messageOf(err));
+          } finally {
+            setSending(false);
           }
         }}
       >
@@ -341,7 +362,9 @@ export function LinkEditor(props: { id?: number }) {
           </ul>
         </section>
         <div class="actions">
-          <button type="submit">{link ? 'Save changes' : 'Create link'}</button>
+          <button type="submit" disabled={sending} aria-busy={sending}>
+            {sending ? (link ? 'Saving…' : 'Creating link…') : link ? 'Save changes' : 'Create link'}
+          </button>
         </div>
         <ErrorNote error={error} />
       </form>
@@ -349,7 +372,7 @@ export function LinkEditor(props: { id?: number }) {
         <section class="panel saved" role="status">
           <h2>{link ? 'Saved' : 'Link created'}</h2>
           <p>
-            <span class="mono">{saved.reference}</span> · {saved.paymentLinkType}
+            <strong>{saved.name}</strong> · <span class="mono">{saved.reference}</span> · {saved.paymentLinkType}
           </p>
           <p class="mono small">
             <a href={saved.paymentLinkUrl} target="_blank" rel="noopener">

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
-import { ErrorNote, Link, messageOf, money, navigate, Status, useData, useLocation, when } from './ui';
+import { ErrorNote, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when } from './ui';
 
 const PAGE_SIZE = 20;
 
@@ -14,13 +14,8 @@ const ORDERS = `query Orders($filter: OrderFilterInput, $first: Int, $after: Str
   }
 }`;
 
-const STATUSES: [string, string][] = [
-  ['', 'Any status'],
-  ['1', 'Initiated'],
-  ['2', 'Pending'],
-  ['5', 'Successful'],
-  ['4', 'Failed'],
-];
+/** The API's own status words (the webhooks carry the same). */
+const STATUSES: [string, string][] = [['', 'Any status'], ...ORDER_STATUSES.map(([id, name]): [string, string] => [String(id), name])];
 const METHODS: [string, string][] = [
   ['', 'Any method'],
   ['Card Payment', 'Card'],
@@ -134,7 +129,7 @@ export function Orders() {
           </button>
         </div>
       </form>
-      {query.get('link') && <p>Showing the orders of payment link {query.get('link')}.</p>}
+      {query.get('link') && <LinkShown id={Number(query.get('link'))} />}
       <ErrorNote error={list.error} />
       {list.data && (
         <>
@@ -162,11 +157,18 @@ export function Orders() {
   );
 }
 
+/** The payment link whose orders the list shows, by its name. */
+function LinkShown(props: { id: number }) {
+  const link = useData(() => gql(`query LinkName($id: Int) { paymentLink(id: $id) { id name } }`, { id: props.id }), [props.id]);
+  if (link.error) return <ErrorNote error={link.error} />;
+  return <p>{link.data ? <>Showing the orders of the payment link “{link.data.paymentLink.name}”.</> : 'Showing the orders of one payment link.'}</p>;
+}
+
 const ORDER = `query Order($reference: String!) {
   order(reference: $reference) {
     orderReference paymentReference productName amount totalAmountCharged statusId status paymentMethod
     paymentResponseCode paymentResponseMessage narration currencyName fee customerFee subsidiaryFee
-    paymentLinkId paymentLinkReference recurringPaymentReference dateCreated dateUpdated datePaymentConfirmed
+    paymentLinkId paymentLink { id name } recurringPaymentReference dateCreated dateUpdated datePaymentConfirmed
     customer { firstName lastName emailAddress mobileNumber countryShortName }
     orderPayments { orderPaymentReference paymentOption status responseCode responseMessage dateCreated }
     cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear cardIssuer }
@@ -235,7 +237,7 @@ export function OrderPage(props: { reference: string }) {
             {[o.customer.firstName, o.customer.lastName].filter(Boolean).join(' ') || '—'} {o.customer.emailAddress && `<${o.customer.emailAddress}>`}
           </dd>
           <dt>Payment link</dt>
-          <dd>{o.paymentLinkReference ?? '—'}</dd>
+          <dd>{o.paymentLink ? <Link href={`/dashboard/links/${o.paymentLink.id}`}>{o.paymentLink.name}</Link> : '—'}</dd>
           <dt>Created</dt>
           <dd>{when(o.dateCreated)}</dd>
           <dt>Confirmed</dt>

@@ -40,36 +40,69 @@ export const ALL_STATUS_CHANGES = `subscription AllChanges { orderStatusChanged 
 
 const COLOURS = ['#1f5fbf', '#1b7f4c', '#a3367a', '#b35900', '#5b3fa8', '#0f6f78'];
 
-function BarChart(props: { labels: string[]; datasets: { label: string; data: number[] }[]; title: string; percent?: boolean }) {
+/**
+ * A bar chart, or the sentence `empty` when it has nothing to draw (no bars, or every bar at
+ * zero): a blank strip says nothing. `shown` are the values as people read them (money
+ * through the one formatter); `data` only sets the bars' heights.
+ */
+function BarChart(props: {
+  labels: string[];
+  datasets: { label: string; data: number[]; shown?: string[] }[];
+  title: string;
+  empty: string;
+  percent?: boolean;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const blank = props.labels.length === 0 || props.datasets.every((d) => d.data.every((v) => v === 0));
   useEffect(() => {
-    if (!canvas.current) return;
+    if (!canvas.current || blank) return;
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
         labels: props.labels,
-        datasets: props.datasets.map((d, i) => ({ ...d, backgroundColor: COLOURS[i % COLOURS.length] })),
+        datasets: props.datasets.map((d, i) => ({ label: d.label, data: d.data, backgroundColor: COLOURS[i % COLOURS.length] })),
       },
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
-        plugins: { legend: { display: props.datasets.length > 1 } },
+        plugins: {
+          legend: { display: props.datasets.length > 1 },
+          tooltip: { callbacks: { label: (item) => `${item.dataset.label}: ${shownValue(props, item.datasetIndex, item.dataIndex)}` } },
+        },
         scales: { y: { beginAtZero: true, ...(props.percent ? { max: 100 } : {}) } },
       },
     });
     return () => chart.destroy();
-  }, [JSON.stringify(props)]);
-  const summary = props.datasets.map((d) => `${d.label}: ${props.labels.map((l, i) => `${l} ${d.data[i]}${props.percent ? '%' : ''}`).join(', ')}`).join('; ');
+  }, [JSON.stringify(props), blank]);
+  const summary = props.datasets.map((d, di) => `${d.label}: ${props.labels.map((l, i) => `${l} ${shownValue(props, di, i)}`).join(', ')}`).join('; ');
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
-      <div class="chart-box">
-        <canvas ref={canvas} role="img" aria-label={`${props.title}. ${summary || 'No data'}`} />
-      </div>
+      {blank ? (
+        <p class="chart-empty">{props.empty}</p>
+      ) : (
+        <div class="chart-box">
+          <canvas ref={canvas} role="img" aria-label={`${props.title}. ${summary}`} />
+        </div>
+      )}
     </figure>
   );
 }
+
+function shownValue(props: { datasets: { data: number[]; shown?: string[] }[]; percent?: boolean }, dataset: number, index: number): string {
+  const d = props.datasets[dataset]!;
+  return d.shown?.[index] ?? `${d.data[index]}${props.percent ? '%' : ''}`;
+}
+
+/** A money series: bar heights from the amounts, the words through the one money format. */
+const moneySeries = (label: string, amounts: string[], currencies: string[]) => ({
+  label,
+  data: amounts.map((a) => Number(a)),
+  shown: amounts.map((a, i) => money(a, currencies[i])),
+});
+
+const NO_PAYMENTS = 'No payments in this period.';
 
 /** Orders not yet paid by any method are summed under an empty method name. */
 const methodName = (method: string) => method || 'Not paid yet';
@@ -106,10 +139,22 @@ function methodCharts(title: string, summary: Summary) {
             </tbody>
           </table>
           <div class="charts">
-            <BarChart title="Volume" labels={labels} datasets={[{ label: 'Volume', data: rows.map((r) => Number(r.volume)) }]} />
-            <BarChart title="Orders" labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
+            <BarChart
+              title="Volume"
+              empty={NO_PAYMENTS}
+              labels={labels}
+              datasets={[
+                moneySeries(
+                  'Volume',
+                  rows.map((r) => r.volume),
+                  rows.map((r) => r.currency),
+                ),
+              ]}
+            />
+            <BarChart title="Orders" empty="No orders in this period." labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
             <BarChart
               title="Success rate"
+              empty="No successful payments in this period."
               percent
               labels={labels}
               datasets={[{ label: 'Success rate', data: rows.map((r) => Math.round(r.successRate * 1000) / 10) }]}
@@ -124,12 +169,18 @@ function methodCharts(title: string, summary: Summary) {
 function DailyChart(props: { daily: DailySummary[] }) {
   const currencies = [...new Set(props.daily.map((d) => d.currency))];
   const dates = [...new Set(props.daily.map((d) => d.date))].sort();
-  if (dates.length === 0) return null;
   return (
     <BarChart
       title="Daily volume, last 30 days"
+      empty={NO_PAYMENTS}
       labels={dates}
-      datasets={currencies.map((c) => ({ label: c, data: dates.map((d) => Number(props.daily.find((x) => x.date === d && x.currency === c)?.volume ?? 0)) }))}
+      datasets={currencies.map((c) =>
+        moneySeries(
+          c,
+          dates.map((d) => props.daily.find((x) => x.date === d && x.currency === c)?.volume ?? '0'),
+          dates.map(() => c),
+        ),
+      )}
     />
   );
 }
@@ -171,8 +222,19 @@ function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRa
         <p>No orders in this period.</p>
       ) : (
         <div class="charts">
-          <BarChart title="Volume" labels={labels} datasets={[{ label: 'Volume', data: rows.map((r) => Number(r.amount)) }]} />
-          <BarChart title="Orders" labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
+          <BarChart
+            title="Volume"
+            empty={NO_PAYMENTS}
+            labels={labels}
+            datasets={[
+              moneySeries(
+                'Volume',
+                rows.map((r) => r.amount),
+                rows.map((r) => r.currency),
+              ),
+            ]}
+          />
+          <BarChart title="Orders" empty="No orders in this period." labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
         </div>
       )}
     </section>
@@ -193,7 +255,23 @@ export function Overview() {
   const month = useData(() => loadSummary(monthAgo.toISOString(), to), []);
   const latest = useData(() => gql(LATEST_ORDERS), []);
 
-  useEffect(() => subscribe(ALL_STATUS_CHANGES, {}, () => latest.reload()), []);
+  // Every committed status change of this environment: fetch the figures and the latest
+  // orders again, once per burst of changes (a payment moves an order through several).
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = subscribe(ALL_STATUS_CHANGES, {}, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        today.reload();
+        month.reload();
+        latest.reload();
+      }, 250);
+    });
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
+  }, []);
 
   return (
     <>

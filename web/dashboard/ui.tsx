@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState, useCallback } from 'preact/hooks';
+import { formatMoney } from '../../src/shared/money';
+import { ORDER_STATUS_NAMES } from '../../src/orders/order-status';
 import { ApiError } from './api';
 
 /** In-app navigation under /dashboard, with the History API (no reload). */
@@ -75,16 +77,21 @@ export function Status(props: { status: string; statusId?: number }) {
   return <span class={`status status-${tone}`}>{displayStatus(props.status)}</span>;
 }
 
-/** The API's status names, as a person reads them ("pending authentication" → "Pending"). */
+/**
+ * A status in the API's and the webhooks' own words (the service's one status vocabulary),
+ * only starting with a capital as a label does: "pending authentication" → "Pending authentication".
+ */
 export function displayStatus(status: string): string {
-  return status === 'pending authentication' ? 'Pending' : status;
+  return status.charAt(0).toUpperCase() + status.slice(1);
 }
 
-export function money(amount: string | null | undefined, currency?: string): string {
-  if (amount === null || amount === undefined) return '—';
-  const [whole, fraction = ''] = String(amount).split('.');
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${currency ? currency + ' ' : ''}${grouped}.${(fraction + '00').slice(0, 2)}`;
+/** The order statuses by id, as the filters offer them: the same words as `displayStatus`. */
+export const ORDER_STATUSES: [number, string][] = Object.entries(ORDER_STATUS_NAMES).map(([id, name]) => [Number(id), displayStatus(name)]);
+
+/** "NGN 15,000.00": the service's one money format (exact decimals, never a float); "—" for no amount. */
+export function money(amount: string | null | undefined, currency: string): string {
+  if (amount === null || amount === undefined || amount === '') return '—';
+  return formatMoney(amount, currency);
 }
 
 export function when(iso: string | null | undefined): string {

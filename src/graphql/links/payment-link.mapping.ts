@@ -1,5 +1,6 @@
 import type { PaymentLink } from '../../links/payment-link.entity';
 import type { PaymentLinkStatus } from '../../links/link-status';
+import { Money } from '../../shared/money';
 import type { AuthOptionEnum, PaymentLinkCode, PaymentLinkStatusEnum, PaymentLinkType } from './payment-link.types';
 
 /** A payment link as the schema shows it; `status` when already known (else its field resolver asks). */
@@ -11,7 +12,7 @@ export function toPaymentLinkType(link: PaymentLink, url: string, status?: Payme
     reference: link.reference,
     isActive: link.isActive,
     status: status as PaymentLinkStatusEnum | undefined,
-    amount: link.amount === null ? null : Number(link.amount).toFixed(2),
+    amount: link.amount === null ? null : new Money(link.amount).toFixed(2),
     currency: link.currency,
     paymentLinkUrl: url,
     paymentLinkCode: link.type.code as PaymentLinkCode,

@@ -49,7 +49,12 @@ export class MerchantResolver {
   }
 
   @Authorized('PRIVATE_KEY')
-  @Mutation(() => RotatedKeysType, { description: "Replaces the environment's keys; private key only." })
+  @Mutation(() => RotatedKeysType, {
+    description:
+      "Replaces the environment's keys; private key only. The new keys are shown only in this answer: the service stores nothing but a hash of " +
+      'each new public and private key, so no query can show them again. Copy them now and store them somewhere safe; a lost key can only be ' +
+      'replaced by another rotation. (The encryption key is the exception: `merchant { encryptionKey }` reads it.)',
+  })
   async rotateKeys(@Arg('input') input: RotateKeysInput, @Ctx() ctx: GraphqlContext): Promise<RotatedKeysType> {
     const rotated = await ctx.services.merchants.rotateKeys(await ctx.tenant(), input.keys, input.graceSeconds ?? 0);
     return {
