@@ -25,6 +25,7 @@ import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } fro
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './merchants/webhook-endpoint.service';
 import { DashboardSessionService } from './merchants/dashboard-session.service';
+import { AuditService } from './merchants/audit/audit.service';
 import type { DatabaseMode } from './database';
 import { TenantCaches } from './merchants/tenant-cache';
 
@@ -55,6 +56,8 @@ export interface AppServices {
   signingSecrets: WebhookSecretService;
   /** Dashboard sign-in sessions (a private key exchanged for a cookie). */
   dashboardSessions: DashboardSessionService;
+  /** The merchants' audit logs: every change and sign-in, append-only. */
+  audit: AuditService;
   /** Per-instance caches of api-keys and tenant settings (invalidated through the database). */
   tenantCaches: TenantCaches;
 }
@@ -74,6 +77,7 @@ export function createServices(
   mode: DatabaseMode = config.databaseUrl ? 'postgres' : 'embedded',
 ): AppServices {
   const secrets = new SecretBox(masterKey);
+  const audit = new AuditService(orm, clock);
   // Per-instance caches of api-keys and tenant settings; `hearing` is set once the fan-out exists (below).
   let hearing = () => true;
   const tenantCaches = new TenantCaches({ ttlMs: config.tenantCacheTtlMs, hearing: () => hearing() });
@@ -83,9 +87,9 @@ export function createServices(
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
-  const merchants = new MerchantService(orm, secrets, clock, config.encryptionKeyBits, webhookUrlPolicy);
+  const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
-  const signingSecrets = new WebhookSecretService(orm, secrets, clock);
+  const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
   const webhooks = new WebhookDispatcher(orm, outbox, signingSecrets, clock, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
@@ -105,13 +109,13 @@ export function createServices(
   hearing = () => eventFanout.hearing;
   eventFanout.onTenantChanged((scope) => tenantCaches.invalidate(scope));
   merchants.onSettingsChanged((scope) => tenantCaches.invalidate(scope));
-  const links = new PaymentLinkService(orm, config.publicUrl);
+  const links = new PaymentLinkService(orm, config.publicUrl, audit);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
   // Live keys have no processor until one is configured: live payments (and renewals) are refused, never simulated.
   const processors: PaymentProcessors = { test: new SandboxProcessor(orm), live: null };
   // Renewals are charged through the processor of the subscription's environment, as payments are.
-  const recurring = new RecurringBillingService(orm, processors, timeline, clock);
+  const recurring = new RecurringBillingService(orm, processors, timeline, clock, audit);
   const payments = new PaymentService(
     orm,
     processors,
@@ -147,7 +151,8 @@ export function createServices(
     orderStatusBus,
     eventFanout,
     webhooks,
-    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy),
-    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds),
+    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit),
+    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit),
+    audit,
   };
 }

@@ -99,7 +99,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     const body = request.body;
     const privateKey = body && typeof body === 'object' ? body.privateKey : undefined;
     try {
-      const signedIn = await sessions.signIn(privateKey, cookieValue(request.headers, SESSION_COOKIE));
+      const signedIn = await sessions.signIn(privateKey, cookieValue(request.headers, SESSION_COOKIE), { ip: request.ip });
       const maxAge = (signedIn.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000;
       reply.header('set-cookie', sessionCookie(signedIn.token, maxAge, secure));
       return {

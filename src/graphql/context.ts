@@ -16,13 +16,15 @@ export interface GraphqlContext {
   /** Resolves (once) the tenant of the api-key; throws `unauthenticated` without a valid key. */
   tenant(): Promise<Tenant>;
   isAdmin: boolean;
+  /** The address of the client (of the upgrade request, for WebSocket), as the audit log records it. */
+  ip?: string;
   publicUrl: string;
 }
 
 export function createGraphqlContext(
   app: AppContext,
   headers: { apiKey?: string; adminToken?: string; session?: SessionCredentials },
-  request: { id: string; log: RequestLog },
+  request: { id: string; log: RequestLog; ip?: string },
 ): GraphqlContext {
   let tenant: Promise<Tenant> | undefined;
   return {
@@ -30,12 +32,15 @@ export function createGraphqlContext(
     requestId: request.id,
     log: request.log,
     // A dashboard session cookie authenticates only a request without an api-key.
+    // The tenant carries the request's address, for the audit log of the changes it makes.
     tenant: () =>
-      (tenant ??=
+      (tenant ??= (
         headers.apiKey === undefined && headers.session
           ? app.services.dashboardSessions.authenticate(headers.session)
-          : app.services.auth.authenticate(headers.apiKey)),
+          : app.services.auth.authenticate(headers.apiKey)
+      ).then((found) => ({ ...found, ip: request.ip }))),
     isAdmin: isAdminToken(app.config.adminToken, headers.adminToken),
+    ip: request.ip,
     publicUrl: app.config.publicUrl,
   };
 }

@@ -9,8 +9,9 @@ import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
 import { WebhookResolver } from './events/webhook.resolver';
+import { AuditResolver } from './audit/audit.resolver';
 
-export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver, WebhookResolver] as const;
+export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver, WebhookResolver, AuditResolver] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 

@@ -5,6 +5,7 @@ import { isQueryableDate } from '../shared/time';
 import { badInput, currencyFilter, idInRange, searchFilter } from '../shared/list-filter';
 import type { Tenant } from '../merchants/tenant';
 import { requirePrivateKey } from '../merchants/key-authority';
+import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from './payment-link.entity';
@@ -76,6 +77,11 @@ function linkOf(r: Record<string, any>, date: DateOf): PaymentLink {
   } as unknown as PaymentLink;
 }
 
+/** How the audit log names a link: its id and public reference. */
+function linkTarget(link: PaymentLink): string {
+  return `link ${link.id} ${link.reference}`;
+}
+
 export class PaymentLinkService {
   private readonly date: DateOf;
   private run: RunSql | undefined;
@@ -83,6 +89,7 @@ export class PaymentLinkService {
   constructor(
     private readonly orm: MikroORM,
     private readonly publicUrl: string,
+    private readonly audit: AuditService,
   ) {
     this.date = dateParser(orm);
   }
@@ -99,68 +106,76 @@ export class PaymentLinkService {
    */
   async create(tenant: Tenant, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
     requirePrivateKey(tenant);
-    const em = this.orm.em.fork();
-    const fields = await validateLinkInput(em, input, { creating: true });
-    const link = em.create(PaymentLink, {
-      environment: em.getReference(AppEnvironment, tenant.environmentId),
-      type: em.getReference(PaymentLinkType, fields.typeId),
-      name: fields.name,
-      description: fields.description,
-      reference: randomReference('PL', 16),
-      amount: fields.amount,
-      currency: fields.currency!,
-      authOption: fields.authOption ?? 'AUTH',
-      mobile: fields.mobile,
-      backgroundImage: fields.backgroundImage,
-      website: fields.website,
-      limit: fields.limit,
-      frequency: fields.isSubscription ? em.getReference(Frequency, fields.frequencyId ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId) : null,
-      numberOfPayments: fields.isSubscription ? (fields.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments) : null,
-      isActive: true,
+    return this.orm.em.fork().transactional(async (em) => {
+      const fields = await validateLinkInput(em, input, { creating: true });
+      const link = em.create(PaymentLink, {
+        environment: em.getReference(AppEnvironment, tenant.environmentId),
+        type: em.getReference(PaymentLinkType, fields.typeId),
+        name: fields.name,
+        description: fields.description,
+        reference: randomReference('PL', 16),
+        amount: fields.amount,
+        currency: fields.currency!,
+        authOption: fields.authOption ?? 'AUTH',
+        mobile: fields.mobile,
+        backgroundImage: fields.backgroundImage,
+        website: fields.website,
+        limit: fields.limit,
+        frequency: fields.isSubscription ? em.getReference(Frequency, fields.frequencyId ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId) : null,
+        numberOfPayments: fields.isSubscription ? (fields.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments) : null,
+        isActive: true,
+      });
+      await em.flush();
+      await this.audit.recordFor(em, tenant, AuditActions.linkCreated, linkTarget(link));
+      await em.populate(link, ['type']);
+      const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
+      return { link, subsidiary };
     });
-    await em.flush();
-    await em.populate(link, ['type']);
-    const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
-    return { link, subsidiary };
   }
 
   /** Changes fields only; state and currency stay as they are (private key only). */
   async edit(tenant: Tenant, id: number | string, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
     requirePrivateKey(tenant);
-    const em = this.orm.em.fork();
     const linkId = this.parseId(id);
-    const fields = await validateLinkInput(em, input, { creating: false });
-    const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
-    if (!link) throw linkNotFound();
-    link.name = fields.name;
-    link.description = fields.description;
-    link.type = em.getReference(PaymentLinkType, fields.typeId);
-    link.amount = fields.amount;
-    if (fields.authOption) link.authOption = fields.authOption;
-    link.mobile = fields.mobile;
-    link.backgroundImage = fields.backgroundImage;
-    link.website = fields.website;
-    link.limit = fields.limit;
-    // A subscription link keeps its terms unless new ones are given; another link has none.
-    const frequencyId = fields.isSubscription ? (fields.frequencyId ?? link.frequency?.id ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId) : null;
-    link.frequency = frequencyId === null ? null : em.getReference(Frequency, frequencyId);
-    link.numberOfPayments = fields.isSubscription ? (fields.numberOfPayments ?? link.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments) : null;
-    await em.flush();
-    await em.populate(link, ['type'], { refresh: true });
-    const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
-    return { link, subsidiary };
+    return this.orm.em.fork().transactional(async (em) => {
+      const fields = await validateLinkInput(em, input, { creating: false });
+      const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
+      if (!link) throw linkNotFound();
+      link.name = fields.name;
+      link.description = fields.description;
+      link.type = em.getReference(PaymentLinkType, fields.typeId);
+      link.amount = fields.amount;
+      if (fields.authOption) link.authOption = fields.authOption;
+      link.mobile = fields.mobile;
+      link.backgroundImage = fields.backgroundImage;
+      link.website = fields.website;
+      link.limit = fields.limit;
+      // A subscription link keeps its terms unless new ones are given; another link has none.
+      const frequencyId = fields.isSubscription ? (fields.frequencyId ?? link.frequency?.id ?? DEFAULT_SUBSCRIPTION_TERMS.frequencyId) : null;
+      link.frequency = frequencyId === null ? null : em.getReference(Frequency, frequencyId);
+      link.numberOfPayments = fields.isSubscription ? (fields.numberOfPayments ?? link.numberOfPayments ?? DEFAULT_SUBSCRIPTION_TERMS.numberOfPayments) : null;
+      await em.flush();
+      await this.audit.recordFor(em, tenant, AuditActions.linkUpdated, `${linkTarget(link)} edited`);
+      await em.populate(link, ['type'], { refresh: true });
+      const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
+      return { link, subsidiary };
+    });
   }
 
   /** activate / disable (private key only): idempotent; unknown ids (of this tenant) are "payment link not found". */
   async setActive(tenant: Tenant, id: number | string, isActive: boolean): Promise<PaymentLink> {
     requirePrivateKey(tenant);
-    const em = this.orm.em.fork();
     const linkId = this.parseId(id);
-    const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
-    if (!link) throw linkNotFound();
-    link.isActive = isActive;
-    await em.flush();
-    return link;
+    return this.orm.em.fork().transactional(async (em) => {
+      const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
+      if (!link) throw linkNotFound();
+      // Idempotent: asking for the state a link is already in changes nothing, and records nothing.
+      if (link.isActive === isActive) return link;
+      link.isActive = isActive;
+      await em.flush();
+      await this.audit.recordFor(em, tenant, AuditActions.linkUpdated, `${linkTarget(link)} ${isActive ? 'activated' : 'disabled'}`);
+      return link;
+    });
   }
 
   /** The tenant's links, newest first: one query, no entity hydration (REST links/all reads thousands). */

@@ -13,6 +13,7 @@ interface KeyRow {
   mode: 'test' | 'live';
   kind: 'public' | 'private';
   expires_at: string | null;
+  hint: string;
 }
 
 interface KnownKey {
@@ -22,8 +23,8 @@ interface KnownKey {
 }
 
 const KEY_LOOKUP = {
-  name: 'pgw_auth_key_v2',
-  text: `select k.id, k.environment_id, e.subsidiary_id, e.mode, k.kind, k.expires_at
+  name: 'pgw_auth_key_v3',
+  text: `select k.id, k.environment_id, e.subsidiary_id, e.mode, k.kind, k.expires_at, k.hint
            from api_key k join app_environment e on e.id = k.environment_id
           where k.key_hash = $1`,
 };
@@ -74,6 +75,7 @@ export class AuthService {
       keyKind: row.kind,
       keyId: Number(row.id),
       keyExpiresAt: expiresAt,
+      keyHint: row.hint,
     });
     return {
       value: { tenant, expiresAt },

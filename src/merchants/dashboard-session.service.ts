@@ -6,6 +6,7 @@ import type { EnvironmentMode } from './app-environment.entity';
 import { describeApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
 import { requireManagingKey } from './key-authority';
+import { AuditActions, type AuditService } from './audit/audit.service';
 
 /** What the browser is told after signing in (never the key, never the session token). */
 export interface SessionInfo {
@@ -39,6 +40,7 @@ interface SessionKeyRow {
   session_id: string;
   api_key_id: number;
   key_expires_at: Date | null;
+  key_hint: string;
   subsidiary_id: number;
   environment_id: number;
   mode: EnvironmentMode;
@@ -58,6 +60,7 @@ export class DashboardSessionService {
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -66,29 +69,54 @@ export class DashboardSessionService {
    * is opened. Throws `unauthenticated` (WRONG_KEY) for anything but a working private key, and
    * `forbidden` for a private key in the grace period of a rotation (it may not manage).
    */
-  async signIn(privateKey: unknown, currentToken?: string): Promise<SignedIn> {
+  async signIn(privateKey: unknown, currentToken?: string, from: { ip?: string } = {}): Promise<SignedIn> {
     if (typeof privateKey !== 'string') throw wrongKey();
     const key = privateKey.trim();
     const described = describeApiKey(key);
-    if (!described || described.kind !== 'private') throw wrongKey();
+    // A text that is no key of ours names no merchant: there is no log to record the failure in.
+    if (!described) throw wrongKey();
     const now = this.clock.now();
-    const rows: { id: number; environment_id: number; subsidiary_id: number; mode: EnvironmentMode; name: string; expires_at: Date | null }[] = await this.sql(
-      `select k.id, k.environment_id, e.subsidiary_id, e.mode, s.name, k.expires_at
-         from api_key k join app_environment e on e.id = k.environment_id join subsidiary s on s.id = e.subsidiary_id
-        where k.key_hash = ? and k.kind = 'private' and (k.expires_at is null or k.expires_at > ?)`,
-      [hashApiKey(key), now],
+    const rows: {
+      id: number;
+      kind: string;
+      hint: string;
+      environment_id: number;
+      subsidiary_id: number;
+      mode: EnvironmentMode;
+      name: string;
+      expires_at: Date | null;
+    }[] = await this.sql(
+      `select k.id, k.kind, k.hint, k.environment_id, e.subsidiary_id, e.mode, s.name, k.expires_at
+           from api_key k join app_environment e on e.id = k.environment_id join subsidiary s on s.id = e.subsidiary_id
+          where k.key_hash = ?`,
+      [hashApiKey(key)],
     );
     const apiKey = rows[0];
     if (!apiKey) throw wrongKey();
-    // The dashboard manages the merchant: a key in the grace period of a rotation opens no session.
-    requireManagingKey({
-      environmentId: apiKey.environment_id,
+    const attempt = {
       subsidiaryId: apiKey.subsidiary_id,
-      mode: apiKey.mode,
-      keyKind: 'private',
-      keyId: Number(apiKey.id),
-      keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
-    });
+      environment: apiKey.mode,
+      actor: { type: 'API_KEY' as const, label: apiKey.hint },
+      ip: from.ip ?? null,
+      target: `${apiKey.kind} key`,
+    };
+    try {
+      const working = apiKey.kind === 'private' && (apiKey.expires_at === null || new Date(apiKey.expires_at) > now);
+      if (!working) throw wrongKey();
+      // The dashboard manages the merchant: a key in the grace period of a rotation opens no session.
+      requireManagingKey({
+        environmentId: apiKey.environment_id,
+        subsidiaryId: apiKey.subsidiary_id,
+        mode: apiKey.mode,
+        keyKind: 'private',
+        keyId: Number(apiKey.id),
+        keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
+      });
+    } catch (refused) {
+      // A known key of this merchant that may not sign in: the merchant's log says so (committed on its own).
+      await this.audit.record(this.orm.em.fork(), { ...attempt, action: AuditActions.signInFailed });
+      throw refused;
+    }
 
     return this.orm.em.fork().transactional(async (em) => {
       const sql = (query: string, params: unknown[]): Promise<any[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
@@ -125,6 +153,7 @@ export class DashboardSessionService {
         `select e.mode from dashboard_session_key sk join app_environment e on e.id = sk.environment_id where sk.session_id = ? order by e.mode desc`,
         [sessionId],
       );
+      await this.audit.record(em, { ...attempt, action: AuditActions.signedIn });
       return {
         token: token!,
         csrfToken: csrfTokenOf(token!),
@@ -169,6 +198,7 @@ export class DashboardSessionService {
       keyKind: 'private',
       keyId: Number(row.api_key_id),
       keyExpiresAt: row.key_expires_at ? new Date(row.key_expires_at).getTime() : null,
+      keyHint: row.key_hint,
     };
   }
 
@@ -186,7 +216,7 @@ export class DashboardSessionService {
   private async workingKeys(token: string | undefined): Promise<SessionKeyRow[]> {
     if (!token) return [];
     return this.sql(
-      `select s.id as session_id, sk.api_key_id, k.expires_at as key_expires_at, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name
+      `select s.id as session_id, sk.api_key_id, k.expires_at as key_expires_at, k.hint as key_hint, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name
          from dashboard_session s
          join dashboard_session_key sk on sk.session_id = s.id
          join api_key k on k.id = sk.api_key_id

@@ -15,6 +15,7 @@ import type { Tenant } from './tenant';
 import { lockManagingKey, requireManagingKey, requirePrivateKey } from './key-authority';
 import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
+import { ADMIN_ACTOR, AuditActions, type AuditOrigin, type AuditService } from './audit/audit.service';
 
 export interface CreateMerchantInput {
   name: string;
@@ -93,11 +94,16 @@ export class MerchantService {
     private readonly orm: MikroORM,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
     private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
   ) {}
 
-  async createMerchant(input: CreateMerchantInput): Promise<CreatedMerchant> {
+  /**
+   * Makes a merchant with both environments and their keys. An operator's act (the admin
+   * mutation, the command line): `origin` names who, for the new merchant's audit log.
+   */
+  async createMerchant(input: CreateMerchantInput, origin: AuditOrigin = { actor: ADMIN_ACTOR }): Promise<CreatedMerchant> {
     const name = (input.name ?? '').trim();
     const country = (input.country ?? '').trim().toUpperCase();
     const supportEmail = (input.supportEmail ?? '').trim();
@@ -148,6 +154,12 @@ export class MerchantService {
         keys[mode] = { publicKey, privateKey, encryptionKey: rsa.encryptionKey };
       }
       await em.flush();
+      await this.audit.record(em, {
+        ...origin,
+        action: AuditActions.merchantCreated,
+        subsidiaryId: subsidiary.id,
+        target: `merchant ${subsidiary.id} ${name}`,
+      });
       return {
         subsidiary: { id: subsidiary.id, name, country, supportEmail },
         webhookSecret: webhookSecrets.test,
@@ -189,6 +201,7 @@ export class MerchantService {
         result.encryptionKey = rsa.encryptionKey;
       }
       await em.flush();
+      await this.audit.recordFor(em, tenant, AuditActions.keysRotated, `${kinds.join(', ')} key (grace ${graceSeconds} s)`);
       return result;
     });
     this.settingsChanged({ environmentId: tenant.environmentId });
@@ -227,6 +240,7 @@ export class MerchantService {
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
       environment.feeBearer = parsed;
       await em.flush();
+      await this.audit.recordFor(em, tenant, AuditActions.settingsUpdated, `feeBearer ${parsed}`);
     });
     this.settingsChanged({ environmentId: tenant.environmentId });
     return parsed;
@@ -245,15 +259,24 @@ export class MerchantService {
     subsidiaryId: number,
     changes: { feeBearer?: string | null },
     modes: readonly EnvironmentMode[] = ['test', 'live'],
+    origin: AuditOrigin = { actor: ADMIN_ACTOR },
   ): Promise<MerchantSettings> {
     const feeBearer = changes.feeBearer === undefined || changes.feeBearer === null ? undefined : parseFeeBearer(changes.feeBearer);
     const settings = await this.orm.em.fork().transactional(async (em) => {
       const environments = await em.find(AppEnvironment, { subsidiary: subsidiaryId });
       if (environments.length === 0) throw notFound('merchant not found', '13');
-      for (const environment of environments) {
-        if (feeBearer && modes.includes(environment.mode)) environment.feeBearer = feeBearer;
-      }
+      const changed = environments.filter((environment) => feeBearer && modes.includes(environment.mode));
+      for (const environment of changed) environment.feeBearer = feeBearer!;
       await em.flush();
+      for (const environment of changed) {
+        await this.audit.record(em, {
+          ...origin,
+          action: AuditActions.settingsUpdated,
+          subsidiaryId,
+          environment: environment.mode,
+          target: `feeBearer ${feeBearer}`,
+        });
+      }
       const of = (mode: EnvironmentMode): EnvironmentSettings => ({
         feeBearer: environments.find((e) => e.mode === mode)?.feeBearer ?? 'merchant',
       });

@@ -18,4 +18,8 @@ export interface Tenant {
   keyId?: number;
   /** When that key stops working (epoch ms), as known at authentication; null: no expiry. */
   keyExpiresAt?: number | null;
+  /** That key's hint (its visible part, never the key), naming it in the audit log. */
+  keyHint?: string;
+  /** The address of the request acting as this tenant, when the interface knows it (the audit log records it). */
+  ip?: string;
 }

@@ -3,12 +3,14 @@ import type { Tenant } from './tenant';
 import { lockManagingKey, requireManagingKey } from './key-authority';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
+import { AuditActions, type AuditService } from './audit/audit.service';
 
 /** The merchant's webhook URL of one environment (merchant settings: a private key without an expiry). */
 export class WebhookEndpointService {
   constructor(
     private readonly orm: MikroORM,
     private readonly policy: WebhookUrlPolicy,
+    private readonly audit: AuditService,
   ) {}
 
   /** The environment's active webhook URL, or null. */
@@ -30,6 +32,7 @@ export class WebhookEndpointService {
       // Locks the environment (so updates of one environment take turns) and re-checks the key.
       await lockManagingKey(em, tenant);
       const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'run', em.getTransactionContext());
+      await this.audit.recordFor(em, tenant, AuditActions.webhookUrlSet, value ?? 'none');
       if (value === null) {
         await run('update webhook_endpoint set is_active = false, updated_at = now() where environment_id = ?', [tenant.environmentId]);
         return null;

@@ -6,6 +6,7 @@ import { notFound, validationError } from '../shared/errors';
 import type { EnvironmentMode } from './app-environment.entity';
 import { lockManagingKey, requireManagingKey } from './key-authority';
 import type { Tenant } from './tenant';
+import { AuditActions, type AuditService } from './audit/audit.service';
 
 /** Longest overlap during which a replaced signing secret still signs (as long as a key's grace). */
 export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 3600;
@@ -45,6 +46,7 @@ export class WebhookSecretService {
     private readonly orm: MikroORM,
     private readonly box: SecretBox,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   /** The environment's current signing secret, unsealed (made now if the test one does not exist yet). */
@@ -106,6 +108,7 @@ export class WebhookSecretService {
         this.box.seal(webhookSecret, store.context(tenant.subsidiaryId)),
         tenant.subsidiaryId,
       ]);
+      await this.audit.recordFor(em, tenant, AuditActions.webhookSecretRotated, `signing secret (overlap ${overlapSeconds} s)`);
     });
     return { webhookSecret, previousSecretExpiresAt: expiresAt };
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config';
 import type { Runtime } from '../bootstrap';
 import type { CreatedMerchant } from '../merchants/merchant.service';
+import { SYSTEM_ACTOR } from '../merchants/audit/audit.service';
 
 /** What the landing page shows of the demo (no secrets): kept in DATA_DIR/demo.json. */
 export interface DemoRecord {
@@ -34,7 +35,8 @@ export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoSeed | unde
   if (!demoWanted(config)) return undefined;
   const [row] = await orm.em.getConnection().execute('select exists (select 1 from subsidiary) as present');
   if (row?.present) return undefined;
-  const merchant = await services.merchants.createMerchant({ name: 'Demo Store', country: 'NG', supportEmail: 'demo@example.test' });
+  // The service seeds it by itself: the demo merchant's log names the system as its maker.
+  const merchant = await services.merchants.createMerchant({ name: 'Demo Store', country: 'NG', supportEmail: 'demo@example.test' }, { actor: SYSTEM_ACTOR });
   const tenant = await services.auth.authenticate(merchant.keys.test.privateKey);
   const { link } = await services.links.create(tenant, {
     name: 'Demo T-shirt',

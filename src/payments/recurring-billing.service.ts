@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock';
 import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
+import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
@@ -33,6 +34,7 @@ export class RecurringBillingService {
     private readonly processors: PaymentProcessors,
     private readonly timeline: TimelineService,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {
     this.books = new SubscriptionBooks(clock);
   }
@@ -124,6 +126,8 @@ export class RecurringBillingService {
       if (recurring.state === 'active' || recurring.state === 'pending') {
         recurring.state = 'cancelled';
         recurring.nextChargeAt = null;
+        await em.flush();
+        await this.audit.recordFor(em, tenant, AuditActions.recurringCancelled, `recurring payment ${recurring.reference}`);
       }
       return recurring;
     });

@@ -21,7 +21,8 @@ export function authenticateRequest(services: AppServices) {
   };
 }
 
+/** The request's tenant, with the request's address (what the audit log records as the change's origin). */
 export function tenantOf(request: FastifyRequest): Tenant {
   if (!request.tenant) throw new Error('route registered without authentication');
-  return request.tenant;
+  return { ...request.tenant, ip: request.ip };
 }

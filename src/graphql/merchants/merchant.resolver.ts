@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphqlContext } from '../context';
+import { ADMIN_ACTOR } from '../../merchants/audit/audit.service';
 import {
   ApiKeyInfoType,
   CreatedMerchantType,
@@ -45,7 +46,7 @@ export class MerchantResolver {
   @Authorized('ADMIN')
   @Mutation(() => CreatedMerchantType, { description: 'Platform admin only (x-admin-token).' })
   createMerchant(@Arg('input') input: CreateMerchantInput, @Ctx() ctx: GraphqlContext): Promise<CreatedMerchantType> {
-    return ctx.services.merchants.createMerchant(input);
+    return ctx.services.merchants.createMerchant(input, { actor: ADMIN_ACTOR, ip: ctx.ip ?? null });
   }
 
   @Authorized('PRIVATE_KEY')

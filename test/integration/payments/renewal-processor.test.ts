@@ -44,7 +44,7 @@ describe('renewals are charged through the processor of the subscription environ
     live = { environmentId: Number(env.id), subsidiaryId: m.subsidiary.id, mode: 'live', keyKind: 'private' };
     // The same engine as the service's, but with a live processor configured (the service has none).
     processors = { test: new NotingProcessor(orm), live: new NotingProcessor(orm) };
-    const recurring = new RecurringBillingService(orm, processors, services.timeline, clock);
+    const recurring = new RecurringBillingService(orm, processors, services.timeline, clock, services.audit);
     const payments = new PaymentService(
       orm,
       processors,

@@ -1,0 +1,146 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../../shared/clock';
+import type { Tenant } from '../tenant';
+import type { EnvironmentMode } from '../app-environment.entity';
+import type { AuditActorType } from './audit-entry.entity';
+import { requirePrivateKey } from '../key-authority';
+
+/** The actions the audit log names today (more come with members, refunds, captures, disputes). */
+export const AuditActions = {
+  linkCreated: 'link.created',
+  linkUpdated: 'link.updated',
+  keysRotated: 'keys.rotated',
+  webhookUrlSet: 'webhook.url_set',
+  webhookSecretRotated: 'webhook.secret_rotated',
+  settingsUpdated: 'settings.updated',
+  recurringCancelled: 'recurring.cancelled',
+  merchantCreated: 'merchant.created',
+  signedIn: 'session.signed_in',
+  signInFailed: 'session.sign_in_failed',
+} as const;
+
+export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
+
+/** Who acts: its kind and how the log names it. */
+export interface AuditActor {
+  type: AuditActorType;
+  /** A member's email, an api-key's hint (never the key itself), `admin` or `system`. */
+  label: string;
+}
+
+/** The platform operator: the admin token (GraphQL `x-admin-token`) or the command line on the server. */
+export const ADMIN_ACTOR: AuditActor = Object.freeze({ type: 'ADMIN', label: 'admin' });
+/** The service acting by itself: the scheduler, the first-run demo seed, a hosted payment page. */
+export const SYSTEM_ACTOR: AuditActor = Object.freeze({ type: 'SYSTEM', label: 'system' });
+
+/** Who acts and from where, for a change not made through a tenant (an operator's, a sign-in). */
+export interface AuditOrigin {
+  actor: AuditActor;
+  /** The address of the request, when the interface knows it. */
+  ip?: string | null;
+}
+
+export interface AuditRecord extends AuditOrigin {
+  action: AuditAction;
+  subsidiaryId: number;
+  target?: string | null;
+  environment?: EnvironmentMode | null;
+}
+
+/**
+ * The actor a tenant stands for: the api-key it presented, by its hint (a dashboard session
+ * today acts through the private key it was opened with); a tenant without a key is the service
+ * itself. The seam for members: when a session names a member, this answers
+ * `{ type: 'MEMBER', label: <email> }` for it, and every recording follows.
+ */
+export function auditActorOf(tenant: Tenant): AuditActor {
+  if (tenant.keyId !== undefined) return { type: 'API_KEY', label: tenant.keyHint ?? `api-key ${tenant.keyId}` };
+  return SYSTEM_ACTOR;
+}
+
+/** The origin of a change made by a tenant: its actor, and the address of its request. */
+export function auditOriginOf(tenant: Tenant): AuditOrigin {
+  return { actor: auditActorOf(tenant), ip: tenant.ip ?? null };
+}
+
+export interface AuditEntryView {
+  id: string;
+  at: Date;
+  action: string;
+  actorType: AuditActorType;
+  actorLabel: string;
+  target: string | null;
+  ip: string | null;
+  environment: EnvironmentMode | null;
+}
+
+/**
+ * The merchant's audit log. `record` writes in the transaction of the change it records (the
+ * caller's), so a change and its entry commit or roll back together. The table is append-only:
+ * nothing here (nor anywhere) updates or deletes an entry, and the database refuses it.
+ */
+export class AuditService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Appends an entry inside `em`'s transaction (or alone, when `em` has none). */
+  async record(em: EntityManager, entry: AuditRecord): Promise<void> {
+    await em
+      .getConnection()
+      .execute(
+        `insert into audit_entry (at, subsidiary_id, action, actor_type, actor_label, target, ip, environment) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          this.clock.now(),
+          entry.subsidiaryId,
+          entry.action,
+          entry.actor.type,
+          entry.actor.label,
+          entry.target ?? null,
+          entry.ip ?? null,
+          entry.environment ?? null,
+        ],
+        'run',
+        em.isInTransaction() ? em.getTransactionContext() : undefined,
+      );
+  }
+
+  /** An entry for a change the tenant made in its environment. */
+  recordFor(em: EntityManager, tenant: Tenant, action: AuditAction, target: string | null): Promise<void> {
+    return this.record(em, { ...auditOriginOf(tenant), action, subsidiaryId: tenant.subsidiaryId, environment: tenant.mode, target });
+  }
+
+  /**
+   * A page of the log as the tenant may read it, newest first, after the cursor (the last entry
+   * of the previous page). Reading it needs the private key: the public key is readable by anyone
+   * from the merchant's pages. An api-key reads its own environment's entries and those of the
+   * whole merchant (its creation), never the other environment's: a test key is often in more
+   * hands than the live one. (With members, OWNER and ADMIN read the whole log: `page` without a mode.)
+   */
+  log(tenant: Tenant, limit: number, after?: { at: Date; id: string }): Promise<AuditEntryView[]> {
+    requirePrivateKey(tenant);
+    return this.page(tenant.subsidiaryId, limit, after, tenant.mode);
+  }
+
+  /** A page of the merchant's entries, newest first, after the cursor; with `mode`, that environment's and the merchant-wide ones only. */
+  async page(subsidiaryId: number, limit: number, after?: { at: Date; id: string }, mode?: EnvironmentMode): Promise<AuditEntryView[]> {
+    const keyset = after ? ' and (at, id) < (?, ?)' : '';
+    const environment = mode ? ' and (environment = ? or environment is null)' : '';
+    const rows: Array<Record<string, any>> = await this.orm.em.getConnection().execute(
+      `select id, at, action, actor_type, actor_label, target, ip, environment from audit_entry
+        where subsidiary_id = ?${environment}${keyset} order by at desc, id desc limit ?`,
+      [subsidiaryId, ...(mode ? [mode] : []), ...(after ? [after.at, after.id] : []), limit],
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      at: new Date(r.at),
+      action: r.action,
+      actorType: r.actor_type,
+      actorLabel: r.actor_label,
+      target: r.target,
+      ip: r.ip,
+      environment: r.environment,
+    }));
+  }
+}
