@@ -4,7 +4,7 @@ import { randomReference } from '../shared/random';
 import { isQueryableDate } from '../shared/time';
 import { badInput, currencyFilter, idInRange, searchFilter } from '../shared/list-filter';
 import type { Tenant } from '../merchants/tenant';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize } from '../merchants/authorization';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from './payment-link.entity';
@@ -98,7 +98,7 @@ export class PaymentLinkService {
    * reading links take either key.
    */
   async create(tenant: Tenant, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'links.write');
     const em = this.orm.em.fork();
     const fields = await validateLinkInput(em, input, { creating: true });
     const link = em.create(PaymentLink, {
@@ -126,7 +126,7 @@ export class PaymentLinkService {
 
   /** Changes fields only; state and currency stay as they are (private key only). */
   async edit(tenant: Tenant, id: number | string, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'links.write');
     const em = this.orm.em.fork();
     const linkId = this.parseId(id);
     const fields = await validateLinkInput(em, input, { creating: false });
@@ -153,7 +153,7 @@ export class PaymentLinkService {
 
   /** activate / disable (private key only): idempotent; unknown ids (of this tenant) are "payment link not found". */
   async setActive(tenant: Tenant, id: number | string, isActive: boolean): Promise<PaymentLink> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'links.write');
     const em = this.orm.em.fork();
     const linkId = this.parseId(id);
     const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });

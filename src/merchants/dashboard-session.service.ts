@@ -5,7 +5,7 @@ import { DomainError, forbidden, unauthenticated } from '../shared/errors';
 import type { EnvironmentMode } from './app-environment.entity';
 import { describeApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
-import { requireManagingKey } from './key-authority';
+import { authorize } from './authorization';
 
 /** What the browser is told after signing in (never the key, never the session token). */
 export interface SessionInfo {
@@ -80,15 +80,19 @@ export class DashboardSessionService {
     );
     const apiKey = rows[0];
     if (!apiKey) throw wrongKey();
-    // The dashboard manages the merchant: a key in the grace period of a rotation opens no session.
-    requireManagingKey({
-      environmentId: apiKey.environment_id,
-      subsidiaryId: apiKey.subsidiary_id,
-      mode: apiKey.mode,
-      keyKind: 'private',
-      keyId: Number(apiKey.id),
-      keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
-    });
+    // The dashboard manages the merchant (its secrets and settings included): a key in the
+    // grace period of a rotation opens no session.
+    authorize(
+      {
+        environmentId: apiKey.environment_id,
+        subsidiaryId: apiKey.subsidiary_id,
+        mode: apiKey.mode,
+        keyKind: 'private',
+        keyId: Number(apiKey.id),
+        keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
+      },
+      'secrets',
+    );
 
     return this.orm.em.fork().transactional(async (em) => {
       const sql = (query: string, params: unknown[]): Promise<any[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());

@@ -12,7 +12,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
-import { lockManagingKey, requireManagingKey, requirePrivateKey } from './key-authority';
+import { authorize, lockAuthorized, type ActionClass } from './authorization';
 import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
 
@@ -160,10 +160,12 @@ export class MerchantService {
   /**
    * Replaces the tenant's keys of the given kinds. The replaced keys keep working for
    * `graceSeconds` (0: they stop at once), so a merchant can roll them out without downtime.
-   * Only a private key may rotate keys.
+   * Only a private key without an expiry (or a member allowed to) may rotate keys.
    */
   async rotateKeys(tenant: Tenant, kinds: RotatableKey[], graceSeconds = 0): Promise<RotatedKeys> {
-    requireManagingKey(tenant);
+    // The private key is a secret of the merchant; the public and encryption keys are developers' tools.
+    const action: ActionClass = kinds.includes('private') ? 'secrets' : 'developers';
+    authorize(tenant, action, { manages: true });
     if (kinds.length === 0) throw validationError('Choose at least one key to rotate.');
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
       throw validationError(`The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
@@ -173,7 +175,7 @@ export class MerchantService {
 
     const rotated = await this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent rotations of one environment; the calling key may still manage.
-      await lockManagingKey(em, tenant);
+      await lockAuthorized(em, tenant, action, { manages: true });
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
       const result: RotatedKeys = { previousKeysExpireAt: expireAt };
       for (const kind of ['public', 'private'] as const) {
@@ -220,10 +222,10 @@ export class MerchantService {
 
   /** Who bears the processing fee in the tenant's environment (private key only). */
   async setFeeBearer(tenant: Tenant, bearer: FeeBearer): Promise<FeeBearer> {
-    requireManagingKey(tenant);
+    authorize(tenant, 'secrets');
     const parsed = parseFeeBearer(bearer);
     await this.orm.em.fork().transactional(async (em) => {
-      await lockManagingKey(em, tenant);
+      await lockAuthorized(em, tenant, 'secrets');
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
       environment.feeBearer = parsed;
       await em.flush();
@@ -272,7 +274,7 @@ export class MerchantService {
 
   /** The environment's api-keys that still work (or will, until their grace ends), newest first: hints only, never the keys. */
   async listApiKeys(tenant: Tenant): Promise<{ kind: ApiKeyKind; hint: string; createdAt: Date; expiresAt: Date | null }[]> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'developers');
     const now = this.clock.now();
     const keys = await this.orm.em
       .fork()

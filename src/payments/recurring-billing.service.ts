@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock';
 import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
+import { authorize } from '../merchants/authorization';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
@@ -118,6 +119,7 @@ export class RecurringBillingService {
   }
 
   async cancel(tenant: Tenant, reference: string): Promise<RecurringPayment> {
+    authorize(tenant, 'payments.write');
     return this.orm.em.fork().transactional(async (em) => {
       const recurring = await em.findOne(RecurringPayment, { reference, environment: tenant.environmentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!recurring) throw notFound('recurring payment not found', '13');
