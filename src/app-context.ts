@@ -6,6 +6,7 @@ import { PayloadService } from './merchants/payload.service';
 import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
+import { MemberService } from './merchants/member.service';
 import { WebhookSecretService } from './merchants/webhook-secret.service';
 import { BankService } from './banks/bank.service';
 import { PaymentLinkService } from './links/payment-link.service';
@@ -32,6 +33,8 @@ import { TenantCaches } from './merchants/tenant-cache';
 export interface AppServices {
   auth: AuthService;
   merchants: MerchantService;
+  /** A merchant's team: members, roles and invitations. */
+  members: MemberService;
   payloads: PayloadService;
   banks: BankService;
   links: PaymentLinkService;
@@ -83,7 +86,8 @@ export function createServices(
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
-  const merchants = new MerchantService(orm, secrets, clock, config.encryptionKeyBits, webhookUrlPolicy);
+  const members = new MemberService(orm, clock, config.publicUrl);
+  const merchants = new MerchantService(orm, secrets, clock, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock);
   const webhooks = new WebhookDispatcher(orm, outbox, signingSecrets, clock, {
@@ -132,6 +136,7 @@ export function createServices(
     auth: new AuthService(orm, clock, tenantCaches),
     tenantCaches,
     merchants,
+    members,
     signingSecrets,
     payloads,
     banks: new BankService(orm, config.publicUrl),

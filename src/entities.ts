@@ -20,6 +20,7 @@ import { WebhookAttempt } from './events/webhook-attempt.entity';
 import { FeeRule } from './fees/fee-rule.entity';
 import { SandboxAuthorization } from './payments/sandbox/sandbox-authorization.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
+import { Member, MemberInvitation } from './merchants/member.entity';
 
 /** The entity registry: every domain's entities, as the ORM is configured with them (composition root, not `db/`). */
 export const ENTITIES = [
@@ -46,4 +47,6 @@ export const ENTITIES = [
   FeeRule,
   IdempotencyKey,
   SandboxAuthorization,
+  Member,
+  MemberInvitation,
 ];

@@ -94,10 +94,31 @@ export async function lockAuthorized(em: EntityManager, principal: Tenant, actio
   authorize(principal, action, detail);
   const execute = <T>(sql: string, params: unknown[]): Promise<T[]> => em.getConnection().execute(sql, params, 'all', em.getTransactionContext());
   await execute(`select id from app_environment where id = ? for update`, [principal.environmentId]);
-  if (principal.member || !(detail.manages || MANAGING_CLASSES.includes(action))) return;
+  if (principal.member) return authorize(await currentMember(em, principal), action, detail);
+  if (!(detail.manages || MANAGING_CLASSES.includes(action))) return;
   const rows = await execute<{ expires_at: Date | null }>(`select expires_at from api_key where id = ? and environment_id = ? and kind = 'private'`, [
     principal.keyId,
     principal.environmentId,
   ]);
   if (!rows[0] || rows[0].expires_at !== null) throw forbidden(KEY_WITHOUT_EXPIRY_REQUIRED);
+}
+
+export const MEMBER_GONE = 'You are no longer a member of this merchant.';
+
+/**
+ * A member principal as the database knows it now, inside the caller's transaction: a role
+ * changed since sign-in counts, a removed member may do nothing. Other principals as they are.
+ */
+export async function currentMember(em: EntityManager, principal: Tenant): Promise<Tenant> {
+  if (!principal.member) return principal;
+  const rows: { role: MemberRole }[] = await em
+    .getConnection()
+    .execute(
+      `select role from merchant_member where id = ? and subsidiary_id = ?`,
+      [principal.member.memberId, principal.subsidiaryId],
+      'all',
+      em.getTransactionContext(),
+    );
+  if (!rows[0]) throw forbidden(MEMBER_GONE);
+  return { ...principal, member: { ...principal.member, role: rows[0].role } };
 }

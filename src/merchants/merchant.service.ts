@@ -15,6 +15,8 @@ import type { Tenant } from './tenant';
 import { authorize, lockAuthorized, type ActionClass } from './authorization';
 import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
+import type { MemberService } from './member.service';
+import { normalizeEmail } from './member-invitation';
 
 export interface CreateMerchantInput {
   name: string;
@@ -26,6 +28,8 @@ export interface CreateMerchantInput {
   feeBearer?: string | null;
   /** RSA size of both environments' encryption keys; the configured size when omitted. */
   keyBits?: number | null;
+  /** When given, this email is invited as the merchant's first member, an OWNER. */
+  ownerEmail?: string | null;
 }
 
 /** Settings of one environment that the merchant (private key) or an operator (CLI) may change. */
@@ -64,6 +68,8 @@ export interface CreatedMerchant {
   /** Signs the live environment's webhooks. */
   liveWebhookSecret: string;
   keys: { test: EnvironmentKeys; live: EnvironmentKeys };
+  /** The first owner's invitation, when an owner email was given. */
+  owner?: { email: string; invitationUrl: string };
 }
 
 export type RotatableKey = 'public' | 'private' | 'encryption';
@@ -95,6 +101,8 @@ export class MerchantService {
     private readonly clock: Clock,
     private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
+    /** Invites the first owner of a new merchant (createMerchant with an owner email). */
+    private readonly team?: Pick<MemberService, 'inviteFirstOwner'>,
   ) {}
 
   async createMerchant(input: CreateMerchantInput): Promise<CreatedMerchant> {
@@ -116,6 +124,8 @@ export class MerchantService {
     }
     const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? DEFAULT_FEE_BEARER : parseFeeBearer(input.feeBearer);
 
+    const ownerEmail = input.ownerEmail === undefined || input.ownerEmail === null ? null : normalizeEmail(input.ownerEmail);
+    if (ownerEmail !== null && !this.team) throw validationError('Members cannot be invited here.');
     const keyBits = input.keyBits ?? this.rsaBits;
     if (!isEncryptionKeyBits(keyBits)) throw validationError(`The KeyBits field must be one of ${ENCRYPTION_KEY_SIZES.join(', ')}.`);
 
@@ -148,11 +158,13 @@ export class MerchantService {
         keys[mode] = { publicKey, privateKey, encryptionKey: rsa.encryptionKey };
       }
       await em.flush();
+      const invitation = ownerEmail === null ? null : await this.team!.inviteFirstOwner(em, subsidiary.id, ownerEmail);
       return {
         subsidiary: { id: subsidiary.id, name, country, supportEmail },
         webhookSecret: webhookSecrets.test,
         liveWebhookSecret: webhookSecrets.live,
         keys,
+        ...(invitation ? { owner: { email: invitation.email, invitationUrl: invitation.invitationUrl } } : {}),
       };
     });
   }
