@@ -14,6 +14,7 @@ import { Migration20261125050000_merchant_return } from './Migration202611250500
 import { Migration20261125020000_subscription_link_terms } from './Migration20261125020000_subscription_link_terms';
 import { Migration20261125010000_webhook_secret_per_environment } from './Migration20261125010000_webhook_secret_per_environment';
 import { Migration20261126010000_audit_log } from './Migration20261126010000_audit_log';
+import { Migration20261126020000_members } from './Migration20261126020000_members';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125020000_subscription_link_terms', class: Migration20261125020000_subscription_link_terms },
   { name: 'Migration20261125010000_webhook_secret_per_environment', class: Migration20261125010000_webhook_secret_per_environment },
   { name: 'Migration20261126010000_audit_log', class: Migration20261126010000_audit_log },
+  { name: 'Migration20261126020000_members', class: Migration20261126020000_members },
 ];

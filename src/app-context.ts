@@ -6,6 +6,7 @@ import { PayloadService } from './merchants/payload.service';
 import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
+import { MemberService } from './merchants/member.service';
 import { WebhookSecretService } from './merchants/webhook-secret.service';
 import { BankService } from './banks/bank.service';
 import { PaymentLinkService } from './links/payment-link.service';
@@ -33,6 +34,8 @@ import { TenantCaches } from './merchants/tenant-cache';
 export interface AppServices {
   auth: AuthService;
   merchants: MerchantService;
+  /** A merchant's team: members, roles and invitations. */
+  members: MemberService;
   payloads: PayloadService;
   banks: BankService;
   links: PaymentLinkService;
@@ -87,7 +90,8 @@ export function createServices(
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
-  const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy);
+  const members = new MemberService(orm, clock, config.publicUrl);
+  const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
   const webhooks = new WebhookDispatcher(orm, outbox, signingSecrets, clock, {
@@ -136,6 +140,7 @@ export function createServices(
     auth: new AuthService(orm, clock, tenantCaches),
     tenantCaches,
     merchants,
+    members,
     signingSecrets,
     payloads,
     banks: new BankService(orm, config.publicUrl),

@@ -21,6 +21,7 @@ import { FeeRule } from './fees/fee-rule.entity';
 import { SandboxAuthorization } from './payments/sandbox/sandbox-authorization.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { AuditEntry } from './merchants/audit/audit-entry.entity';
+import { Member, MemberInvitation } from './merchants/member.entity';
 
 /** The entity registry: every domain's entities, as the ORM is configured with them (composition root, not `db/`). */
 export const ENTITIES = [
@@ -48,4 +49,6 @@ export const ENTITIES = [
   IdempotencyKey,
   SandboxAuthorization,
   AuditEntry,
+  Member,
+  MemberInvitation,
 ];

@@ -20,6 +20,7 @@ const USAGE = `Usage:
                           [--key-bits 2048|3072|4096]   (default 4096; 2048 and 3072 break
                            real legacy clients, which encrypt one block: a warning is printed)
                           [--fee-bearer customer|merchant]   (default customer)
+                          [--owner-email EMAIL]   (invites the first owner: prints the invitation URL)
   npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
                           [--fee-bearer merchant|customer] [--json]
   npm run --silent cli -- migrate
@@ -73,6 +74,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
         'fee-bearer': { type: 'string' },
         json: { type: 'boolean', default: false },
         'key-bits': { type: 'string' },
+        'owner-email': { type: 'string' },
       },
       strict: true,
     }));
@@ -88,6 +90,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     webhookUrl: values['webhook-url'],
     liveWebhookUrl: values['live-webhook-url'],
     feeBearer: values['fee-bearer'],
+    ownerEmail: values['owner-email'],
     // Not a whole number: NaN, which the service refuses like any other unsupported size.
     keyBits: values['key-bits'] === undefined ? undefined : /^\d+$/.test(values['key-bits']) ? Number(values['key-bits']) : Number.NaN,
   };
@@ -107,6 +110,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
           `Test private key: ${created.keys.test.privateKey}`,
           `Live public key:  ${created.keys.live.publicKey}`,
           `Live private key: ${created.keys.live.privateKey}`,
+          ...(created.owner ? [`Owner invitation for ${created.owner.email} (valid 72 hours, once): ${created.owner.invitationUrl}`] : []),
           'Private keys are shown once: store them now. Use --json for the encryption keys.',
           '',
         ].join('\n'),

@@ -22,6 +22,7 @@ const CREATE_MERCHANT = `mutation CliCreateMerchant($input: CreateMerchantInput!
       test { publicKey privateKey encryptionKey }
       live { publicKey privateKey encryptionKey }
     }
+    owner { email invitationUrl }
   }
 }`;
 
@@ -57,6 +58,7 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
       feeBearer: input.feeBearer === undefined || input.feeBearer === null ? null : parseFeeBearer(input.feeBearer).toUpperCase(),
       // Not a GraphQL Int (NaN, huge): a size the server refuses with its usual message.
       keyBits: keyBits === undefined || keyBits === null ? null : Number.isInteger(keyBits) && Math.abs(keyBits) < 2 ** 31 ? keyBits : -1,
+      ownerEmail: input.ownerEmail ?? null,
     },
   };
   let response: Response;
@@ -95,5 +97,6 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
     webhookSecret: created.webhookSecret,
     liveWebhookSecret: created.liveWebhookSecret,
     keys: { test: keys(created.keys.test), live: keys(created.keys.live) },
+    ...(created.owner ? { owner: { email: created.owner.email, invitationUrl: created.owner.invitationUrl } } : {}),
   };
 }

@@ -3,7 +3,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
 import { DomainError, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize } from '../merchants/authorization';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { TimelineEvents } from '../timeline/timeline.service';
 import { OutboxEvent } from './outbox-event.entity';
@@ -137,7 +137,7 @@ export class WebhookDispatcher {
 
   /** A new pending delivery of a stored event of the tenant, to the environment's current URL. */
   async redeliver(tenant: Tenant, eventId: string): Promise<WebhookDeliveryView> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'developers');
     if (typeof eventId !== 'string' || !UUID.test(eventId)) throw notFound(EVENT_NOT_FOUND, '13');
     const view = await this.inTransaction(async (execute) => {
       const events: Array<{ id: string; notify: string; notify_type: string; sequence: number; reference: string | null }> = await execute(
@@ -171,7 +171,7 @@ export class WebhookDispatcher {
    * beyond that a `RATE_LIMITED` error says when to try again.
    */
   async sendTestPing(tenant: Tenant): Promise<WebhookDeliveryView> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'developers');
     const view = await this.inTransaction(async (execute) => {
       // Locked: concurrent pings of one environment are counted one after the other.
       const url = await this.activeEndpointUrl(execute, tenant, true);
@@ -184,7 +184,7 @@ export class WebhookDispatcher {
 
   /** The tenant's deliveries, newest first, each with its attempts; optionally of one event or one order. */
   async listDeliveries(tenant: Tenant, filter: WebhookDeliveryFilter = {}): Promise<WebhookDeliveryView[]> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'developers');
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 200);
     const event: FilterQuery<OutboxEvent> & Record<string, unknown> = { environment: tenant.environmentId };
     if (filter.eventId) {

@@ -1,10 +1,14 @@
 import type { AuthChecker } from 'type-graphql';
 import { DomainError } from '../shared/errors';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize, type ActionClass } from '../merchants/authorization';
 import type { GraphqlContext } from './context';
 
-/** Roles of `@Authorized(...)`: TENANT (any api-key), PRIVATE_KEY, ADMIN (x-admin-token). */
-export type Role = 'TENANT' | 'PRIVATE_KEY' | 'ADMIN';
+/**
+ * Roles of `@Authorized(...)`: an action class of the merchants' permission table (decided by
+ * `authorize`, the one check), or ADMIN (x-admin-token). Services check again where they change
+ * something, so every interface is held to the same table.
+ */
+export type Role = ActionClass | 'ADMIN';
 
 export const authChecker: AuthChecker<GraphqlContext, Role> = async ({ context }, roles) => {
   if (roles.includes('ADMIN')) {
@@ -12,6 +16,6 @@ export const authChecker: AuthChecker<GraphqlContext, Role> = async ({ context }
     return true;
   }
   const tenant = await context.tenant();
-  if (roles.includes('PRIVATE_KEY')) requirePrivateKey(tenant);
+  for (const role of roles) authorize(tenant, role as ActionClass);
   return true;
 };

@@ -5,13 +5,14 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { authChecker } from './auth-checker';
 import { HealthResolver } from './health.resolver';
 import { MerchantResolver } from './merchants/merchant.resolver';
+import { MemberResolver } from './merchants/member.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
 import { WebhookResolver } from './events/webhook.resolver';
 import { AuditResolver } from './audit/audit.resolver';
 
-export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver, WebhookResolver, AuditResolver] as const;
+export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver, WebhookResolver, AuditResolver, MemberResolver] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 

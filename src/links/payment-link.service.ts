@@ -4,7 +4,7 @@ import { randomReference } from '../shared/random';
 import { isQueryableDate } from '../shared/time';
 import { badInput, currencyFilter, idInRange, searchFilter } from '../shared/list-filter';
 import type { Tenant } from '../merchants/tenant';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize } from '../merchants/authorization';
 import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { AppEnvironment } from '../merchants/app-environment.entity';
@@ -105,7 +105,7 @@ export class PaymentLinkService {
    * reading links take either key.
    */
   async create(tenant: Tenant, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'links.write');
     return this.orm.em.fork().transactional(async (em) => {
       const fields = await validateLinkInput(em, input, { creating: true });
       const link = em.create(PaymentLink, {
@@ -135,7 +135,7 @@ export class PaymentLinkService {
 
   /** Changes fields only; state and currency stay as they are (private key only). */
   async edit(tenant: Tenant, id: number | string, input: PaymentLinkInput): Promise<{ link: PaymentLink; subsidiary: Subsidiary }> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'links.write');
     const linkId = this.parseId(id);
     return this.orm.em.fork().transactional(async (em) => {
       const fields = await validateLinkInput(em, input, { creating: false });
@@ -164,7 +164,7 @@ export class PaymentLinkService {
 
   /** activate / disable (private key only): idempotent; unknown ids (of this tenant) are "payment link not found". */
   async setActive(tenant: Tenant, id: number | string, isActive: boolean): Promise<PaymentLink> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'links.write');
     const linkId = this.parseId(id);
     return this.orm.em.fork().transactional(async (em) => {
       const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });

@@ -5,7 +5,7 @@ import { DomainError, forbidden, unauthenticated } from '../shared/errors';
 import type { EnvironmentMode } from './app-environment.entity';
 import { describeApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
-import { requireManagingKey } from './key-authority';
+import { authorize } from './authorization';
 import { AuditActions, type AuditService } from './audit/audit.service';
 
 /** What the browser is told after signing in (never the key, never the session token). */
@@ -104,14 +104,17 @@ export class DashboardSessionService {
       const working = apiKey.kind === 'private' && (apiKey.expires_at === null || new Date(apiKey.expires_at) > now);
       if (!working) throw wrongKey();
       // The dashboard manages the merchant: a key in the grace period of a rotation opens no session.
-      requireManagingKey({
-        environmentId: apiKey.environment_id,
-        subsidiaryId: apiKey.subsidiary_id,
-        mode: apiKey.mode,
-        keyKind: 'private',
-        keyId: Number(apiKey.id),
-        keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
-      });
+      authorize(
+        {
+          environmentId: apiKey.environment_id,
+          subsidiaryId: apiKey.subsidiary_id,
+          mode: apiKey.mode,
+          keyKind: 'private',
+          keyId: Number(apiKey.id),
+          keyExpiresAt: apiKey.expires_at ? new Date(apiKey.expires_at).getTime() : null,
+        },
+        'secrets',
+      );
     } catch (refused) {
       // A known key of this merchant that may not sign in: the merchant's log says so (committed on its own).
       await this.audit.record(this.orm.em.fork(), { ...attempt, action: AuditActions.signInFailed });

@@ -12,10 +12,12 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 import { apiKeyHint, generateApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
-import { lockManagingKey, requireManagingKey, requirePrivateKey } from './key-authority';
+import { authorize, lockAuthorized, type ActionClass } from './authorization';
 import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
 import { ADMIN_ACTOR, AuditActions, type AuditOrigin, type AuditService } from './audit/audit.service';
+import type { MemberService } from './member.service';
+import { normalizeEmail } from './member-invitation';
 
 export interface CreateMerchantInput {
   name: string;
@@ -27,6 +29,8 @@ export interface CreateMerchantInput {
   feeBearer?: string | null;
   /** RSA size of both environments' encryption keys; the configured size when omitted. */
   keyBits?: number | null;
+  /** When given, this email is invited as the merchant's first member, an OWNER. */
+  ownerEmail?: string | null;
 }
 
 /** Settings of one environment that the merchant (private key) or an operator (CLI) may change. */
@@ -65,6 +69,8 @@ export interface CreatedMerchant {
   /** Signs the live environment's webhooks. */
   liveWebhookSecret: string;
   keys: { test: EnvironmentKeys; live: EnvironmentKeys };
+  /** The first owner's invitation, when an owner email was given. */
+  owner?: { email: string; invitationUrl: string };
 }
 
 export type RotatableKey = 'public' | 'private' | 'encryption';
@@ -97,6 +103,8 @@ export class MerchantService {
     private readonly audit: AuditService,
     private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
+    /** Invites the first owner of a new merchant (createMerchant with an owner email). */
+    private readonly team?: Pick<MemberService, 'inviteFirstOwner'>,
   ) {}
 
   /**
@@ -122,6 +130,8 @@ export class MerchantService {
     }
     const feeBearer = input.feeBearer === undefined || input.feeBearer === null ? DEFAULT_FEE_BEARER : parseFeeBearer(input.feeBearer);
 
+    const ownerEmail = input.ownerEmail === undefined || input.ownerEmail === null ? null : normalizeEmail(input.ownerEmail);
+    if (ownerEmail !== null && !this.team) throw validationError('Members cannot be invited here.');
     const keyBits = input.keyBits ?? this.rsaBits;
     if (!isEncryptionKeyBits(keyBits)) throw validationError(`The KeyBits field must be one of ${ENCRYPTION_KEY_SIZES.join(', ')}.`);
 
@@ -160,11 +170,13 @@ export class MerchantService {
         subsidiaryId: subsidiary.id,
         target: `merchant ${subsidiary.id} ${name}`,
       });
+      const invitation = ownerEmail === null ? null : await this.team!.inviteFirstOwner(em, subsidiary.id, ownerEmail);
       return {
         subsidiary: { id: subsidiary.id, name, country, supportEmail },
         webhookSecret: webhookSecrets.test,
         liveWebhookSecret: webhookSecrets.live,
         keys,
+        ...(invitation ? { owner: { email: invitation.email, invitationUrl: invitation.invitationUrl } } : {}),
       };
     });
   }
@@ -172,10 +184,12 @@ export class MerchantService {
   /**
    * Replaces the tenant's keys of the given kinds. The replaced keys keep working for
    * `graceSeconds` (0: they stop at once), so a merchant can roll them out without downtime.
-   * Only a private key may rotate keys.
+   * Only a private key without an expiry (or a member allowed to) may rotate keys.
    */
   async rotateKeys(tenant: Tenant, kinds: RotatableKey[], graceSeconds = 0): Promise<RotatedKeys> {
-    requireManagingKey(tenant);
+    // The private key is a secret of the merchant; the public and encryption keys are developers' tools.
+    const action: ActionClass = kinds.includes('private') ? 'secrets' : 'developers';
+    authorize(tenant, action, { manages: true });
     if (kinds.length === 0) throw validationError('Choose at least one key to rotate.');
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
       throw validationError(`The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
@@ -185,7 +199,7 @@ export class MerchantService {
 
     const rotated = await this.orm.em.fork().transactional(async (em) => {
       // Serialises concurrent rotations of one environment; the calling key may still manage.
-      await lockManagingKey(em, tenant);
+      await lockAuthorized(em, tenant, action, { manages: true });
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
       const result: RotatedKeys = { previousKeysExpireAt: expireAt };
       for (const kind of ['public', 'private'] as const) {
@@ -233,10 +247,10 @@ export class MerchantService {
 
   /** Who bears the processing fee in the tenant's environment (private key only). */
   async setFeeBearer(tenant: Tenant, bearer: FeeBearer): Promise<FeeBearer> {
-    requireManagingKey(tenant);
+    authorize(tenant, 'secrets');
     const parsed = parseFeeBearer(bearer);
     await this.orm.em.fork().transactional(async (em) => {
-      await lockManagingKey(em, tenant);
+      await lockAuthorized(em, tenant, 'secrets');
       const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId });
       environment.feeBearer = parsed;
       await em.flush();
@@ -295,7 +309,7 @@ export class MerchantService {
 
   /** The environment's api-keys that still work (or will, until their grace ends), newest first: hints only, never the keys. */
   async listApiKeys(tenant: Tenant): Promise<{ kind: ApiKeyKind; hint: string; createdAt: Date; expiresAt: Date | null }[]> {
-    requirePrivateKey(tenant);
+    authorize(tenant, 'developers');
     const now = this.clock.now();
     const keys = await this.orm.em
       .fork()

@@ -1,8 +1,9 @@
 import type { ApiKeyKind } from './api-key.entity';
 import type { EnvironmentMode } from './app-environment.entity';
+import type { MemberPrincipal } from './member-role';
 
 /**
- * Who is calling, as resolved from the api-key. Every domain operation on tenant data takes
+ * Who is calling, as resolved from the api-key (or a member's sign-in). Every domain operation on tenant data takes
  * one and filters by `environmentId` (which belongs to exactly one merchant), so a key never
  * reaches another merchant's rows nor the other environment's.
  */
@@ -10,7 +11,8 @@ export interface Tenant {
   environmentId: number;
   subsidiaryId: number;
   mode: EnvironmentMode;
-  keyKind: ApiKeyKind;
+  /** The kind of api-key presented; absent when a member acts (see `member`). */
+  keyKind?: ApiKeyKind;
   /**
    * The api-key row the caller presented (a dashboard session: the private key it was opened
    * with); absent for a tenant the service acts as itself (a hosted payment page).
@@ -22,4 +24,6 @@ export interface Tenant {
   keyHint?: string;
   /** The address of the request acting as this tenant, when the interface knows it (the audit log records it). */
   ip?: string;
+  /** The member acting, when a person (not an api-key) calls; their role decides what they may do. */
+  member?: MemberPrincipal;
 }

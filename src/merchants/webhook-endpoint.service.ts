@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Tenant } from './tenant';
-import { lockManagingKey, requireManagingKey } from './key-authority';
+import { authorize, lockAuthorized } from './authorization';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 import { AuditActions, type AuditService } from './audit/audit.service';
 
-/** The merchant's webhook URL of one environment (merchant settings: a private key without an expiry). */
+/** The merchant's webhook URL of one environment (a developer's setting; a private key without an expiry). */
 export class WebhookEndpointService {
   constructor(
     private readonly orm: MikroORM,
@@ -26,11 +26,11 @@ export class WebhookEndpointService {
    * deliveries already pending keep the URL they were created with. Returns the URL now in force.
    */
   async setWebhookUrl(tenant: Tenant, url: string | null): Promise<string | null> {
-    requireManagingKey(tenant);
+    authorize(tenant, 'developers', { manages: true });
     const value = url === null || url.trim() === '' ? null : await validateWebhookUrl(url, this.policy);
     return this.orm.em.fork().transactional(async (em) => {
       // Locks the environment (so updates of one environment take turns) and re-checks the key.
-      await lockManagingKey(em, tenant);
+      await lockAuthorized(em, tenant, 'developers', { manages: true });
       const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'run', em.getTransactionContext());
       await this.audit.recordFor(em, tenant, AuditActions.webhookUrlSet, value ?? 'none');
       if (value === null) {

@@ -4,7 +4,7 @@ import type { SecretBox } from '../crypto/secret-box';
 import type { Clock } from '../shared/clock';
 import { notFound, validationError } from '../shared/errors';
 import type { EnvironmentMode } from './app-environment.entity';
-import { lockManagingKey, requireManagingKey } from './key-authority';
+import { authorize, lockAuthorized } from './authorization';
 import type { Tenant } from './tenant';
 import { AuditActions, type AuditService } from './audit/audit.service';
 
@@ -86,7 +86,7 @@ export class WebhookSecretService {
    * returned once.
    */
   async rotate(tenant: Tenant, overlapSeconds = 0): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date }> {
-    requireManagingKey(tenant);
+    authorize(tenant, 'secrets');
     if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS) {
       throw validationError(`The overlap must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}.`);
     }
@@ -94,7 +94,7 @@ export class WebhookSecretService {
     const expiresAt = new Date(this.clock.now().getTime() + overlapSeconds * 1000);
     const webhookSecret = newWebhookSecret();
     await this.orm.em.fork().transactional(async (em) => {
-      await lockManagingKey(em, tenant);
+      await lockAuthorized(em, tenant, 'secrets');
       const replaced = await this.lockedCurrent(em, tenant.subsidiaryId, tenant.mode);
       if (replaced !== null) {
         await this.sql(

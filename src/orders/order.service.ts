@@ -7,7 +7,7 @@ import { randomReference } from '../shared/random';
 import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize } from '../merchants/authorization';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
@@ -273,7 +273,7 @@ export class OrderService {
     want: OrderListWants = { count: true, payments: true },
   ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
     // Customers, cards and the merchant's revenue: never to the key a browser holds.
-    requirePrivateKey(tenant);
+    authorize(tenant, 'read');
     return this.lists.page(tenant, orderListFilter(filter), limit, after, want);
   }
 
@@ -285,7 +285,7 @@ export class OrderService {
    */
   async summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
     if (!(from < to)) throw validationError('from must be before to.');
-    requirePrivateKey(tenant);
+    authorize(tenant, 'read');
     return this.lists.summaryCells(tenant, from, to);
   }
 

@@ -5,6 +5,7 @@ import { notFound } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
 import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
+import { authorize } from '../merchants/authorization';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
@@ -120,6 +121,7 @@ export class RecurringBillingService {
   }
 
   async cancel(tenant: Tenant, reference: string): Promise<RecurringPayment> {
+    authorize(tenant, 'payments.write');
     return this.orm.em.fork().transactional(async (em) => {
       const recurring = await em.findOne(RecurringPayment, { reference, environment: tenant.environmentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!recurring) throw notFound('recurring payment not found', '13');

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../app-context';
 import { readInput, textOf } from '../shared/input';
 import { validationError } from '../shared/errors';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize } from '../merchants/authorization';
 import { orderNotFound } from '../orders/order-status';
 import { paymentLinkView } from '../links/payment-link.view';
 import type { PaymentLinkInput } from '../links/payment-link-input';
@@ -70,7 +70,7 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
     '/links/recurringpayment/:reference/cancel',
     { schema: routeSchemas.cancelRecurring },
     async (request, reply) => {
-      requirePrivateKey(tenantOf(request));
+      authorize(tenantOf(request), 'payments.write');
       return respond(ctx, request, reply, null, async () => {
         const r = await recurring.cancel(tenantOf(request), request.params.reference);
         const cancelled = r.state === 'cancelled';

@@ -10,7 +10,7 @@ import { feeView, orderCreatedView, orderStatusView, payResultView } from './ord
 import type { PayOrderInput } from '../payments/pay-validation';
 import { readPaymentInstrument } from '../payments/pay-validation';
 import { DomainError } from '../shared/errors';
-import { requirePrivateKey } from '../merchants/key-authority';
+import { authorize } from '../merchants/authorization';
 import { ok, respond } from './respond';
 import { CreateOrderPlaintext, FeePlaintext, PayPlaintext, routeSchemas, StatusPlaintext, TrackPlaintext, VerifyBody } from './schemas';
 
@@ -109,7 +109,7 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   app.post('/order/verify', { schema: routeSchemas.verify }, async (request, reply) => {
-    requirePrivateKey(tenantOf(request));
+    authorize(tenantOf(request), 'read');
     return respond(ctx, request, reply, request.body, async () => {
       const input = readInput(VerifyBody, request.body ?? {});
       const aggregate = await orders.getAggregate(tenantOf(request), textOf(input.reference));

@@ -55,6 +55,53 @@ describe('CLI merchant:create', () => {
     }
   });
 
+  it('--owner-email invites the first owner: the one JSON object carries the invitation URL, which makes that person an OWNER', async () => {
+    const { code, out } = await cli([
+      'merchant:create',
+      '--name',
+      'Owned Ltd',
+      '--country',
+      'NG',
+      '--email',
+      'support@owned.test',
+      '--owner-email',
+      'Boss@Owned.test',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const printed = JSON.parse(out);
+    expect(Object.keys(printed)).toEqual(['subsidiary', 'webhookSecret', 'liveWebhookSecret', 'keys', 'owner']);
+    expect(printed.owner).toEqual({ email: 'boss@owned.test', invitationUrl: expect.stringMatching(/\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/) });
+    const token = printed.owner.invitationUrl.split('/').pop();
+    const accepted = await request(t.baseUrl, 'POST', '/graphql', {
+      body: {
+        query: 'mutation ($input: AcceptInvitationInput!) { acceptInvitation(input: $input) { email role } }',
+        variables: { input: { token, password: 'a long enough password' } },
+      },
+    });
+    expect(accepted.body.data.acceptInvitation).toEqual({ email: 'boss@owned.test', role: 'OWNER' });
+    const members = await request(t.baseUrl, 'POST', '/graphql', { apiKey: printed.keys.live.privateKey, body: { query: '{ members { email role } }' } });
+    expect(members.body.data.members).toEqual([{ email: 'boss@owned.test', role: 'OWNER' }]);
+  });
+
+  it('refuses a malformed --owner-email and creates nothing', async () => {
+    const res = await cli([
+      'merchant:create',
+      '--name',
+      'Bad Owner',
+      '--country',
+      'NG',
+      '--email',
+      'support@bad.test',
+      '--owner-email',
+      'not an email',
+      '--json',
+    ]);
+    expect(res.code).not.toBe(0);
+    expect(res.out).toBe('');
+    expect(res.err).toContain('e-mail');
+  });
+
   it.each(['2048', '3072'])(
     'warns on stderr that %s-bit keys break clients encrypting one block, and stdout keeps exactly the one JSON object',
     async (bits) => {

@@ -5,7 +5,7 @@ import { toWebhookDeliveryType } from './webhook.mapping';
 
 @Resolver()
 export class WebhookResolver {
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Query(() => [WebhookDeliveryType], { description: 'Webhook deliveries of the environment, newest first, with their attempts; private key only.' })
   async webhookDeliveries(
     @Arg('eventId', () => String, { nullable: true }) eventId: string | null,
@@ -16,7 +16,7 @@ export class WebhookResolver {
     return (await ctx.services.webhooks.listDeliveries(await ctx.tenant(), { eventId, orderReference, limit })).map(toWebhookDeliveryType);
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('secrets')
   @Mutation(() => RotatedWebhookSecretType, {
     description:
       "Replaces the webhook signing secret of the key's environment (each environment has its own); during overlapSeconds (0 to 604800, default 0) deliveries carry a signature under the old secret as well. A private key without an expiry only.",
@@ -28,25 +28,25 @@ export class WebhookResolver {
     return ctx.services.signingSecrets.rotate(await ctx.tenant(), overlapSeconds ?? 0);
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Query(() => WebhookSettingsType)
   async webhookSettings(@Ctx() ctx: GraphqlContext): Promise<WebhookSettingsType> {
     return { webhookUrl: await ctx.services.webhookEndpoints.getWebhookUrl(await ctx.tenant()) };
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Mutation(() => WebhookSettingsType, { description: "Sets (or, with null, removes) the environment's webhook URL; private key only." })
   async setWebhookUrl(@Arg('url', () => String, { nullable: true }) url: string | null, @Ctx() ctx: GraphqlContext): Promise<WebhookSettingsType> {
     return { webhookUrl: await ctx.services.webhookEndpoints.setWebhookUrl(await ctx.tenant(), url) };
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Mutation(() => WebhookDeliveryType, { description: 'Sends a test ping (notify "test_assess") to the webhook URL; private key only.' })
   async sendTestWebhook(@Ctx() ctx: GraphqlContext): Promise<WebhookDeliveryType> {
     return toWebhookDeliveryType(await ctx.services.webhooks.sendTestPing(await ctx.tenant()));
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Mutation(() => WebhookDeliveryType, { description: 'Delivers a stored event again, with the same eventId; private key only.' })
   async redeliverWebhook(@Arg('eventId') eventId: string, @Ctx() ctx: GraphqlContext): Promise<WebhookDeliveryType> {
     return toWebhookDeliveryType(await ctx.services.webhooks.redeliver(await ctx.tenant(), eventId));

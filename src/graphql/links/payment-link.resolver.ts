@@ -40,7 +40,7 @@ export class PaymentLinkResolver {
     return (await ctx.services.links.statuses([shape])).get(link.id) as PaymentLinkStatusEnum;
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => PaymentLinkConnection, { description: "The merchant environment's links, newest first." })
   async paymentLinks(
     @Args() { first, after }: PageArgs,
@@ -78,7 +78,7 @@ export class PaymentLinkResolver {
     };
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => PaymentLinkType, { description: 'One link, by id or by reference.' })
   async paymentLink(
     @Arg('id', () => Int, { nullable: true }) id: number | null,
@@ -91,41 +91,41 @@ export class PaymentLinkResolver {
     return linkView(ctx.services.links, link);
   }
 
-  @Authorized('TENANT')
+  @Authorized('links.write')
   @Mutation(() => PaymentLinkType, { description: 'Creates a link; private key only.' })
   async createPaymentLink(@Arg('input') input: CreatePaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const { link } = await ctx.services.links.create(await ctx.tenant(), input);
     return linkView(ctx.services.links, link);
   }
 
-  @Authorized('TENANT')
+  @Authorized('links.write')
   @Mutation(() => PaymentLinkType, { description: "Changes a link's fields; private key only." })
   async editPaymentLink(@Arg('id', () => Int) id: number, @Arg('input') input: EditPaymentLinkInput, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const { link } = await ctx.services.links.edit(await ctx.tenant(), id, input);
     return linkView(ctx.services.links, link);
   }
 
-  @Authorized('TENANT')
+  @Authorized('links.write')
   @Mutation(() => PaymentLinkType, { description: 'Activates a link; private key only.' })
   async activatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const link = await ctx.services.links.setActive(await ctx.tenant(), id, true);
     return linkView(ctx.services.links, link);
   }
 
-  @Authorized('TENANT')
+  @Authorized('links.write')
   @Mutation(() => PaymentLinkType, { description: 'Deactivates a link; private key only.' })
   async deactivatePaymentLink(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<PaymentLinkType> {
     const link = await ctx.services.links.setActive(await ctx.tenant(), id, false);
     return linkView(ctx.services.links, link);
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => [PaymentLinkTypeInfo])
   async paymentLinkTypes(@Ctx() ctx: GraphqlContext): Promise<PaymentLinkTypeInfo[]> {
     return ctx.services.links.types();
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => [FrequencyType])
   async frequencies(@Ctx() ctx: GraphqlContext): Promise<FrequencyType[]> {
     return ctx.services.links.frequencies();

@@ -16,7 +16,7 @@ import {
 
 @Resolver()
 export class MerchantResolver {
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => MerchantType, { description: "The api-key's merchant and environment." })
   async merchant(@Ctx() ctx: GraphqlContext): Promise<MerchantType> {
     const tenant = await ctx.tenant();
@@ -29,13 +29,13 @@ export class MerchantResolver {
     };
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Query(() => [ApiKeyInfoType], { description: "The environment's working api-keys (hints only), newest first; private key only." })
   async apiKeys(@Ctx() ctx: GraphqlContext): Promise<ApiKeyInfoType[]> {
     return ctx.services.merchants.listApiKeys(await ctx.tenant());
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('secrets')
   @Mutation(() => MerchantSettingsType, { description: "Settings of the key's environment; private key only." })
   async updateMerchantSettings(@Arg('input') input: MerchantSettingsInput, @Ctx() ctx: GraphqlContext): Promise<MerchantSettingsType> {
     const tenant = await ctx.tenant();
@@ -49,7 +49,7 @@ export class MerchantResolver {
     return ctx.services.merchants.createMerchant(input, { actor: ADMIN_ACTOR, ip: ctx.ip ?? null });
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('developers')
   @Mutation(() => RotatedKeysType, {
     description:
       "Replaces the environment's keys; private key only. The new keys are shown only in this answer: the service stores nothing but a hash of " +

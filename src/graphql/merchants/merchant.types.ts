@@ -50,12 +50,20 @@ export class MerchantKeysType {
   @Field(() => EnvironmentKeysType) live!: EnvironmentKeysType;
 }
 
+@ObjectType('FirstOwner')
+export class FirstOwnerType {
+  @Field() email!: string;
+  @Field({ description: 'Where the owner sets their password (valid 72 hours, once).' }) invitationUrl!: string;
+}
+
 @ObjectType('CreatedMerchant', { description: 'Private keys and the webhook secret are shown here once and never again.' })
 export class CreatedMerchantType {
   @Field(() => SubsidiaryType) subsidiary!: SubsidiaryType;
   @Field({ description: "Signs the test environment's webhooks." }) webhookSecret!: string;
   @Field({ description: "Signs the live environment's webhooks." }) liveWebhookSecret!: string;
   @Field(() => MerchantKeysType) keys!: MerchantKeysType;
+  @Field(() => FirstOwnerType, { nullable: true, description: 'The first owner invitation, when ownerEmail was given.' })
+  owner?: FirstOwnerType | null;
 }
 
 @InputType()
@@ -69,6 +77,8 @@ export class CreateMerchantInput {
   feeBearer?: FeeBearerEnum | null;
   @Field(() => Int, { nullable: true, description: 'RSA size of the encryption keys: 2048, 3072 or 4096 (default: ENCRYPTION_KEY_BITS, 4096 unless set).' })
   keyBits?: number | null;
+  @Field(() => String, { nullable: true, description: "Invites this email as the merchant's first member, an OWNER." })
+  ownerEmail?: string | null;
 }
 
 @InputType()

@@ -33,20 +33,20 @@ export class OrderResolver {
     return toOrderType(a, ctx.publicUrl);
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('read')
   @Query(() => OrderType, { description: 'The order details, fields named as in order/verify. Private key only: it holds customer and card details.' })
   async order(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
     return this.orderType(ctx, await ctx.services.orders.getAggregate(await ctx.tenant(), reference));
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => OrderStatusInfoType, { description: 'The status of an order, as order/status answers it.' })
   async orderStatus(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<OrderStatusInfoType> {
     const { order } = await ctx.services.orders.getAggregate(await ctx.tenant(), reference);
     return toOrderStatusInfoType(order);
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('read')
   @Query(() => OrderConnection, { description: "The merchant environment's orders, newest first. Private key only: it holds customer and card details." })
   async orders(
     @Args() { first, after }: PageArgs,
@@ -89,14 +89,14 @@ export class OrderResolver {
     };
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('read')
   @Query(() => [TimelineEntryType], { description: "The order's transaction timeline, oldest first. Private key only: it holds customer and card details." })
   async orderTimeline(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType[]> {
     const entries = await ctx.services.timeline.list(await ctx.tenant(), reference);
     return entries.map(toTimelineEntryType);
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => FeeQuoteType)
   async feeQuote(
     @Arg('amount', () => DecimalScalar) amount: string,
@@ -108,13 +108,13 @@ export class OrderResolver {
     return { ...q, paymentOption: q.paymentOption as PaymentOptionEnum };
   }
 
-  @Authorized('TENANT')
+  @Authorized('read')
   @Query(() => DashboardSummaryType, { description: 'Counts and sums by status and currency over [from, to); private key (or a dashboard session) only.' })
   async dashboardSummary(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: GraphqlContext): Promise<DashboardSummaryType> {
     return dashboardSummaryOf(from, to, await ctx.services.orders.summary(await ctx.tenant(), from, to));
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Mutation(() => OrderType)
   async createOrder(@Arg('input') input: CreateOrderInput, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
     const created = await ctx.services.orders.create(await ctx.tenant(), {
@@ -126,7 +126,7 @@ export class OrderResolver {
     return this.orderType(ctx, created);
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Mutation(() => PayOrderResultType, { description: 'The card part only as an encrypted payload, never as plain fields.' })
   async payOrder(@Arg('input') input: PayOrderInput, @Ctx() ctx: GraphqlContext): Promise<PayOrderResultType> {
     const tenant = await ctx.tenant();
@@ -140,21 +140,21 @@ export class OrderResolver {
     return { redirectUrl: result.redirectUrl, final: result.final, order: this.orderType(ctx, result.aggregate) };
   }
 
-  @Authorized('PRIVATE_KEY')
+  @Authorized('payments.write')
   @Mutation(() => Boolean, { description: 'Stops a subscription: nothing more is charged. Private key only.' })
   async cancelRecurringPayment(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<boolean> {
     const recurring = await ctx.services.recurring.cancel(await ctx.tenant(), reference);
     return recurring.state === 'cancelled';
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Mutation(() => TimelineEntryType)
   async trackOrderEvent(@Arg('input') input: TrackOrderEventInput, @Ctx() ctx: GraphqlContext): Promise<TimelineEntryType> {
     const e = await ctx.services.timeline.track(await ctx.tenant(), input);
     return toTimelineEntryType(e);
   }
 
-  @Authorized('TENANT')
+  @Authorized('client')
   @Subscription(() => OrderStatusChangeType, {
     description: "Each state change of the order (or of every order of the key's merchant environment when reference is omitted).",
     subscribe: async ({ args, context }) => {

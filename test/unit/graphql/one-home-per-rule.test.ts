@@ -43,9 +43,11 @@ describe('each GraphQL and adapter rule has one home', () => {
     expect(files.filter((f) => /\b44\d\d\b/.test(code(f.text)) || /KEY_REVOKED_CLOSE_CODE/.test(f.text)).map((f) => f.file)).toEqual([]);
   });
 
-  it('only the key authority decides what a private key is allowed', () => {
+  it('only the authorization module decides what a key or a member is allowed', () => {
     const deciding = files.filter(
-      (f) => f.file !== 'merchants/key-authority.ts' && /keyKind\s*[!=]==?\s*'private'|requires the private key/.test(code(f.text)),
+      (f) =>
+        f.file !== 'merchants/authorization.ts' &&
+        /keyKind\s*[!=]==?\s*'private'|requires the private key|member\??\.role\s*[!=]==?|PERMISSIONS\[/.test(code(f.text)),
     );
     // The REST schema's example of the 403 answer is documentation, not a check.
     expect(deciding.map((f) => f.file).filter((file) => !file.startsWith('rest/schemas'))).toEqual([]);

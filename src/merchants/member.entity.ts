@@ -1,0 +1,68 @@
+import { OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { Subsidiary } from './subsidiary.entity';
+import { MEMBER_ROLES, type MemberRole } from './member-role';
+
+/**
+ * A person of a merchant's team: an email (stored lower-case, unique per merchant), a scrypt
+ * password hash with its own salt and parameters (see password.ts) and one role.
+ */
+@Entity({ tableName: 'merchant_member' })
+@Index({
+  name: 'merchant_member_subsidiary_email_unique',
+  expression: 'create unique index "merchant_member_subsidiary_email_unique" on "merchant_member" ("subsidiary_id", lower("email"))',
+})
+export class Member {
+  [OptionalProps]?: 'createdAt';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Subsidiary, { deleteRule: 'cascade' })
+  subsidiary!: Subsidiary;
+
+  @Property({ type: 'text' })
+  email!: string;
+
+  @Property({ type: 'text' })
+  passwordHash!: string;
+
+  @Enum({ items: () => [...MEMBER_ROLES] })
+  role!: MemberRole;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+}
+
+/** An invitation to join a merchant's team: only the SHA-256 of its token is stored; used once, within its expiry. */
+@Entity({ tableName: 'member_invitation' })
+@Index({
+  name: 'member_invitation_subsidiary_email_index',
+  expression: 'create index "member_invitation_subsidiary_email_index" on "member_invitation" ("subsidiary_id", lower("email"))',
+})
+export class MemberInvitation {
+  [OptionalProps]?: 'createdAt' | 'acceptedAt';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Subsidiary, { deleteRule: 'cascade' })
+  subsidiary!: Subsidiary;
+
+  @Property({ type: 'text' })
+  email!: string;
+
+  @Enum({ items: () => [...MEMBER_ROLES] })
+  role!: MemberRole;
+
+  @Property({ type: 'string', length: 64, columnType: 'char(64)', unique: true })
+  tokenHash!: string;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)' })
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  acceptedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+}

@@ -1,0 +1,161 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock';
+import { conflict, forbidden, notFound } from '../shared/errors';
+import { isUniqueViolation } from '../db/sql';
+import { authorize, currentMember } from './authorization';
+import type { MemberRole } from './member-role';
+import { hashInvitationToken, invitationInvalid, normalizeEmail, parseMemberRole, recordInvitation, type InvitationView } from './member-invitation';
+import { checkPasswordStrength, hashPassword } from './password';
+import type { Tenant } from './tenant';
+
+export interface MemberView {
+  email: string;
+  role: MemberRole;
+  createdAt: Date;
+}
+
+export const LAST_OWNER = 'A merchant always keeps one owner: make another member an owner first.';
+export const ALREADY_MEMBER = 'This email is already a member of the merchant.';
+export const MEMBER_NOT_FOUND = 'No member with this email.';
+
+interface MemberRow {
+  id: number;
+  email: string;
+  role: MemberRole;
+  created_at: Date;
+}
+
+const view = (row: MemberRow): MemberView => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at) });
+
+/**
+ * A merchant's team: invitations, members and their roles. Every change is authorized by the
+ * one check (`authorize`, class `members`; only an owner acts on owners) and taken with the
+ * merchant's row locked, so the rule that a merchant always keeps an owner holds however many
+ * changes run at once.
+ */
+export class MemberService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly publicUrl: string,
+  ) {}
+
+  /** The merchant's members, oldest first. */
+  async members(principal: Tenant): Promise<MemberView[]> {
+    authorize(principal, 'members');
+    const rows: MemberRow[] = await this.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select id, email, role, created_at from merchant_member where subsidiary_id = ? order by created_at, id`, [principal.subsidiaryId]);
+    return rows.map(view);
+  }
+
+  /** Invites `email` with `role`: answers the invitation URL (valid 72 hours, once). */
+  async inviteMember(principal: Tenant, input: { email: unknown; role: unknown }): Promise<InvitationView> {
+    const email = normalizeEmail(input.email);
+    const role = parseMemberRole(input.role);
+    authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
+    return this.inTeam(principal, async (em, sql) => {
+      authorize(await currentMember(em, principal), 'members', { concernsOwner: role === 'OWNER' });
+      if ((await sql(`select 1 from merchant_member where subsidiary_id = ? and lower(email) = ?`, [principal.subsidiaryId, email])).length) {
+        throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
+      }
+      return recordInvitation(em, { subsidiaryId: principal.subsidiaryId, email, role, now: this.clock.now(), publicUrl: this.publicUrl });
+    });
+  }
+
+  /**
+   * The first owner of a merchant, invited by the operator (`merchant:create --owner-email`)
+   * inside the transaction that creates the merchant: no principal, nobody to authorize.
+   */
+  inviteFirstOwner(em: EntityManager, subsidiaryId: number, email: unknown): Promise<InvitationView> {
+    return recordInvitation(em, { subsidiaryId, email: normalizeEmail(email), role: 'OWNER', now: this.clock.now(), publicUrl: this.publicUrl });
+  }
+
+  /** Makes the invited person a member with the password they chose (12 characters or more); the invitation is then used up. */
+  async acceptInvitation(token: unknown, password: unknown): Promise<MemberView> {
+    const chosen = checkPasswordStrength(password);
+    if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw invitationInvalid();
+    const passwordHash = await hashPassword(chosen);
+    const now = this.clock.now();
+    return this.orm.em.fork().transactional(async (em) => {
+      const sql = <T>(query: string, params: unknown[]): Promise<T[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+      // Locked: the same token accepted twice at once is used by one of them only.
+      const [invitation] = await sql<{ id: number; subsidiary_id: number; email: string; role: MemberRole; expires_at: Date; accepted_at: Date | null }>(
+        `select id, subsidiary_id, email, role, expires_at, accepted_at from member_invitation where token_hash = ? for update`,
+        [hashInvitationToken(token)],
+      );
+      if (!invitation || invitation.accepted_at !== null || new Date(invitation.expires_at) <= now) throw invitationInvalid();
+      await sql(`update member_invitation set accepted_at = ? where id = ?`, [now, invitation.id]);
+      try {
+        const [row] = await sql<MemberRow>(
+          `insert into merchant_member (subsidiary_id, email, password_hash, role, created_at) values (?, ?, ?, ?, ?) returning id, email, role, created_at`,
+          [invitation.subsidiary_id, invitation.email, passwordHash, invitation.role, now],
+        );
+        return view(row!);
+      } catch (e) {
+        if (isUniqueViolation(e, 'merchant_member_subsidiary_email_unique')) throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
+        throw e;
+      }
+    });
+  }
+
+  /** Gives a member another role. Only an owner makes an owner or changes one; the last owner stays an owner. */
+  async changeMemberRole(principal: Tenant, input: { email: unknown; role: unknown }): Promise<MemberView> {
+    const email = normalizeEmail(input.email);
+    const role = parseMemberRole(input.role);
+    authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
+    return this.inTeam(principal, async (em, sql) => {
+      const target = await this.lockedTarget(em, principal, email, role === 'OWNER');
+      if (target.role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
+      const [row] = await sql<MemberRow>(`update merchant_member set role = ? where id = ? returning id, email, role, created_at`, [role, target.id]);
+      return view(row!);
+    });
+  }
+
+  /** Removes a member. Only an owner removes an owner, and never the last one. */
+  async removeMember(principal: Tenant, email: unknown): Promise<boolean> {
+    const normalized = normalizeEmail(email);
+    authorize(principal, 'members');
+    return this.inTeam(principal, async (em, sql) => {
+      const target = await this.lockedTarget(em, principal, normalized, false);
+      if (target.role === 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
+      await sql(`delete from merchant_member where id = ?`, [target.id]);
+      return true;
+    });
+  }
+
+  /**
+   * Runs `work` in a transaction holding the merchant's row lock: changes of one team take
+   * turns, so two removals of the last two owners cannot both see another owner left.
+   */
+  private inTeam<T>(principal: Tenant, work: (em: EntityManager, sql: <R>(query: string, params: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const sql = <R>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+      const locked = await sql(`select id from subsidiary where id = ? for update`, [principal.subsidiaryId]);
+      if (!locked.length) throw notFound('merchant not found', '13');
+      return work(em, sql);
+    });
+  }
+
+  /** The member to change, and the caller's right to change them, both as they are now (under the team lock). */
+  private async lockedTarget(em: EntityManager, principal: Tenant, email: string, makesOwner: boolean): Promise<MemberRow> {
+    const rows: MemberRow[] = await em
+      .getConnection()
+      .execute(
+        `select id, email, role, created_at from merchant_member where subsidiary_id = ? and lower(email) = ?`,
+        [principal.subsidiaryId, email],
+        'all',
+        em.getTransactionContext(),
+      );
+    const actor = await currentMember(em, principal);
+    authorize(actor, 'members', { concernsOwner: makesOwner || rows[0]?.role === 'OWNER' });
+    if (!rows[0]) throw notFound(MEMBER_NOT_FOUND, 'MEMBER_NOT_FOUND');
+    return rows[0];
+  }
+
+  private async keepAnOwner(sql: <R>(query: string, params: unknown[]) => Promise<R[]>, subsidiaryId: number): Promise<void> {
+    const [owners] = await sql<{ n: string }>(`select count(*) as n from merchant_member where subsidiary_id = ? and role = 'OWNER'`, [subsidiaryId]);
+    if (Number(owners!.n) <= 1) throw forbidden(LAST_OWNER);
+  }
+}

@@ -1,0 +1,77 @@
+import {
+  ACTION_CLASSES,
+  authorize,
+  type ActionClass,
+  OWNER_REQUIRED,
+  PRIVATE_KEY_REQUIRED,
+  KEY_WITHOUT_EXPIRY_REQUIRED,
+} from '../../../src/merchants/authorization';
+import { MEMBER_ROLES, type MemberRole } from '../../../src/merchants/member-role';
+import type { Tenant } from '../../../src/merchants/tenant';
+import { DomainError } from '../../../src/shared/errors';
+
+const base = { environmentId: 1, subsidiaryId: 1, mode: 'test' as const };
+const member = (role: MemberRole): Tenant => ({ ...base, member: { memberId: 7, email: 'a@b.test', role } });
+const privateKey: Tenant = { ...base, keyKind: 'private', keyId: 3, keyExpiresAt: null };
+const graceKey: Tenant = { ...base, keyKind: 'private', keyId: 3, keyExpiresAt: Date.now() + 3600_000 };
+const publicKey: Tenant = { ...base, keyKind: 'public', keyId: 4, keyExpiresAt: null };
+
+/** What each role may do, written out as the team documentation states it (✓ = may). */
+const EXPECTED: Record<MemberRole, Record<ActionClass, boolean>> = {
+  OWNER: { client: true, read: true, 'links.write': true, 'payments.write': true, developers: true, secrets: true, members: true },
+  ADMIN: { client: true, read: true, 'links.write': true, 'payments.write': true, developers: true, secrets: true, members: true },
+  DEVELOPER: { client: true, read: true, 'links.write': false, 'payments.write': false, developers: true, secrets: false, members: false },
+  SUPPORT: { client: true, read: true, 'links.write': true, 'payments.write': true, developers: false, secrets: false, members: false },
+  VIEWER: { client: true, read: true, 'links.write': false, 'payments.write': false, developers: false, secrets: false, members: false },
+};
+
+function outcome(principal: Tenant, action: ActionClass, detail = {}): string {
+  try {
+    authorize(principal, action, detail);
+    return 'allowed';
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    expect((e as DomainError).kind).toBe('forbidden');
+    return (e as DomainError).message;
+  }
+}
+
+describe('the one authorization check', () => {
+  describe.each(MEMBER_ROLES)('a member with role %s', (role) => {
+    it.each(ACTION_CLASSES)('%s: allowed exactly as the permission table says, refused as forbidden otherwise', (action) => {
+      const result = outcome(member(role), action);
+      if (EXPECTED[role][action]) expect(result).toBe('allowed');
+      else expect(result).toBe(`Your role (${role}) does not allow this operation.`);
+      // A member may also do what "manages" the merchant when the role allows the class.
+      expect(outcome(member(role), action, { manages: true }) === 'allowed').toBe(EXPECTED[role][action]);
+    });
+  });
+
+  it('only an owner may act on an owner: ADMIN manages members, but not owners', () => {
+    expect(outcome(member('OWNER'), 'members', { concernsOwner: true })).toBe('allowed');
+    expect(outcome(member('ADMIN'), 'members', { concernsOwner: true })).toBe(OWNER_REQUIRED);
+    expect(outcome(member('ADMIN'), 'members')).toBe('allowed');
+    expect(outcome(privateKey, 'members', { concernsOwner: true })).toBe('allowed');
+  });
+
+  it.each(ACTION_CLASSES)('the private key acts as an owner: %s', (action) => {
+    expect(outcome(privateKey, action)).toBe('allowed');
+    expect(outcome(privateKey, action, { manages: true, concernsOwner: true })).toBe('allowed');
+  });
+
+  it.each(ACTION_CLASSES)('the public key may do client actions only: %s', (action) => {
+    expect(outcome(publicKey, action)).toBe(action === 'client' ? 'allowed' : PRIVATE_KEY_REQUIRED);
+  });
+
+  it.each(ACTION_CLASSES)('a private key in its grace period makes calls but manages nothing: %s', (action) => {
+    const managesAlways = action === 'secrets' || action === 'members';
+    expect(outcome(graceKey, action)).toBe(managesAlways ? KEY_WITHOUT_EXPIRY_REQUIRED : 'allowed');
+    expect(outcome(graceKey, action, { manages: true })).toBe(KEY_WITHOUT_EXPIRY_REQUIRED);
+  });
+
+  it('a tenant the service acts as itself (a hosted payment page, no key row) is a public client', () => {
+    const hosted: Tenant = { ...base, keyKind: 'public' };
+    expect(outcome(hosted, 'client')).toBe('allowed');
+    expect(outcome(hosted, 'read')).toBe(PRIVATE_KEY_REQUIRED);
+  });
+});
