@@ -274,22 +274,6 @@ export class PaymentLinkService {
     return this.orm.em.fork().findOne(PaymentLink, { reference }, { populate: ['type', 'environment', 'environment.subsidiary'] });
   }
 
-  where(tenant: Tenant, criteria: PaymentLinkFilter) {
-    const filter = linkListFilter(criteria);
-    const where: Record<string, unknown> = { environment: tenant.environmentId };
-    if (filter.id !== undefined) where.id = filter.id;
-    if (filter.isActive !== undefined) where.isActive = filter.isActive;
-    if (filter.currency) where.currency = filter.currency;
-    if (filter.createdFrom || filter.createdTo) {
-      where.dateCreated = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
-    }
-    if (filter.search) {
-      const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.$or = [{ name: { $ilike: like } }, { reference: { $ilike: like } }];
-    }
-    return where;
-  }
-
   /** The link's usage rules for an order being paid, under the link's row lock, in the caller's transaction (link-usage.ts). */
   lockForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
     return lockLinkForPayment(em, order, stage, supersede);

@@ -28,7 +28,6 @@ export const validationError = (message: string): DomainError => new DomainError
 export const requiredField = (field: string): DomainError => validationError(`The ${field} field is required.`);
 export const unsupported = (param: string, code = 'VAL400'): DomainError => new DomainError('unsupported', `${param} is currently not supported.`, code);
 export const notFound = (message: string, code: string): DomainError => new DomainError('not_found', message, code);
-export const conflict = (message: string, code = 'VAL400'): DomainError => new DomainError('conflict', message, code);
 
 export const API_KEY_MISSING = 'api-key was not passed in the header.';
 export const unauthenticated = (): DomainError => new DomainError('unauthenticated', API_KEY_MISSING, '401');
