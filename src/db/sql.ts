@@ -15,8 +15,8 @@ export interface PreparedStatement {
  * trip, no query building, no identity map. Either SQL written with `?` placeholders (numbered
  * once per distinct text), or a named prepared statement (`$n` placeholders, planned once per
  * connection). Rows come as the driver gives them with MikroORM's type settings (timestamps as
- * text: read them with `dateParser`). For the hot paths and lists; everything else goes
- * through the entity manager.
+ * text: `EntityRowMapper` reads them as the entities would). For the hot paths and lists;
+ * everything else goes through the entity manager.
  */
 export type RunSql = <R = Row>(query: string | PreparedStatement, params: unknown[]) => Promise<R[]>;
 
@@ -63,14 +63,6 @@ export function runPrepared<R = Row>(orm: MikroORM, statement: PreparedStatement
 export function isUniqueViolation(err: unknown, constraint: string): boolean {
   const e = err as { code?: unknown; constraint?: unknown };
   return e !== null && typeof e === 'object' && e.code === '23505' && e.constraint === constraint;
-}
-
-/** Timestamps come from MikroORM's connection as PostgreSQL text; parsed as its entities parse them. */
-export type DateOf = (value: string | Date | null) => Date;
-
-export function dateParser(orm: MikroORM): DateOf {
-  const platform = orm.em.getPlatform();
-  return (value) => (value === null || value instanceof Date ? value : platform.parseDate(value)) as Date;
 }
 
 /** SQL conditions with their `?` parameters. */

@@ -13,7 +13,8 @@ import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
 import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
-import { boundedCount, dateParser, sqlRunner, type Counted, type DateOf, type RunSql } from '../db/sql';
+import { boundedCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
+import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 import { lockLinkForPayment, PAID_STATUS, type OrderBeingPaid, type Supersede } from './link-usage';
 
@@ -48,34 +49,34 @@ export function linkListFilter(criteria: PaymentLinkFilter): PaymentLinkFilter {
   };
 }
 
-export const LINK_COLUMNS = `l.id, l.environment_id, l.name, l.description, l.reference, l.amount, l.currency, l.auth_option, l.mobile, l.background_image,
-  l.website, l.logo, l.customer_limit, l.frequency_id, l.number_of_payments, l.is_active, l.date_created, l.date_updated,
-  t.id as t_id, t.code as t_code, t.payment_link_name as t_name`;
+const LINK_ROW: RowColumns = {
+  alias: 'l',
+  prefix: '',
+  columns: [
+    'id',
+    'environment_id',
+    'name',
+    'description',
+    'reference',
+    'amount',
+    'currency',
+    'auth_option',
+    'mobile',
+    'background_image',
+    'website',
+    'logo',
+    'customer_limit',
+    'frequency_id',
+    'number_of_payments',
+    'is_active',
+    'date_created',
+    'date_updated',
+  ],
+};
+const LINK_TYPE_ROW: RowColumns = { alias: 't', prefix: 't_', columns: ['id', 'code', 'payment_link_name'] };
 
-/** A link row as the plain object the views read (the fields of `PaymentLink` they use). */
-function linkOf(r: Record<string, any>, date: DateOf): PaymentLink {
-  return {
-    id: r.id,
-    environment: r.environment_id,
-    name: r.name,
-    description: r.description,
-    reference: r.reference,
-    amount: r.amount,
-    currency: r.currency,
-    authOption: r.auth_option,
-    mobile: r.mobile,
-    backgroundImage: r.background_image,
-    website: r.website,
-    logo: r.logo,
-    limit: r.customer_limit,
-    frequency: r.frequency_id === null ? null : { id: r.frequency_id },
-    numberOfPayments: r.number_of_payments,
-    isActive: r.is_active,
-    dateCreated: date(r.date_created),
-    dateUpdated: date(r.date_updated),
-    type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
-  } as unknown as PaymentLink;
-}
+/** Every column a link list row reads (the link and its type). */
+export const LINK_COLUMNS = `${selectColumns(LINK_ROW)}, ${selectColumns(LINK_TYPE_ROW)}`;
 
 /** How the audit log names a link: its id and public reference. */
 function linkTarget(link: PaymentLink): string {
@@ -83,7 +84,8 @@ function linkTarget(link: PaymentLink): string {
 }
 
 export class PaymentLinkService {
-  private readonly date: DateOf;
+  private readonly link: EntityRowMapper<PaymentLink>;
+  private readonly linkType: EntityRowMapper<PaymentLinkType>;
   private run: RunSql | undefined;
 
   constructor(
@@ -91,7 +93,15 @@ export class PaymentLinkService {
     private readonly publicUrl: string,
     private readonly audit: AuditService,
   ) {
-    this.date = dateParser(orm);
+    this.link = new EntityRowMapper(orm, PaymentLink, LINK_ROW);
+    this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_ROW);
+  }
+
+  /** A link list row as the plain object the views read (the fields of `PaymentLink` they use). */
+  private linkOf(row: Record<string, unknown>): PaymentLink {
+    const link = this.link.map(row)!;
+    link.type = this.linkType.map(row)!;
+    return link;
   }
 
   paymentLinkUrl(link: PaymentLink): string {
@@ -185,7 +195,7 @@ export class PaymentLinkService {
       `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql} order by l.date_created desc, l.id desc`,
       where.params,
     );
-    return rows.map((r) => linkOf(r, this.date));
+    return rows.map((r) => this.linkOf(r));
   }
 
   /**
@@ -235,7 +245,7 @@ export class PaymentLinkService {
         ? boundedCount((sql, params) => this.execute(sql, params), `select 1 from payment_link l where ${where.sql}`, where.params)
         : Promise.resolve(undefined),
     ]);
-    return { rows: rows.map((r) => linkOf(r, this.date)), ...counted };
+    return { rows: rows.map((r) => this.linkOf(r)), ...counted };
   }
 
   private execute(sql: string, params: unknown[]): Promise<Array<Record<string, any>>> {
@@ -277,22 +287,6 @@ export class PaymentLinkService {
   /** For the public checkout page: a link by its public reference, with its merchant environment. */
   async findPublic(reference: string): Promise<PaymentLink | null> {
     return this.orm.em.fork().findOne(PaymentLink, { reference }, { populate: ['type', 'environment', 'environment.subsidiary'] });
-  }
-
-  where(tenant: Tenant, criteria: PaymentLinkFilter) {
-    const filter = linkListFilter(criteria);
-    const where: Record<string, unknown> = { environment: tenant.environmentId };
-    if (filter.id !== undefined) where.id = filter.id;
-    if (filter.isActive !== undefined) where.isActive = filter.isActive;
-    if (filter.currency) where.currency = filter.currency;
-    if (filter.createdFrom || filter.createdTo) {
-      where.dateCreated = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdTo ? { $lt: filter.createdTo } : {}) };
-    }
-    if (filter.search) {
-      const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.$or = [{ name: { $ilike: like } }, { reference: { $ilike: like } }];
-    }
-    return where;
   }
 
   /** The link's usage rules for an order being paid, under the link's row lock, in the caller's transaction (link-usage.ts). */

@@ -29,5 +29,3 @@ export function paymentLinkView(link: PaymentLink, paymentLinkUrl: string, style
     description: link.description,
   };
 }
-
-export type PaymentLinkView = ReturnType<typeof paymentLinkView>;

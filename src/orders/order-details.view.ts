@@ -114,5 +114,3 @@ export function customerDetailsView(order: OrderAggregate['order']) {
         dateUpdated: null,
       };
 }
-
-export type OrderDetailsView = ReturnType<typeof orderDetailsView>;

@@ -2,13 +2,15 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { validationError } from '../shared/errors';
 import { isQueryableDate } from '../shared/time';
 import type { Tenant } from '../merchants/tenant';
-import type { Order } from './order.entity';
-import type { OrderPayment } from './order-payment.entity';
-import type { CardDetail } from './card-detail.entity';
-import { OrderPayment as OrderPaymentEntity } from './order-payment.entity';
-import { CardDetail as CardDetailEntity } from './card-detail.entity';
+import { PaymentLink } from '../links/payment-link.entity';
+import { PaymentLinkType } from '../links/payment-link-type.entity';
+import { Order } from './order.entity';
+import { Customer } from './customer.entity';
+import { OrderPayment } from './order-payment.entity';
+import { CardDetail } from './card-detail.entity';
 import { paymentMethodCodes, type OrderListFilter } from './order-filter';
-import { boundedCount, Conditions, dateParser, sqlRunner, type Counted, type DateOf, type Row, type RunSql } from '../db/sql';
+import { boundedCount, Conditions, sqlRunner, type Counted, type Row, type RunSql } from '../db/sql';
+import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
 import type { SummaryCell } from './order-summary';
 
 /** An order of a list page: the columns every read model of an order shows, no entity behind it. */
@@ -18,19 +20,70 @@ export interface ListedOrder {
   cards: CardDetail[];
 }
 
-const BASE_COLUMNS = `o.id, o.reference, o.payment_reference, o.narration, o.remarks, o.amount, o.total_charged_amount, o.fee, o.fee_rate,
-  o.subsidiary_fee, o.customer_fee, o.currency, o.status_id, o.payment_method, o.payment_response_code, o.payment_response_message,
-  o.recurring_payment_id, o.recurring_payment_reference, o.customer_email, o.customer_first_name, o.customer_last_name,
-  o.customer_mobile, o.customer_country, o.created_at, o.updated_at, o.date_payment_confirmed, o.environment_id`;
-const CUSTOMER_COLUMNS = `c.id as c_id, c.email as c_email, c.first_name as c_first_name, c.last_name as c_last_name, c.mobile as c_mobile, c.country as c_country,
-  c.is_blacklisted as c_is_blacklisted, c.reason_blacklisted as c_reason_blacklisted, c.date_created as c_date_created, c.date_updated as c_date_updated`;
-const LINK_COLUMNS = `l.id as l_id, l.name as l_name, l.description as l_description, l.reference as l_reference, l.amount as l_amount, l.currency as l_currency,
-  l.auth_option as l_auth_option, l.mobile as l_mobile, l.background_image as l_background_image, l.website as l_website, l.logo as l_logo,
-  l.customer_limit as l_limit, l.is_active as l_is_active, l.date_created as l_date_created, l.date_updated as l_date_updated,
-  l.environment_id as l_environment_id, t.id as t_id, t.code as t_code, t.payment_link_name as t_name`;
+const BASE_COLUMNS: RowColumns = {
+  alias: 'o',
+  prefix: '',
+  columns: [
+    'id',
+    'reference',
+    'payment_reference',
+    'narration',
+    'remarks',
+    'amount',
+    'total_charged_amount',
+    'fee',
+    'fee_rate',
+    'subsidiary_fee',
+    'customer_fee',
+    'currency',
+    'status_id',
+    'payment_method',
+    'payment_response_code',
+    'payment_response_message',
+    'recurring_payment_id',
+    'recurring_payment_reference',
+    'customer_email',
+    'customer_first_name',
+    'customer_last_name',
+    'customer_mobile',
+    'customer_country',
+    'created_at',
+    'updated_at',
+    'date_payment_confirmed',
+    'environment_id',
+  ],
+};
+const CUSTOMER_COLUMNS: RowColumns = {
+  alias: 'c',
+  prefix: 'c_',
+  columns: ['id', 'email', 'first_name', 'last_name', 'mobile', 'country', 'is_blacklisted', 'reason_blacklisted', 'date_created', 'date_updated'],
+};
+const LINK_COLUMNS: RowColumns = {
+  alias: 'l',
+  prefix: 'l_',
+  columns: [
+    'id',
+    'name',
+    'description',
+    'reference',
+    'amount',
+    'currency',
+    'auth_option',
+    'mobile',
+    'background_image',
+    'website',
+    'logo',
+    'customer_limit',
+    'is_active',
+    'date_created',
+    'date_updated',
+    'environment_id',
+  ],
+};
+const LINK_TYPE_COLUMNS: RowColumns = { alias: 't', prefix: 't_', columns: ['id', 'code', 'payment_link_name'] };
 
 /** Every column a list row of an order reads (the order, its customer record, its link and link type). */
-export const ORDER_COLUMNS = `${BASE_COLUMNS}, ${CUSTOMER_COLUMNS}, ${LINK_COLUMNS}`;
+export const ORDER_COLUMNS = [BASE_COLUMNS, CUSTOMER_COLUMNS, LINK_COLUMNS, LINK_TYPE_COLUMNS].map(selectColumns).join(', ');
 
 /** What a list page reads beyond the order's own columns (only what the query asked for). */
 export interface OrderListWants {
@@ -42,76 +95,37 @@ export interface OrderListWants {
   paymentLink?: boolean;
 }
 
-/** The plain object an order list row becomes: the fields of `Order` the read models use. */
-function orderOf(r: Row, date: DateOf): Order {
-  const customer =
-    r.c_id === null || r.c_id === undefined
-      ? null
-      : {
-          id: r.c_id,
-          email: r.c_email,
-          firstName: r.c_first_name,
-          lastName: r.c_last_name,
-          mobile: r.c_mobile,
-          country: r.c_country,
-          isBlacklisted: r.c_is_blacklisted,
-          reasonBlacklisted: r.c_reason_blacklisted,
-          dateCreated: date(r.c_date_created),
-          dateUpdated: date(r.c_date_updated),
-        };
-  const paymentLink =
-    r.l_id === null || r.l_id === undefined
-      ? null
-      : {
-          id: r.l_id,
-          name: r.l_name,
-          description: r.l_description,
-          reference: r.l_reference,
-          amount: r.l_amount,
-          currency: r.l_currency,
-          authOption: r.l_auth_option,
-          mobile: r.l_mobile,
-          backgroundImage: r.l_background_image,
-          website: r.l_website,
-          logo: r.l_logo,
-          limit: r.l_limit,
-          isActive: r.l_is_active,
-          dateCreated: date(r.l_date_created),
-          dateUpdated: date(r.l_date_updated),
-          environment: r.l_environment_id,
-          type: { id: r.t_id, code: r.t_code, paymentLinkName: r.t_name },
-        };
-  return {
-    id: r.id,
-    reference: r.reference,
-    paymentReference: r.payment_reference,
-    narration: r.narration,
-    remarks: r.remarks,
-    amount: r.amount,
-    totalChargedAmount: r.total_charged_amount,
-    fee: r.fee,
-    feeRate: r.fee_rate,
-    subsidiaryFee: r.subsidiary_fee,
-    customerFee: r.customer_fee,
-    currency: r.currency,
-    statusId: r.status_id,
-    paymentMethod: r.payment_method,
-    paymentResponseCode: r.payment_response_code,
-    paymentResponseMessage: r.payment_response_message,
-    recurringPaymentId: r.recurring_payment_id,
-    recurringPaymentReference: r.recurring_payment_reference,
-    customerEmail: r.customer_email,
-    customerFirstName: r.customer_first_name,
-    customerLastName: r.customer_last_name,
-    customerMobile: r.customer_mobile,
-    customerCountry: r.customer_country,
-    createdAt: date(r.created_at),
-    updatedAt: date(r.updated_at),
-    datePaymentConfirmed: date(r.date_payment_confirmed),
-    environment: r.environment_id,
-    customer,
-    paymentLink,
-  } as unknown as Order;
+/** Reads an order list row as the plain object the read models use (the fields of `Order` they read). */
+class ListedOrderMapper {
+  private readonly order: EntityRowMapper<Order>;
+  private readonly customer: EntityRowMapper<Customer>;
+  private readonly link: EntityRowMapper<PaymentLink>;
+  private readonly linkType: EntityRowMapper<PaymentLinkType>;
+
+  constructor(orm: MikroORM) {
+    this.order = new EntityRowMapper(orm, Order, BASE_COLUMNS);
+    this.customer = new EntityRowMapper(orm, Customer, CUSTOMER_COLUMNS);
+    this.link = new EntityRowMapper(orm, PaymentLink, LINK_COLUMNS);
+    this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_COLUMNS);
+  }
+
+  /** The SELECT list: the order's columns, and its customer's and link's when joined. */
+  selectList(want: { customer: boolean; link: boolean }): string {
+    return [
+      this.order.selectList,
+      ...(want.customer ? [this.customer.selectList] : []),
+      ...(want.link ? [this.link.selectList, this.linkType.selectList] : []),
+    ].join(', ');
+  }
+
+  map(r: Row): Order {
+    const order = this.order.map(r)!;
+    order.customer = this.customer.map(r);
+    const paymentLink = this.link.map(r);
+    if (paymentLink) paymentLink.type = this.linkType.map(r)!;
+    order.paymentLink = paymentLink;
+    return order;
+  }
 }
 
 const DAY_MS = 86_400_000;
@@ -123,11 +137,11 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
  * summary table. docs/performance.md, "Lists at scale", says how each stays flat at a million orders.
  */
 export class OrderLists {
-  private readonly date: DateOf;
+  private readonly rows: ListedOrderMapper;
   private readonly run: RunSql;
 
   constructor(private readonly orm: MikroORM) {
-    this.date = dateParser(orm);
+    this.rows = new ListedOrderMapper(orm);
     this.run = sqlRunner(orm);
   }
 
@@ -175,7 +189,7 @@ export class OrderLists {
       limit > 0 ? this.pageRows(where, statusIds, limit, after, want) : Promise.resolve([]),
       want.count ? this.count(where, statusIds) : Promise.resolve(undefined),
     ]);
-    const orders = rows.map((r) => orderOf(r, this.date));
+    const orders = rows.map((r) => this.rows.map(r));
     let listed: ListedOrder[] = orders.map((order) => ({ order, payments: [], cards: [] }));
     if (want.payments && orders.length > 0) listed = await this.withPayments(orders);
     return { rows: listed, ...counted };
@@ -206,7 +220,7 @@ export class OrderLists {
     const customer = want.customer !== false;
     const link = want.paymentLink !== false;
     return this.run(
-      `select ${BASE_COLUMNS}${customer ? `, ${CUSTOMER_COLUMNS}` : ''}${link ? `, ${LINK_COLUMNS}` : ''}
+      `select ${this.rows.selectList({ customer, link })}
          from ${ids.sql} p join checkout_order o on o.id = p.id
          ${customer ? 'left join customer c on c.id = o.customer_id' : ''}
          ${link ? 'left join payment_link l on l.id = o.payment_link_id left join payment_link_type t on t.id = l.type_id' : ''}
@@ -225,8 +239,8 @@ export class OrderLists {
   private async withPayments(orders: Order[]): Promise<ListedOrder[]> {
     const em = this.orm.em.fork();
     const ids = orders.map((o) => o.id);
-    const payments = await em.find(OrderPaymentEntity, { order: { $in: ids } }, { orderBy: { id: 'asc' } });
-    const cards = payments.length ? await em.find(CardDetailEntity, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
+    const payments = await em.find(OrderPayment, { order: { $in: ids } }, { orderBy: { id: 'asc' } });
+    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
     return orders.map((order) => {
       const own = payments.filter((p) => p.order.id === order.id);
       const paymentIds = new Set(own.map((p) => p.id));

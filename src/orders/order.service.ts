@@ -25,7 +25,7 @@ import { OrderQueries } from './order.queries';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import { OrderLists, type ListedOrder, type OrderListWants } from './order-lists';
-import type { SummaryCell } from './order-summary';
+import { dashboardSummaryOf, type DashboardSummary } from './order-summary';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
 
 export interface CreateOrderInput {
@@ -281,12 +281,12 @@ export class OrderService {
    * The dashboard's figures over [from, to): counts and sums (exact decimals) by UTC day,
    * currency, payment method and status, from the summary table (docs/performance.md). The
    * merchant's revenue: the private key (or a dashboard session, opened with it) only.
-   * `dashboardSummaryOf` (order-summary.ts) works out the figures from these cells.
+   * The figures are worked out from the summary cells by `dashboardSummaryOf` (order-summary.ts).
    */
-  async summary(tenant: Tenant, from: Date, to: Date): Promise<SummaryCell[]> {
+  async summary(tenant: Tenant, from: Date, to: Date): Promise<DashboardSummary> {
     if (!(from < to)) throw validationError('from must be before to.');
     authorize(tenant, 'read');
-    return this.lists.summaryCells(tenant, from, to);
+    return dashboardSummaryOf(from, to, await this.lists.summaryCells(tenant, from, to));
   }
 
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {

@@ -25,7 +25,7 @@ export class InputObject {
   constructor(value: Record<string, unknown>) {
     for (const [key, v] of Object.entries(value)) {
       const lower = key.toLowerCase();
-      if (this.byName.has(lower)) throw validationError(`The ${this.label(key)} field is given more than once.`);
+      if (this.byName.has(lower)) throw validationError(`The ${key} field is given more than once.`);
       this.byName.set(lower, [key, v]);
     }
   }
@@ -46,11 +46,6 @@ export class InputObject {
     return this.byName.get(name.toLowerCase())?.[1];
   }
 
-  /** Messages name the field alone, as the legacy service does (`The Email field is required.`). */
-  label(name: string): string {
-    return name;
-  }
-
   /**
    * Refuses properties the reader does not know ("<Field> is currently not supported."): for the
    * service's own payloads (GraphQL's encrypted card part, the checkout page). The REST shim
@@ -59,7 +54,7 @@ export class InputObject {
   allowOnly(names: readonly string[]): this {
     const allowed = new Set(names.map((n) => n.toLowerCase()));
     for (const [lower, [original]] of this.byName) {
-      if (!allowed.has(lower)) throw new DomainError('unsupported', `${this.label(original)} is currently not supported.`, 'VAL400');
+      if (!allowed.has(lower)) throw new DomainError('unsupported', `${original} is currently not supported.`, 'VAL400');
     }
     return this;
   }
@@ -71,30 +66,18 @@ export class InputObject {
     let s: string;
     if (typeof v === 'string') s = v.trim();
     else if (typeof v === 'number' && Number.isFinite(v)) s = String(v);
-    else throw validationError(`The ${this.label(name)} field must be a string.`);
+    else throw validationError(`The ${name} field must be a string.`);
     if (s === '') return null;
-    if (s.includes('\u0000')) throw validationError(`The ${this.label(name)} field is not valid.`);
-    if (s.length > maxLength) throw validationError(`The ${this.label(name)} field must be at most ${maxLength} characters.`);
-    return s;
-  }
-
-  requiredString(name: string, maxLength = 500): string {
-    const s = this.optionalString(name, maxLength);
-    if (s === null) throw requiredField(this.label(name));
+    if (s.includes('\u0000')) throw validationError(`The ${name} field is not valid.`);
+    if (s.length > maxLength) throw validationError(`The ${name} field must be at most ${maxLength} characters.`);
     return s;
   }
 
   optionalObject(name: string): InputObject | null {
     const v = this.raw(name);
     if (v === undefined || v === null) return null;
-    if (typeof v !== 'object' || Array.isArray(v)) throw validationError(`The ${this.label(name)} field must be an object.`);
+    if (typeof v !== 'object' || Array.isArray(v)) throw validationError(`The ${name} field must be an object.`);
     return new InputObject(v as Record<string, unknown>);
-  }
-
-  requiredObject(name: string): InputObject {
-    const o = this.optionalObject(name);
-    if (!o) throw requiredField(this.label(name));
-    return o;
   }
 }
 

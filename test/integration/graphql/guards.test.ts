@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { dashboardSummaryOf } from '../../../src/orders/order-summary';
 import { closedWithin, WsSession } from './ws-session';
 
 const ORDER_FIELDS = `orderReference paymentReference productName totalAmountCharged statusId status paymentMethod paymentResponseCode currencyId currencyName
@@ -173,7 +174,7 @@ describe('GraphQL guards over HTTP and WebSocket', () => {
       // A genuine database error from a resolver's query.
       services.orders.summary = async () => {
         await orm.em.getConnection().execute('select * from table_that_does_not_exist');
-        return [];
+        return dashboardSummaryOf(new Date(0), new Date(1), []);
       };
       try {
         const QUERY = `query { dashboardSummary(from: "2020-01-01T00:00:00Z", to: "2021-01-01T00:00:00Z") { successRate } }`;
