@@ -7,6 +7,7 @@ import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
 import { registerDashboard } from './dashboard/routes';
 import { registerSite } from './site/landing';
+import { registerAdminApi } from './operations/admin-api';
 import { clientErrors, frameworkErrors, httpServerOptions, installProtection } from './protection';
 import { installObservability, loggerOptions } from './observability';
 import { sendFailure } from './protection/failure-shapes';
@@ -75,5 +76,6 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   await registerCheckoutPages(app, ctx);
   await registerDashboard(app, ctx);
   await registerSite(app, ctx);
+  registerAdminApi(app, ctx);
   return app;
 }

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { adminTokenMatches } from '../operations/admin-token';
 import type { AppContext, AppServices } from '../app-context';
 import type { Tenant } from '../merchants/tenant';
 import type { SessionCredentials } from '../merchants/dashboard-session.service';
@@ -35,17 +35,9 @@ export function createGraphqlContext(
         headers.apiKey === undefined && headers.session
           ? app.services.dashboardSessions.authenticate(headers.session)
           : app.services.auth.authenticate(headers.apiKey)),
-    isAdmin: isAdminToken(app.config.adminToken, headers.adminToken),
+    isAdmin: adminTokenMatches(app.config.adminToken, headers.adminToken),
     publicUrl: app.config.publicUrl,
   };
-}
-
-/** Constant-time comparison of the x-admin-token header with ADMIN_TOKEN (disabled when unset). */
-function isAdminToken(expected: string | undefined, given: string | undefined): boolean {
-  if (!expected || !given) return false;
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, b);
 }
 
 export function headerValue(value: string | string[] | undefined): string | undefined {
