@@ -61,7 +61,7 @@ describe('operator commands through a server on the embedded database', () => {
       DATA_DIR: dataDir,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       MIGRATE_ON_START: 'true',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     });
     expect(await json(['merchant:list'])).toEqual(directList);
     expect(await json(['merchant:settings', '--id', id, '--fee-bearer', 'merchant', '--environment', 'live'])).toEqual(directSettings);
@@ -92,6 +92,11 @@ describe('operator commands through a server on the embedded database', () => {
     expect((await verify(reset.privateKey)).status).not.toBe(401);
     // The replaced live key (reset directly, before the server started) is refused too.
     expect((await verify(merchant.keys.live.privateKey)).status).toBe(401);
+    // The reset is recorded in the server's log, without the keys.
+    expect(service.logLines().filter((l) => l.event === 'keys.rotated')).toEqual([
+      expect.objectContaining({ level: 30, msg: 'keys rotated', subsidiaryId: merchant.subsidiary.id, environment: 'test', kinds: ['public', 'private'] }),
+    ]);
+    expect(service.stdout()).not.toContain(reset.privateKey);
 
     const text = await cli(['merchant:reset-keys', '--id', id, '--environment', 'test', '--keys', 'private']);
     expect(text.code).toBe(0);
