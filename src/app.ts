@@ -7,8 +7,9 @@ import { registerAssets } from './checkout/assets';
 import { registerCheckoutPages } from './checkout/pages';
 import { registerDashboard } from './dashboard/routes';
 import { registerSite } from './site/landing';
+import { registerAdminApi } from './operations/admin-api';
 import { clientErrors, frameworkErrors, httpServerOptions, installProtection } from './protection';
-import { installObservability, loggerOptions } from './observability';
+import { installObservability, loggerOptions, RequestLogController } from './observability';
 import { sendFailure } from './protection/failure-shapes';
 
 export { LOG_REDACTIONS, loggerOptions } from './observability';
@@ -48,6 +49,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     // While closing, the hook below answers in the documented shape (Fastify's own 503 has another).
     return503OnClosing: false,
     requestIdHeader: false,
+    // Request lines with the matched route, at debug for health checks and static files.
+    logController: new RequestLogController(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -75,5 +78,6 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   await registerCheckoutPages(app, ctx);
   await registerDashboard(app, ctx);
   await registerSite(app, ctx);
+  registerAdminApi(app, ctx);
   return app;
 }

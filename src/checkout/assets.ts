@@ -8,9 +8,9 @@ const PALETTE = ['#0b5fff', '#0f9d58', '#c2185b', '#e65100', '#6a1b9a', '#00838f
  * artwork and needs nothing from outside.
  */
 export async function registerAssets(app: FastifyInstance): Promise<void> {
-  app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
+  app.get('/favicon.ico', { config: { quietLog: true } }, async (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
 
-  app.get<{ Params: { code: string } }>('/assets/banks/:code.svg', async (request, reply) => {
+  app.get<{ Params: { code: string } }>('/assets/banks/:code.svg', { config: { quietLog: true } }, async (request, reply) => {
     const code = request.params.code;
     if (!/^[0-9]{3,6}$/.test(code)) return reply.code(404).send(errorBody('404', 'Not found'));
     const colour = PALETTE[Number(code) % PALETTE.length];

@@ -36,7 +36,7 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
     done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
   });
 
-  app.get<{ Params: { name: keyof typeof assets } }>('/checkout-assets/:name', async (request, reply) => {
+  app.get<{ Params: { name: keyof typeof assets } }>('/checkout-assets/:name', { config: { quietLog: true } }, async (request, reply) => {
     // Own names only: `__proto__`, `constructor`, `toString` are not assets.
     const asset = Object.hasOwn(assets, request.params.name) ? assets[request.params.name] : undefined;
     if (!asset) return reply.code(404).type('text/plain').send('Not found');

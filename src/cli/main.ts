@@ -11,7 +11,9 @@ import { rotateMasterKey } from '../merchants/master-key-rotation';
 import { smallKeyWarning } from '../crypto/encryption-key';
 import { parseMasterKey } from '../crypto/secret-box';
 import type { CreatedMerchant } from '../merchants/merchant.service';
-import { createMerchantViaServer, runningServer, ServerAdminUnavailableError } from './server-admin';
+import { createMerchantViaServer, runCommandViaServer, runningServer, ServerAdminUnavailableError } from './server-admin';
+import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorCommand } from '../operations/operator-commands';
+import { parseOperatorCommand, printOperatorResult } from './operator-cli';
 
 const USAGE = `Usage:
   npm run --silent cli -- --help | -h | help
@@ -23,7 +25,12 @@ const USAGE = `Usage:
                           [--owner-email EMAIL]   (invites the first owner: prints the invitation URL)
   npm run --silent cli -- merchant:settings --id MERCHANT_ID [--environment test|live]
                           [--fee-bearer merchant|customer] [--json]
+  npm run --silent cli -- merchant:list [--json]
+  npm run --silent cli -- merchant:reset-keys --id MERCHANT_ID --environment test|live
+                          [--keys public,private,encryption]   (default public,private; the
+                           old keys stop at once, the new ones are shown once) [--json]
   npm run --silent cli -- migrate
+  (While a server holds the embedded database, these and merchant:create go through it.)
   NEW_MASTER_KEY=… npm run --silent cli -- master-key:rotate [--json]
   npm run --silent cli -- master-key:rotate --generate [--json]
 `;
@@ -46,14 +53,7 @@ export async function runCli(argv: string[], out: NodeJS.WritableStream, err: No
     throw e;
   }
 
-  if (command === 'migrate') {
-    const runtime = await openRuntime(config, { migrate: true });
-    await runtime.close();
-    err.write('migrations applied\n');
-    return 0;
-  }
-
-  if (command === 'merchant:settings') return merchantSettings(config, rest, out, err);
+  if (OPERATOR_COMMANDS.includes(command as OperatorCommand['command'])) return operatorCommand(config, command!, rest, out, err);
   if (command === 'master-key:rotate') return masterKeyRotate(config, rest, out, err);
 
   if (command !== 'merchant:create') {
@@ -163,45 +163,41 @@ async function withRuntime(config: Config, err: NodeJS.WritableStream, command: 
 }
 
 /**
- * `merchant:settings`: shows, and with options changes, a merchant's settings (both
- * environments unless --environment names one). Prints the settings of both afterwards.
+ * merchant:list, merchant:settings, merchant:reset-keys and migrate: on the database when the CLI
+ * can open it, else (a server holds the embedded database) through that server's admin API,
+ * which runs the same code: the same output either way.
  */
-async function merchantSettings(config: Config, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  let values;
+async function operatorCommand(config: Config, command: string, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  const parsed = parseOperatorCommand(command, args);
+  if ('usage' in parsed) {
+    err.write(`${parsed.usage}\n${USAGE}`);
+    return 64;
+  }
+  const { request, json } = parsed;
+  let runtime: Runtime;
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        id: { type: 'string' },
-        environment: { type: 'string' },
-        'fee-bearer': { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }));
+    runtime = await openRuntime(config, { migrate: request.command === 'migrate' });
   } catch (e) {
-    err.write(`${(e as Error).message}\n${USAGE}`);
-    return 64;
+    if (!(e instanceof DataDirInUseError)) throw e;
+    const target = runningServer(config, e);
+    return viaServer(target, err, async () => {
+      printOperatorResult(request, await runCommandViaServer(target, request), json, out, err);
+      if (request.command === 'migrate') err.write(`(by the running server, process ${target.server.pid}, which migrates when it starts)\n`);
+      return 0;
+    });
   }
-  const id = values.id ?? '';
-  const environment = values.environment;
-  if (!/^[0-9]{1,9}$/.test(id) || (environment !== undefined && environment !== 'test' && environment !== 'live')) {
-    err.write(`merchant:settings needs --id <merchant id> and optionally --environment test|live\n${USAGE}`);
-    return 64;
-  }
-  return withRuntime(config, err, async (runtime) => {
-    const settings = await runtime.ctx.services.merchants.updateSettings(
-      Number(id),
-      { feeBearer: values['fee-bearer'] },
-      environment ? [environment] : ['test', 'live'],
-    );
-    out.write(
-      values.json
-        ? `${JSON.stringify(settings, null, 2)}\n`
-        : `Merchant ${settings.subsidiaryId}: test fee bearer ${settings.test.feeBearer}, live fee bearer ${settings.live.feeBearer}.\n`,
-    );
+  try {
+    printOperatorResult(request, await runOperatorCommand({ orm: runtime.ctx.orm, merchants: runtime.ctx.services.merchants }, request), json, out, err);
     return 0;
-  });
+  } catch (e) {
+    if (e instanceof DomainError) {
+      err.write(`error: ${e.message}\n`);
+      return 65; // EX_DATAERR
+    }
+    throw e;
+  } finally {
+    await runtime.close();
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { parseFeeBearer, type CreateMerchantInput, type CreatedMerchant } from '
 import { readAdminToken } from '../operations/admin-token';
 import { readServerRecord, type ServerRecord } from '../operations/server-record';
 import { DomainError, type DomainErrorKind } from '../shared/errors';
+import { ADMIN_COMMANDS_ROUTE, type OperatorCommand } from '../operations/operator-commands';
 
 /** Why the CLI could not use the running server in place of the locked embedded database. */
 export class ServerAdminUnavailableError extends Error {
@@ -35,7 +36,7 @@ export function runningServer(config: Config, locked: DataDirInUseError): { serv
   const adminToken = config.adminToken ?? readAdminToken(config.dataDir);
   if (!adminToken) {
     throw new ServerAdminUnavailableError(
-      `A server (process ${server.pid}) holds the embedded database in ${config.dataDir}; set ADMIN_TOKEN to its admin token to create merchants through it.`,
+      `A server (process ${server.pid}) holds the embedded database in ${config.dataDir}; set ADMIN_TOKEN to its admin token to run commands through it.`,
     );
   }
   return { server, adminToken };
@@ -99,4 +100,32 @@ export async function createMerchantViaServer(target: { server: ServerRecord; ad
     keys: { test: keys(created.keys.test), live: keys(created.keys.live) },
     ...(created.owner ? { owner: { email: created.owner.email, invitationUrl: created.owner.invitationUrl } } : {}),
   };
+}
+
+/**
+ * An operator command (merchant:list, merchant:settings, merchant:reset-keys, migrate) carried
+ * out by the running server: it runs the same code on its own services and answers the JSON the
+ * CLI would have printed itself. A domain error comes back as the same DomainError.
+ */
+export async function runCommandViaServer(target: { server: ServerRecord; adminToken: string }, command: OperatorCommand): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(`${target.server.url}${ADMIN_COMMANDS_ROUTE}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-admin-token': target.adminToken },
+      body: JSON.stringify(command),
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch (err) {
+    throw new ServerAdminUnavailableError(`could not reach the running server at ${target.server.url}: ${(err as Error).message}`);
+  }
+  const body = (await response.json().catch(() => null)) as {
+    result?: Record<string, unknown>;
+    error?: { kind: DomainErrorKind; code: string; message: string };
+  } | null;
+  if (body?.result && response.ok) return body.result;
+  const error = body?.error;
+  if (error && error.kind !== 'unauthenticated' && error.kind !== 'forbidden' && response.status !== 400)
+    throw new DomainError(error.kind, error.message, error.code);
+  throw new ServerAdminUnavailableError(`the running server at ${target.server.url} refused (HTTP ${response.status}): ${error?.message ?? 'no answer'}`);
 }

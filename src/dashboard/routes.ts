@@ -75,7 +75,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   app.get('/dashboard', PAGE, sendPage);
   app.get('/dashboard/*', PAGE, sendPage);
 
-  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (request, reply) => {
+  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', { config: { quietLog: true } }, async (request, reply) => {
     const asset = assets.get(request.params.name as (typeof DASHBOARD_ASSETS)[number]);
     if (!asset) return reply.code(404).type('text/plain').send('Not found');
     // Revalidated on every load, answered 304 while unchanged: a new build is picked up at once.

@@ -9,6 +9,8 @@ export interface ClaimedDelivery {
   lease: Date;
   eventId: string;
   orderId: number | null;
+  /** The order's reference (logs name the order by it); null for an event without an order. */
+  orderReference: string | null;
   body: string;
   subsidiaryId: number;
   /** The event's environment: its secret signs the delivery. */
@@ -39,6 +41,7 @@ export async function claimDueDeliveries(
     attempt_count: number;
     event_id: string;
     order_id: number | null;
+    order_reference: string | null;
     body: string;
     subsidiary_id: number;
     mode: EnvironmentMode;
@@ -77,7 +80,8 @@ export async function claimDueDeliveries(
        update webhook_delivery d set locked_until = ?
          from picked, outbox_event e, app_environment env
         where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
-       returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`,
+       returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id,
+                 (select o.reference from checkout_order o where o.id = e.order_id) as order_reference, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`,
     [now, now, now, limits.endpointConcurrency, limits.merchantConcurrency, limits.max, now, lease],
   );
   return rows.map((r) => ({
@@ -87,6 +91,7 @@ export async function claimDueDeliveries(
     lease,
     eventId: r.event_id,
     orderId: r.order_id,
+    orderReference: r.order_reference,
     body: r.body,
     subsidiaryId: r.subsidiary_id,
     mode: r.mode,

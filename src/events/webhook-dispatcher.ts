@@ -52,6 +52,10 @@ export interface WebhookAttemptOutcome {
   latencyMs: number;
   /** How late the attempt started: from when it was due to when it was claimed. */
   lagMs: number;
+  /** The delivery, its attempt number (1 for the first) and the order it is about (for the business event log). */
+  deliveryId: string;
+  attempt: number;
+  orderReference: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -311,7 +315,15 @@ export class WebhookDispatcher {
     }
     try {
       const recorded = await this.recordAttempt(job, result);
-      const outcome: WebhookAttemptOutcome = { result: recorded, statusCode: result.statusCode, latencyMs: result.latencyMs, lagMs: job.lagMs };
+      const outcome: WebhookAttemptOutcome = {
+        result: recorded,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        lagMs: job.lagMs,
+        deliveryId: job.id,
+        attempt: job.attemptCount + 1,
+        orderReference: job.orderReference,
+      };
       for (const listener of this.attemptListeners) {
         try {
           listener(outcome);

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { adminTokenMatches } from '../operations/admin-token';
 import type { AppContext, AppServices } from '../app-context';
 import type { Tenant } from '../merchants/tenant';
 import type { SessionCredentials } from '../merchants/dashboard-session.service';
@@ -39,18 +39,10 @@ export function createGraphqlContext(
           ? app.services.dashboardSessions.authenticate(headers.session)
           : app.services.auth.authenticate(headers.apiKey)
       ).then((found) => ({ ...found, ip: request.ip }))),
-    isAdmin: isAdminToken(app.config.adminToken, headers.adminToken),
+    isAdmin: adminTokenMatches(app.config.adminToken, headers.adminToken),
     ip: request.ip,
     publicUrl: app.config.publicUrl,
   };
-}
-
-/** Constant-time comparison of the x-admin-token header with ADMIN_TOKEN (disabled when unset). */
-function isAdminToken(expected: string | undefined, given: string | undefined): boolean {
-  if (!expected || !given) return false;
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, b);
 }
 
 export function headerValue(value: string | string[] | undefined): string | undefined {

@@ -15,7 +15,7 @@ import type { Tenant } from './tenant';
 import { authorize, lockAuthorized, type ActionClass } from './authorization';
 import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service';
 import type { TenantScope } from './tenant-cache';
-import { ADMIN_ACTOR, AuditActions, type AuditOrigin, type AuditService } from './audit/audit.service';
+import { ADMIN_ACTOR, AuditActions, auditOriginOf, type AuditOrigin, type AuditService } from './audit/audit.service';
 import type { MemberService } from './member.service';
 import { normalizeEmail } from './member-invitation';
 
@@ -89,12 +89,28 @@ export interface ApiKeysReplaced {
   expiresAt: Date;
 }
 
+/** After a rotation or an operator's reset commits: which keys of which merchant environment were replaced. */
+export interface KeysRotated extends ApiKeysReplaced {
+  subsidiaryId: number;
+  mode: EnvironmentMode;
+  kinds: RotatableKey[];
+}
+
+/** A merchant as an operator lists it. */
+export interface MerchantSummary {
+  id: number;
+  name: string;
+  country: string;
+  supportEmail: string;
+  createdAt: Date;
+}
+
 /** Longest grace period a rotated key may keep working (Stripe allows up to 7 days too). */
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
 export class MerchantService {
-  private readonly keysReplacedListeners = new Set<(notice: ApiKeysReplaced) => void>();
   private readonly settingsChangedListeners = new Set<(scope: TenantScope) => void>();
+  private readonly keysRotatedListeners = new Set<(notice: KeysRotated) => void>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -190,6 +206,28 @@ export class MerchantService {
     // The private key is a secret of the merchant; the public and encryption keys are developers' tools.
     const action: ActionClass = kinds.includes('private') ? 'secrets' : 'developers';
     authorize(tenant, action, { manages: true });
+    // Serialises concurrent rotations of one environment; the calling key may still manage.
+    return this.replaceKeys(tenant.environmentId, kinds, graceSeconds, auditOriginOf(tenant), (em) => lockAuthorized(em, tenant, action, { manages: true }));
+  }
+
+  /**
+   * The operator's reset of a merchant environment's keys (command line), for keys that are
+   * lost or leaked: the same rotation with no grace, so the old keys stop at once. Private and
+   * public keys by default; the new ones are in the answer only.
+   */
+  async resetKeys(subsidiaryId: number, mode: EnvironmentMode, kinds: RotatableKey[] = ['public', 'private']): Promise<RotatedKeys> {
+    const environment = await this.orm.em.fork().findOne(AppEnvironment, { subsidiary: subsidiaryId, mode });
+    if (!environment) throw notFound('merchant not found', '13');
+    return this.replaceKeys(environment.id, kinds, 0, { actor: ADMIN_ACTOR }, async () => {});
+  }
+
+  private async replaceKeys(
+    environmentId: number,
+    kinds: RotatableKey[],
+    graceSeconds: number,
+    origin: AuditOrigin,
+    authorise: (em: EntityManager) => Promise<void>,
+  ): Promise<RotatedKeys> {
     if (kinds.length === 0) throw validationError('Choose at least one key to rotate.');
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
       throw validationError(`The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
@@ -198,9 +236,8 @@ export class MerchantService {
     const expireAt = new Date(this.clock.now().getTime() + graceSeconds * 1000);
 
     const rotated = await this.orm.em.fork().transactional(async (em) => {
-      // Serialises concurrent rotations of one environment; the calling key may still manage.
-      await lockAuthorized(em, tenant, action, { manages: true });
-      const environment = await em.findOneOrFail(AppEnvironment, { id: tenant.environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      await authorise(em);
+      const environment = await em.findOneOrFail(AppEnvironment, { id: environmentId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
       const result: RotatedKeys = { previousKeysExpireAt: expireAt };
       for (const kind of ['public', 'private'] as const) {
         if (!kinds.includes(kind)) continue;
@@ -215,14 +252,37 @@ export class MerchantService {
         result.encryptionKey = rsa.encryptionKey;
       }
       await em.flush();
-      await this.audit.recordFor(em, tenant, AuditActions.keysRotated, `${kinds.join(', ')} key (grace ${graceSeconds} s)`);
-      return result;
+      await this.audit.record(em, {
+        ...origin,
+        action: AuditActions.keysRotated,
+        subsidiaryId: environment.subsidiary.id,
+        environment: environment.mode as EnvironmentMode,
+        target: `${kinds.join(', ')} key (grace ${graceSeconds} s)`,
+      });
+      return { rotated: result, subsidiaryId: environment.subsidiary.id, mode: environment.mode as EnvironmentMode };
     });
-    this.settingsChanged({ environmentId: tenant.environmentId });
-    if (kinds.includes('public') || kinds.includes('private')) {
-      for (const listener of this.keysReplacedListeners) listener({ environmentId: tenant.environmentId, expiresAt: expireAt });
-    }
-    return rotated;
+    this.settingsChanged({ environmentId });
+    const notice: KeysRotated = {
+      environmentId,
+      subsidiaryId: rotated.subsidiaryId,
+      mode: rotated.mode,
+      kinds: (['public', 'private', 'encryption'] as const).filter((k) => kinds.includes(k)),
+      expiresAt: expireAt,
+    };
+    for (const listener of this.keysRotatedListeners) listener(notice);
+    return rotated.rotated;
+  }
+
+  /** Calls `listener` after each committed key rotation or reset (the business event log records it). */
+  onKeysRotated(listener: (notice: KeysRotated) => void): () => void {
+    this.keysRotatedListeners.add(listener);
+    return () => this.keysRotatedListeners.delete(listener);
+  }
+
+  /** Every merchant, oldest first, as an operator lists them: no secrets, no keys. */
+  async listMerchants(): Promise<MerchantSummary[]> {
+    const rows = await this.orm.em.fork().find(Subsidiary, {}, { orderBy: { id: 'asc' } });
+    return rows.map((s) => ({ id: s.id, name: s.name, country: s.country, supportEmail: s.supportEmail, createdAt: s.createdAt }));
   }
 
   /**
@@ -241,8 +301,9 @@ export class MerchantService {
 
   /** Calls `listener` after each committed rotation of api-keys (e.g. to close connections opened with them); returns the unsubscribe. */
   onApiKeysReplaced(listener: (notice: ApiKeysReplaced) => void): () => void {
-    this.keysReplacedListeners.add(listener);
-    return () => this.keysReplacedListeners.delete(listener);
+    return this.onKeysRotated((notice) => {
+      if (notice.kinds.includes('public') || notice.kinds.includes('private')) listener({ environmentId: notice.environmentId, expiresAt: notice.expiresAt });
+    });
   }
 
   /** Who bears the processing fee in the tenant's environment (private key only). */

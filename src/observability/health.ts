@@ -36,7 +36,8 @@ export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
     if (await databaseReachable(ctx)) return { status: 'ok' };
     return reply.code(503).send({ status: 'unavailable' });
   };
-  app.get('/health', ready);
-  app.get('/health/ready', ready);
-  app.get('/health/live', async () => ({ status: 'ok' }));
+  const QUIET = { config: { quietLog: true } };
+  app.get('/health', QUIET, ready);
+  app.get('/health/ready', QUIET, ready);
+  app.get('/health/live', QUIET, async () => ({ status: 'ok' }));
 }

@@ -5,9 +5,10 @@ import { LabelGuard, Metrics } from './metrics';
 import { registerServiceGauges } from './gauges';
 import { registerHealth } from './health';
 import { GraphqlWsMetrics, graphqlMetricsPlugin } from './graphql';
+import { logBusinessEvents } from './business-events';
 
 export { Metrics } from './metrics';
-export { LOG_REDACTIONS, loggerOptions } from './logging';
+export { LOG_REDACTIONS, loggerOptions, RequestLogController } from './logging';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -48,7 +49,9 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): Met
     metrics.webhookAttemptDuration.observe(attempt.latencyMs / 1000);
     metrics.webhookLag.observe(attempt.lagMs / 1000);
   });
+  const stopEventLog = logBusinessEvents(app.log, ctx.services);
   app.addHook('onClose', async () => {
+    stopEventLog();
     stopPayments();
     stopWebhooks();
   });

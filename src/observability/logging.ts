@@ -1,4 +1,11 @@
-import type { FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Requests of this route are logged at debug, not info: health checks and static files, which would drown the rest. */
+    quietLog?: boolean;
+  }
+}
 
 const CENSOR = '[redacted]';
 
@@ -114,4 +121,31 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       err: (err: Error) => serializeError(err) as { type: string; message: string; stack: string },
     },
   };
+}
+
+/** The level a request's own lines are logged at, from the route the router matched (never the raw URL). */
+function requestLevel(request: FastifyRequest): 'debug' | 'info' {
+  return request.routeOptions?.config?.quietLog ? 'debug' : 'info';
+}
+
+/** What `request completed` says of a request: its method, the matched route pattern (null when none matched), status and time in ms. */
+function completion(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
+  return { method: request.method, route: request.routeOptions?.url ?? null, status: reply.statusCode, responseTime: reply.elapsedTime };
+}
+
+/**
+ * Fastify's two lines of every request, `incoming request` (the request as the `req`
+ * serializer shows it) and `request completed` (see `completion`), at debug for routes marked
+ * `quietLog` (health checks, static files) and at info otherwise; a request that errored
+ * is logged at error as Fastify does. Fastify's other lines are left as they are.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log[requestLevel(request)]({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ ...completion(request, reply), err: error }, 'request errored');
+    else reply.log[requestLevel(request)](completion(request, reply), 'request completed');
+  }
 }

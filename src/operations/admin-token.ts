@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
@@ -42,4 +42,10 @@ export function readAdminToken(dataDir: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** Constant-time comparison of a presented admin token with ADMIN_TOKEN (never a match when either is unset). */
+export function adminTokenMatches(expected: string | undefined, given: string | undefined): boolean {
+  if (!expected || !given) return false;
+  return timingSafeEqual(createHash('sha256').update(expected).digest(), createHash('sha256').update(given).digest());
 }

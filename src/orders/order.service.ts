@@ -48,6 +48,14 @@ export interface OrderAggregate {
   cards: CardDetail[];
 }
 
+/** An order just created (the business event log names it by reference; amounts as exact decimal text). */
+export interface OrderCreated {
+  environmentId: number;
+  reference: string;
+  amount: string;
+  currency: string;
+}
+
 export class OrderService {
   private readonly queries: OrderQueries;
   private readonly subsidiaries?: ScopedCache<Subsidiary>;
@@ -86,6 +94,22 @@ export class OrderService {
    * `expiresAt`: the order fails if still unpaid then (orders of the hosted payment-link page).
    */
   async create(tenant: Tenant, input: CreateOrderInput, options: { expiresAt?: Date } = {}): Promise<OrderAggregate> {
+    const aggregate = await this.insert(tenant, input, options);
+    const { order } = aggregate;
+    const created: OrderCreated = { environmentId: tenant.environmentId, reference: order.reference, amount: order.amount, currency: order.currency };
+    for (const listener of this.createdListeners) listener(created);
+    return aggregate;
+  }
+
+  /** Hears each order once it is created (committed); returns the unsubscribe. */
+  onCreated(listener: (created: OrderCreated) => void): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
+  }
+
+  private readonly createdListeners = new Set<(created: OrderCreated) => void>();
+
+  private async insert(tenant: Tenant, input: CreateOrderInput, options: { expiresAt?: Date }): Promise<OrderAggregate> {
     const text = trimmedText;
     const c = input.customer;
     if (!c) throw requiredField('Customer');

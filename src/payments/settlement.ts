@@ -27,6 +27,9 @@ export interface PaymentOutcome {
   /** The response code the order now carries (00, 02, a decline code, Z1–Z5, …). */
   code: string;
   actor: PaymentActor;
+  /** The order, by its environment and reference (for the business event log). */
+  environmentId: number;
+  reference: string;
 }
 
 /** How an attempt starts: its method, who starts it, the instrument shown for it, and a saved card's token (renewals). */
@@ -299,12 +302,17 @@ export class PaymentSettlement {
   }
 
   /** After every status change: written, then the order as it now stands to the outbox, and the outcome noted for after commit. */
-  private async publish(em: EntityManager, order: Order, outcome: PaymentOutcome, changes: OrderStatusChange[]): Promise<OrderAggregate> {
+  private async publish(
+    em: EntityManager,
+    order: Order,
+    outcome: Omit<PaymentOutcome, 'environmentId' | 'reference'>,
+    changes: OrderStatusChange[],
+  ): Promise<OrderAggregate> {
     await em.flush();
     const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, outcome.status));
     await em.flush();
-    this.noteOutcome(changes, outcome);
+    this.noteOutcome(changes, { ...outcome, environmentId: order.environment.id, reference: order.reference });
     return aggregate;
   }
 

@@ -105,7 +105,7 @@ ${demoItem}
     return sendHtmlPage(reply, GRAPHIQL_CSP, body);
   });
 
-  app.get<{ Params: { name: string } }>('/graphiql/:name', async (request, reply) => {
+  app.get<{ Params: { name: string } }>('/graphiql/:name', { config: { quietLog: true } }, async (request, reply) => {
     const name = request.params.name;
     if (name === 'introspection.js') {
       // GraphiQL's bundle carries an older graphql whose introspection query the limits do not

@@ -119,8 +119,12 @@ let counter = 0;
  * Creates an order and pays it by card through 3-D Secure, as a customer would:
  * 5123450000000008 succeeds, 4000000000000002 fails (51).
  */
-export async function payOrder(baseUrl: string, keys: { publicKey: string; encryptionKey: string }, cardNumber = '5123450000000008'): Promise<string> {
-  const reference = `EVT-${process.pid}-${Date.now()}-${++counter}`;
+export async function payOrder(
+  baseUrl: string,
+  keys: { publicKey: string; encryptionKey: string },
+  cardNumber = '5123450000000008',
+  reference = `EVT-${process.pid}-${Date.now()}-${++counter}`,
+): Promise<string> {
   const created = await postEncrypted(baseUrl, '/checkout/order/create', keys.publicKey, keys.encryptionKey, {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada+${counter}@example.test` },
     order: { amount: 1000, reference, description: 'Order', currency: 'NGN' },
