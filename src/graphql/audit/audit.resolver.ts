@@ -6,7 +6,7 @@ import type { EnvironmentModeEnum } from '../merchants/merchant.types';
 
 @Resolver()
 export class AuditResolver {
-  @Authorized('TENANT')
+  @Authorized('secrets')
   @Query(() => AuditEntryConnection, {
     description: "The merchant's audit log, newest first: every change through any interface, every dashboard sign-in and failed sign-in. Private key only.",
   })
