@@ -90,7 +90,7 @@ export function createServices(
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
-  const members = new MemberService(orm, clock, config.publicUrl);
+  const members = new MemberService(orm, clock, config.publicUrl, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);

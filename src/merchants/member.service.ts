@@ -7,6 +7,7 @@ import type { MemberRole } from './member-role';
 import { hashInvitationToken, invitationInvalid, normalizeEmail, parseMemberRole, recordInvitation, type InvitationView } from './member-invitation';
 import { checkPasswordStrength, hashPassword } from './password';
 import type { Tenant } from './tenant';
+import { AuditActions, type AuditService } from './audit/audit.service';
 
 export interface MemberView {
   email: string;
@@ -38,6 +39,7 @@ export class MemberService {
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     private readonly publicUrl: string,
+    private readonly audit: AuditService,
   ) {}
 
   /** The merchant's members, oldest first. */
@@ -60,7 +62,9 @@ export class MemberService {
       if ((await sql(`select 1 from merchant_member where subsidiary_id = ? and lower(email) = ?`, [principal.subsidiaryId, email])).length) {
         throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
       }
-      return recordInvitation(em, { subsidiaryId: principal.subsidiaryId, email, role, now: this.clock.now(), publicUrl: this.publicUrl });
+      const invitation = await recordInvitation(em, { subsidiaryId: principal.subsidiaryId, email, role, now: this.clock.now(), publicUrl: this.publicUrl });
+      await this.audit.recordFor(em, principal, AuditActions.memberInvited, `${email} as ${role}`);
+      return invitation;
     });
   }
 
@@ -92,6 +96,13 @@ export class MemberService {
           `insert into merchant_member (subsidiary_id, email, password_hash, role, created_at) values (?, ?, ?, ?, ?) returning id, email, role, created_at`,
           [invitation.subsidiary_id, invitation.email, passwordHash, invitation.role, now],
         );
+        // The invited person acts for themself: the log names them.
+        await this.audit.record(em, {
+          actor: { type: 'MEMBER', label: invitation.email },
+          action: AuditActions.memberJoined,
+          subsidiaryId: invitation.subsidiary_id,
+          target: `${invitation.email} as ${invitation.role}`,
+        });
         return view(row!);
       } catch (e) {
         if (isUniqueViolation(e, 'merchant_member_subsidiary_email_unique')) throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
@@ -109,6 +120,7 @@ export class MemberService {
       const target = await this.lockedTarget(em, principal, email, role === 'OWNER');
       if (target.role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
       const [row] = await sql<MemberRow>(`update merchant_member set role = ? where id = ? returning id, email, role, created_at`, [role, target.id]);
+      if (target.role !== role) await this.audit.recordFor(em, principal, AuditActions.memberRoleChanged, `${target.email} from ${target.role} to ${role}`);
       return view(row!);
     });
   }
@@ -121,6 +133,7 @@ export class MemberService {
       const target = await this.lockedTarget(em, principal, normalized, false);
       if (target.role === 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
       await sql(`delete from merchant_member where id = ?`, [target.id]);
+      await this.audit.recordFor(em, principal, AuditActions.memberRemoved, `${target.email} (${target.role})`);
       return true;
     });
   }

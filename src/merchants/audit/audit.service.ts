@@ -17,6 +17,10 @@ export const AuditActions = {
   merchantCreated: 'merchant.created',
   signedIn: 'session.signed_in',
   signInFailed: 'session.sign_in_failed',
+  memberInvited: 'member.invited',
+  memberJoined: 'member.joined',
+  memberRoleChanged: 'member.role_changed',
+  memberRemoved: 'member.removed',
 } as const;
 
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];

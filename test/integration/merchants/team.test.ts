@@ -74,6 +74,30 @@ describe('team members, invitations and roles', () => {
     expect((await gql((await createTestMerchant(t)).keys.test.privateKey, MEMBERS)).data.members).toEqual([]);
   });
 
+  it('records every team change in the audit log: invited and role changed by the key, joined by the member, removed', async () => {
+    const m = await createTestMerchant(t);
+    await addMember(m, 'ops@audit.test', 'VIEWER');
+    expect((await gql(m.keys.test.privateKey, CHANGE, { input: { email: 'ops@audit.test', role: 'SUPPORT' } })).errors).toBeUndefined();
+    // Giving the role a member already has changes nothing, and records nothing.
+    expect((await gql(m.keys.test.privateKey, CHANGE, { input: { email: 'ops@audit.test', role: 'SUPPORT' } })).errors).toBeUndefined();
+    expect((await gql(m.keys.test.privateKey, REMOVE, { email: 'ops@audit.test' })).data.removeMember).toBe(true);
+    const entries: { action: string; actor_type: string; actor_label: string; target: string }[] = await t.service.runtime.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select action, actor_type, actor_label, target from audit_entry where subsidiary_id = ? and action like 'member.%' order by id`, [
+        m.subsidiary.id,
+      ]);
+    const keyHint = entries[0]!.actor_label;
+    expect(keyHint.startsWith('PGW-SECRETKEY-TEST-')).toBe(true);
+    expect(keyHint).not.toBe(m.keys.test.privateKey);
+    expect(entries).toEqual([
+      { action: 'member.invited', actor_type: 'API_KEY', actor_label: keyHint, target: 'ops@audit.test as VIEWER' },
+      { action: 'member.joined', actor_type: 'MEMBER', actor_label: 'ops@audit.test', target: 'ops@audit.test as VIEWER' },
+      { action: 'member.role_changed', actor_type: 'API_KEY', actor_label: keyHint, target: 'ops@audit.test from VIEWER to SUPPORT' },
+      { action: 'member.removed', actor_type: 'API_KEY', actor_label: keyHint, target: 'ops@audit.test (SUPPORT)' },
+    ]);
+  });
+
   it('stores only a salted scrypt hash of the password, which verifies in constant time', async () => {
     const m = await createTestMerchant(t);
     await addMember(m, 'a@hash.test', 'VIEWER');
