@@ -9,6 +9,7 @@ import { failedAuthenticationsBlocked, noteFailedAuthentication, sendTooManyRequ
 import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from './http';
 import { CSRF_REFUSED } from '../merchants/dashboard-session.service';
+import { registerAuditExport } from './audit-csv';
 
 const ASSET_TYPES: Record<(typeof DASHBOARD_ASSETS)[number], string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -83,6 +84,8 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.type(ASSET_TYPES[request.params.name as keyof typeof ASSET_TYPES]).send(asset.body);
   });
+
+  registerAuditExport(app, ctx);
 
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 

@@ -75,3 +75,19 @@ export function knownText(field: string, value: unknown, known: readonly string[
   if (found === undefined) throw badInput(`The ${field} filter must be one of ${listed(known)}.`);
   return found;
 }
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * An instant: a Date, or text in ISO 8601 (`2026-11-26`, midnight UTC, or `2026-11-26T10:00:00Z`);
+ * absent or "" means "no filter". Between the years 1970 and 9999, as a query can compare it.
+ */
+export function dateFilter(field: string, value: unknown): Date | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const date = value instanceof Date ? value : typeof value === 'string' && ISO_DATE.test(value.trim()) ? new Date(value.trim()) : undefined;
+  const t = date?.getTime();
+  if (t === undefined || !Number.isFinite(t) || t < 0 || t > Date.UTC(9999, 11, 31, 23, 59, 59)) {
+    throw badInput(`The ${field} filter must be a date (such as 2026-01-31 or 2026-01-31T12:00:00Z) between the years 1970 and 9999.`);
+  }
+  return date;
+}

@@ -7,6 +7,7 @@ import { Overview } from './overview';
 import { OrderPage, Orders } from './orders';
 import { LinkEditor, PaymentLinks } from './links';
 import { Developers } from './developers';
+import { AuditLog } from './audit';
 
 function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => void; onCancel?: () => void }) {
   const [error, setError] = useState<string>();
@@ -118,6 +119,7 @@ function App() {
     ['/dashboard/orders', 'Orders'],
     ['/dashboard/links', 'Payment links'],
     ['/dashboard/developers', 'Developers'],
+    ['/dashboard/audit', 'Audit log'],
   ];
   const section = path.startsWith('/dashboard/orders') ? '/dashboard/orders' : path.startsWith('/dashboard/links') ? '/dashboard/links' : path;
 
@@ -130,6 +132,7 @@ function App() {
   else if (path === '/dashboard/links/new') page = <LinkEditor />;
   else if ((m = /^\/dashboard\/links\/(\d+)$/.exec(path))) page = <LinkEditor id={Number(m[1])} />;
   else if (path === '/dashboard/developers') page = <Developers />;
+  else if (path === '/dashboard/audit') page = <AuditLog />;
   else page = <p>Page not found.</p>;
 
   return (

@@ -1,19 +1,25 @@
-import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { GraphqlContext } from '../context';
 import { decodeCursor, PageArgs, pageSize, toPage } from '../connection';
-import { AuditEntryConnection, type AuditActorTypeEnum } from './audit.types';
+import { AuditEntryConnection, AuditLogFilterInput, type AuditActorTypeEnum } from './audit.types';
 import type { EnvironmentModeEnum } from '../merchants/merchant.types';
 
 @Resolver()
 export class AuditResolver {
   @Authorized('secrets')
   @Query(() => AuditEntryConnection, {
-    description: "The merchant's audit log, newest first: every change through any interface, every dashboard sign-in and failed sign-in. Private key only.",
+    description:
+      "The merchant's audit log, newest first: every change through any interface, every dashboard sign-in and failed sign-in, narrowed by the filter. Private key only.",
   })
-  async auditLog(@Args() { first, after }: PageArgs, @Ctx() ctx: GraphqlContext): Promise<AuditEntryConnection> {
+  async auditLog(
+    @Args() { first, after }: PageArgs,
+    @Arg('filter', () => AuditLogFilterInput, { nullable: true }) filter: AuditLogFilterInput | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<AuditEntryConnection> {
     const size = pageSize(first);
     const cursor = after ? decodeCursor(after) : undefined;
-    const rows = await ctx.services.audit.log(await ctx.tenant(), size + 1, cursor && { at: cursor.createdAt, id: String(cursor.id) });
+    const at = cursor && { at: cursor.createdAt, id: String(cursor.id) };
+    const rows = await ctx.services.audit.log(await ctx.tenant(), size + 1, at, { ...filter });
     return toPage(
       rows,
       size,

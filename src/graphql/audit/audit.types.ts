@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo } from '../connection';
 import { EnvironmentModeEnum } from '../merchants/merchant.types';
 
@@ -35,4 +35,12 @@ export class AuditEntryEdge {
 export class AuditEntryConnection {
   @Field(() => [AuditEntryEdge]) edges!: AuditEntryEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
+}
+
+@InputType('AuditLogFilter', { description: 'Narrows the audit log; every field is optional.' })
+export class AuditLogFilterInput {
+  @Field(() => String, { nullable: true, description: 'One action, such as link.created or keys.rotated.' }) action?: string | null;
+  @Field(() => AuditActorTypeEnum, { nullable: true }) actorType?: AuditActorTypeEnum | null;
+  @Field(() => Date, { nullable: true, description: 'Entries at or after this instant.' }) from?: Date | null;
+  @Field(() => Date, { nullable: true, description: 'Entries before this instant.' }) to?: Date | null;
 }

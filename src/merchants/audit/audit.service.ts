@@ -4,26 +4,10 @@ import type { Tenant } from '../tenant';
 import type { EnvironmentMode } from '../app-environment.entity';
 import type { AuditActorType } from './audit-entry.entity';
 import { authorize } from '../authorization';
+import type { AuditAction } from './audit-actions';
+import { auditFilterSql, auditLogFilter, type AuditFilterCriteria, type AuditLogFilter } from './audit-filter';
 
-/** The actions the audit log names today (more come with members, refunds, captures, disputes). */
-export const AuditActions = {
-  linkCreated: 'link.created',
-  linkUpdated: 'link.updated',
-  keysRotated: 'keys.rotated',
-  webhookUrlSet: 'webhook.url_set',
-  webhookSecretRotated: 'webhook.secret_rotated',
-  settingsUpdated: 'settings.updated',
-  recurringCancelled: 'recurring.cancelled',
-  merchantCreated: 'merchant.created',
-  signedIn: 'session.signed_in',
-  signInFailed: 'session.sign_in_failed',
-  memberInvited: 'member.invited',
-  memberJoined: 'member.joined',
-  memberRoleChanged: 'member.role_changed',
-  memberRemoved: 'member.removed',
-} as const;
-
-export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
+export { AuditActions, type AuditAction } from './audit-actions';
 
 /** Who acts: its kind and how the log names it. */
 export interface AuditActor {
@@ -117,25 +101,59 @@ export class AuditService {
 
   /**
    * A page of the log as the tenant may read it, newest first, after the cursor (the last entry
-   * of the previous page). Reading it needs the private key: the public key is readable by anyone
-   * from the merchant's pages. An api-key reads its own environment's entries and those of the
-   * whole merchant (its creation), never the other environment's: a test key is often in more
-   * hands than the live one. (With members, OWNER and ADMIN read the whole log: `page` without a mode.)
+   * of the previous page), narrowed by the filter (checked here: a bad value is `bad_input`).
+   * Reading it needs the private key: the public key is readable by anyone from the merchant's
+   * pages. An api-key reads its own environment's entries and those of the whole merchant (its
+   * creation), never the other environment's: a test key is often in more hands than the live
+   * one. (With members, OWNER and ADMIN read the whole log: `page` without a mode.)
    */
-  log(tenant: Tenant, limit: number, after?: { at: Date; id: string }): Promise<AuditEntryView[]> {
+  log(tenant: Tenant, limit: number, after?: { at: Date; id: string }, criteria?: AuditFilterCriteria): Promise<AuditEntryView[]> {
     // OWNER and ADMIN members, or the private key (which acts as an owner).
     authorize(tenant, 'secrets');
-    return this.page(tenant.subsidiaryId, limit, after, tenant.mode);
+    return this.page(tenant.subsidiaryId, limit, after, tenant.mode, auditLogFilter(criteria));
   }
 
-  /** A page of the merchant's entries, newest first, after the cursor; with `mode`, that environment's and the merchant-wide ones only. */
-  async page(subsidiaryId: number, limit: number, after?: { at: Date; id: string }, mode?: EnvironmentMode): Promise<AuditEntryView[]> {
+  /**
+   * Every entry the tenant may read that the filter keeps, newest first, read a page at a time
+   * (for an export). Authorized and the filter checked before the first entry is read, so a
+   * refusal comes before any output.
+   */
+  entries(tenant: Tenant, criteria?: AuditFilterCriteria, pageSize = 500): AsyncIterable<AuditEntryView> {
+    authorize(tenant, 'secrets');
+    const filter = auditLogFilter(criteria);
+    const page = (after?: { at: Date; id: string }) => this.page(tenant.subsidiaryId, pageSize, after, tenant.mode, filter);
+    return {
+      async *[Symbol.asyncIterator]() {
+        let after: { at: Date; id: string } | undefined;
+        for (;;) {
+          const rows = await page(after);
+          yield* rows;
+          if (rows.length < pageSize) return;
+          const last = rows[rows.length - 1]!;
+          after = { at: last.at, id: last.id };
+        }
+      },
+    };
+  }
+
+  /**
+   * A page of the merchant's entries, newest first, after the cursor; with `mode`, that
+   * environment's and the merchant-wide ones only; with `filter` (already checked), those it keeps.
+   */
+  async page(
+    subsidiaryId: number,
+    limit: number,
+    after?: { at: Date; id: string },
+    mode?: EnvironmentMode,
+    filter: AuditLogFilter = {},
+  ): Promise<AuditEntryView[]> {
     const keyset = after ? ' and (at, id) < (?, ?)' : '';
     const environment = mode ? ' and (environment = ? or environment is null)' : '';
+    const narrowed = auditFilterSql(filter);
     const rows: Array<Record<string, any>> = await this.orm.em.getConnection().execute(
       `select id, at, action, actor_type, actor_label, target, ip, environment from audit_entry
-        where subsidiary_id = ?${environment}${keyset} order by at desc, id desc limit ?`,
-      [subsidiaryId, ...(mode ? [mode] : []), ...(after ? [after.at, after.id] : []), limit],
+        where subsidiary_id = ?${environment}${narrowed.sql}${keyset} order by at desc, id desc limit ?`,
+      [subsidiaryId, ...(mode ? [mode] : []), ...narrowed.params, ...(after ? [after.at, after.id] : []), limit],
     );
     return rows.map((r) => ({
       id: String(r.id),
