@@ -88,10 +88,14 @@ export class DashboardSessionService {
       await sql(`delete from dashboard_session where expires_at <= ?`, [now]);
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);
-      await sql(
-        `insert into dashboard_session (token_hash, subsidiary_id, member_id, member_role, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`,
-        [hashToken(token), member.subsidiaryId, member.memberId, member.role, now, expiresAt],
-      );
+      await sql(`insert into dashboard_session (token_hash, subsidiary_id, member_id, member_role, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`, [
+        hashToken(token),
+        member.subsidiaryId,
+        member.memberId,
+        member.role,
+        now,
+        expiresAt,
+      ]);
       const environments: { mode: EnvironmentMode; name: string }[] = await sql(
         `select e.mode, s.name from app_environment e join subsidiary s on s.id = e.subsidiary_id where e.subsidiary_id = ? order by e.mode desc`,
         [member.subsidiaryId],
