@@ -83,7 +83,7 @@ export class DashboardSessionService {
    */
   async signInMember(email: unknown, password: unknown, from: { ip?: string } = {}): Promise<SignedIn> {
     return this.members.signIn(email, password, from.ip ?? null, async (em, member) => {
-      const sql = (query: string, params: unknown[]): Promise<any[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+      const sql = <R = unknown>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
       const now = this.clock.now();
       await sql(`delete from dashboard_session where expires_at <= ?`, [now]);
       const token = randomBytes(32).toString('base64url');
@@ -96,7 +96,7 @@ export class DashboardSessionService {
         now,
         expiresAt,
       ]);
-      const environments: { mode: EnvironmentMode; name: string }[] = await sql(
+      const environments = await sql<{ mode: EnvironmentMode; name: string }>(
         `select e.mode, s.name from app_environment e join subsidiary s on s.id = e.subsidiary_id where e.subsidiary_id = ? order by e.mode desc`,
         [member.subsidiaryId],
       );
