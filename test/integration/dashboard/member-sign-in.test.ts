@@ -96,8 +96,16 @@ describe('members sign in to the dashboard with email and password', () => {
     expect((await gqlAs(leaving.headers('test'), CREATE_LINK, LINK_INPUT)).errors).toBeUndefined();
     expect((await gqlAs(moving.headers('test'), CREATE_LINK, LINK_INPUT)).errors).toBeUndefined();
 
+    const ws = await WsSession.open(t.baseUrl, { 'csrf-token': leaving.body.csrfToken, environment: 'test' }, { cookie: leaving.cookie, origin: t.baseUrl });
+    expect(ws.messages[0]!.type).toBe('connection_ack');
+
     expect((await gqlKey(`mutation { removeMember(email: "leaving@team.example") }`)).data.removeMember).toBe(true);
     expect((await gqlAs(leaving.headers('test'), MERCHANT)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    // The socket opened before the removal is refused its next operation.
+    ws.subscribe('1', CREATE_LINK, LINK_INPUT);
+    const refused = await ws.result('1');
+    expect((refused.payload?.errors ?? refused.payload)[0].extensions.code).toBe('UNAUTHENTICATED');
+    ws.close();
     expect((await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie: leaving.cookie } })).status).toBe(401);
 
     const changed = await gqlKey(`mutation { changeMemberRole(input: { email: "moving@team.example", role: ADMIN }) { role } }`);
