@@ -10,6 +10,7 @@ import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } fro
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from './http';
 import { CSRF_REFUSED } from '../merchants/dashboard-session.service';
 import { registerAuditExport } from './audit-csv';
+import { SignInsLimited } from '../merchants/member-sign-in';
 
 const ASSET_TYPES: Record<(typeof DASHBOARD_ASSETS)[number], string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -89,8 +90,11 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
 
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
-  /** Sign-in: `{ privateKey }` → the session cookie and `{ csrfToken, environment, environments, expiresAt, merchantName }`. */
-  app.post<{ Body: { privateKey?: unknown } }>('/dashboard/session', async (request, reply) => {
+  /**
+   * Sign-in: a member's `{ email, password }` (or, for now, `{ privateKey }`) → the session cookie
+   * and `{ csrfToken, environment, environments, expiresAt, merchantName, member? }`.
+   */
+  app.post<{ Body: { privateKey?: unknown; email?: unknown; password?: unknown } }>('/dashboard/session', async (request, reply) => {
     noStore(reply);
     // A cross-site page must not sign a browser in (login CSRF): a browser names the page's origin.
     if (request.headers.origin !== undefined && !sameOrigin(request.headers, ctx.config.publicUrl)) {
@@ -100,9 +104,12 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     const retryAfter = failedAuthenticationsBlocked(request);
     if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     const body = request.body;
-    const privateKey = body && typeof body === 'object' ? body.privateKey : undefined;
+    const fields = body && typeof body === 'object' ? body : {};
     try {
-      const signedIn = await sessions.signIn(privateKey, cookieValue(request.headers, SESSION_COOKIE), { ip: request.ip });
+      const signedIn =
+        fields.email !== undefined
+          ? await sessions.signInMember(fields.email, fields.password, { ip: request.ip })
+          : await sessions.signIn(fields.privateKey, cookieValue(request.headers, SESSION_COOKIE), { ip: request.ip });
       const maxAge = (signedIn.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000;
       reply.header('set-cookie', sessionCookie(signedIn.token, maxAge, secure));
       return {
@@ -111,9 +118,12 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
         environments: signedIn.environments,
         expiresAt: signedIn.expiresAt.toISOString(),
         merchantName: signedIn.merchantName,
+        ...(signedIn.member ? { member: signedIn.member } : {}),
       };
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
+      // The account (not the address) is over its limit of wrong passwords.
+      if (err instanceof SignInsLimited) return sendTooManyRequests(request, reply, err.retryAfterSeconds);
       // A working key that may not manage (in a rotation's grace period): refused, not a wrong key.
       if (err.kind === 'forbidden') return reply.code(403).send({ message: err.message });
       noteFailedAuthentication(request);
@@ -126,7 +136,13 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     noStore(reply);
     try {
       const info = await sessions.describe(cookieValue(request.headers, SESSION_COOKIE));
-      return { csrfToken: info.csrfToken, environments: info.environments, expiresAt: info.expiresAt.toISOString(), merchantName: info.merchantName };
+      return {
+        csrfToken: info.csrfToken,
+        environments: info.environments,
+        expiresAt: info.expiresAt.toISOString(),
+        merchantName: info.merchantName,
+        ...(info.member ? { member: info.member } : {}),
+      };
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       return reply.code(401).send({ message: 'Not signed in.' });

@@ -7,6 +7,8 @@ import { describeApiKey, hashApiKey } from './key-format';
 import type { Tenant } from './tenant';
 import { authorize } from './authorization';
 import { AuditActions, type AuditService } from './audit/audit.service';
+import type { MemberRole } from './member-role';
+import { MemberSignIn, type SignInLimit } from './member-sign-in';
 
 /** What the browser is told after signing in (never the key, never the session token). */
 export interface SessionInfo {
@@ -15,6 +17,8 @@ export interface SessionInfo {
   environments: EnvironmentMode[];
   expiresAt: Date;
   merchantName: string;
+  /** The member the session belongs to; absent for a session opened with a private key. */
+  member?: { email: string; role: MemberRole };
 }
 
 export interface SignedIn extends SessionInfo {
@@ -46,6 +50,9 @@ interface SessionKeyRow {
   mode: EnvironmentMode;
   expires_at: Date;
   name: string;
+  member_id: number | null;
+  member_email: string | null;
+  member_role: MemberRole | null;
 }
 
 /**
@@ -56,12 +63,62 @@ interface SessionKeyRow {
  * instance of the service recognises them; they are stored by the SHA-256 of their token.
  */
 export class DashboardSessionService {
+  private readonly members: MemberSignIn;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
     private readonly audit: AuditService,
-  ) {}
+    signInLimit?: SignInLimit,
+  ) {
+    this.members = new MemberSignIn(orm, clock, audit, signInLimit);
+  }
+
+  /**
+   * Signs a member in with their email and password: a new session for the member and the role
+   * they have now, covering both environments of the merchant (the environment is chosen per
+   * request). Throws `unauthenticated` (WRONG_CREDENTIALS) for a wrong email or password, and
+   * `SignInsLimited` when the account has had too many wrong passwords.
+   */
+  async signInMember(email: unknown, password: unknown, from: { ip?: string } = {}): Promise<SignedIn> {
+    return this.members.signIn(email, password, from.ip ?? null, async (em, member) => {
+      const sql = <R = unknown>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+      const now = this.clock.now();
+      await sql(`delete from dashboard_session where expires_at <= ?`, [now]);
+      const token = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);
+      await sql(`insert into dashboard_session (token_hash, subsidiary_id, member_id, member_role, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`, [
+        hashToken(token),
+        member.subsidiaryId,
+        member.memberId,
+        member.role,
+        now,
+        expiresAt,
+      ]);
+      const environments = await sql<{ mode: EnvironmentMode; name: string }>(
+        `select e.mode, s.name from app_environment e join subsidiary s on s.id = e.subsidiary_id where e.subsidiary_id = ? order by e.mode desc`,
+        [member.subsidiaryId],
+      );
+      await this.audit.record(em, {
+        action: AuditActions.signedIn,
+        subsidiaryId: member.subsidiaryId,
+        actor: { type: 'MEMBER', label: member.email },
+        ip: from.ip ?? null,
+        target: 'dashboard',
+      });
+      const modes = environments.map((e) => e.mode);
+      return {
+        token,
+        csrfToken: csrfTokenOf(token),
+        environment: modes.includes('test') ? 'test' : modes[0]!,
+        environments: modes,
+        expiresAt,
+        merchantName: environments[0]?.name ?? '',
+        member: { email: member.email, role: member.role },
+      };
+    });
+  }
 
   /**
    * Signs in with a private key. With the token of a live session of the same merchant, the
@@ -128,7 +185,7 @@ export class DashboardSessionService {
       let expiresAt: Date | undefined;
       if (token) {
         const existing: { id: string; subsidiary_id: number; expires_at: Date }[] = await sql(
-          `select id, subsidiary_id, expires_at from dashboard_session where token_hash = ? and expires_at > ? for update`,
+          `select id, subsidiary_id, expires_at from dashboard_session where token_hash = ? and expires_at > ? and member_id is null for update`,
           [hashToken(token), now],
         );
         if (existing[0] && existing[0].subsidiary_id === apiKey.subsidiary_id) {
@@ -177,6 +234,7 @@ export class DashboardSessionService {
       environments: rows.map((r) => r.mode),
       expiresAt: new Date(rows[0].expires_at),
       merchantName: rows[0].name,
+      ...(rows[0].member_id !== null ? { member: { email: rows[0].member_email!, role: rows[0].member_role! } } : {}),
     };
   }
 
@@ -194,6 +252,15 @@ export class DashboardSessionService {
     const rows = await this.workingKeys(token);
     const row = environment === undefined && rows.length === 1 ? rows[0] : rows.find((r) => r.mode === environment);
     if (!row) throw unauthenticated();
+    if (row.member_id !== null) {
+      // A member's session acts with the member's role (the one it was opened with, still theirs).
+      return {
+        environmentId: row.environment_id,
+        subsidiaryId: row.subsidiary_id,
+        mode: row.mode,
+        member: { memberId: Number(row.member_id), email: row.member_email!, role: row.member_role! },
+      };
+    }
     return {
       environmentId: row.environment_id,
       subsidiaryId: row.subsidiary_id,
@@ -216,18 +283,33 @@ export class DashboardSessionService {
     return typeof given === 'string' && safeEqual(given, csrfTokenOf(token));
   }
 
+  /**
+   * The environments a live session reaches now: a key session's, through its working private
+   * keys; a member session's, all of the merchant's while the member is still a member with the
+   * role the session names (a removed member's sessions are deleted with them; a role change
+   * ends them here).
+   */
   private async workingKeys(token: string | undefined): Promise<SessionKeyRow[]> {
     if (!token) return [];
+    const now = this.clock.now();
     return this.sql(
-      `select s.id as session_id, sk.api_key_id, k.expires_at as key_expires_at, k.hint as key_hint, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name
+      `select s.id as session_id, sk.api_key_id, k.expires_at as key_expires_at, k.hint as key_hint, s.subsidiary_id, sk.environment_id, e.mode, s.expires_at, sub.name,
+              null::int as member_id, null::text as member_email, null::text as member_role
          from dashboard_session s
          join dashboard_session_key sk on sk.session_id = s.id
          join api_key k on k.id = sk.api_key_id
          join app_environment e on e.id = sk.environment_id
          join subsidiary sub on sub.id = s.subsidiary_id
-        where s.token_hash = ? and s.expires_at > ? and (k.expires_at is null or k.expires_at > ?)
-        order by e.mode desc`,
-      [hashToken(token), this.clock.now(), this.clock.now()],
+        where s.token_hash = ? and s.expires_at > ? and s.member_id is null and (k.expires_at is null or k.expires_at > ?)
+       union all
+       select s.id, null, null, null, s.subsidiary_id, e.id, e.mode, s.expires_at, sub.name, m.id, m.email, m.role
+         from dashboard_session s
+         join merchant_member m on m.id = s.member_id and m.subsidiary_id = s.subsidiary_id and m.role = s.member_role
+         join app_environment e on e.subsidiary_id = s.subsidiary_id
+         join subsidiary sub on sub.id = s.subsidiary_id
+        where s.token_hash = ? and s.expires_at > ?
+        order by mode desc`,
+      [hashToken(token), now, now, hashToken(token), now],
     );
   }
 

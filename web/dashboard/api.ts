@@ -14,6 +14,8 @@ export interface Session {
   environments: Environment[];
   expiresAt: string;
   merchantName: string;
+  /** The member signed in (absent for a session opened with a private key). */
+  member?: { email: string; role: string };
 }
 
 export class ApiError extends Error {
@@ -68,16 +70,31 @@ export async function loadSession(): Promise<Session | null> {
 }
 
 /** Exchanges a private key for the session cookie (or adds its environment to this session). */
-export async function signIn(privateKey: string): Promise<Session> {
+export function signIn(privateKey: string): Promise<Session> {
+  return openSession({ privateKey });
+}
+
+/** Signs a member in with their email and password: one session for both environments. */
+export function signInMember(email: string, password: string): Promise<Session> {
+  return openSession({ email, password });
+}
+
+async function openSession(credentials: Record<string, string>): Promise<Session> {
   const response = await fetch('/dashboard/session', {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ privateKey }),
+    body: JSON.stringify(credentials),
   });
   const body = await json(response);
   if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.');
-  session = { csrfToken: body.csrfToken, environments: body.environments, expiresAt: body.expiresAt, merchantName: body.merchantName };
+  session = {
+    csrfToken: body.csrfToken,
+    environments: body.environments,
+    expiresAt: body.expiresAt,
+    merchantName: body.merchantName,
+    ...(body.member ? { member: body.member } : {}),
+  };
   environment = body.environment;
   closeSocket();
   return session;

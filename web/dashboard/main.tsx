@@ -1,7 +1,18 @@
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { currentEnvironment, currentSession, loadSession, onSignedOut, setEnvironment, signIn, signOut, type Environment, type Session } from './api';
+import {
+  currentEnvironment,
+  currentSession,
+  loadSession,
+  onSignedOut,
+  setEnvironment,
+  signIn,
+  signInMember,
+  signOut,
+  type Environment,
+  type Session,
+} from './api';
 import { Link, messageOf, useLocation } from './ui';
 import { Overview } from './overview';
 import { OrderPage, Orders } from './orders';
@@ -14,20 +25,31 @@ function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => 
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
+  // Adding an environment to a session opened with a private key takes that environment's key.
+  const withKeyOnly = props.environment !== undefined;
   const label = props.environment ? `${props.environment === 'live' ? 'Live' : 'Test'} environment` : 'Merchant dashboard';
   return (
     <main class="signin" id="main">
       <h1>Sign in</h1>
-      <p>{label}: sign in with your private key. It is exchanged for a session and is not stored in this browser.</p>
+      <p>
+        {label}:{' '}
+        {withKeyOnly
+          ? 'sign in with your private key. It is exchanged for a session and is not stored in this browser.'
+          : 'sign in with your email and password.'}
+      </p>
       <form
         onSubmit={async (e) => {
           e.preventDefault();
           const form = e.currentTarget as HTMLFormElement;
-          const key = (new FormData(form).get('privateKey') as string | null)?.trim() ?? '';
+          const data = new FormData(form);
+          const text = (name: string) => (data.get(name) as string | null) ?? '';
+          const email = text('email').trim();
+          const key = text('privateKey').trim();
           setBusy(true);
           setError(undefined);
           try {
-            const s = await signIn(key);
+            if (!email && !key) throw new Error('Enter your email and password.');
+            const s = email ? await signInMember(email, text('password')) : await signIn(key);
             form.reset();
             props.onSignedIn(s);
           } catch (err) {
@@ -38,15 +60,24 @@ function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => 
           }
         }}
       >
+        {!withKeyOnly && (
+          <>
+            <label for="email">Email</label>
+            <input ref={input} id="email" name="email" type="email" autocomplete="username" spellcheck={false} />
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" />
+            <p class="muted">Or, for a merchant without a team yet, its private key:</p>
+          </>
+        )}
         <label for="privateKey">Private key</label>
         <input
-          ref={input}
+          ref={withKeyOnly ? input : undefined}
           id="privateKey"
           name="privateKey"
           type="password"
           autocomplete="off"
           spellcheck={false}
-          required
+          required={withKeyOnly}
           placeholder={props.environment === 'live' ? 'PGW-SECRETKEY-LIVE-…' : 'PGW-SECRETKEY-TEST-…'}
           aria-describedby={error ? 'signin-error' : undefined}
         />
@@ -143,6 +174,11 @@ function App() {
       <header class="top">
         <div class="brand">
           <strong>{session.merchantName}</strong>
+          {session.member && (
+            <span class="muted" data-member-role={session.member.role}>
+              {session.member.email} ({session.member.role.toLowerCase()})
+            </span>
+          )}
           <span class={`env-badge env-${environment}`} aria-live="polite">
             {environment === 'live' ? 'Live data' : 'Test data'}
           </span>

@@ -1,0 +1,154 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock';
+import { DomainError } from '../shared/errors';
+import { AuditActions, type AuditService } from './audit/audit.service';
+import type { MemberRole } from './member-role';
+import { MAX_PASSWORD_LENGTH, verifyPassword } from './password';
+
+export const WRONG_CREDENTIALS = 'That email and password do not match. Check them and try again.';
+export const TOO_MANY_SIGN_INS = 'Too many failed sign-ins for this account. Try again later.';
+
+/** The audit targets of a member's failed sign-in: only wrong passwords count towards the limit. */
+export const WRONG_PASSWORD_TARGET = 'wrong password';
+export const LIMITED_TARGET = 'too many failed sign-ins';
+
+/** Per-account limit: at most `failures` wrong passwords per member in `windowSeconds`. */
+export interface SignInLimit {
+  failures: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMIT: SignInLimit = Object.freeze({ failures: 5, windowSeconds: 15 * 60 });
+
+/** A member's account refuses sign-ins for a while after too many wrong passwords. */
+export class SignInsLimited extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('forbidden', TOO_MANY_SIGN_INS, '429');
+    this.name = 'SignInsLimited';
+  }
+}
+
+export const wrongCredentials = (): DomainError => new DomainError('unauthenticated', WRONG_CREDENTIALS, '401');
+
+/** The member whose email and password were verified. */
+export interface VerifiedMember {
+  memberId: number;
+  subsidiaryId: number;
+  email: string;
+  role: MemberRole;
+}
+
+interface MemberRow {
+  id: number;
+  subsidiary_id: number;
+  email: string;
+  role: MemberRole;
+  password_hash: string;
+}
+
+/** Compared against when no member has the email, so an unknown email takes as long as a known one. */
+const NOBODY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
+
+/**
+ * Checks a member's email and password, limited per account: after `limit.failures` wrong
+ * passwords within `limit.windowSeconds` (counted since the member's last successful sign-in),
+ * the account answers `SignInsLimited` without looking at the password. Every outcome is in the
+ * merchant's audit log (`session.signed_in` is written by the caller, with the session it opens;
+ * `session.sign_in_failed` here). The count is read from the audit log itself, with the member's
+ * row locked, so it holds across instances and concurrent attempts.
+ */
+export class MemberSignIn {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly limit: SignInLimit = DEFAULT_SIGN_IN_LIMIT,
+  ) {}
+
+  /**
+   * Verifies the password of the member with this email and, when it matches, runs `open` in the
+   * same transaction (with the member's row locked). An email that is a member of several
+   * merchants signs in to the oldest membership whose password matches.
+   */
+  async signIn<T>(emailInput: unknown, passwordInput: unknown, ip: string | null, open: (em: EntityManager, member: VerifiedMember) => Promise<T>): Promise<T> {
+    if (typeof emailInput !== 'string' || typeof passwordInput !== 'string' || passwordInput.length > MAX_PASSWORD_LENGTH || emailInput.length > 320) {
+      throw wrongCredentials();
+    }
+    const email = emailInput.trim().toLowerCase();
+    const candidates: { id: number }[] = await this.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select id from merchant_member where lower(email) = ? order by id`, [email]);
+    if (candidates.length === 0) {
+      await verifyPassword(passwordInput, NOBODY_HASH);
+      throw wrongCredentials();
+    }
+    let limited: SignInsLimited | undefined;
+    for (const candidate of candidates) {
+      const outcome = await this.attempt(candidate.id, passwordInput, ip, open);
+      if (outcome.signedIn) return outcome.value as T;
+      if (outcome.limited) limited ??= outcome.limited;
+    }
+    throw limited && candidates.length === 1 ? limited : wrongCredentials();
+  }
+
+  private attempt<T>(
+    memberId: number,
+    password: string,
+    ip: string | null,
+    open: (em: EntityManager, member: VerifiedMember) => Promise<T>,
+  ): Promise<{ signedIn: true; value: T } | { signedIn: false; limited?: SignInsLimited }> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const sql = <R>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+      // Locked: attempts on one account take turns, so the limit is exact.
+      const [member] = await sql<MemberRow>(`select id, subsidiary_id, email, role, password_hash from merchant_member where id = ? for update`, [memberId]);
+      if (!member) return { signedIn: false };
+      const failed = (target: string) =>
+        this.audit.record(em, {
+          action: AuditActions.signInFailed,
+          subsidiaryId: member.subsidiary_id,
+          actor: { type: 'MEMBER', label: member.email },
+          ip,
+          target,
+        });
+      const retryAfter = await this.limitedFor(sql, member);
+      if (retryAfter !== undefined) {
+        await failed(LIMITED_TARGET);
+        return { signedIn: false, limited: new SignInsLimited(retryAfter) };
+      }
+      if (!(await verifyPassword(password, member.password_hash))) {
+        await failed(WRONG_PASSWORD_TARGET);
+        return { signedIn: false };
+      }
+      const value = await open(em, { memberId: member.id, subsidiaryId: member.subsidiary_id, email: member.email, role: member.role });
+      return { signedIn: true, value };
+    });
+  }
+
+  /** Seconds until the account may try again, or undefined when it is under its limit. */
+  private async limitedFor(sql: <R>(query: string, params: unknown[]) => Promise<R[]>, member: MemberRow): Promise<number | undefined> {
+    const now = this.clock.now();
+    const since = new Date(now.getTime() - this.limit.windowSeconds * 1000);
+    const recent = await sql<{ at: Date }>(
+      `select f.at from audit_entry f
+        where f.subsidiary_id = ? and f.action = ? and f.actor_type = 'MEMBER' and f.actor_label = ? and f.target = ? and f.at > ?
+          and f.at > coalesce((select max(s.at) from audit_entry s
+                                where s.subsidiary_id = ? and s.action = ? and s.actor_type = 'MEMBER' and s.actor_label = ?), '-infinity')
+        order by f.at desc limit ?`,
+      [
+        member.subsidiary_id,
+        AuditActions.signInFailed,
+        member.email,
+        WRONG_PASSWORD_TARGET,
+        since,
+        member.subsidiary_id,
+        AuditActions.signedIn,
+        member.email,
+        this.limit.failures,
+      ],
+    );
+    if (recent.length < this.limit.failures) return undefined;
+    const oldest = new Date(recent[recent.length - 1]!.at).getTime();
+    return Math.max(1, Math.ceil((oldest + this.limit.windowSeconds * 1000 - now.getTime()) / 1000));
+  }
+}
