@@ -4,20 +4,12 @@ import type { Config } from '../config';
 import type { Runtime } from '../bootstrap';
 import type { CreatedMerchant } from '../merchants/merchant.service';
 import { SYSTEM_ACTOR } from '../merchants/audit/audit.service';
-
-/** What the landing page shows of the demo (no secrets): kept in DATA_DIR/demo.json. */
-export interface DemoRecord {
-  merchantId: number;
-  paymentLinkUrl: string;
-  paymentLinkReference: string;
-}
+import { DEMO_FILE, type DemoRecord } from './demo-record';
 
 export interface DemoSeed {
   merchant: CreatedMerchant;
   link: DemoRecord;
 }
-
-const DEMO_FILE = 'demo.json';
 
 /** Seeding is on for the embedded database unless DEMO_MERCHANT=false; on a PostgreSQL server only with DEMO_MERCHANT=true. */
 export function demoWanted(config: Config): boolean {
@@ -50,16 +42,6 @@ export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoSeed | unde
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(config.dataDir, DEMO_FILE), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   return { merchant, link: record };
-}
-
-export function readDemoRecord(dataDir: string): DemoRecord | undefined {
-  try {
-    const record = JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_FILE), 'utf8')) as Partial<DemoRecord>;
-    if (typeof record.paymentLinkUrl === 'string' && typeof record.paymentLinkReference === 'string') return record as DemoRecord;
-  } catch {
-    /* no demo */
-  }
-  return undefined;
 }
 
 /** The text printed once, on the start that created the demo merchant and/or the admin token. */

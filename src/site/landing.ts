@@ -5,7 +5,7 @@ import { getIntrospectionQuery } from 'graphql';
 import type { AppContext } from '../app-context';
 import { sendHtmlPage } from '../shared/html-page';
 import { escapeHtml, page } from '../checkout/html';
-import { readDemoRecord } from '../operations/demo';
+import { readDemoRecord } from '../operations/demo-record';
 
 /** Same strictness as the checkout pages: our own scripts and styles only, nothing inline, no framing. */
 const LANDING_CSP =
