@@ -1,6 +1,7 @@
 /** Jest runs TypeScript through SWC (fast, no type-check: `npm test` type-checks first). */
 module.exports = {
-  testEnvironment: 'node',
+  // Node, plus a check that each file closes what it opened (test/support/open-handles.ts).
+  testEnvironment: '<rootDir>/test/support/checked-environment.ts',
   roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/packages'],
   modulePathIgnorePatterns: ['<rootDir>/packages/[^/]+/dist/'],
   testMatch: ['**/*.test.ts'],

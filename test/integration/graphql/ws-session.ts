@@ -53,6 +53,10 @@ export class WsSession {
     for (;;) {
       const found = this.messages.find(predicate);
       if (found) return found;
+      // Closed: no message can come any more. Stop polling (a refused `open` races this wait
+      // with the close; the loser must not poll on past the test).
+      if (this.ws.readyState === WebSocket.CLOSED)
+        throw new Error(`the socket closed without such a message; got ${JSON.stringify(this.messages).slice(0, 500)}`);
       if (Date.now() > end) throw new Error(`no such message within ${ms} ms; got ${JSON.stringify(this.messages).slice(0, 500)}`);
       await new Promise((r) => setTimeout(r, 10));
     }

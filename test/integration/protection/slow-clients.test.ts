@@ -56,10 +56,11 @@ describe('slow clients', () => {
     const from = '127.0.0.40';
     const held = [await open(from), await open(from), await open(from)];
     const fourth = await open(from);
+    let bound: NodeJS.Timeout | undefined;
     const closed = await new Promise<boolean>((resolve) => {
       fourth.once('close', () => resolve(true));
-      setTimeout(() => resolve(false), 10_000); // bounds a failure only
-    });
+      bound = setTimeout(() => resolve(false), 10_000); // bounds a failure only
+    }).finally(() => clearTimeout(bound));
     expect(closed).toBe(true);
     expect((await httpFrom(t.baseUrl, '127.0.0.41', 'GET', '/health')).status).toBe(200);
     for (const s of held) s.destroy();
