@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser';
+import { launchBrowser, signedInDashboard } from '../support/browser';
 import { startTestService, type TestService } from '../support/service';
 import { graphql } from '../support/http';
 import { encryptPayload } from '../support/payload-client';
@@ -19,11 +19,7 @@ describe('dashboard overview figures, live', () => {
     t = await startTestService();
     m = await createTestMerchant(t, { name: 'Kano Textiles' });
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.getByLabel('Private key').fill(m.keys.test.privateKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Latest orders' }).waitFor();
+    page = await signedInDashboard(browser, t.baseUrl, m.keys.test.privateKey);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
  * The Chromium the browser tests drive, chosen by test/support/global-setup.ts (see
@@ -38,4 +38,19 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** Signs the page in to the dashboard with a merchant's private key, as a merchant without a team does. */
+export async function signInWithKey(page: Page, baseUrl: string, privateKey: string): Promise<void> {
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.getByLabel('Private key').fill(privateKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A fresh 1280×1000 page of `browser`, signed in to the dashboard with the private key and showing the overview. */
+export async function signedInDashboard(browser: Browser, baseUrl: string, privateKey: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+  await signInWithKey(page, baseUrl, privateKey);
+  await page.getByRole('heading', { name: 'Latest orders' }).waitFor();
+  return page;
 }
