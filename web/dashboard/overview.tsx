@@ -104,6 +104,19 @@ const moneySeries = (label: string, amounts: string[], currencies: string[]) => 
 
 const NO_PAYMENTS = 'No payments in this period.';
 
+/** A rate (0 to 1) as a percentage with one decimal. */
+const percent = (rate: number) => Math.round(rate * 1000) / 10;
+
+/** The volume (exact money, by currency) and order-count charts of one group of rows. */
+function VolumeAndOrderCharts(props: { labels: string[]; volumes: string[]; currencies: string[]; counts: number[] }) {
+  return (
+    <>
+      <BarChart title="Volume" empty={NO_PAYMENTS} labels={props.labels} datasets={[moneySeries('Volume', props.volumes, props.currencies)]} />
+      <BarChart title="Orders" empty="No orders in this period." labels={props.labels} datasets={[{ label: 'Orders', data: props.counts }]} />
+    </>
+  );
+}
+
 /** Orders not yet paid by any method are summed under an empty method name. */
 const methodName = (method: string) => method || 'Not paid yet';
 
@@ -133,31 +146,24 @@ function methodCharts(title: string, summary: Summary) {
                   <td>{methodName(r.paymentMethod)}</td>
                   <td>{money(r.volume, r.currency)}</td>
                   <td>{r.count}</td>
-                  <td>{Math.round(r.successRate * 1000) / 10}%</td>
+                  <td>{percent(r.successRate)}%</td>
                 </tr>
               ))}
             </tbody>
           </table>
           <div class="charts">
-            <BarChart
-              title="Volume"
-              empty={NO_PAYMENTS}
+            <VolumeAndOrderCharts
               labels={labels}
-              datasets={[
-                moneySeries(
-                  'Volume',
-                  rows.map((r) => r.volume),
-                  rows.map((r) => r.currency),
-                ),
-              ]}
+              volumes={rows.map((r) => r.volume)}
+              currencies={rows.map((r) => r.currency)}
+              counts={rows.map((r) => r.count)}
             />
-            <BarChart title="Orders" empty="No orders in this period." labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
             <BarChart
               title="Success rate"
               empty="No successful payments in this period."
               percent
               labels={labels}
-              datasets={[{ label: 'Success rate', data: rows.map((r) => Math.round(r.successRate * 1000) / 10) }]}
+              datasets={[{ label: 'Success rate', data: rows.map((r) => percent(r.successRate)) }]}
             />
           </div>
         </>
@@ -216,25 +222,18 @@ function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRa
       <h2>{title}</h2>
       <p class="muted small">{summary.note}</p>
       <p>
-        Success rate: <strong>{Math.round(summary.successRate * 1000) / 10}%</strong>
+        Success rate: <strong>{percent(summary.successRate)}%</strong>
       </p>
       {rows.length === 0 ? (
         <p>No orders in this period.</p>
       ) : (
         <div class="charts">
-          <BarChart
-            title="Volume"
-            empty={NO_PAYMENTS}
+          <VolumeAndOrderCharts
             labels={labels}
-            datasets={[
-              moneySeries(
-                'Volume',
-                rows.map((r) => r.amount),
-                rows.map((r) => r.currency),
-              ),
-            ]}
+            volumes={rows.map((r) => r.amount)}
+            currencies={rows.map((r) => r.currency)}
+            counts={rows.map((r) => r.count)}
           />
-          <BarChart title="Orders" empty="No orders in this period." labels={labels} datasets={[{ label: 'Orders', data: rows.map((r) => r.count) }]} />
         </div>
       )}
     </section>
