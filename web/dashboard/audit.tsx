@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { AuditActions } from '../../src/merchants/audit/audit-actions';
 import { currentEnvironment, gql } from './api';
-import { ErrorNote, navigate, useData, useLocation, when } from './ui';
+import { ErrorNote, navigate, useData, useLocation, when, Pager } from './ui';
 
 const AUDIT_LOG = `query ($filter: AuditLogFilter, $first: Int, $after: String) {
   auditLog(filter: $filter, first: $first, after: $after) {
@@ -135,19 +135,7 @@ export function AuditLog() {
               </tbody>
             </table>
           )}
-          <div class="pager">
-            <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Previous page
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!list.data.auditLog.pageInfo.hasNextPage}
-              onClick={() => setCursors((c) => [...c, list.data.auditLog.pageInfo.endCursor])}
-            >
-              Next page
-            </button>
-          </div>
+          <Pager cursors={cursors} setCursors={setCursors} pageInfo={list.data.auditLog.pageInfo} />
         </>
       )}
     </>

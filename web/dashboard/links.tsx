@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { gql } from './api';
-import { CopyButton, ErrorNote, Link, messageOf, money, navigate, useData, useLocation, when } from './ui';
+import { CopyButton, ErrorNote, Link, messageOf, money, navigate, useData, useLocation, when, Pager } from './ui';
 
 const PAGE_SIZE = 10;
 
@@ -120,19 +120,7 @@ export function PaymentLinks() {
               <LinkRow key={e.node.id} link={e.node} onChange={list.reload} />
             ))}
           </ul>
-          <div class="pager">
-            <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Previous page
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!list.data.paymentLinks.pageInfo.hasNextPage}
-              onClick={() => setCursors((c) => [...c, list.data.paymentLinks.pageInfo.endCursor])}
-            >
-              Next page
-            </button>
-          </div>
+          <Pager cursors={cursors} setCursors={setCursors} pageInfo={list.data.paymentLinks.pageInfo} />
         </>
       )}
     </>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
-import { ErrorNote, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when } from './ui';
+import { ErrorNote, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
 
 const PAGE_SIZE = 20;
 
@@ -138,19 +138,7 @@ export function Orders() {
             {list.data.orders.totalCount} order{list.data.orders.totalCount === 1 ? '' : 's'}
           </p>
           <OrderTable orders={orders} />
-          <div class="pager">
-            <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Previous page
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!list.data.orders.pageInfo.hasNextPage}
-              onClick={() => setCursors((c) => [...c, list.data.orders.pageInfo.endCursor])}
-            >
-              Next page
-            </button>
-          </div>
+          <Pager cursors={cursors} setCursors={setCursors} pageInfo={list.data.orders.pageInfo} />
         </>
       )}
     </>

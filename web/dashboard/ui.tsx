@@ -120,3 +120,23 @@ export function CopyButton(props: { text: string; label: string }) {
     </button>
   );
 }
+
+type Cursors = (string | null)[];
+
+/** Previous / next page buttons over a connection: `cursors` holds the `after` cursor of every page seen, the current one last. */
+export function Pager(props: {
+  cursors: Cursors;
+  setCursors: (update: (c: Cursors) => Cursors) => void;
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}) {
+  return (
+    <div class="pager">
+      <button type="button" class="secondary" disabled={props.cursors.length < 2} onClick={() => props.setCursors((c) => c.slice(0, -1))}>
+        Previous page
+      </button>
+      <button type="button" class="secondary" disabled={!props.pageInfo.hasNextPage} onClick={() => props.setCursors((c) => [...c, props.pageInfo.endCursor])}>
+        Next page
+      </button>
+    </div>
+  );
+}
