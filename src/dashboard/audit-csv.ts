@@ -5,7 +5,7 @@ import type { Tenant } from '../merchants/tenant';
 import type { AuditEntryView } from '../merchants/audit/audit.service';
 import { DomainError } from '../shared/errors';
 import { noteFailedAuthentication } from '../protection';
-import { cookieValue, SESSION_COOKIE } from './http';
+import { cookieValue, SESSION_COOKIE } from '../merchants/dashboard-session-http';
 
 /** The columns of the export, in order. */
 export const AUDIT_CSV_HEADER = ['at', 'action', 'actorType', 'actorLabel', 'target', 'ip', 'environment'] as const;

@@ -7,7 +7,7 @@ import { sendHtmlPage } from '../shared/html-page';
 import { DomainError } from '../shared/errors';
 import { failedAuthenticationsBlocked, noteFailedAuthentication, sendTooManyRequests } from '../protection';
 import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
-import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from './http';
+import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from '../merchants/dashboard-session-http';
 import { CSRF_REFUSED } from '../merchants/dashboard-session.service';
 import { registerAuditExport } from './audit-csv';
 import { SignInsLimited } from '../merchants/member-sign-in';

@@ -15,7 +15,7 @@ import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTex
 import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
-import { sameOrigin, sessionCredentialsOf } from '../dashboard/http';
+import { sameOrigin, sessionCredentialsOf } from '../merchants/dashboard-session-http';
 import type { SessionCredentials } from '../merchants/dashboard-session.service';
 
 /** The graphql-ws `extensions.code` of a subscribe beyond MAX_SUBSCRIPTIONS_PER_SOCKET. */

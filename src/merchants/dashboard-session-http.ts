@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SessionCredentials } from '../merchants/dashboard-session.service';
+import type { SessionCredentials } from './dashboard-session.service';
 
 /** The dashboard session cookie. */
 export const SESSION_COOKIE = 'pgw_dashboard';
