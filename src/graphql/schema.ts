@@ -12,7 +12,16 @@ import { ReferenceResolver } from './reference/reference.resolver';
 import { WebhookResolver } from './events/webhook.resolver';
 import { AuditResolver } from './audit/audit.resolver';
 
-export const RESOLVERS = [HealthResolver, MerchantResolver, PaymentLinkResolver, OrderResolver, ReferenceResolver, WebhookResolver, AuditResolver, MemberResolver] as const;
+export const RESOLVERS = [
+  HealthResolver,
+  MerchantResolver,
+  PaymentLinkResolver,
+  OrderResolver,
+  ReferenceResolver,
+  WebhookResolver,
+  AuditResolver,
+  MemberResolver,
+] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 
