@@ -18,6 +18,7 @@ import { PaymentService } from './payments/payment.service';
 import { LinkCheckoutService } from './payments/link-checkout.service';
 import { MerchantReturnService } from './payments/merchant-return.service';
 import { RecurringBillingService } from './payments/recurring-billing.service';
+import { RefundService } from './payments/refund.service';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
@@ -48,6 +49,8 @@ export interface AppServices {
   /** The one return of a finished authentication page to the merchant's RedirectUrl. */
   merchantReturns: MerchantReturnService;
   recurring: RecurringBillingService;
+  /** Refunds of paid orders (rules, processor calls, reconciliation). */
+  refunds: RefundService;
   orderStatusBus: OrderStatusBus;
   /** Committed order changes to this instance's bus and dispatcher (LISTEN/NOTIFY on a PostgreSQL server). */
   eventFanout: EventFanout;
@@ -136,6 +139,7 @@ export function createServices(
     },
     recurring,
   );
+  const refunds = new RefundService(orm, processors, timeline, outbox, audit, wake);
   return {
     auth: new AuthService(orm, clock, tenantCaches),
     tenantCaches,
@@ -151,6 +155,7 @@ export function createServices(
     idempotency: new IdempotencyService(orm, clock, fingerprintKey(masterKey)),
     payments,
     recurring,
+    refunds,
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, fees, config.publicUrl, clock, config.authenticationTimeoutMs),
     merchantReturns: new MerchantReturnService(orm, clock),
     orderStatusBus,

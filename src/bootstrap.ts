@@ -59,9 +59,12 @@ export async function createService(config: Config, options: { clock?: Clock; lo
   const runtime = await openRuntime(config, options);
   try {
     const app = await buildApp(runtime.ctx, { logger: options.logger });
-    const { payments, recurring, eventFanout, webhooks } = runtime.ctx.services;
+    const { payments, recurring, refunds, eventFanout, webhooks } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
+    refunds.onFault = (err, id) => app.log.error({ err, refundId: id }, 'refund call to the processor failed; left pending for reconciliation');
     const scheduler = new PaymentScheduler(payments, recurring, app.log, [
+      // Refunds a crash (or a silent processor) left PENDING, settled from the processor's record.
+      () => refunds.reconcilePendingRefunds(),
       () => runtime.ctx.services.idempotency.purgeExpired(),
       () => runtime.ctx.services.orders.lists.rollUp(),
     ]);

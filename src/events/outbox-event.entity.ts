@@ -21,7 +21,7 @@ export class OutboxEvent {
   @ManyToOne(() => Order, { nullable: true, deleteRule: 'cascade' })
   order: Order | null = null;
 
-  /** `transaction` or `test_assess`. */
+  /** `transaction`, `refund` or `test_assess`. */
   @Property({ type: 'string', length: 40 })
   notify!: string;
 

@@ -149,6 +149,56 @@ export class OutboxService {
   }
 
   /**
+   * An after-sale event of an order (`"notify": "refund"`, later disputes) in the caller's
+   * transaction: `{ notify, notifyType, eventId, livemode, data }` frozen as delivered (`data` as
+   * GraphQL shows it: decimal strings, ISO times), a pending delivery when the environment has a
+   * webhook URL, and the NOTIFY that wakes the dispatchers. It changes no order status, so it
+   * reaches no status subscriber. Returns whether a delivery was written (the caller wakes this
+   * instance's dispatcher after commit).
+   */
+  async recordOrderEvent(
+    em: EntityManager,
+    event: { environmentId: number; orderId: number; notify: 'refund'; notifyType: string; data: unknown },
+  ): Promise<boolean> {
+    if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
+    const connection = em.getConnection();
+    const trx = em.getTransactionContext();
+    const execute: Execute = (sql, params) => connection.execute(sql, params, 'all', trx);
+    const eventId = randomUUID();
+    const payload = {
+      notify: event.notify,
+      notifyType: event.notifyType,
+      eventId,
+      livemode: await this.livemode(execute, event.environmentId),
+      data: event.data,
+    };
+    const endpoints = await execute('select url from webhook_endpoint where environment_id = ? and is_active limit 1', [event.environmentId]);
+    const url: string | null = endpoints[0]?.url ?? null;
+    await execute(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, ?, ?, ?, 0, ?::json, ?) returning id
+       )
+       insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean`,
+      [
+        eventId,
+        event.environmentId,
+        event.orderId,
+        event.notify,
+        event.notifyType,
+        JSON.stringify(payload),
+        new Date(),
+        url,
+        url === null ? null : webhookDestination(url),
+        this.clock.now(),
+        url !== null,
+      ],
+    );
+    if (url !== null) await this.notify(execute, { kind: 'wake' });
+    return url !== null;
+  }
+
+  /**
    * A test ping (`"notify": "test_assess"`) to the given URL, with its pending delivery and the
    * NOTIFY that wakes the dispatchers, in one statement of the caller's transaction. Returns the
    * delivery.

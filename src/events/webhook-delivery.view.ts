@@ -20,9 +20,9 @@ export interface WebhookDeliveryView {
   id: string;
   /** The eventId (also the `webhook-id` header); every attempt and redelivery carries it. */
   eventId: string;
-  /** `transaction` or `test_assess`. */
+  /** `transaction`, `refund` or `test_assess`. */
   notify: string;
-  /** `successful`, `failed`, `test_assess`. */
+  /** `successful`, `failed` (orders), `succeeded`, `failed` (refunds), `test_assess`. */
   notifyType: string;
   /** The order of a `transaction` event; null for a test ping. */
   orderReference: string | null;

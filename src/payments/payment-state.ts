@@ -78,3 +78,67 @@ export function transition(target: { statusId: number }, to: OrderStatusId, acto
 export function methodOfOption(paymentOptionId: number): PaymentMethod | null {
   return paymentOptionId === 2 ? 'C' : paymentOptionId === 3 ? 'PAYPAL' : null;
 }
+
+/** A refund's status: PENDING while the processor has it; SUCCEEDED and FAILED are final. */
+export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/**
+ * Who may move a refund, with which proof:
+ * - `refund_request`: a caller allowed `payments.write` (authorization.ts); proof: the order is
+ *   Successful and the amount fits its balance, both read under the order's row lock;
+ * - `processor`: the processor's answer to the refund call the engine made (keyed by the refund's id);
+ * - `reconciliation`: the processor's own record of a refund whose answer was lost (a crash
+ *   between the call and its settlement), looked up by the refund's id; or, once the processor
+ *   deadline has passed with no record at all, the proof that the call never reached it.
+ */
+export type RefundActor = 'refund_request' | 'processor' | 'reconciliation';
+
+export interface RefundTransition {
+  /** null: the refund does not exist yet (it is created by this transition). */
+  from: RefundStatus | null;
+  to: RefundStatus;
+  actor: RefundActor;
+}
+
+/**
+ * The one table of refund transitions, beside the payments' own. A refund is created PENDING by a
+ * request and settled only by the processor (or its record); nothing moves a settled refund.
+ */
+export const REFUND_TRANSITIONS: readonly RefundTransition[] = [
+  { from: null, to: 'PENDING', actor: 'refund_request' },
+  { from: 'PENDING', to: 'SUCCEEDED', actor: 'processor' },
+  { from: 'PENDING', to: 'FAILED', actor: 'processor' },
+  { from: 'PENDING', to: 'SUCCEEDED', actor: 'reconciliation' },
+  { from: 'PENDING', to: 'FAILED', actor: 'reconciliation' },
+];
+
+/** The order statuses a refund may be asked of: only a paid order (money was taken). */
+export const REFUNDABLE_ORDER_STATUSES: readonly OrderStatusId[] = [Successful];
+
+export function canTransitionRefund(from: RefundStatus | null, to: RefundStatus, actor: RefundActor): boolean {
+  return REFUND_TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor);
+}
+
+export class RefundTransitionError extends DomainError {
+  constructor(
+    readonly from: RefundStatus | null,
+    readonly to: RefundStatus,
+    readonly actor: RefundActor,
+  ) {
+    super('conflict', 'This refund cannot change that way.', 'VAL400');
+    this.name = 'RefundTransitionError';
+  }
+}
+
+/** The status a new refund starts in when `actor` creates it, or throws when the table lets that actor create none. */
+export function newRefundStatus(actor: RefundActor): RefundStatus {
+  const created = REFUND_TRANSITIONS.find((t) => t.from === null && t.actor === actor);
+  if (!created) throw new RefundTransitionError(null, 'PENDING', actor);
+  return created.to;
+}
+
+/** Moves a refund to `to`, or throws when the table does not allow it. */
+export function transitionRefund(target: { status: RefundStatus }, to: RefundStatus, actor: RefundActor): void {
+  if (!canTransitionRefund(target.status, to, actor)) throw new RefundTransitionError(target.status, to, actor);
+  target.status = to;
+}

@@ -41,6 +41,20 @@ export type ProcessorResult =
 
 export type FinalProcessorResult = Exclude<ProcessorResult, { kind: 'challenge' }>;
 
+/** Gives back part or all of a settled payment, identified by the token the processor gave it. */
+export interface RefundRequest {
+  /** The processor's token of the payment refunded (null when it never gave one: refused). */
+  paymentToken: string | null;
+  amount: string;
+  currency: string;
+  /** The order's reference toward the processor. */
+  reference: string;
+  /** The refund's id: a repeated call refunds nothing more and answers the first decision. */
+  idempotencyKey: string;
+}
+
+export type RefundResult = { kind: 'succeeded'; reference: string } | { kind: 'failed'; reference: string | null; reason: string };
+
 export interface PaymentProcessor {
   readonly name: string;
   authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult>;
@@ -56,6 +70,9 @@ export interface PaymentProcessor {
    * the cardholder, or the final answer), or null when no call with this key reached it.
    */
   lookup(idempotencyKey: string): Promise<ProcessorResult | null>;
+  refund(request: RefundRequest): Promise<RefundResult>;
+  /** What the processor decided for a refund call with this key, or null when none reached it. */
+  lookupRefund(idempotencyKey: string): Promise<RefundResult | null>;
 }
 
 /** Response codes the engine itself assigns. */
@@ -89,6 +106,11 @@ export interface PaymentProcessors {
 /** What a payment (or a renewal) in a live environment is refused with while no live processor is configured. */
 export function liveUnsupported(): DomainError {
   return new DomainError('unsupported', 'Live payments are currently not supported.', 'VAL400');
+}
+
+/** What an after-sale operation (a refund) answers in live mode while no live processor is configured. */
+export function notAvailableInLiveMode(): DomainError {
+  return new DomainError('unsupported', 'This operation is not available in live mode yet.', 'NOT_AVAILABLE_IN_LIVE_MODE');
 }
 
 /**

@@ -27,6 +27,12 @@ export const TimelineEvents = {
   renewalSkipped: 'subscription.renewal_skipped',
   /** A subscription was ended by its payment link's rules (on the subscription's first order). */
   subscriptionStopped: 'subscription.stopped',
+  /** A refund was asked for and recorded PENDING (metadata: refundId, amount, currency, reason). */
+  refundRequested: 'refund.requested',
+  /** The processor gave the refund's money back (metadata: refundId, amount, currency). */
+  refundSucceeded: 'refund.succeeded',
+  /** The processor refused the refund (metadata: refundId, failureReason). */
+  refundFailed: 'refund.failed',
   webhookDelivered: 'webhook.delivered',
   webhookFailed: 'webhook.failed',
 } as const;

@@ -1,4 +1,4 @@
-/** The actions the audit log names today (more come with refunds, captures, disputes). */
+/** The actions the audit log names today (more come with captures and disputes). */
 export const AuditActions = {
   linkCreated: 'link.created',
   linkUpdated: 'link.updated',
@@ -7,6 +7,7 @@ export const AuditActions = {
   webhookSecretRotated: 'webhook.secret_rotated',
   settingsUpdated: 'settings.updated',
   recurringCancelled: 'recurring.cancelled',
+  refundCreated: 'refund.created',
   merchantCreated: 'merchant.created',
   signedIn: 'session.signed_in',
   signInFailed: 'session.sign_in_failed',

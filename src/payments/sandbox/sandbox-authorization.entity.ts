@@ -10,14 +10,14 @@ export type SandboxAuthorizationState = 'pending' | 'approved' | 'declined';
  */
 @Entity({ tableName: 'sandbox_authorization' })
 export class SandboxAuthorization {
-  [OptionalProps]?: 'createdAt' | 'state' | 'idempotencyKey' | 'resultCode' | 'resultMessage';
+  [OptionalProps]?: 'createdAt' | 'state' | 'idempotencyKey' | 'resultCode' | 'resultMessage' | 'refundDecline';
 
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
 
-  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge. */
+  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge; refund: a refund of one of those. */
   @Property({ type: 'string', length: 10 })
-  kind!: 'card' | 'paypal' | 'charge';
+  kind!: 'card' | 'paypal' | 'charge' | 'refund';
 
   /** What the issuer will answer once the cardholder is authenticated. */
   @Property({ type: 'string', length: 10 })
@@ -42,6 +42,10 @@ export class SandboxAuthorization {
 
   @Property({ type: 'string', length: 100, nullable: true })
   resultMessage: string | null = null;
+
+  /** Why the issuer declines every refund of this card (null: it accepts them). */
+  @Property({ type: 'string', length: 100, nullable: true })
+  refundDecline: string | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();

@@ -1,6 +1,14 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import type { CardAuthorizationRequest, FinalProcessorResult, PaymentProcessor, PaypalRequest, ProcessorResult } from '../processor';
+import type {
+  CardAuthorizationRequest,
+  FinalProcessorResult,
+  PaymentProcessor,
+  PaypalRequest,
+  ProcessorResult,
+  RefundRequest,
+  RefundResult,
+} from '../processor';
 import type { SandboxAuthorizationState } from './sandbox-authorization.entity';
 
 /** The one-time password that authenticates in the sandbox. */
@@ -10,6 +18,8 @@ interface TestCard {
   code: string;
   message: string;
   issuer: string;
+  /** Why the issuer declines every refund of this card; absent: refunds go through. */
+  refundDecline?: string;
 }
 
 /**
@@ -20,6 +30,7 @@ export const SANDBOX_CARDS: Readonly<Record<string, TestCard>> = {
   '5123450000000008': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Mastercard' },
   '4111111111111111': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Visa' },
   '5060990580000217499': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Verve' },
+  '4000000000005126': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Visa', refundDecline: 'Refund declined by the issuer' },
   '4000000000000002': { code: '51', message: 'Insufficient funds', issuer: 'Sandbox Bank Visa' },
   '4000000000000069': { code: '54', message: 'Expired card', issuer: 'Sandbox Bank Visa' },
   '4000000000000119': { code: '96', message: 'System malfunction', issuer: 'Sandbox Bank Visa' },
@@ -27,15 +38,19 @@ export const SANDBOX_CARDS: Readonly<Record<string, TestCard>> = {
 
 const UNKNOWN_CARD: TestCard = { code: '14', message: 'Invalid card number', issuer: 'Unknown issuer' };
 
+/** What the sandbox answers to a refund of something it never approved. */
+const NOTHING_TO_REFUND = 'No settled payment to refund';
+
 interface Row {
   token: string;
-  kind: 'card' | 'paypal' | 'charge';
+  kind: 'card' | 'paypal' | 'charge' | 'refund';
   outcome_code: string;
   outcome_message: string;
   issuer: string;
   state: SandboxAuthorizationState;
   result_code: string | null;
   result_message: string | null;
+  refund_decline: string | null;
 }
 
 /**
@@ -71,14 +86,37 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult> {
     const [saved] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and kind = 'card'`, [request.token]);
-    const card: TestCard = saved ? { code: saved.outcome_code, message: saved.outcome_message, issuer: saved.issuer } : UNKNOWN_CARD;
+    const card: TestCard = saved
+      ? { code: saved.outcome_code, message: saved.outcome_message, issuer: saved.issuer, refundDecline: saved.refund_decline ?? undefined }
+      : UNKNOWN_CARD;
     const row = await this.remember(request.idempotencyKey, 'charge', card, finalState(card), card);
     return toResult(row) as FinalProcessorResult;
   }
 
   async lookup(idempotencyKey: string): Promise<ProcessorResult | null> {
-    const [row] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [idempotencyKey]);
+    const [row] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ? and kind <> 'refund'`, [idempotencyKey]);
     return row ? toResult(row) : null;
+  }
+
+  /**
+   * Refunds an approved card, saved-card or PayPal payment, decided at once: the issuer of a card
+   * that declines refunds (4000000000005126) declines each of them. The amount is the engine's to
+   * keep within the balance; the sandbox checks only that the payment was approved.
+   */
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    const [paid] = request.paymentToken
+      ? await this.sql<Row>(`select * from sandbox_authorization where token = ? and kind in ('card', 'paypal', 'charge')`, [request.paymentToken])
+      : [];
+    const decline = !paid || paid.state !== 'approved' ? NOTHING_TO_REFUND : paid.refund_decline;
+    const outcome: TestCard = decline
+      ? { code: 'R1', message: decline, issuer: paid?.issuer ?? UNKNOWN_CARD.issuer }
+      : { code: '00', message: 'Refunded', issuer: paid!.issuer };
+    return toRefundResult(await this.remember(request.idempotencyKey, 'refund', outcome, finalState(outcome), outcome));
+  }
+
+  async lookupRefund(idempotencyKey: string): Promise<RefundResult | null> {
+    const [row] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ? and kind = 'refund'`, [idempotencyKey]);
+    return row ? toRefundResult(row) : null;
   }
 
   /** Records a call under its key; a second call with the key gets the first call's record. */
@@ -91,9 +129,9 @@ export class SandboxProcessor implements PaymentProcessor {
   ): Promise<Row> {
     const token = `sbx_${kind}_${randomBytes(16).toString('hex')}`;
     const inserted = await this.sql<Row>(
-      `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (idempotency_key) do nothing returning *`,
-      [token, kind, card.code, card.message, card.issuer, state, key, result?.code ?? null, result?.message ?? null],
+      `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message, refund_decline)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (idempotency_key) do nothing returning *`,
+      [token, kind, card.code, card.message, card.issuer, state, key, result?.code ?? null, result?.message ?? null, card.refundDecline ?? null],
     );
     if (inserted[0]) return inserted[0];
     const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
@@ -142,4 +180,10 @@ function toResult(row: Row): ProcessorResult {
   const token = row.issuer === UNKNOWN_CARD.issuer ? null : row.token;
   if (row.state === 'approved') return { kind: 'approved', token: row.token, issuer: row.issuer, code: '00', message: row.result_message ?? 'Approved' };
   return { kind: 'declined', token, issuer: row.issuer, code: row.result_code ?? row.outcome_code, message: row.result_message ?? row.outcome_message };
+}
+
+function toRefundResult(row: Row): RefundResult {
+  return row.state === 'approved'
+    ? { kind: 'succeeded', reference: row.token }
+    : { kind: 'failed', reference: row.token, reason: row.result_message ?? row.outcome_message };
 }

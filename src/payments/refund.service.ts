@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { formatMoney, Money } from '../shared/money';
+import type { Tenant } from '../merchants/tenant';
+import { authorize } from '../merchants/authorization';
+import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
+import { Order } from '../orders/order.entity';
+import { OrderStatus, orderNotFound } from '../orders/order-status';
+import { OrderPayment } from '../orders/order-payment.entity';
+import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import type { OutboxService } from '../events/outbox.service';
+import { newRefundStatus, REFUNDABLE_ORDER_STATUSES } from './payment-state';
+import { notAvailableInLiveMode, processorCallClock, processorFor, type PaymentProcessors, type RefundRequest, type RefundResult } from './processor';
+import { orderBalance } from './order-balance';
+import { Refund } from './refund.entity';
+import { refundView, type RefundView } from './refund-view';
+import { RefundSettlement } from './refund-settlement';
+import { idempotencyKeyReused, readRefundInput, refundAmountInvalid, refundNotAllowed, type RefundOrderInput, type RefundRequestInput } from './refund-input';
+
+export interface RefundServiceOptions {
+  /** A refund the processor has no record of after this long never reached it: it fails, and no money moved. */
+  processorDeadlineMs?: number;
+  /** Refunds younger than this are left to the request that is still handling them. */
+  reconcileGraceMs?: number;
+}
+
+/** An order's refunds, oldest first, and the sum of those SUCCEEDED. */
+export interface OrderRefunds {
+  refunds: RefundView[];
+  amountRefunded: string;
+}
+
+/** The failure reason of a refund whose call never reached the processor (found out by reconciliation). */
+export const REFUND_NOT_PROCESSED = 'Refund not processed';
+
+const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
+const DEFAULT_RECONCILE_GRACE_MS = 5_000;
+const IDEMPOTENCY_CONSTRAINT = 'refund_environment_idempotency_key_unique';
+
+type Recorded = { kind: 'earlier'; view: RefundView } | { kind: 'call'; refundId: string; request: RefundRequest };
+
+/**
+ * Refunds of paid orders: the rules (the order Successful, the amount within its balance, the
+ * idempotency key) and the flow. As for payments, no processor call is made inside a database
+ * transaction: (1) under the order's row lock, the refund is checked against the balance and
+ * recorded PENDING with its timeline entry and audit entry, committed; (2) the processor is
+ * called with the refund's id as idempotency key; (3) its answer settles the refund through the
+ * transitions table (refund-settlement.ts). A crash between (2) and (3) leaves the refund
+ * PENDING; `reconcilePendingRefunds` (the scheduler) asks the processor by the refund's id.
+ */
+export class RefundService {
+  private readonly settlement: RefundSettlement;
+  private readonly processorDeadlineMs: number;
+  private readonly reconcileGraceMs: number;
+  /** Hears a processor call that failed (the refund stays PENDING until reconciled); set by the composition root to log it. */
+  onFault: (err: unknown, refundId: string) => void = () => undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly processors: PaymentProcessors,
+    private readonly timeline: TimelineService,
+    outbox: OutboxService,
+    private readonly audit: AuditService,
+    wakeWebhooks: () => void,
+    options: RefundServiceOptions = {},
+  ) {
+    this.settlement = new RefundSettlement(orm, timeline, outbox, wakeWebhooks);
+    this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
+    this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
+  }
+
+  /**
+   * Refunds a Successful order in full (no amount: all that remains) or in part. Answers the
+   * refund settled when the processor answered within the request, else PENDING. The same
+   * idempotency key with the same order and amount answers the first refund and refunds nothing more.
+   */
+  async refundOrder(tenant: Tenant, raw: RefundOrderInput): Promise<RefundView> {
+    authorize(tenant, 'payments.write');
+    const processor = processorFor(this.processors, tenant.mode);
+    if (!processor) throw notAvailableInLiveMode();
+    const input = readRefundInput(raw);
+
+    const recorded = await this.record(tenant, input);
+    if (recorded.kind === 'earlier') return recorded.view;
+
+    let result: RefundResult;
+    try {
+      result = await processor.refund(recorded.request);
+    } catch (err) {
+      // The processor may or may not have it: the refund stays PENDING, settled later from its record.
+      this.onFault(err, recorded.refundId);
+      return this.view(recorded.refundId);
+    }
+    return (await this.settlement.settle(recorded.refundId, result, 'processor')).view;
+  }
+
+  /** The order's refunds, oldest first, and how much of them SUCCEEDED. */
+  async forOrder(tenant: Tenant, reference: string): Promise<OrderRefunds> {
+    authorize(tenant, 'read');
+    const refunds = await this.orm.em
+      .fork()
+      .find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    const amountRefunded = refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum.plus(r.amount), new Money(0));
+    return { refunds: refunds.map((r) => refundView(r, reference)), amountRefunded: amountRefunded.toFixed(2) };
+  }
+
+  /**
+   * Settles refunds left PENDING by a crash (or a processor that did not answer) from the
+   * processor's record, looked up by the refund's id; a refund of which the processor has no
+   * record once the deadline has passed never reached it, and fails (no money moved). Refunds
+   * younger than a few seconds are left to their request. Ages are real elapsed time. Returns
+   * how many were settled.
+   */
+  async reconcilePendingRefunds(limit = 100): Promise<number> {
+    const rows: Array<{ id: string; created_at: Date; mode: Tenant['mode'] }> = await this.orm.em
+      .getConnection()
+      .execute(
+        `select r.id, r.created_at, e.mode from refund r join app_environment e on e.id = r.environment_id where r.status = 'PENDING' order by r.created_at limit ?`,
+        [limit],
+      );
+    let settled = 0;
+    for (const row of rows) {
+      const processor = processorFor(this.processors, row.mode);
+      if (!processor) continue;
+      const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
+      if (age < this.reconcileGraceMs) continue;
+      const record = await processor.lookupRefund(row.id);
+      const result: RefundResult | null =
+        record ?? (age >= this.processorDeadlineMs ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : null);
+      if (result && (await this.settlement.settle(row.id, result, 'reconciliation')).changed) settled += 1;
+    }
+    return settled;
+  }
+
+  /** Step 1: the refund checked and recorded PENDING (or the earlier refund of the same key), committed. */
+  private async record(tenant: Tenant, input: RefundRequestInput): Promise<Recorded> {
+    try {
+      return await this.orm.em.fork().transactional((em) => this.recordIn(em, tenant, input));
+    } catch (err) {
+      // The same key used at the same moment on another order: the other request's refund won.
+      if (!(err instanceof UniqueConstraintViolationException) || !err.message.includes(IDEMPOTENCY_CONSTRAINT)) throw err;
+      const em = this.orm.em.fork();
+      const earlier = await em.findOneOrFail(Refund, { environment: tenant.environmentId, idempotencyKey: input.idempotencyKey }, { populate: ['order'] });
+      return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
+    }
+  }
+
+  private async recordIn(em: EntityManager, tenant: Tenant, input: RefundRequestInput): Promise<Recorded> {
+    // The order's row lock: concurrent refunds of one order are checked against the balance one at a time.
+    const order = await em.findOne(Order, { environment: tenant.environmentId, reference: input.reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!order) throw orderNotFound();
+    if (input.idempotencyKey !== null) {
+      const earlier = await em.findOne(Refund, { environment: tenant.environmentId, idempotencyKey: input.idempotencyKey }, { populate: ['order'] });
+      if (earlier) return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
+    }
+    if (!REFUNDABLE_ORDER_STATUSES.includes(order.statusId)) throw refundNotAllowed('Only a Successful order can be refunded.');
+    // Disputes plug in here: an open dispute on the order refuses the refund (REFUND_NOT_ALLOWED).
+
+    const balance = await orderBalance(em, order.id);
+    const amount = input.amount ?? balance.toDecimalPlaces(2, Money.ROUND_DOWN);
+    if (amount.lte(0)) throw refundAmountInvalid('Nothing is left to refund on this order.');
+    if (amount.gt(balance)) throw refundAmountInvalid(`The amount must be at most the balance of the order, ${balance.toFixed(2)}.`);
+
+    const refund = em.create(Refund, {
+      id: randomUUID(),
+      order,
+      environment: order.environment,
+      amount: amount.toFixed(2),
+      currency: order.currency,
+      status: newRefundStatus('refund_request'),
+      reason: input.reason,
+      idempotencyKey: input.idempotencyKey,
+      requestedAmount: input.amount?.toFixed(2) ?? null,
+    });
+    const money = formatMoney(amount, order.currency);
+    this.timeline.record(em, order, TimelineEvents.refundRequested, 'merchant', `Refund of ${money} requested`, {
+      refundId: refund.id,
+      amount: amount.toFixed(2),
+      currency: order.currency,
+      reason: input.reason,
+    });
+    await em.flush();
+    await this.audit.recordFor(em, tenant, AuditActions.refundCreated, `refund ${refund.id} of order ${order.reference} for ${money}`);
+    // The payment refunded: the order's approved attempt, by the token the processor gave it.
+    const paid = await em.findOne(OrderPayment, { order, statusId: OrderStatus.Successful }, { orderBy: { id: 'desc' } });
+    return {
+      kind: 'call',
+      refundId: refund.id,
+      request: {
+        paymentToken: paid?.processorToken ?? null,
+        amount: amount.toFixed(2),
+        currency: order.currency,
+        reference: order.processorReference,
+        idempotencyKey: refund.id,
+      },
+    };
+  }
+
+  private async view(refundId: string): Promise<RefundView> {
+    const refund = await this.orm.em.fork().findOneOrFail(Refund, { id: refundId }, { populate: ['order'] });
+    return refundView(refund, refund.order.reference);
+  }
+}
+
+/** An earlier refund of the same idempotency key: answered again when asked of the same order and amount, else refused. */
+function sameRequestOrRefuse(earlier: Refund, order: Order, input: RefundRequestInput): RefundView {
+  const asked = earlier.requestedAmount === null ? null : new Money(earlier.requestedAmount);
+  const sameAmount = asked === null ? input.amount === null : input.amount !== null && asked.eq(input.amount);
+  if (order.reference !== input.reference || !sameAmount) throw idempotencyKeyReused();
+  return refundView(earlier, order.reference);
+}
