@@ -1,0 +1,319 @@
+import { startTestService, type TestService } from '../../support/service';
+import { graphql, postEncrypted } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import type { Tenant } from '../../../src/merchants/tenant';
+import type { MemberRole } from '../../../src/merchants/member-role';
+import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+import { EVENTS_ENV, createScratchDatabase, payOrder, startReceiver, verifiesIndependently, type Receiver } from '../events/helpers';
+
+const REFUND = `mutation ($input: RefundOrderInput!) {
+  refundOrder(input: $input) { id orderReference amount currency status reason failureReason createdAt updatedAt }
+}`;
+const ORDER = `query ($reference: String!) {
+  order(reference: $reference) { statusId status totalAmountCharged amountRefunded refunds { id amount status reason failureReason } }
+}`;
+const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
+let counter = 0;
+
+/**
+ * Refunds through GraphQL against the real service on PostgreSQL (a database of this file's own:
+ * its webhook dispatcher and refund reconciliation act on every row they find).
+ */
+describe('refunds', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+  let drop: () => Promise<void> = async () => undefined;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    const scratch = await createScratchDatabase('refunds');
+    drop = scratch.drop;
+    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url });
+    m = await createTestMerchant(t);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await drop();
+  });
+
+  const services = () => t.service.runtime.ctx.services;
+  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  const gql = async (query: string, variables: Record<string, unknown>, apiKey = m.keys.test.privateKey) =>
+    (await graphql(t.baseUrl, query, variables, { 'api-key': apiKey })).body;
+  const refund = (input: Record<string, unknown>, apiKey?: string) => gql(REFUND, { input }, apiKey);
+  const orderOf = async (reference: string, apiKey?: string) => (await gql(ORDER, { reference }, apiKey)).data.order;
+  const codeOf = (res: any) => res.errors?.[0]?.extensions?.code;
+  const paid = (merchant = m, card = '5123450000000008') => payOrder(t.baseUrl, merchant.keys.test, card, `RF-${process.pid}-${Date.now()}-${++counter}`);
+  const sandbox = () => (services().payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
+  const timelineOf = async (reference: string) =>
+    (await services().timeline.list(await services().auth.authenticate(m.keys.test.privateKey), reference)).map((e) => e.event);
+
+  it('refunds the whole balance when no amount is given; the order stays Successful and shows the refund', async () => {
+    const reference = await paid();
+    const res = await refund({ reference, reason: 'Customer returned the goods' });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.refundOrder).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      orderReference: reference,
+      amount: '1000.00',
+      currency: 'NGN',
+      status: 'SUCCEEDED',
+      reason: 'Customer returned the goods',
+      failureReason: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(await orderOf(reference)).toEqual({
+      statusId: 5,
+      status: 'Successful',
+      totalAmountCharged: '1000.00',
+      amountRefunded: '1000.00',
+      refunds: [{ id: res.data.refundOrder.id, amount: '1000.00', status: 'SUCCEEDED', reason: 'Customer returned the goods', failureReason: null }],
+    });
+    // Nothing is left: another refund is refused.
+    expect(codeOf(await refund({ reference }))).toBe('REFUND_AMOUNT_INVALID');
+    expect(codeOf(await refund({ reference, amount: '0.01' }))).toBe('REFUND_AMOUNT_INVALID');
+    expect(await timelineOf(reference)).toEqual(expect.arrayContaining(['refund.requested', 'refund.succeeded']));
+    const audit = await sql(`select action, actor_type, target from audit_entry where subsidiary_id = ? and action = 'refund.created'`, [m.subsidiary.id]);
+    expect(audit).toContainEqual({
+      action: 'refund.created',
+      actor_type: 'API_KEY',
+      target: `refund ${res.data.refundOrder.id} of order ${reference} for NGN 1,000.00`,
+    });
+  });
+
+  it('refunds in parts until the balance is used up, and lists the refunds oldest first', async () => {
+    const reference = await paid();
+    for (const amount of ['250.50', '249.50', '400']) expect((await refund({ reference, amount })).data.refundOrder).toMatchObject({ status: 'SUCCEEDED' });
+    expect(codeOf(await refund({ reference, amount: '100.01' }))).toBe('REFUND_AMOUNT_INVALID');
+    const last = await refund({ reference });
+    expect(last.data.refundOrder).toMatchObject({ amount: '100.00', status: 'SUCCEEDED' });
+    const order = await orderOf(reference);
+    expect(order.amountRefunded).toBe('1000.00');
+    expect(order.refunds.map((r: { amount: string }) => r.amount)).toEqual(['250.50', '249.50', '400.00', '100.00']);
+  });
+
+  it('ten refunds at the same time never take more than the balance together', async () => {
+    const reference = await paid();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => refund({ reference, amount: '150' })));
+    const accepted = answers.filter((a) => a.data?.refundOrder);
+    expect(accepted).toHaveLength(6);
+    expect(answers.filter((a) => codeOf(a) === 'REFUND_AMOUNT_INVALID')).toHaveLength(4);
+    const order = await orderOf(reference);
+    expect(order.amountRefunded).toBe('900.00');
+    expect(order.refunds).toHaveLength(6);
+  });
+
+  describe('idempotency keys', () => {
+    it('the same key with the same input answers the first refund and refunds nothing more', async () => {
+      const reference = await paid();
+      const key = `key-${reference}`;
+      const first = await refund({ reference, amount: '100', idempotencyKey: key });
+      const again = await refund({ reference, amount: '100.00', idempotencyKey: key });
+      expect(again.data.refundOrder).toEqual(first.data.refundOrder);
+      expect((await orderOf(reference)).refunds).toHaveLength(1);
+      expect(
+        await sql(`select count(*)::int as n from sandbox_authorization where kind = 'refund' and idempotency_key = ?`, [first.data.refundOrder.id]),
+      ).toEqual([{ n: 1 }]);
+    });
+
+    it('refuses a key used before with another amount or another order, and refunds nothing', async () => {
+      const reference = await paid();
+      const other = await paid();
+      const key = `key-${reference}`;
+      await refund({ reference, amount: '100', idempotencyKey: key });
+      expect(codeOf(await refund({ reference, amount: '200', idempotencyKey: key }))).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(codeOf(await refund({ reference, idempotencyKey: key }))).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(codeOf(await refund({ reference: other, amount: '100', idempotencyKey: key }))).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect((await orderOf(reference)).refunds).toHaveLength(1);
+      expect((await orderOf(other)).refunds).toHaveLength(0);
+    });
+
+    it('keys are per environment: another merchant may use the same key', async () => {
+      const key = `shared-key-${Date.now()}`;
+      const mine = await paid();
+      const otherMerchant = await createTestMerchant(t);
+      const theirs = await paid(otherMerchant);
+      expect((await refund({ reference: mine, amount: '10', idempotencyKey: key })).data.refundOrder.status).toBe('SUCCEEDED');
+      const res = await refund({ reference: theirs, amount: '20', idempotencyKey: key }, otherMerchant.keys.test.privateKey);
+      expect(res.data.refundOrder).toMatchObject({ orderReference: theirs, amount: '20.00' });
+    });
+  });
+
+  describe('refusals', () => {
+    it('refuses an order that is not paid (REFUND_NOT_ALLOWED)', async () => {
+      const reference = `RF-UNPAID-${Date.now()}-${++counter}`;
+      const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+        order: { amount: 1000, reference, description: 'Unpaid', currency: 'NGN' },
+        payment: { RedirectUrl: 'https://merchant.test/return' },
+      });
+      expect(created.body.statusCode).toBe('01');
+      expect(codeOf(await refund({ reference }))).toBe('REFUND_NOT_ALLOWED');
+      const failed = await paid(m, '4000000000000002');
+      expect(codeOf(await refund({ reference: failed, amount: '10' }))).toBe('REFUND_NOT_ALLOWED');
+      expect(
+        await sql(`select count(*)::int as n from refund r join checkout_order o on o.id = r.order_id where o.reference in (?, ?)`, [reference, failed]),
+      ).toEqual([{ n: 0 }]);
+    });
+
+    it('refuses an amount of zero, below zero, with three decimals or above the balance (REFUND_AMOUNT_INVALID)', async () => {
+      const reference = await paid();
+      for (const amount of ['0', '-5', '10.123', '1000.01']) expect(codeOf(await refund({ reference, amount }))).toBe('REFUND_AMOUNT_INVALID');
+      expect((await orderOf(reference)).refunds).toEqual([]);
+    });
+
+    it("refuses the public key (FORBIDDEN) and never reaches another merchant's order", async () => {
+      const reference = await paid();
+      expect(codeOf(await refund({ reference }, m.keys.test.publicKey))).toBe('FORBIDDEN');
+      const other = await createTestMerchant(t);
+      const res = await refund({ reference }, other.keys.test.privateKey);
+      expect(res.errors[0]).toMatchObject({ message: 'Order not found at the moment', extensions: { code: '13' } });
+      // The order's refunds are private-key data too.
+      expect(codeOf(await gql(ORDER, { reference }, m.keys.test.publicKey))).toBe('FORBIDDEN');
+      expect((await orderOf(reference)).refunds).toEqual([]);
+    });
+
+    it('answers NOT_AVAILABLE_IN_LIVE_MODE with a live key', async () => {
+      expect(codeOf(await refund({ reference: 'ANY-ORDER', amount: '10' }, m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+    });
+
+    it('lets OWNER, ADMIN and SUPPORT members refund, not DEVELOPER or VIEWER', async () => {
+      const reference = await paid();
+      const keyTenant = await services().auth.authenticate(m.keys.test.privateKey);
+      const as = (role: MemberRole): Tenant => ({
+        ...keyTenant,
+        keyKind: undefined,
+        keyId: undefined,
+        member: { memberId: 1, email: `${role}@team.test`, role },
+      });
+      for (const role of ['DEVELOPER', 'VIEWER'] as const) {
+        await expect(services().refunds.refundOrder(as(role), { reference, amount: '1' })).rejects.toMatchObject({ kind: 'forbidden' });
+      }
+      for (const role of ['OWNER', 'ADMIN', 'SUPPORT'] as const) {
+        expect(await services().refunds.refundOrder(as(role), { reference, amount: '1' })).toMatchObject({ status: 'SUCCEEDED' });
+      }
+      const actors = await sql(`select actor_type, actor_label from audit_entry where subsidiary_id = ? and action = 'refund.created' and target like ?`, [
+        m.subsidiary.id,
+        `%${reference}%`,
+      ]);
+      expect(actors.map((a: { actor_label: string }) => a.actor_label)).toEqual(['OWNER@team.test', 'ADMIN@team.test', 'SUPPORT@team.test']);
+    });
+  });
+
+  it('refunds a PayPal payment', async () => {
+    const reference = `RF-PP-${Date.now()}-${++counter}`;
+    await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+      order: { amount: 1000, reference, description: 'PayPal', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://merchant.test/return' },
+    });
+    const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      reference,
+      paymentOption: 'PAYPAL',
+      country: 'NG',
+      paypal: { fullName: 'Ada Obi', mobile: '+2348012345678', house: '12B', billingAddress: billing },
+    });
+    const approved = await fetch(pay.body.data.paymentDetail.redirectUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'decision=approve',
+    });
+    expect(approved.headers.get('location')).toContain('status=successful');
+    const total = (await orderOf(reference)).totalAmountCharged;
+    expect((await refund({ reference })).data.refundOrder).toMatchObject({ amount: total, status: 'SUCCEEDED' });
+  });
+
+  it('every refund of an order paid with 4000000000005126 fails: declined by the issuer, and the balance is kept', async () => {
+    const reference = await paid(m, '4000000000005126');
+    expect((await orderOf(reference)).status).toBe('Successful');
+    const first = await refund({ reference, amount: '400' });
+    expect(first.data.refundOrder).toMatchObject({ status: 'FAILED', failureReason: 'Refund declined by the issuer' });
+    const whole = await refund({ reference });
+    expect(whole.data.refundOrder).toMatchObject({ amount: '1000.00', status: 'FAILED', failureReason: 'Refund declined by the issuer' });
+    const order = await orderOf(reference);
+    expect(order.amountRefunded).toBe('0.00');
+    expect(order.refunds.map((r: { status: string }) => r.status)).toEqual(['FAILED', 'FAILED']);
+    expect(await timelineOf(reference)).toEqual(expect.arrayContaining(['refund.requested', 'refund.failed']));
+  });
+
+  it('sends the signed refund webhook, its data the refund as GraphQL shows it', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    const hooked = await createTestMerchant(t, { webhookUrl: r.url });
+    const reference = await paid(hooked);
+    const declined = await paid(hooked, '4000000000005126');
+    const ok = (await refund({ reference, amount: '125.5', reason: 'Damaged' }, hooked.keys.test.privateKey)).data.refundOrder;
+    const failed = (await refund({ reference: declined }, hooked.keys.test.privateKey)).data.refundOrder;
+    // Two payments (notify "transaction") and two refunds.
+    const received = await r.waitForCount(4);
+    const refundHooks = received.filter((h) => h.json.notify === 'refund');
+    expect(refundHooks.map((h) => h.json.notifyType).sort()).toEqual(['failed', 'succeeded']);
+    const succeeded = refundHooks.find((h) => h.json.notifyType === 'succeeded')!;
+    expect(verifiesIndependently(hooked.webhookSecret, succeeded.headers, succeeded.body)).toBe(true);
+    expect(succeeded.headers['webhook-id']).toBe(succeeded.json.eventId);
+    expect(Object.keys(succeeded.json)).toEqual(['notify', 'notifyType', 'eventId', 'livemode', 'data']);
+    expect(succeeded.json).toEqual({ notify: 'refund', notifyType: 'succeeded', eventId: expect.any(String), livemode: false, data: ok });
+    expect(refundHooks.find((h) => h.json.notifyType === 'failed')!.json.data).toEqual(failed);
+  });
+
+  describe('a refund whose processor answer was lost is settled from the processor record', () => {
+    const age = (id: string, seconds: number) => sql(`update refund set created_at = now() - make_interval(secs => ?) where id = ?`, [seconds, id]);
+    const reconcile = () => services().refunds.reconcilePendingRefunds();
+
+    it('an answer lost on the way back: PENDING, then settled once by reconciliation', async () => {
+      const reference = await paid();
+      const processor = sandbox();
+      const original = processor.refund;
+      processor.refund = async (request) => {
+        await original.call(processor, request);
+        throw new Error('connection reset by the acquirer');
+      };
+      let res;
+      try {
+        res = await refund({ reference, amount: '300' });
+      } finally {
+        processor.refund = original;
+      }
+      const pending = res.data.refundOrder;
+      expect(pending).toMatchObject({ status: 'PENDING', amount: '300.00' });
+      // The PENDING refund holds its amount: the balance left is 700.
+      expect(codeOf(await refund({ reference, amount: '700.01' }))).toBe('REFUND_AMOUNT_INVALID');
+      // Too young: its own request might still be settling it.
+      expect(await reconcile()).toBe(0);
+      await age(pending.id, 10);
+      expect(await reconcile()).toBe(1);
+      expect(await reconcile()).toBe(0);
+      expect((await orderOf(reference)).refunds).toEqual([expect.objectContaining({ id: pending.id, status: 'SUCCEEDED' })]);
+      expect(await sql(`select count(*)::int as n from sandbox_authorization where idempotency_key = ?`, [pending.id])).toEqual([{ n: 1 }]);
+      const entries = await services().timeline.list(await services().auth.authenticate(m.keys.test.privateKey), reference);
+      expect(entries.find((e) => e.event === 'refund.succeeded')?.metadata).toMatchObject({ refundId: pending.id, reconciled: true });
+    });
+
+    it('a call that never reached the processor fails after the processor deadline, and frees the balance', async () => {
+      const reference = await paid();
+      const processor = sandbox();
+      const original = processor.refund;
+      processor.refund = async () => {
+        throw new Error('acquirer unreachable');
+      };
+      let res;
+      try {
+        res = await refund({ reference });
+      } finally {
+        processor.refund = original;
+      }
+      const pending = res.data.refundOrder;
+      expect(pending.status).toBe('PENDING');
+      await age(pending.id, 60);
+      expect(await reconcile()).toBe(0); // the processor may still answer
+      await age(pending.id, 180);
+      expect(await reconcile()).toBe(1);
+      expect((await orderOf(reference)).refunds).toEqual([expect.objectContaining({ status: 'FAILED', failureReason: 'Refund not processed' })]);
+      expect((await refund({ reference })).data.refundOrder).toMatchObject({ amount: '1000.00', status: 'SUCCEEDED' });
+    });
+  });
+});
