@@ -8,7 +8,7 @@ import { MerchantResolver } from './merchants/merchant.resolver';
 import { MemberResolver } from './merchants/member.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
-import { RefundResolver } from './orders/refund.resolver';
+import { RefundResolver, RefundSummaryResolver } from './orders/refund.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
 import { WebhookResolver } from './events/webhook.resolver';
 import { AuditResolver } from './audit/audit.resolver';
@@ -19,6 +19,7 @@ export const RESOLVERS = [
   PaymentLinkResolver,
   OrderResolver,
   RefundResolver,
+  RefundSummaryResolver,
   ReferenceResolver,
   WebhookResolver,
   AuditResolver,

@@ -31,6 +31,13 @@ export interface OrderRefunds {
   amountRefunded: string;
 }
 
+/** The SUCCEEDED refunds of one currency over a period: how many and how much. */
+export interface RefundedVolume {
+  currency: string;
+  count: number;
+  amount: string;
+}
+
 /** The failure reason of a refund whose call never reached the processor (found out by reconciliation). */
 export const REFUND_NOT_PROCESSED = 'Refund not processed';
 
@@ -103,6 +110,17 @@ export class RefundService {
       .find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     const amountRefunded = refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum.plus(r.amount), new Money(0));
     return { refunds: refunds.map((r) => refundView(r, reference)), amountRefunded: amountRefunded.toFixed(2) };
+  }
+
+  /** The SUCCEEDED refunds asked for in [from, to), by currency (the dashboard's refunded volume). */
+  async refundedVolume(tenant: Tenant, from: Date, to: Date): Promise<RefundedVolume[]> {
+    authorize(tenant, 'read');
+    const rows: Array<{ currency: string; count: number; amount: string }> = await this.orm.em.getConnection().execute(
+      `select currency, count(*)::int as count, sum(amount) as amount from refund
+        where environment_id = ? and status = 'SUCCEEDED' and created_at >= ? and created_at < ? group by currency order by currency`,
+      [tenant.environmentId, from, to],
+    );
+    return rows.map((r) => ({ currency: r.currency, count: r.count, amount: new Money(r.amount).toFixed(2) }));
   }
 
   /**

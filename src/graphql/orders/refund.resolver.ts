@@ -3,8 +3,8 @@ import type { GraphqlContext } from '../context';
 import { DecimalScalar } from '../scalars';
 import type { OrderRefunds } from '../../payments/refund.service';
 import type { RefundView } from '../../payments/refund-view';
-import { OrderType } from './order.types';
-import { RefundOrderInput, RefundStatusEnum, RefundType } from './refund.types';
+import { DashboardSummaryType, OrderType } from './order.types';
+import { RefundedVolumeType, RefundOrderInput, RefundStatusEnum, RefundType } from './refund.types';
 
 const toRefundType = (view: RefundView): RefundType => ({ ...view, status: view.status as RefundStatusEnum });
 
@@ -43,5 +43,14 @@ export class RefundResolver {
   @FieldResolver(() => [RefundType], { description: "The order's refunds, oldest first. Needs the private key." })
   async refunds(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<RefundType[]> {
     return (await refundsOf(ctx, order.orderReference)).refunds.map(toRefundType);
+  }
+}
+
+@Resolver(() => DashboardSummaryType)
+export class RefundSummaryResolver {
+  @Authorized('read')
+  @FieldResolver(() => [RefundedVolumeType], { description: 'SUCCEEDED refunds asked for in [from, to), one per currency.' })
+  async refunded(@Root() summary: DashboardSummaryType, @Ctx() ctx: GraphqlContext): Promise<RefundedVolumeType[]> {
+    return ctx.services.refunds.refundedVolume(await ctx.tenant(), summary.from, summary.to);
   }
 }

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DecimalScalar } from '../scalars';
 
 export enum RefundStatusEnum {
@@ -32,4 +32,11 @@ export class RefundOrderInput {
     description: 'The same key with the same reference and amount answers the first refund again; with another, IDEMPOTENCY_KEY_REUSED. Per environment.',
   })
   idempotencyKey?: string | null;
+}
+
+@ObjectType('RefundedVolume', { description: 'The SUCCEEDED refunds of one currency asked for in the period.' })
+export class RefundedVolumeType {
+  @Field() currency!: string;
+  @Field(() => Int) count!: number;
+  @Field(() => DecimalScalar) amount!: string;
 }

@@ -199,7 +199,7 @@ describe('refunds', () => {
         m.subsidiary.id,
         `%${reference}%`,
       ]);
-      expect(actors.map((a: { actor_label: string }) => a.actor_label)).toEqual(['OWNER@team.test', 'ADMIN@team.test', 'SUPPORT@team.test']);
+      expect(actors.map((a) => (a as { actor_label: string }).actor_label)).toEqual(['OWNER@team.test', 'ADMIN@team.test', 'SUPPORT@team.test']);
     });
   });
 
@@ -258,6 +258,28 @@ describe('refunds', () => {
     expect(Object.keys(succeeded.json)).toEqual(['notify', 'notifyType', 'eventId', 'livemode', 'data']);
     expect(succeeded.json).toEqual({ notify: 'refund', notifyType: 'succeeded', eventId: expect.any(String), livemode: false, data: ok });
     expect(refundHooks.find((h) => h.json.notifyType === 'failed')!.json.data).toEqual(failed);
+  });
+
+  it("the dashboard summary shows the period's refunded volume per currency, SUCCEEDED refunds only", async () => {
+    const fresh = await createTestMerchant(t);
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const one = await paid(fresh);
+    const two = await paid(fresh);
+    const declined = await paid(fresh, '4000000000005126');
+    for (const [reference, amount] of [
+      [one, '100.25'],
+      [two, '50'],
+      [declined, '10'],
+    ] as const) {
+      expect((await refund({ reference, amount }, fresh.keys.test.privateKey)).errors).toBeUndefined();
+    }
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const summary = await gql(
+      `query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { refunded { currency count amount } } }`,
+      { from, to },
+      fresh.keys.test.privateKey,
+    );
+    expect(summary.data.dashboardSummary.refunded).toEqual([{ currency: 'NGN', count: 2, amount: '150.25' }]);
   });
 
   describe('a refund whose processor answer was lost is settled from the processor record', () => {
