@@ -8,7 +8,7 @@ import { DomainError } from '../shared/errors';
 import { failedAuthenticationsBlocked, noteFailedAuthentication, sendTooManyRequests } from '../protection';
 import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } from './build';
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from '../merchants/dashboard-session-http';
-import { CSRF_REFUSED } from '../merchants/dashboard-session.service';
+import { CSRF_REFUSED, KEY_SIGN_IN_REFUSED, type SessionInfo } from '../merchants/dashboard-session.service';
 import { registerAuditExport } from './audit-csv';
 import { SignInsLimited } from '../merchants/member-sign-in';
 
@@ -56,7 +56,8 @@ function contentSecurityPolicy(request: FastifyRequest, publicUrl: string): stri
 
 /**
  * The merchant dashboard: one page (a Preact app over the public GraphQL API), its two built
- * assets, and the session endpoints that exchange a private key for an httpOnly cookie.
+ * assets, and the session endpoints that exchange a member's email and password for an
+ * httpOnly cookie.
  */
 export async function registerDashboard(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const sessions = ctx.services.dashboardSessions;
@@ -90,9 +91,20 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
 
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
+  /** The session as the browser sees it: never the cookie's token. */
+  const sessionBody = (info: SessionInfo) => ({
+    csrfToken: info.csrfToken,
+    environments: info.environments,
+    expiresAt: info.expiresAt.toISOString(),
+    merchantName: info.merchantName,
+    member: info.member,
+    actions: info.actions,
+  });
+
   /**
-   * Sign-in: a member's `{ email, password }` (or, for now, `{ privateKey }`) → the session cookie
-   * and `{ csrfToken, environment, environments, expiresAt, merchantName, member? }`.
+   * Sign-in: a member's `{ email, password }` → the session cookie and `{ csrfToken, environment,
+   * environments, expiresAt, merchantName, member, actions }`. No api-key signs in: a body with a
+   * `privateKey` is refused (400) with a message saying so.
    */
   app.post<{ Body: { privateKey?: unknown; email?: unknown; password?: unknown } }>('/dashboard/session', async (request, reply) => {
     noStore(reply);
@@ -100,49 +112,34 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     if (request.headers.origin !== undefined && !sameOrigin(request.headers, ctx.config.publicUrl)) {
       return reply.code(403).send({ message: 'Sign in from the dashboard page.' });
     }
-    // Like a wrong api-key: an IP over its failed-authentication limit gets no answer about keys.
-    const retryAfter = failedAuthenticationsBlocked(request);
-    if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     const body = request.body;
     const fields = body && typeof body === 'object' ? body : {};
+    if (fields.privateKey !== undefined && fields.email === undefined) return reply.code(400).send({ message: KEY_SIGN_IN_REFUSED });
+    // Like a wrong api-key: an IP over its failed-authentication limit gets no answer about passwords.
+    const retryAfter = failedAuthenticationsBlocked(request);
+    if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     try {
-      const signedIn =
-        fields.email !== undefined
-          ? await sessions.signInMember(fields.email, fields.password, { ip: request.ip })
-          : await sessions.signIn(fields.privateKey, cookieValue(request.headers, SESSION_COOKIE), { ip: request.ip });
+      const signedIn = await sessions.signInMember(fields.email, fields.password, { ip: request.ip });
       const maxAge = (signedIn.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000;
       reply.header('set-cookie', sessionCookie(signedIn.token, maxAge, secure));
-      return {
-        csrfToken: signedIn.csrfToken,
-        environment: signedIn.environment,
-        environments: signedIn.environments,
-        expiresAt: signedIn.expiresAt.toISOString(),
-        merchantName: signedIn.merchantName,
-        ...(signedIn.member ? { member: signedIn.member } : {}),
-      };
+      return { ...sessionBody(signedIn), environment: signedIn.environment };
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // The account (not the address) is over its limit of wrong passwords.
       if (err instanceof SignInsLimited) return sendTooManyRequests(request, reply, err.retryAfterSeconds);
-      // A working key that may not manage (in a rotation's grace period): refused, not a wrong key.
-      if (err.kind === 'forbidden') return reply.code(403).send({ message: err.message });
       noteFailedAuthentication(request);
       return reply.code(401).send({ message: err.message });
     }
   });
 
-  /** The session as a page that reloads finds it (the CSRF token included: only same-origin pages can read it). */
+  /**
+   * The session as a page that reloads finds it, and who is signed in: the member, their role and
+   * the action classes it allows (the CSRF token included: only same-origin pages can read it).
+   */
   app.get('/dashboard/session', async (request, reply) => {
     noStore(reply);
     try {
-      const info = await sessions.describe(cookieValue(request.headers, SESSION_COOKIE));
-      return {
-        csrfToken: info.csrfToken,
-        environments: info.environments,
-        expiresAt: info.expiresAt.toISOString(),
-        merchantName: info.merchantName,
-        ...(info.member ? { member: info.member } : {}),
-      };
+      return sessionBody(await sessions.describe(cookieValue(request.headers, SESSION_COOKIE)));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       return reply.code(401).send({ message: 'Not signed in.' });

@@ -6,7 +6,10 @@ import type { TenantScope } from '../merchants/tenant-cache';
 /** The PostgreSQL channel every instance LISTENs on (NOTIFY is per database). */
 export const EVENTS_CHANNEL = 'pgw_events';
 
-/** Api-keys of an environment that stop working at `expiresAt` (replaced by a rotation). */
+/**
+ * Credentials of an environment that stop working at `expiresAt`: api-keys replaced by a
+ * rotation, or (at once) the dashboard sessions of a member whose role changed or who was removed.
+ */
 export interface KeysExpiry {
   environmentId: number;
   expiresAt: Date;

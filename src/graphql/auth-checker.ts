@@ -1,6 +1,7 @@
 import type { AuthChecker } from 'type-graphql';
 import { DomainError } from '../shared/errors';
-import { authorize, type ActionClass } from '../merchants/authorization';
+import { authorize } from '../merchants/authorization';
+import type { ActionClass } from '../merchants/action-class';
 import type { GraphqlContext } from './context';
 
 /**

@@ -78,7 +78,7 @@ export class KeySockets {
     await Promise.all(
       sockets.map(async (socket) => {
         try {
-          if (!(await this.stillWorks(socket.apiKey))) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key no longer works');
+          if (!(await this.stillWorks(socket.apiKey))) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
         } catch (err) {
           this.log.error({ err, environmentId }, 'checking the api-key of a GraphQL WebSocket failed');
         }

@@ -160,12 +160,13 @@ function sessionOf(
 const SESSION_SOCKET = 'dashboard-session:';
 
 /**
- * Sockets opened with an api-key close (4403) when a rotation makes that key stop working, on
- * every instance: the merchants domain reports the rotation, the event fan-out carries it to
- * all instances, and each checks its own sockets of that environment.
+ * Sockets opened with an api-key close (4403) when a rotation makes that key stop working, and
+ * sockets of a member's dashboard session when the member's role changes or they are removed,
+ * on every instance: the merchants domain reports the change, the event fan-out carries it to
+ * all instances, and each checks its own sockets of the environments concerned.
  */
 function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeySockets {
-  const { auth, merchants, eventFanout } = ctx.services;
+  const { auth, merchants, members, eventFanout } = ctx.services;
   const sockets = new KeySockets(
     (apiKey) =>
       (apiKey.startsWith(SESSION_SOCKET)
@@ -184,12 +185,21 @@ function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeyS
   const stopAnnouncing = merchants.onApiKeysReplaced((notice) => {
     eventFanout.announceKeysExpiry(notice).catch((err) => app.log.error({ err }, 'announcing replaced api-keys failed'));
   });
+  // A member's role change or removal ends their dashboard sessions now: their sockets close at once, on every instance.
+  const stopMembers = members.onMemberSessionsEnded((notice) => {
+    for (const environmentId of notice.environmentIds) {
+      eventFanout
+        .announceKeysExpiry({ environmentId, expiresAt: ctx.clock.now() })
+        .catch((err) => app.log.error({ err }, 'announcing ended member sessions failed'));
+    }
+  });
   const stopListening = eventFanout.onKeysExpiry((expiry) => sockets.keysExpire(expiry.environmentId, expiry.expiresAt));
   // A rotation announced while this instance did not listen went unheard: every socket is
   // checked again when the connection is back, before the events missed meanwhile go out.
   const stopRechecking = eventFanout.onReconnected(() => sockets.checkAll());
   app.addHook('onClose', async () => {
     stopAnnouncing();
+    stopMembers();
     stopListening();
     stopRechecking();
     sockets.stop();

@@ -2,25 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden } from '../shared/errors';
 import type { MemberRole } from './member-role';
 import type { Tenant } from './tenant';
+import { ACTION_CLASSES, type ActionClass } from './action-class';
 
 /**
  * The one place that decides who may do what for a merchant. Every interface (GraphQL over HTTP
  * and WebSocket, REST, the dashboard, the CLI through the services) reaches it through the
  * domain services or the GraphQL guard; nothing else looks at key kinds or roles.
  *
- * An action belongs to one class:
- * - `client`: what a browser or app does with the public key (create and pay orders, an order's
- *   status, listing links, reference data, status subscriptions);
- * - `read`: orders with customer and card data, links, refunds, disputes, the summary;
- * - `links.write`: create, edit, activate and disable payment links;
- * - `payments.write`: refund, capture, void, answer disputes, cancel a subscription;
- * - `developers`: webhook URL, test pings, deliveries, the public and encryption keys;
- * - `secrets`: the private key, the webhook signing secret, merchant settings;
- * - `members`: invite, change the role of, remove and list members.
+ * What each action class covers is described in `action-class.ts`.
  */
-export type ActionClass = 'client' | 'read' | 'links.write' | 'payments.write' | 'developers' | 'secrets' | 'members';
-
-export const ACTION_CLASSES: readonly ActionClass[] = ['client', 'read', 'links.write', 'payments.write', 'developers', 'secrets', 'members'];
 
 /** Who holds a permission: a member's role, or the public key (a private key acts as an OWNER). */
 export type Holder = MemberRole | 'PUBLIC_KEY';
@@ -69,6 +59,14 @@ export function holderOf(principal: Tenant): Holder {
 export function mayDo(holder: Holder, action: ActionClass): boolean {
   // An action class the table does not know is refused, never an error.
   return PERMISSIONS[action]?.includes(holder) ?? false;
+}
+
+/**
+ * The action classes the permission table lets `holder` do, in table order: what an interface
+ * shows a member (the dashboard hides what is not listed; the services refuse it anyway).
+ */
+export function actionsOf(holder: Holder): ActionClass[] {
+  return ACTION_CLASSES.filter((action) => mayDo(holder, action));
 }
 
 /**

@@ -26,6 +26,15 @@ interface MemberRow {
   created_at: Date;
 }
 
+/**
+ * After a role change or a removal commits: the member's open sessions no longer work, so the
+ * connections they hold (GraphQL WebSockets) in the merchant's environments must be checked.
+ */
+export interface MemberSessionsEnded {
+  subsidiaryId: number;
+  environmentIds: number[];
+}
+
 const view = (row: MemberRow): MemberView => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at) });
 
 /**
@@ -35,12 +44,20 @@ const view = (row: MemberRow): MemberView => ({ email: row.email, role: row.role
  * changes run at once.
  */
 export class MemberService {
+  private readonly sessionsEndedListeners = new Set<(notice: MemberSessionsEnded) => void>();
+
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     private readonly publicUrl: string,
     private readonly audit: AuditService,
   ) {}
+
+  /** Calls `listener` after each committed role change or removal of a member; returns the unsubscribe. */
+  onMemberSessionsEnded(listener: (notice: MemberSessionsEnded) => void): () => void {
+    this.sessionsEndedListeners.add(listener);
+    return () => this.sessionsEndedListeners.delete(listener);
+  }
 
   /** The merchant's members, oldest first. */
   async members(principal: Tenant): Promise<MemberView[]> {
@@ -116,26 +133,39 @@ export class MemberService {
     const email = normalizeEmail(input.email);
     const role = parseMemberRole(input.role);
     authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
-    return this.inTeam(principal, async (em, sql) => {
+    const { member, changed } = await this.inTeam(principal, async (em, sql) => {
       const target = await this.lockedTarget(em, principal, email, role === 'OWNER');
       if (target.role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
       const [row] = await sql<MemberRow>(`update merchant_member set role = ? where id = ? returning id, email, role, created_at`, [role, target.id]);
       if (target.role !== role) await this.audit.recordFor(em, principal, AuditActions.memberRoleChanged, `${target.email} from ${target.role} to ${role}`);
-      return view(row!);
+      return { member: view(row!), changed: target.role !== role ? await this.environmentIds(sql, principal.subsidiaryId) : null };
     });
+    if (changed) this.sessionsEnded({ subsidiaryId: principal.subsidiaryId, environmentIds: changed });
+    return member;
   }
 
   /** Removes a member. Only an owner removes an owner, and never the last one. */
   async removeMember(principal: Tenant, email: unknown): Promise<boolean> {
     const normalized = normalizeEmail(email);
     authorize(principal, 'members');
-    return this.inTeam(principal, async (em, sql) => {
+    const environmentIds = await this.inTeam(principal, async (em, sql) => {
       const target = await this.lockedTarget(em, principal, normalized, false);
       if (target.role === 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
+      // The member's sessions go with them (the foreign key cascades).
       await sql(`delete from merchant_member where id = ?`, [target.id]);
       await this.audit.recordFor(em, principal, AuditActions.memberRemoved, `${target.email} (${target.role})`);
-      return true;
+      return this.environmentIds(sql, principal.subsidiaryId);
     });
+    this.sessionsEnded({ subsidiaryId: principal.subsidiaryId, environmentIds });
+    return true;
+  }
+
+  private async environmentIds(sql: <R>(query: string, params: unknown[]) => Promise<R[]>, subsidiaryId: number): Promise<number[]> {
+    return (await sql<{ id: number }>(`select id from app_environment where subsidiary_id = ? order by id`, [subsidiaryId])).map((r) => Number(r.id));
+  }
+
+  private sessionsEnded(notice: MemberSessionsEnded): void {
+    for (const listener of this.sessionsEndedListeners) listener(notice);
   }
 
   /**

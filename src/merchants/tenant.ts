@@ -14,8 +14,8 @@ export interface Tenant {
   /** The kind of api-key presented; absent when a member acts (see `member`). */
   keyKind?: ApiKeyKind;
   /**
-   * The api-key row the caller presented (a dashboard session: the private key it was opened
-   * with); absent for a tenant the service acts as itself (a hosted payment page).
+   * The api-key row the caller presented; absent when a member acts (a dashboard session) and for
+   * a tenant the service acts as itself (a hosted payment page).
    */
   keyId?: number;
   /** When that key stops working (epoch ms), as known at authentication; null: no expiry. */

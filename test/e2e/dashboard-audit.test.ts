@@ -18,7 +18,7 @@ describe('dashboard audit log in Chromium', () => {
     t = await startTestService();
     m = await createTestMerchant(t, { name: 'Kano Tanners' });
     browser = await launchBrowser();
-    page = await signedInDashboard(browser, t.baseUrl, m.keys.test.privateKey);
+    page = await signedInDashboard(browser, t.baseUrl, m);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -39,8 +39,14 @@ describe('dashboard audit log in Chromium', () => {
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     const rows = page.locator('tr.audit-entry');
     await rows.filter({ hasText: target }).waitFor();
-    // Newest first: the link, then this browser's sign-in, then the merchant's creation.
-    expect(await rows.locator('td:nth-child(2)').allTextContents()).toEqual(['link.created', 'session.signed_in', 'merchant.created']);
+    // Newest first: the link, this browser's sign-in, the owner's joining and invitation, the merchant's creation.
+    expect(await rows.locator('td:nth-child(2)').allTextContents()).toEqual([
+      'link.created',
+      'session.signed_in',
+      'member.joined',
+      'member.invited',
+      'merchant.created',
+    ]);
 
     await page.getByLabel('Action').selectOption('session.signed_in');
     await page.getByRole('button', { name: 'Apply filters' }).click();

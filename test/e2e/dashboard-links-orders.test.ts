@@ -27,7 +27,7 @@ describe('dashboard links and orders in Chromium', () => {
     t = await startTestService();
     m = await createTestMerchant(t, { name: 'Ibadan Weavers' });
     browser = await launchBrowser();
-    page = await signedInDashboard(browser, t.baseUrl, m.keys.test.privateKey);
+    page = await signedInDashboard(browser, t.baseUrl, m);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

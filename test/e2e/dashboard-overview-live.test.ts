@@ -19,7 +19,7 @@ describe('dashboard overview figures, live', () => {
     t = await startTestService();
     m = await createTestMerchant(t, { name: 'Kano Textiles' });
     browser = await launchBrowser();
-    page = await signedInDashboard(browser, t.baseUrl, m.keys.test.privateKey);
+    page = await signedInDashboard(browser, t.baseUrl, m);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

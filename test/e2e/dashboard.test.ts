@@ -6,6 +6,7 @@ import { launchBrowser } from '../support/browser';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
 import { createTestMerchant } from '../support/merchants';
+import { ownerOf, type TestMember } from '../support/members';
 import { createScratchDatabase } from '../support/scratch-database';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';
 
@@ -25,6 +26,7 @@ describe('merchant dashboard in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let m: CreatedMerchant;
+  let owner: TestMember;
   let receiver: http.Server;
   let received: string[];
   const consoleErrors: string[] = [];
@@ -53,6 +55,7 @@ describe('merchant dashboard in Chromium', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     m = await createTestMerchant(t, { name: 'Lagos Coffee Roasters', webhookUrl: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks` });
+    owner = await ownerOf(t.baseUrl, m);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
@@ -77,33 +80,33 @@ describe('merchant dashboard in Chromium', () => {
     expect(csp).not.toContain('unsafe-inline');
   }, 30_000);
 
-  it('shows an error for a wrong key and signs nothing in', async () => {
-    await page.getByLabel('Private key').fill('PGW-SECRETKEY-TEST-0123456789abcdef0123456789abcdef');
+  it('shows an error for a wrong password and signs nothing in; no field takes a key', async () => {
+    expect(await page.getByLabel('Private key').count()).toBe(0);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill('not the right password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await containsSoon(page.getByRole('alert'), 'not valid');
-    expect(await context.cookies()).toEqual([]);
-    await page.getByLabel('Private key').fill(m.keys.test.publicKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').waitFor();
+    await containsSoon(page.getByRole('alert'), 'do not match');
     expect(await context.cookies()).toEqual([]);
   }, 30_000);
 
-  it('signs in with the private key into an httpOnly session, the key kept nowhere in the browser', async () => {
-    await page.getByLabel('Private key').fill(m.keys.test.privateKey);
+  it('signs the owner in with email and password into an httpOnly session, nothing secret kept in the browser', async () => {
+    await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await nav(page, 'Orders').waitFor();
     await nav(page, 'Payment links').waitFor();
+    await nav(page, 'Team').waitFor();
+    await nav(page, 'Audit log').waitFor();
     await page.getByText('Test data').waitFor();
     const cookies = await context.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ name: 'pgw_dashboard', httpOnly: true, sameSite: 'Strict' });
     const storage = await page.evaluate(() => JSON.stringify({ l: { ...localStorage }, s: { ...sessionStorage }, c: document.cookie }));
-    expect(storage).not.toContain(m.keys.test.privateKey);
+    expect(storage).not.toContain(owner.password);
     expect(storage).not.toContain(cookies[0]!.value);
-    // The live environment asks for its own key.
+    // One sign-in covers both environments: live opens without asking anything.
     await page.getByRole('button', { name: 'Live' }).click();
-    await page.getByText('Live environment: sign in with your private key').waitFor();
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('Live data').waitFor();
+    await page.getByRole('button', { name: 'Test' }).click();
     await page.getByText('Test data').waitFor();
   }, 30_000);
 
@@ -284,16 +287,9 @@ describe('merchant dashboard in Chromium', () => {
     const fresh = await request(t.baseUrl, 'POST', '/graphql', { apiKey: newKey, body: { query: '{ merchant { environment } }' } });
     expect(fresh.body.data.merchant.environment).toBe('TEST');
 
-    // The dashboard goes on with the new key; the old key signs nobody in.
+    // The owner's session does not hang on any key: the dashboard goes on.
     await nav(page, 'Orders').click();
     await containsSoon(page.locator('tbody'), 'DASH-B-2');
-    const other = await browser.newContext();
-    const signin = await other.newPage();
-    await signin.goto(`${t.baseUrl}/dashboard`);
-    await signin.getByLabel('Private key').fill(m.keys.test.privateKey);
-    await signin.getByRole('button', { name: 'Sign in' }).click();
-    await containsSoon(signin.getByRole('alert'), 'not valid');
-    await other.close();
   }, 60_000);
 
   it("sends a test ping from the Developers page and rotates the environment's own signing secret", async () => {
@@ -331,7 +327,7 @@ describe('merchant dashboard in Chromium', () => {
   }, 30_000);
 
   it('has had no script errors or CSP violations', () => {
-    // The browser logs every 4xx answer (401 before sign-in, a refused key) as "Failed to load resource".
+    // The browser logs every 4xx answer (401 before sign-in, a wrong password) as "Failed to load resource".
     expect(consoleErrors.filter((e) => !e.startsWith('Failed to load resource'))).toEqual([]);
   });
 });

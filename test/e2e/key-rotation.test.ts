@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, signInWithKey } from '../support/browser';
+import { launchBrowser, signInAsOwner } from '../support/browser';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
 import { createTestMerchant } from '../support/merchants';
@@ -30,7 +30,7 @@ describe('dashboard key rotation in Chromium', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
     page = await context.newPage();
-    await signInWithKey(page, t.baseUrl, m.keys.test.privateKey);
+    await signInAsOwner(page, t.baseUrl, m);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Developers', exact: true }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   }, 60_000);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signInWithKey } from '../support/browser';
+import { launchBrowser, signInAsOwner } from '../support/browser';
 import { startTestService, type TestService } from '../support/service';
 import { postEncrypted, request } from '../support/http';
 import { createTestMerchant } from '../support/merchants';
@@ -120,7 +120,7 @@ describe('payment link states in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await context.newPage();
-      await signInWithKey(page, t.baseUrl, m.keys.test.privateKey);
+      await signInAsOwner(page, t.baseUrl, m);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payment links', exact: true }).click();
       const pill = (name: string) => page.locator('li.link-card', { hasText: name }).locator('.pill');
       await pill('Front row seat').waitFor();

@@ -1,4 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { CreatedMerchant } from '../../src/merchants/merchant.service';
+import { ownerOf } from './members';
 
 /**
  * The Chromium the browser tests drive, chosen by test/support/global-setup.ts (see
@@ -40,17 +42,23 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Signs the page in to the dashboard with a merchant's private key, as a merchant without a team does. */
-export async function signInWithKey(page: Page, baseUrl: string, privateKey: string): Promise<void> {
+/** Signs the page in to the dashboard as a member, with their email and password. */
+export async function signInAsMember(page: Page, baseUrl: string, member: { email: string; password: string }): Promise<void> {
   await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel('Private key').fill(privateKey);
+  await page.getByLabel('Email').fill(member.email);
+  await page.getByLabel('Password').fill(member.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** A fresh 1280×1000 page of `browser`, signed in to the dashboard with the private key and showing the overview. */
-export async function signedInDashboard(browser: Browser, baseUrl: string, privateKey: string): Promise<Page> {
+/** Signs the page in to the dashboard as the merchant's owner (made on first use through the private key's invitation). */
+export async function signInAsOwner(page: Page, baseUrl: string, merchant: CreatedMerchant): Promise<void> {
+  await signInAsMember(page, baseUrl, await ownerOf(baseUrl, merchant));
+}
+
+/** A fresh 1280×1000 page of `browser`, signed in to the dashboard as the merchant's owner and showing the overview. */
+export async function signedInDashboard(browser: Browser, baseUrl: string, merchant: CreatedMerchant): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-  await signInWithKey(page, baseUrl, privateKey);
+  await signInAsOwner(page, baseUrl, merchant);
   await page.getByRole('heading', { name: 'Latest orders' }).waitFor();
   return page;
 }

@@ -1,9 +1,10 @@
 import { createClient, type Client } from 'graphql-ws';
+import type { ActionClass } from '../../src/merchants/action-class';
 
 /**
  * The dashboard's only ways to the service: the session endpoints (sign-in/out) and the
- * public GraphQL API, over HTTP (fetch) and graphql-ws. The private key is sent once, to
- * sign in, and is kept nowhere; requests are authenticated by the httpOnly session cookie
+ * public GraphQL API, over HTTP (fetch) and graphql-ws. A member signs in with their email and
+ * password (no api-key signs in); requests are authenticated by the httpOnly session cookie
  * plus the session's CSRF token, which lives in this module's memory only.
  */
 
@@ -14,8 +15,10 @@ export interface Session {
   environments: Environment[];
   expiresAt: string;
   merchantName: string;
-  /** The member signed in (absent for a session opened with a private key). */
-  member?: { email: string; role: string };
+  /** The member signed in, with the role the session was opened with. */
+  member: { email: string; role: string };
+  /** The action classes the role allows, as the service's permission table says: the pages and buttons shown. */
+  actions: ActionClass[];
 }
 
 export class ApiError extends Error {
@@ -32,13 +35,16 @@ let environment: Environment = 'test';
 let socket: Client | null = null;
 const listeners = new Set<() => void>();
 
-/** Called when the session is found to be over (e.g. the key it was made with was rotated). */
+/** Called when the session is found to be over (signed out, expired, the member's role changed or they were removed). */
 export function onSignedOut(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
 export const currentSession = (): Session | null => session;
+
+/** Whether the signed-in member's role allows actions of this class (the service decides; this only hides what it would refuse). */
+export const may = (action: ActionClass): boolean => session?.actions.includes(action) ?? false;
 export const currentEnvironment = (): Environment => environment;
 
 export function setEnvironment(env: Environment): void {
@@ -69,22 +75,13 @@ export async function loadSession(): Promise<Session | null> {
   return session;
 }
 
-/** Exchanges a private key for the session cookie (or adds its environment to this session). */
-export function signIn(privateKey: string): Promise<Session> {
-  return openSession({ privateKey });
-}
-
 /** Signs a member in with their email and password: one session for both environments. */
-export function signInMember(email: string, password: string): Promise<Session> {
-  return openSession({ email, password });
-}
-
-async function openSession(credentials: Record<string, string>): Promise<Session> {
+export async function signIn(email: string, password: string): Promise<Session> {
   const response = await fetch('/dashboard/session', {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(credentials),
+    body: JSON.stringify({ email, password }),
   });
   const body = await json(response);
   if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.');
@@ -93,7 +90,8 @@ async function openSession(credentials: Record<string, string>): Promise<Session
     environments: body.environments,
     expiresAt: body.expiresAt,
     merchantName: body.merchantName,
-    ...(body.member ? { member: body.member } : {}),
+    member: body.member,
+    actions: body.actions,
   };
   environment = body.environment;
   closeSocket();
@@ -131,19 +129,42 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   return body.data as T;
 }
 
+/** The session as the service knows it now: when it is over, the page goes back to sign-in. */
+async function recheck(): Promise<void> {
+  if (!session) return;
+  const response = await fetch('/dashboard/session', { credentials: 'same-origin' }).catch(() => null);
+  if (response?.status === 401 && session) ended();
+}
+
+/**
+ * The socket is kept open while signed in (not only while a page subscribes): the service closes
+ * it (4403) the moment the session stops working, e.g. when the member's role changes or they are
+ * removed, and the page then goes back to sign-in at once instead of at its next request.
+ */
 function client(): Client {
   if (socket) return socket;
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   const env = environment;
   socket = createClient({
     url,
-    lazy: true,
+    lazy: false,
     retryAttempts: 20,
     // The cookie goes with the upgrade; the CSRF token and the environment go here.
     connectionParams: () => ({ 'csrf-token': session?.csrfToken ?? '', environment: env }),
     shouldRetry: () => session !== null,
+    onNonLazyError: () => undefined,
+    on: {
+      closed: (event) => {
+        if ((event as { code?: number }).code === 4403) void recheck();
+      },
+    },
   });
   return socket;
+}
+
+/** Opens the session's socket (in the environment in view) if it is not open yet. */
+export function keepConnected(): void {
+  if (session) client();
 }
 
 /** A GraphQL subscription; returns the function that stops it. */

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { currentEnvironment, gql } from './api';
+import { currentEnvironment, gql, may } from './api';
 import { Keys } from './keys';
 import { DELIVERIES, DeliveryLog, followUp } from './orders';
 import { CopyButton, ErrorNote, messageOf, useData, when } from './ui';
@@ -59,7 +59,7 @@ function Webhooks(props: { url: string | null; onChange: () => void }) {
         <ErrorNote error={error} />
         {note && <p role="status">{note}</p>}
       </form>
-      <SigningSecret />
+      {may('secrets') && <SigningSecret />}
       <h3>Delivery log</h3>
       <button type="button" class="secondary" onClick={log.reload}>
         Refresh log

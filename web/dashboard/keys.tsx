@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { gql, signIn } from './api';
+import { gql, may } from './api';
 import { CopyButton, ErrorNote, messageOf, when } from './ui';
 
 /** Routine rotation lets clients move over for a day; a leaked key must stop at once. */
@@ -97,8 +97,6 @@ export function Keys(props: { keys: any[]; onRotated: () => void }) {
       );
       setPending(null);
       setRotated(r.rotateKeys);
-      // The session was opened with the old private key: go on with the new one (kept in memory only).
-      if (r.rotateKeys.privateKey) await signIn(r.rotateKeys.privateKey);
       props.onRotated();
     } catch (err) {
       setError(messageOf(err));
@@ -135,9 +133,12 @@ export function Keys(props: { keys: any[]; onRotated: () => void }) {
       >
         <fieldset>
           <legend>Rotate keys</legend>
-          <label class="choice">
-            <input type="checkbox" name="keys" value="PRIVATE" /> Private key
-          </label>
+          {/* The private key is a secret of the merchant: only a role allowed secrets rotates it. */}
+          {may('secrets') && (
+            <label class="choice">
+              <input type="checkbox" name="keys" value="PRIVATE" /> Private key
+            </label>
+          )}
           <label class="choice">
             <input type="checkbox" name="keys" value="PUBLIC" /> Public key
           </label>

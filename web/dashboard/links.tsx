@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
-import { gql } from './api';
+import { currentSession, gql, may } from './api';
 import { CopyButton, ErrorNote, Link, messageOf, money, navigate, useData, useLocation, when, Pager } from './ui';
 
 const PAGE_SIZE = 10;
@@ -63,12 +63,16 @@ function LinkRow(props: { link: any; onChange: () => void }) {
         <button type="button" class="secondary" aria-expanded={qr} onClick={() => setQr(!qr)}>
           QR code
         </button>
-        <Link class="button secondary" href={`/dashboard/links/${l.id}`}>
-          Edit <span class="sr-only">{l.name}</span>
-        </Link>
-        <button type="button" class="secondary" onClick={toggle}>
-          {l.isActive ? 'Disable' : 'Activate'} <span class="sr-only">{l.name}</span>
-        </button>
+        {may('links.write') && (
+          <>
+            <Link class="button secondary" href={`/dashboard/links/${l.id}`}>
+              Edit <span class="sr-only">{l.name}</span>
+            </Link>
+            <button type="button" class="secondary" onClick={toggle}>
+              {l.isActive ? 'Disable' : 'Activate'} <span class="sr-only">{l.name}</span>
+            </button>
+          </>
+        )}
         <Link class="button secondary" href={`/dashboard/orders?link=${l.id}`}>
           Orders <span class="sr-only">of {l.name}</span>
         </Link>
@@ -105,9 +109,11 @@ export function PaymentLinks() {
             Search
           </button>
         </form>
-        <Link class="button" href="/dashboard/links/new">
-          New payment link
-        </Link>
+        {may('links.write') && (
+          <Link class="button" href="/dashboard/links/new">
+            New payment link
+          </Link>
+        )}
       </div>
       <ErrorNote error={list.error} />
       {list.data && (
@@ -156,8 +162,22 @@ function scheduleOf(frequencies: Array<{ id: number; name: string }> | undefined
   return `${name.toLowerCase()}, ${n} payment${n === '1' ? '' : 's'} in all`;
 }
 
-/** Create (no id) or edit a link. */
+/** Create (no id) or edit a link: only for a role allowed to write links. */
 export function LinkEditor(props: { id?: number }) {
+  if (!may('links.write')) {
+    return (
+      <>
+        <p>
+          <Link href="/dashboard/links">← Payment links</Link>
+        </p>
+        <p role="status">Your role ({currentSession()?.member.role.toLowerCase()}) does not allow creating or editing payment links.</p>
+      </>
+    );
+  }
+  return <LinkForm id={props.id} />;
+}
+
+function LinkForm(props: { id?: number }) {
   const existing = useData(
     () => (props.id ? gql(`query Link($id: Int) { paymentLink(id: $id) { ${LINK_FIELDS} } }`, { id: props.id }) : Promise.resolve(null)),
     [props.id],

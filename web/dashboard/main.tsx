@@ -1,55 +1,37 @@
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  currentEnvironment,
-  currentSession,
-  loadSession,
-  onSignedOut,
-  setEnvironment,
-  signIn,
-  signInMember,
-  signOut,
-  type Environment,
-  type Session,
-} from './api';
+import { currentEnvironment, keepConnected, loadSession, may, onSignedOut, setEnvironment, signIn, signOut, type Environment, type Session } from './api';
+import type { ActionClass } from '../../src/merchants/action-class';
 import { Link, messageOf, useLocation } from './ui';
 import { Overview } from './overview';
 import { OrderPage, Orders } from './orders';
 import { LinkEditor, PaymentLinks } from './links';
 import { Developers } from './developers';
 import { AuditLog } from './audit';
+import { Team } from './team';
 
-function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => void; onCancel?: () => void }) {
+/** Members sign in with their email and password; no api-key signs in to the dashboard. */
+function SignIn(props: { onSignedIn: (s: Session) => void }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
-  // Adding an environment to a session opened with a private key takes that environment's key.
-  const withKeyOnly = props.environment !== undefined;
-  const label = props.environment ? `${props.environment === 'live' ? 'Live' : 'Test'} environment` : 'Merchant dashboard';
   return (
     <main class="signin" id="main">
       <h1>Sign in</h1>
-      <p>
-        {label}:{' '}
-        {withKeyOnly
-          ? 'sign in with your private key. It is exchanged for a session and is not stored in this browser.'
-          : 'sign in with your email and password.'}
-      </p>
+      <p>Merchant dashboard: sign in with your email and password.</p>
       <form
         onSubmit={async (e) => {
           e.preventDefault();
           const form = e.currentTarget as HTMLFormElement;
           const data = new FormData(form);
           const text = (name: string) => (data.get(name) as string | null) ?? '';
-          const email = text('email').trim();
-          const key = text('privateKey').trim();
           setBusy(true);
           setError(undefined);
           try {
-            if (!email && !key) throw new Error('Enter your email and password.');
-            const s = email ? await signInMember(email, text('password')) : await signIn(key);
+            if (!text('email').trim() || !text('password')) throw new Error('Enter your email and password.');
+            const s = await signIn(text('email').trim(), text('password'));
             form.reset();
             props.onSignedIn(s);
           } catch (err) {
@@ -60,36 +42,14 @@ function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => 
           }
         }}
       >
-        {!withKeyOnly && (
-          <>
-            <label for="email">Email</label>
-            <input ref={input} id="email" name="email" type="email" autocomplete="username" spellcheck={false} />
-            <label for="password">Password</label>
-            <input id="password" name="password" type="password" autocomplete="current-password" />
-            <p class="muted">Or, for a merchant without a team yet, its private key:</p>
-          </>
-        )}
-        <label for="privateKey">Private key</label>
-        <input
-          ref={withKeyOnly ? input : undefined}
-          id="privateKey"
-          name="privateKey"
-          type="password"
-          autocomplete="off"
-          spellcheck={false}
-          required={withKeyOnly}
-          placeholder={props.environment === 'live' ? 'PGW-SECRETKEY-LIVE-…' : 'PGW-SECRETKEY-TEST-…'}
-          aria-describedby={error ? 'signin-error' : undefined}
-        />
+        <label for="email">Email</label>
+        <input ref={input} id="email" name="email" type="email" autocomplete="username" spellcheck={false} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby={error ? 'signin-error' : undefined} />
         <div class="actions">
           <button type="submit" disabled={busy}>
             Sign in
           </button>
-          {props.onCancel && (
-            <button type="button" class="secondary" onClick={props.onCancel}>
-              Cancel
-            </button>
-          )}
         </div>
         {error && (
           <p class="error" role="alert" id="signin-error">
@@ -113,10 +73,33 @@ function EnvironmentSwitch(props: { environment: Environment; onSwitch: (env: En
   );
 }
 
+/** The pages, each with the action class its role needs (the service's permission table says which roles have it). */
+const PAGES: [href: string, label: string, needs: ActionClass | null][] = [
+  ['/dashboard', 'Overview', 'read'],
+  ['/dashboard/orders', 'Orders', 'read'],
+  ['/dashboard/links', 'Payment links', 'read'],
+  ['/dashboard/developers', 'Developers', 'developers'],
+  ['/dashboard/team', 'Team', null],
+  ['/dashboard/audit', 'Audit log', 'secrets'],
+];
+
+function pageOf(path: string) {
+  let m: RegExpExecArray | null;
+  if (path === '/dashboard') return <Overview />;
+  if (path === '/dashboard/orders') return <Orders />;
+  if ((m = /^\/dashboard\/orders\/(.+)$/.exec(path))) return <OrderPage reference={decodeURIComponent(m[1]!)} />;
+  if (path === '/dashboard/links') return <PaymentLinks />;
+  if (path === '/dashboard/links/new') return <LinkEditor />;
+  if ((m = /^\/dashboard\/links\/(\d+)$/.exec(path))) return <LinkEditor id={Number(m[1])} />;
+  if (path === '/dashboard/developers') return <Developers />;
+  if (path === '/dashboard/team') return <Team />;
+  if (path === '/dashboard/audit') return <AuditLog />;
+  return <p>Page not found.</p>;
+}
+
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [environment, setEnv] = useState<Environment>(currentEnvironment());
-  const [asking, setAsking] = useState<Environment | null>(null);
   const { path } = useLocation();
 
   useEffect(() => {
@@ -129,42 +112,26 @@ function App() {
     );
     return onSignedOut(() => setSession(null));
   }, []);
+  // Connected while signed in: the service closes the socket the moment the session stops working.
+  useEffect(() => keepConnected(), [session, environment]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
   const signedIn = (s: Session) => {
     setSession({ ...s });
     setEnv(currentEnvironment());
-    setAsking(null);
   };
   if (!session) return <SignIn onSignedIn={signedIn} />;
 
   const switchTo = (env: Environment) => {
-    if (env === environment) return;
-    if (!currentSession()?.environments.includes(env)) return setAsking(env);
+    if (env === environment || !session.environments.includes(env)) return;
     setEnvironment(env);
     setEnv(env);
   };
 
-  const nav: [string, string][] = [
-    ['/dashboard', 'Overview'],
-    ['/dashboard/orders', 'Orders'],
-    ['/dashboard/links', 'Payment links'],
-    ['/dashboard/developers', 'Developers'],
-    ['/dashboard/audit', 'Audit log'],
-  ];
+  const nav = PAGES.filter(([, , needs]) => needs === null || may(needs));
   const section = path.startsWith('/dashboard/orders') ? '/dashboard/orders' : path.startsWith('/dashboard/links') ? '/dashboard/links' : path;
-
-  let page;
-  let m: RegExpExecArray | null;
-  if (path === '/dashboard') page = <Overview />;
-  else if (path === '/dashboard/orders') page = <Orders />;
-  else if ((m = /^\/dashboard\/orders\/(.+)$/.exec(path))) page = <OrderPage reference={decodeURIComponent(m[1]!)} />;
-  else if (path === '/dashboard/links') page = <PaymentLinks />;
-  else if (path === '/dashboard/links/new') page = <LinkEditor />;
-  else if ((m = /^\/dashboard\/links\/(\d+)$/.exec(path))) page = <LinkEditor id={Number(m[1])} />;
-  else if (path === '/dashboard/developers') page = <Developers />;
-  else if (path === '/dashboard/audit') page = <AuditLog />;
-  else page = <p>Page not found.</p>;
+  const needed = PAGES.find(([href]) => href === section)?.[2];
+  const page = needed && !may(needed) ? <p role="status">Your role ({session.member.role.toLowerCase()}) does not allow this page.</p> : pageOf(path);
 
   return (
     <div class={`shell env-${environment}-shell`}>
@@ -174,11 +141,9 @@ function App() {
       <header class="top">
         <div class="brand">
           <strong>{session.merchantName}</strong>
-          {session.member && (
-            <span class="muted" data-member-role={session.member.role}>
-              {session.member.email} ({session.member.role.toLowerCase()})
-            </span>
-          )}
+          <span class="muted" data-member-role={session.member.role}>
+            {session.member.email} ({session.member.role.toLowerCase()})
+          </span>
           <span class={`env-badge env-${environment}`} aria-live="polite">
             {environment === 'live' ? 'Live data' : 'Test data'}
           </span>
@@ -199,13 +164,9 @@ function App() {
           ))}
         </ul>
       </nav>
-      {asking ? (
-        <SignIn environment={asking} onSignedIn={signedIn} onCancel={() => setAsking(null)} />
-      ) : (
-        <main id="main" key={environment}>
-          {page}
-        </main>
-      )}
+      <main id="main" key={environment}>
+        {page}
+      </main>
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { gql, subscribe } from './api';
+import { gql, may, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
 import { ErrorNote, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
 
@@ -176,7 +176,12 @@ const ORDER_CHANGES = `subscription OrderChanges($reference: String) { orderStat
 /** One order: details, timeline, webhook deliveries of its events; its status follows the subscription. */
 export function OrderPage(props: { reference: string }) {
   const order = useData(() => gql(ORDER, { reference: props.reference }), [props.reference]);
-  const deliveries = useData(() => gql(DELIVERIES, { orderReference: props.reference, limit: 50 }), [props.reference]);
+  // Webhook deliveries are a developers' tool: a role without it gets no section (and no request refused).
+  const showDeliveries = may('developers');
+  const deliveries = useData(
+    () => (showDeliveries ? gql(DELIVERIES, { orderReference: props.reference, limit: 50 }) : Promise.resolve(null)),
+    [props.reference],
+  );
   const [live, setLive] = useState<{ status: string; statusId: number } | null>(null);
 
   useEffect(
@@ -251,11 +256,13 @@ export function OrderPage(props: { reference: string }) {
           ))}
         </ol>
       </section>
-      <section class="panel" aria-labelledby="webhooks-heading">
-        <h2 id="webhooks-heading">Webhook deliveries</h2>
-        <ErrorNote error={deliveries.error} />
-        {deliveries.data && <DeliveryLog deliveries={deliveries.data.webhookDeliveries} onChange={deliveries.reload} />}
-      </section>
+      {showDeliveries && (
+        <section class="panel" aria-labelledby="webhooks-heading">
+          <h2 id="webhooks-heading">Webhook deliveries</h2>
+          <ErrorNote error={deliveries.error} />
+          {deliveries.data && <DeliveryLog deliveries={deliveries.data.webhookDeliveries} onChange={deliveries.reload} />}
+        </section>
+      )}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
+import { ownerOf, signInMember } from '../../support/members';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 const AUDIT_LOG = `query ($filter: AuditLogFilter) {
@@ -89,9 +90,7 @@ describe('filtering and exporting the audit log', () => {
   });
 
   it('exports for the dashboard session of the environment in view', async () => {
-    const live = m.keys.live.privateKey;
-    const signedIn = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: live } });
-    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { cookie } = await signInMember(t.baseUrl, await ownerOf(t.baseUrl, m));
     const res = await csv(new URLSearchParams({ ...old, environment: 'live' }).toString(), { cookie });
     expect(res.status).toBe(200);
     // The live environment's entries and the merchant-wide ones; never the test environment's.

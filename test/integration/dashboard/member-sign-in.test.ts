@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { request } from '../../support/http';
-import { WsSession } from '../graphql/ws-session';
+import { closedWithin, WsSession } from '../graphql/ws-session';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { MemberRole } from '../../../src/merchants/member-role';
 
@@ -53,6 +53,8 @@ describe('members sign in to the dashboard with email and password', () => {
       environments: ['test', 'live'],
       merchantName: m.subsidiary.name,
       member: { email: 'viewer@team.example', role: 'VIEWER' },
+      // What the dashboard may show: the classes of the permission table this role has.
+      actions: ['client', 'read'],
     });
     expect(viewer.body).not.toHaveProperty('token');
 
@@ -69,9 +71,11 @@ describe('members sign in to the dashboard with email and password', () => {
     expect((await gqlAs(admin.headers('live'), MERCHANT)).data.merchant.environment).toBe('LIVE');
     expect((await gqlAs(admin.headers('live'), CREATE_LINK, LINK_INPUT)).errors).toBeUndefined();
 
-    // The page that reloads learns who is signed in.
+    // The page that reloads learns who is signed in, and what the role allows.
     const described = await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie: viewer.cookie } });
     expect(described.body.member).toEqual({ email: 'viewer@team.example', role: 'VIEWER' });
+    expect(described.body.actions).toEqual(['client', 'read']);
+    expect(admin.body.actions).toEqual(['client', 'read', 'links.write', 'payments.write', 'developers', 'secrets', 'members']);
 
     for (const [who, code] of [
       [viewer, 'FORBIDDEN'],
@@ -88,7 +92,7 @@ describe('members sign in to the dashboard with email and password', () => {
     }
   });
 
-  it('ends an open session on its next request once the member is removed, or their role changes', async () => {
+  it('ends an open session at once when the member is removed, or their role changes: requests are refused and open sockets close', async () => {
     await addMember('leaving@team.example', 'SUPPORT');
     await addMember('moving@team.example', 'SUPPORT');
     const leaving = await session('leaving@team.example');
@@ -96,24 +100,35 @@ describe('members sign in to the dashboard with email and password', () => {
     expect((await gqlAs(leaving.headers('test'), CREATE_LINK, LINK_INPUT)).errors).toBeUndefined();
     expect((await gqlAs(moving.headers('test'), CREATE_LINK, LINK_INPUT)).errors).toBeUndefined();
 
-    const ws = await WsSession.open(t.baseUrl, { 'csrf-token': leaving.body.csrfToken, environment: 'test' }, { cookie: leaving.cookie, origin: t.baseUrl });
-    expect(ws.messages[0]!.type).toBe('connection_ack');
+    const socketOf = async (who: typeof leaving, environment: string) => {
+      const ws = await WsSession.open(t.baseUrl, { 'csrf-token': who.body.csrfToken, environment }, { cookie: who.cookie, origin: t.baseUrl });
+      expect(ws.messages[0]!.type).toBe('connection_ack');
+      return ws;
+    };
+    const leavingSockets = [await socketOf(leaving, 'test'), await socketOf(leaving, 'live')];
+    const movingSocket = await socketOf(moving, 'live');
+    const staying = await socketOf(await session('admin@team.example'), 'test');
 
+    // Removed: the member's sockets in both environments close (4403) without waiting for their next operation.
     expect((await gqlKey(`mutation { removeMember(email: "leaving@team.example") }`)).data.removeMember).toBe(true);
+    for (const ws of leavingSockets) expect(await closedWithin(ws, 5_000)).toEqual({ code: 4403, reason: expect.stringContaining('Forbidden') });
     expect((await gqlAs(leaving.headers('test'), MERCHANT)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    // The socket opened before the removal is refused its next operation.
-    ws.subscribe('1', CREATE_LINK, LINK_INPUT);
-    const refused = await ws.result('1');
-    expect((refused.payload?.errors ?? refused.payload)[0].extensions.code).toBe('UNAUTHENTICATED');
-    ws.close();
     expect((await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie: leaving.cookie } })).status).toBe(401);
 
+    // A new role: the session opened with the old one ends, its socket too.
     const changed = await gqlKey(`mutation { changeMemberRole(input: { email: "moving@team.example", role: ADMIN }) { role } }`);
     expect(changed.data.changeMemberRole.role).toBe('ADMIN');
+    expect(await closedWithin(movingSocket, 5_000)).toEqual({ code: 4403, reason: expect.stringContaining('Forbidden') });
     expect((await gqlAs(moving.headers('test'), MERCHANT)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     // Signing in again gives a session with the new role.
     const again = await session('moving@team.example');
     expect(again.body.member.role).toBe('ADMIN');
+
+    // Other members' sockets stay open and keep working.
+    expect(staying.isOpen).toBe(true);
+    staying.subscribe('1', MERCHANT);
+    expect((await staying.result('1')).payload.data.merchant.environment).toBe('TEST');
+    staying.close();
   });
 
   it('refuses a wrong password or unknown email alike, and locks the account after 5 wrong passwords', async () => {

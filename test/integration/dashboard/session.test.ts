@@ -3,8 +3,10 @@ import { ManualClock } from '../../../src/shared/clock';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { request } from '../../support/http';
+import { ownerOf, type TestMember } from '../../support/members';
 import { closedWithin, WsSession } from '../graphql/ws-session';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { KEY_SIGN_IN_REFUSED } from '../../../src/merchants/dashboard-session.service';
 
 const MERCHANT = '{ merchant { environment subsidiary { name } } }';
 
@@ -12,18 +14,20 @@ describe('dashboard sessions', () => {
   let t: TestService;
   let clock: ManualClock;
   let m: CreatedMerchant;
+  let owner: TestMember;
 
   beforeAll(async () => {
     clock = new ManualClock(new Date());
     t = await startTestService({ DASHBOARD_SESSION_TTL_SECONDS: '600' }, { clock });
     m = await createTestMerchant(t);
+    owner = await ownerOf(t.baseUrl, m);
   });
   afterAll(async () => t.close());
   // A test that moves the clock leaves the real time to the next one, even when it fails.
   afterEach(() => clock.set(new Date()));
 
-  async function signIn(privateKey: unknown, cookie?: string) {
-    return request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey }, headers: cookie ? { cookie } : {} });
+  async function signIn(member: { email: string; password: string } = owner) {
+    return request(t.baseUrl, 'POST', '/dashboard/session', { body: { email: member.email, password: member.password } });
   }
   function cookieOf(setCookie: string | null): string {
     return setCookie!.split(';')[0]!;
@@ -32,8 +36,8 @@ describe('dashboard sessions', () => {
     return request(t.baseUrl, 'POST', '/graphql', { body: { query }, headers });
   }
 
-  it('exchanges the private key for an httpOnly, SameSite=Strict cookie and never returns the key', async () => {
-    const res = await signIn(m.keys.test.privateKey);
+  it('exchanges the email and password for an httpOnly, SameSite=Strict cookie and never returns the password', async () => {
+    const res = await signIn();
     expect(res.status).toBe(200);
     const setCookie = res.headers.get('set-cookie')!;
     expect(setCookie).toMatch(/^pgw_dashboard=[A-Za-z0-9_-]{43}; /);
@@ -46,11 +50,13 @@ describe('dashboard sessions', () => {
     expect(res.body).toEqual({
       csrfToken: expect.any(String),
       environment: 'test',
-      environments: ['test'],
+      environments: ['test', 'live'],
       expiresAt: expect.any(String),
       merchantName: m.subsidiary.name,
+      member: { email: owner.email, role: 'OWNER' },
+      actions: ['client', 'read', 'links.write', 'payments.write', 'developers', 'secrets', 'members'],
     });
-    expect(res.text).not.toContain(m.keys.test.privateKey);
+    expect(res.text).not.toContain(owner.password);
     // Only the token's hash is stored.
     const token = cookieOf(setCookie).split('=')[1]!;
     const rows = await t.service.runtime.ctx.orm.em
@@ -60,18 +66,23 @@ describe('dashboard sessions', () => {
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
-  it('refuses a wrong key, a public key and no key, and signs nothing in', async () => {
-    for (const key of ['PGW-SECRETKEY-TEST-00000000000000000000000000000000', m.keys.test.publicKey, 'nonsense', undefined, 42]) {
-      const res = await signIn(key);
-      expect(res.status).toBe(401);
-      expect(res.body.message).toMatch(/not valid/);
+  it('refuses every api-key, even a working private key, saying that members sign in with their email and password', async () => {
+    for (const privateKey of [m.keys.test.privateKey, m.keys.live.privateKey, m.keys.test.publicKey, 'PGW-SECRETKEY-TEST-00000000000000000000000000000000']) {
+      const res = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: KEY_SIGN_IN_REFUSED });
+      expect(res.body.message).toContain('email and password');
       expect(res.headers.get('set-cookie')).toBeNull();
     }
+    // Nor does a key in the password's place.
+    const asPassword = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { email: owner.email, password: m.keys.test.privateKey } });
+    expect(asPassword.status).toBe(401);
+    expect(asPassword.headers.get('set-cookie')).toBeNull();
   });
 
   it('refuses a sign-in posted from another origin', async () => {
     const res = await request(t.baseUrl, 'POST', '/dashboard/session', {
-      body: { privateKey: m.keys.test.privateKey },
+      body: { email: owner.email, password: owner.password },
       headers: { origin: 'https://evil.example' },
     });
     expect(res.status).toBe(403);
@@ -79,16 +90,16 @@ describe('dashboard sessions', () => {
   });
 
   it('authenticates GraphQL with the cookie only together with the CSRF token', async () => {
-    const res = await signIn(m.keys.test.privateKey);
+    const res = await signIn();
     const cookie = cookieOf(res.headers.get('set-cookie'));
-    const ok = await gql(MERCHANT, { cookie, 'x-csrf-token': res.body.csrfToken });
+    const ok = await gql(MERCHANT, { cookie, 'x-csrf-token': res.body.csrfToken, 'x-environment': 'test' });
     expect(ok.body.data.merchant).toEqual({ environment: 'TEST', subsidiary: { name: m.subsidiary.name } });
 
     const missing = await gql(MERCHANT, { cookie });
     expect(missing.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const wrong = await gql(MERCHANT, { cookie, 'x-csrf-token': 'x'.repeat(43) });
     expect(wrong.body.errors[0].extensions.code).toBe('FORBIDDEN');
-    const otherSession = await signIn(m.keys.test.privateKey);
+    const otherSession = await signIn();
     const mixed = await gql(MERCHANT, { cookie, 'x-csrf-token': otherSession.body.csrfToken });
     expect(mixed.body.errors[0].extensions.code).toBe('FORBIDDEN');
 
@@ -99,31 +110,17 @@ describe('dashboard sessions', () => {
     expect((await request(t.baseUrl, 'GET', '/dashboard/session')).status).toBe(401);
   });
 
-  it('never shows live data from a test key: live needs the live private key of the same merchant', async () => {
-    const res = await signIn(m.keys.test.privateKey);
-    const cookie = cookieOf(res.headers.get('set-cookie'));
-    const headers = { cookie, 'x-csrf-token': res.body.csrfToken };
-    const live = await gql(MERCHANT, { ...headers, 'x-environment': 'live' });
-    expect(live.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
-
-    // Another merchant's live key does not join this session: it opens a new one.
-    const other = await createTestMerchant(t);
-    const foreign = await signIn(other.keys.live.privateKey, cookie);
-    expect(cookieOf(foreign.headers.get('set-cookie'))).not.toBe(cookie);
-    expect((await gql(MERCHANT, { ...headers, 'x-environment': 'live' })).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
-
-    const added = await signIn(m.keys.live.privateKey, cookie);
-    expect(added.status).toBe(200);
-    expect(cookieOf(added.headers.get('set-cookie'))).toBe(cookie);
-    expect(added.body.environments.sort()).toEqual(['live', 'test']);
+  it('reaches both environments of the merchant, one at a time: the environment in view must be named', async () => {
+    const res = await signIn();
+    const headers = { cookie: cookieOf(res.headers.get('set-cookie')), 'x-csrf-token': res.body.csrfToken };
     expect((await gql(MERCHANT, { ...headers, 'x-environment': 'live' })).body.data.merchant.environment).toBe('LIVE');
     expect((await gql(MERCHANT, { ...headers, 'x-environment': 'test' })).body.data.merchant.environment).toBe('TEST');
-    // Two environments: one must be named.
     expect((await gql(MERCHANT, headers)).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect((await gql(MERCHANT, { ...headers, 'x-environment': 'staging' })).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
   it('an api-key header wins over a cookie', async () => {
-    const res = await signIn(m.keys.test.privateKey);
+    const res = await signIn();
     const cookie = cookieOf(res.headers.get('set-cookie'));
     const other = await createTestMerchant(t);
     const r = await gql('{ merchant { subsidiary { name } } }', { cookie, 'x-csrf-token': res.body.csrfToken, 'api-key': other.keys.test.privateKey });
@@ -131,7 +128,7 @@ describe('dashboard sessions', () => {
   });
 
   it('signs out: needs the CSRF token, deletes the session and clears the cookie', async () => {
-    const res = await signIn(m.keys.test.privateKey);
+    const res = await signIn();
     const cookie = cookieOf(res.headers.get('set-cookie'));
     expect((await request(t.baseUrl, 'DELETE', '/dashboard/session', { headers: { cookie } })).status).toBe(403);
     const out = await request(t.baseUrl, 'DELETE', '/dashboard/session', { headers: { cookie, 'x-csrf-token': res.body.csrfToken } });
@@ -142,9 +139,9 @@ describe('dashboard sessions', () => {
   });
 
   it('expires after DASHBOARD_SESSION_TTL_SECONDS', async () => {
-    const res = await signIn(m.keys.test.privateKey);
+    const res = await signIn();
     const cookie = cookieOf(res.headers.get('set-cookie'));
-    const headers = { cookie, 'x-csrf-token': res.body.csrfToken };
+    const headers = { cookie, 'x-csrf-token': res.body.csrfToken, 'x-environment': 'test' };
     clock.advance(599_000);
     expect((await gql(MERCHANT, headers)).body.data.merchant.environment).toBe('TEST');
     clock.advance(2_000);
@@ -152,20 +149,16 @@ describe('dashboard sessions', () => {
     expect((await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie } })).status).toBe(401);
   });
 
-  it('ends when the private key it was made with is rotated, after the grace period', async () => {
+  it("goes on when the merchant's private key is rotated: a member's session hangs on no key", async () => {
     const merchant = await createTestMerchant(t);
-    const res = await signIn(merchant.keys.test.privateKey);
-    const headers = { cookie: cookieOf(res.headers.get('set-cookie')), 'x-csrf-token': res.body.csrfToken };
+    const res = await signIn(await ownerOf(t.baseUrl, merchant));
+    const headers = { cookie: cookieOf(res.headers.get('set-cookie')), 'x-csrf-token': res.body.csrfToken, 'x-environment': 'test' };
     const rotate = await request(t.baseUrl, 'POST', '/graphql', {
       apiKey: merchant.keys.test.privateKey,
-      body: { query: 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 60 }) { privateKey } }' },
+      body: { query: 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 0 }) { privateKey } }' },
     });
-    const newKey = rotate.body.data.rotateKeys.privateKey;
+    expect(rotate.body.errors).toBeUndefined();
     expect((await gql(MERCHANT, headers)).body.data.merchant.environment).toBe('TEST');
-    clock.advance(61_000);
-    expect((await gql(MERCHANT, headers)).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    expect((await signIn(merchant.keys.test.privateKey)).status).toBe(401);
-    expect((await signIn(newKey)).status).toBe(200);
   });
 
   it('lists the api-keys as hints only', async () => {
@@ -198,13 +191,13 @@ describe('dashboard sessions', () => {
     expect((await request(t.baseUrl, 'GET', '/dashboard/assets/__proto__')).status).toBe(404);
   });
 
-  it('counts wrong keys as failed authentications: over the limit, even the right key waits', async () => {
+  it('counts wrong passwords as failed authentications: over the limit, even the right password waits', async () => {
     const limited = await startTestService({ RATE_LIMIT_AUTH_FAILURES: '3' });
     try {
-      const merchant = await createTestMerchant(limited);
-      const post = (privateKey: string) => request(limited.baseUrl, 'POST', '/dashboard/session', { body: { privateKey } });
-      for (let i = 0; i < 3; i++) expect((await post('PGW-SECRETKEY-TEST-00000000000000000000000000000000')).status).toBe(401);
-      const refused = await post(merchant.keys.test.privateKey);
+      const member = await ownerOf(limited.baseUrl, await createTestMerchant(limited));
+      const post = (password: string) => request(limited.baseUrl, 'POST', '/dashboard/session', { body: { email: member.email, password } });
+      for (let i = 0; i < 3; i++) expect((await post('not the right password')).status).toBe(401);
+      const refused = await post(member.password);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(refused.headers.get('set-cookie')).toBeNull();
@@ -215,7 +208,7 @@ describe('dashboard sessions', () => {
 
   describe('over graphql-ws', () => {
     it('accepts the cookie from the service’s own origin with the CSRF token', async () => {
-      const res = await signIn(m.keys.test.privateKey);
+      const res = await signIn();
       const cookie = cookieOf(res.headers.get('set-cookie'));
       const ws = await WsSession.open(t.baseUrl, { 'csrf-token': res.body.csrfToken, environment: 'test' }, { cookie, origin: t.baseUrl });
       expect(ws.messages[0]!.type).toBe('connection_ack');
@@ -225,14 +218,14 @@ describe('dashboard sessions', () => {
     });
 
     it('refuses the cookie from another origin, without an origin, or without the CSRF token', async () => {
-      const res = await signIn(m.keys.test.privateKey);
+      const res = await signIn();
       const cookie = cookieOf(res.headers.get('set-cookie'));
       const attempts: [Record<string, unknown>, Record<string, string>][] = [
         [{ 'csrf-token': res.body.csrfToken }, { cookie, origin: 'https://evil.example' }],
         [{ 'csrf-token': res.body.csrfToken }, { cookie }],
         [{}, { cookie, origin: t.baseUrl }],
         [
-          { 'csrf-token': res.body.csrfToken, environment: 'live' },
+          { 'csrf-token': res.body.csrfToken, environment: 'staging' },
           { cookie, origin: t.baseUrl },
         ],
       ];

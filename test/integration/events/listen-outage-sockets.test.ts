@@ -3,6 +3,7 @@ import { PostgresFanout } from '../../../src/events/event-fanout';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { request } from '../../support/http';
+import { addMember, signInMember } from '../../support/members';
 import { closedWithin, WsSession } from '../graphql/ws-session';
 import { createScratchDatabase, payOrder, sleep, waitFor } from './helpers';
 
@@ -10,8 +11,8 @@ const STATUS = 'subscription { orderStatusChanged { reference statusId status } 
 
 /**
  * Two instances on one database of this file's own. While instance B's LISTEN connection is
- * down, a private key is rotated (no grace period) on instance A and an order is paid: B hears
- * neither. When B listens again it must check every open socket's key (and dashboard session)
+ * down, a member is removed and a private key is rotated (no grace period) on instance A and an
+ * order is paid: B hears none of it. When B listens again it must check every open socket's key (and dashboard session)
  * before it publishes the events it missed.
  */
 describe('GraphQL WebSockets after a LISTEN outage', () => {
@@ -35,16 +36,20 @@ describe('GraphQL WebSockets after a LISTEN outage', () => {
   const events = (s: WsSession, reference: string) =>
     s.messages.filter((msg) => msg.type === 'next' && msg.payload?.data?.orderStatusChanged?.reference === reference);
 
-  it("closes (4403) the sockets of a key rotated unheard, and a session's, before publishing what was missed; the others get every event", async () => {
+  it('closes (4403) the sockets of a key rotated unheard and of a member removed unheard, before publishing what was missed; the others get every event', async () => {
     const m = await createTestMerchant(a);
     const fanout = b.service.runtime.ctx.services.eventFanout as PostgresFanout;
     expect(fanout).toBeInstanceOf(PostgresFanout);
 
-    // On B: a socket with the private key, one of a dashboard session opened with it, one with the public key.
+    // On B: a socket with the private key, one of a member's dashboard session, one with the public key.
+    const member = await addMember(a.baseUrl, m.keys.test.privateKey, 'leaving@outage.example', 'SUPPORT');
     const privateSocket = await WsSession.open(b.baseUrl, { 'api-key': m.keys.test.privateKey });
-    const signedIn = await request(b.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: m.keys.test.privateKey } });
-    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
-    const sessionSocket = await WsSession.open(b.baseUrl, { 'csrf-token': signedIn.body.csrfToken, environment: 'test' }, { cookie, origin: b.baseUrl });
+    const signedIn = await signInMember(b.baseUrl, member);
+    const sessionSocket = await WsSession.open(
+      b.baseUrl,
+      { 'csrf-token': signedIn.body.csrfToken, environment: 'test' },
+      { cookie: signedIn.cookie, origin: b.baseUrl },
+    );
     const publicSocket = await WsSession.open(b.baseUrl, { 'api-key': m.keys.test.publicKey });
     const sockets = [privateSocket, sessionSocket, publicSocket];
     for (const s of sockets) s.subscribe('status', STATUS);
@@ -64,6 +69,11 @@ describe('GraphQL WebSockets after a LISTEN outage', () => {
     let during: string;
     try {
       await waitFor(() => !fanout.listening, 5_000, "B's LISTEN connection to drop");
+      const removed = await request(a.baseUrl, 'POST', '/graphql', {
+        apiKey: m.keys.test.privateKey,
+        body: { query: `mutation { removeMember(email: "${member.email}") }` },
+      });
+      expect(removed.body.data.removeMember).toBe(true);
       const rotated = await request(a.baseUrl, 'POST', '/graphql', {
         apiKey: m.keys.test.privateKey,
         body: { query: 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 0 }) { privateKey } }' },
@@ -78,7 +88,7 @@ describe('GraphQL WebSockets after a LISTEN outage', () => {
 
     // The missed events are published on B (the public key's socket gets them)...
     await waitFor(() => events(publicSocket, during).length >= 2, 10_000, 'the missed events on the public socket');
-    // ...but the sockets of the rotated key and of its session were closed first and got none.
+    // ...but the sockets of the rotated key and of the removed member's session were closed first and got none.
     for (const s of [privateSocket, sessionSocket]) {
       expect(await closedWithin(s, 5_000)).toEqual({ code: 4403, reason: expect.stringContaining('Forbidden') });
       expect(events(s, during)).toEqual([]);

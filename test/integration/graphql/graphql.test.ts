@@ -3,6 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
+import { addMember, signInMember } from '../../support/members';
 import { waitFor } from '../events/helpers';
 import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -365,11 +366,8 @@ describe('GraphQL API', () => {
       await expect(t.service.runtime.ctx.services.orders.summary(publicTenant, new Date(0), new Date())).rejects.toMatchObject({ kind: 'forbidden' });
 
       expect((await gql(SUMMARY, {}, fresh.keys.test.privateKey)).data.dashboardSummary.byStatus).toEqual([{ count: 1 }]);
-      const signedIn = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { privateKey: fresh.keys.test.privateKey } });
-      const session = await request(t.baseUrl, 'POST', '/graphql', {
-        body: { query: SUMMARY },
-        headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': signedIn.body.csrfToken },
-      });
+      const signedIn = await signInMember(t.baseUrl, await addMember(t.baseUrl, fresh.keys.test.privateKey, 'viewer@revenue.example', 'VIEWER'));
+      const session = await request(t.baseUrl, 'POST', '/graphql', { body: { query: SUMMARY }, headers: signedIn.headers('test') });
       expect(session.body.data.dashboardSummary.byStatus).toEqual([{ count: 1 }]);
     });
   });

@@ -6,7 +6,7 @@ import { ManualClock } from '../../../src/shared/clock';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { Tenant } from '../../../src/merchants/tenant';
 import type { MemberRole } from '../../../src/merchants/member-role';
-import type { ActionClass } from '../../../src/merchants/authorization';
+import type { ActionClass } from '../../../src/merchants/action-class';
 import { verifyPassword } from '../../../src/merchants/password';
 import type { DomainError } from '../../../src/shared/errors';
 

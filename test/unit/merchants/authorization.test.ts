@@ -1,11 +1,5 @@
-import {
-  ACTION_CLASSES,
-  authorize,
-  type ActionClass,
-  OWNER_REQUIRED,
-  PRIVATE_KEY_REQUIRED,
-  KEY_WITHOUT_EXPIRY_REQUIRED,
-} from '../../../src/merchants/authorization';
+import { ACTION_CLASSES, type ActionClass } from '../../../src/merchants/action-class';
+import { actionsOf, authorize, OWNER_REQUIRED, PRIVATE_KEY_REQUIRED, KEY_WITHOUT_EXPIRY_REQUIRED } from '../../../src/merchants/authorization';
 import { MEMBER_ROLES, type MemberRole } from '../../../src/merchants/member-role';
 import type { Tenant } from '../../../src/merchants/tenant';
 import { DomainError } from '../../../src/shared/errors';
@@ -45,6 +39,12 @@ describe('the one authorization check', () => {
       // A member may also do what "manages" the merchant when the role allows the class.
       expect(outcome(member(role), action, { manages: true }) === 'allowed').toBe(EXPECTED[role][action]);
     });
+  });
+
+  it.each(MEMBER_ROLES)('lists for %s exactly the action classes the table allows, the ones the dashboard shows', (role) => {
+    const allowed = ACTION_CLASSES.filter((action) => EXPECTED[role][action]);
+    expect(actionsOf(role)).toEqual(allowed);
+    for (const action of actionsOf(role)) expect(outcome(member(role), action)).toBe('allowed');
   });
 
   it('only an owner may act on an owner: ADMIN manages members, but not owners', () => {
