@@ -19,6 +19,7 @@ import { OrderPage, Orders } from './orders';
 import { LinkEditor, PaymentLinks } from './links';
 import { Developers } from './developers';
 import { AuditLog } from './audit';
+import { accountPage } from './account-pages';
 
 function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => void; onCancel?: () => void }) {
   const [error, setError] = useState<string>();
@@ -63,9 +64,20 @@ function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => 
         {!withKeyOnly && (
           <>
             <label for="email">Email</label>
-            <input ref={input} id="email" name="email" type="email" autocomplete="username" spellcheck={false} />
+            <input
+              ref={input}
+              id="email"
+              name="email"
+              type="email"
+              autocomplete="username"
+              spellcheck={false}
+              defaultValue={new URLSearchParams(location.search).get('email') ?? ''}
+            />
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" />
+            <p>
+              <Link href="/dashboard/forgot-password">Forgot password?</Link>
+            </p>
             <p class="muted">Or, for a merchant without a team yet, its private key:</p>
           </>
         )}
@@ -130,6 +142,9 @@ function App() {
     return onSignedOut(() => setSession(null));
   }, []);
 
+  // Invitations, password resets: pages for someone not signed in, whatever the session.
+  const account = accountPage(path);
+  if (account) return account;
   if (session === undefined) return <p class="loading">Loading…</p>;
   const signedIn = (s: Session) => {
     setSession({ ...s });
