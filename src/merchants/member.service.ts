@@ -76,7 +76,13 @@ export class MemberService {
 
   /** Emails an invitation already committed (when email is configured); the answer never waits for it. */
   mailInvitation(subsidiaryId: number, merchantName: string, invitation: InvitationView): void {
-    this.mail.invitation(subsidiaryId, { merchantName, email: invitation.email, role: invitation.role, url: invitation.invitationUrl, expiresAt: invitation.expiresAt });
+    this.mail.invitation(subsidiaryId, {
+      merchantName,
+      email: invitation.email,
+      role: invitation.role,
+      url: invitation.invitationUrl,
+      expiresAt: invitation.expiresAt,
+    });
   }
 
   /**

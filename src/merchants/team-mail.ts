@@ -108,8 +108,7 @@ function reasonOf(err: unknown): string {
 /** A merchant's name as a header shows it: one line, no control characters. */
 const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(paragraphs: string[], url: string, linkText: string): string {
   const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`);

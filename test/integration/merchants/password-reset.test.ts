@@ -29,10 +29,7 @@ describe('password resets of members', () => {
     smtp = await startSmtpServer();
     clock = new ManualClock(new Date());
     // The rate limits of requestPasswordReset are tested below, with a service of their own.
-    t = await startTestService(
-      { SMTP_URL: smtp.url, RATE_LIMIT_PASSWORD_RESETS_PER_IP: '1000', RATE_LIMIT_PASSWORD_RESETS_PER_EMAIL: '1000' },
-      { clock },
-    );
+    t = await startTestService({ SMTP_URL: smtp.url, RATE_LIMIT_PASSWORD_RESETS_PER_IP: '1000', RATE_LIMIT_PASSWORD_RESETS_PER_EMAIL: '1000' }, { clock });
   });
   afterAll(async () => {
     await t?.close();

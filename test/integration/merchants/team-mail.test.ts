@@ -101,7 +101,13 @@ describe('invitations sent by email when SMTP_URL is set', () => {
       }, 15_000);
       expect(entries).toEqual([{ action: 'email.failed', actor_type: 'SYSTEM', target: 'invitation email to bounce@linens.test' }]);
       expect(logLines()).toContainEqual(
-        expect.objectContaining({ level: 40, event: 'email.failed', kind: 'invitation', subsidiaryId: m.subsidiary.id, reason: expect.stringContaining('554') }),
+        expect.objectContaining({
+          level: 40,
+          event: 'email.failed',
+          kind: 'invitation',
+          subsidiaryId: m.subsidiary.id,
+          reason: expect.stringContaining('554'),
+        }),
       );
       // The invitation itself works.
       const token = invited.data.inviteMember.invitationUrl.split('/').pop();
