@@ -7,6 +7,10 @@ import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
 import { MemberService } from './merchants/member.service';
+import { PasswordResetService } from './merchants/password-reset';
+import { TeamMail } from './merchants/team-mail';
+import type { Mailer } from './mail/mailer';
+import { createSmtpMailer } from './mail/smtp-mailer';
 import { WebhookSecretService } from './merchants/webhook-secret.service';
 import { BankService } from './banks/bank.service';
 import { PaymentLinkService } from './links/payment-link.service';
@@ -37,6 +41,10 @@ export interface AppServices {
   merchants: MerchantService;
   /** A merchant's team: members, roles and invitations. */
   members: MemberService;
+  /** Members' password resets: emailed links, links made by an owner or admin, setting the password. */
+  passwordResets: PasswordResetService;
+  /** The team's emails (invitations, password resets), sent after commit when SMTP_URL is set. */
+  teamMail: TeamMail;
   payloads: PayloadService;
   banks: BankService;
   links: PaymentLinkService;
@@ -93,7 +101,10 @@ export function createServices(
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
-  const members = new MemberService(orm, clock, config.publicUrl, audit);
+  // Email goes out only with SMTP_URL; the domain sees the Mailer, never the transport.
+  const mailer: Mailer | null = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.smtpFrom) : null;
+  const teamMail = new TeamMail(orm, audit, mailer);
+  const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
@@ -145,6 +156,8 @@ export function createServices(
     tenantCaches,
     merchants,
     members,
+    passwordResets: new PasswordResetService(orm, clock, config.publicUrl, audit, teamMail),
+    teamMail,
     signingSecrets,
     payloads,
     banks: new BankService(orm, config.publicUrl),

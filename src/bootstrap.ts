@@ -26,7 +26,10 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const close = async () => {
     try {
       await ctx.services.payloads.close(); // the decryption worker threads
+      // Emails in flight are sent (or their failure recorded) while the database is still open.
+      await ctx.services.teamMail.settled();
     } finally {
+      ctx.services.teamMail.close();
       await db.close();
     }
   };

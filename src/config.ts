@@ -76,6 +76,10 @@ export interface Config {
    * changes are announced at once through the database, this bounds staleness if one is missed. 0: no caching.
    */
   tenantCacheTtlMs: number;
+  /** SMTP_URL: where invitation and password-reset emails go (smtp:// or smtps://); undefined: no email is sent. */
+  smtpUrl?: string;
+  /** SMTP_FROM: the sender of those emails. */
+  smtpFrom: string;
 }
 
 export interface RateLimitConfig {
@@ -90,6 +94,10 @@ export interface RateLimitConfig {
   cardAttemptsPerLink: number;
   /** Card payment attempts per minute from one client IP on payment link pages. */
   cardAttemptsPerIp: number;
+  /** Password-reset requests per minute from one client IP. */
+  passwordResetsPerIp: number;
+  /** Password-reset requests per hour for one email address. */
+  passwordResetsPerEmail: number;
 }
 
 export class ConfigError extends Error {
@@ -218,7 +226,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     authFailures: integer('RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
     cardAttemptsPerLink: integer('RATE_LIMIT_CARD_ATTEMPTS_PER_LINK', 60, 1, 1_000_000),
     cardAttemptsPerIp: integer('RATE_LIMIT_CARD_ATTEMPTS_PER_IP', 10, 1, 1_000_000),
+    passwordResetsPerIp: integer('RATE_LIMIT_PASSWORD_RESETS_PER_IP', 10, 1, 1_000_000),
+    passwordResetsPerEmail: integer('RATE_LIMIT_PASSWORD_RESETS_PER_EMAIL', 5, 1, 1_000_000),
   };
+  const smtpUrl = readSmtpUrl(value('SMTP_URL'), problems);
+  const smtpFrom = value('SMTP_FROM') ?? `Payments gateway <no-reply@${hostOf(publicUrl)}>`;
+  if (!isMailbox(smtpFrom)) problems.push(`SMTP_FROM must be an email address, optionally with a name: "Name <address@host>" (got "${smtpFrom}")`);
 
   const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   const trustProxy = readTrustProxy(value('TRUST_PROXY'), problems);
@@ -267,6 +280,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     encryptionKeyBits,
     decryptThreads: integer('DECRYPT_THREADS', os.availableParallelism(), 0, 256),
     tenantCacheTtlMs: integer('TENANT_CACHE_TTL_MS', 5_000, 0, 600_000),
+    smtpUrl,
+    smtpFrom,
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer(
@@ -308,6 +323,38 @@ function readTrustProxy(raw: string | undefined, problems: string[]): boolean | 
     return false;
   }
   return entries;
+}
+
+/** SMTP_URL: `smtp://[user:password@]host[:port]` (STARTTLS when the server offers it) or `smtps://…` (TLS from the start). */
+function readSmtpUrl(raw: string | undefined, problems: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  let ok = false;
+  try {
+    const u = new URL(raw);
+    ok = (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== '' && (u.pathname === '' || u.pathname === '/') && u.search === '';
+  } catch {
+    ok = false;
+  }
+  if (ok) return raw;
+  // The URL may hold a password: it is not repeated in the message.
+  problems.push('SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587');
+  return undefined;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}
+
+/** `address@host` or `Name <address@host>`, on one line. */
+function isMailbox(v: string): boolean {
+  if (/[\r\n]/.test(v)) return false;
+  const m = /^(?:[^<>]*<([^<>\s]+)>|([^<>\s]+))$/.exec(v.trim());
+  const address = m?.[1] ?? m?.[2];
+  return address !== undefined && /^[^@\s]+@[^@\s]+$/.test(address);
 }
 
 function isMasterKeyShape(v: string): boolean {

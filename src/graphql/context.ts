@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import { adminTokenMatches } from '../operations/admin-token';
+import { countPasswordResetRequest } from '../protection';
 import type { AppContext, AppServices } from '../app-context';
 import type { Tenant } from '../merchants/tenant';
 import type { SessionCredentials } from '../merchants/dashboard-session.service';
@@ -19,12 +21,14 @@ export interface GraphqlContext {
   /** The address of the client (of the upgrade request, for WebSocket), as the audit log records it. */
   ip?: string;
   publicUrl: string;
+  /** Counts a request for a password-reset email against the client IP and the email: seconds to wait when over a limit. */
+  countPasswordResetRequest(email: string): number | undefined;
 }
 
 export function createGraphqlContext(
   app: AppContext,
   headers: { apiKey?: string; adminToken?: string; session?: SessionCredentials },
-  request: { id: string; log: RequestLog; ip?: string },
+  request: FastifyRequest,
 ): GraphqlContext {
   let tenant: Promise<Tenant> | undefined;
   return {
@@ -42,6 +46,7 @@ export function createGraphqlContext(
     isAdmin: adminTokenMatches(app.config.adminToken, headers.adminToken),
     ip: request.ip,
     publicUrl: app.config.publicUrl,
+    countPasswordResetRequest: (email) => countPasswordResetRequest(request, email),
   };
 }
 

@@ -6,6 +6,7 @@ import { authChecker } from './auth-checker';
 import { HealthResolver } from './health.resolver';
 import { MerchantResolver } from './merchants/merchant.resolver';
 import { MemberResolver } from './merchants/member.resolver';
+import { PasswordResetResolver } from './merchants/password-reset.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { RefundResolver, RefundSummaryResolver } from './orders/refund.resolver';
@@ -24,6 +25,7 @@ export const RESOLVERS = [
   WebhookResolver,
   AuditResolver,
   MemberResolver,
+  PasswordResetResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -51,7 +51,8 @@ const NOBODY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(
 
 /**
  * Checks a member's email and password, limited per account: after `limit.failures` wrong
- * passwords within `limit.windowSeconds` (counted since the member's last successful sign-in),
+ * passwords within `limit.windowSeconds` (counted since the member's last successful sign-in or
+ * password reset),
  * the account answers `SignInsLimited` without looking at the password. Every outcome is in the
  * merchant's audit log (`session.signed_in` is written by the caller, with the session it opens;
  * `session.sign_in_failed` here). The count is read from the audit log itself, with the member's
@@ -133,7 +134,7 @@ export class MemberSignIn {
       `select f.at from audit_entry f
         where f.subsidiary_id = ? and f.action = ? and f.actor_type = 'MEMBER' and f.actor_label = ? and f.target = ? and f.at > ?
           and f.at > coalesce((select max(s.at) from audit_entry s
-                                where s.subsidiary_id = ? and s.action = ? and s.actor_type = 'MEMBER' and s.actor_label = ?), '-infinity')
+                                where s.subsidiary_id = ? and s.action in (?, ?) and s.actor_type = 'MEMBER' and s.actor_label = ?), '-infinity')
         order by f.at desc limit ?`,
       [
         member.subsidiary_id,
@@ -143,6 +144,7 @@ export class MemberSignIn {
         since,
         member.subsidiary_id,
         AuditActions.signedIn,
+        AuditActions.passwordReset,
         member.email,
         this.limit.failures,
       ],

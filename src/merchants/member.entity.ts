@@ -66,3 +66,30 @@ export class MemberInvitation {
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();
 }
+
+/**
+ * A link to choose a new password: only the SHA-256 of its token is stored; used once, within its
+ * expiry (an hour). Asked for by the member (emailed) or made for them by an owner or admin.
+ */
+@Entity({ tableName: 'member_password_reset' })
+export class MemberPasswordReset {
+  [OptionalProps]?: 'createdAt' | 'usedAt';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Member, { deleteRule: 'cascade', index: true })
+  member!: Member;
+
+  @Property({ type: 'string', length: 64, columnType: 'char(64)', unique: true })
+  tokenHash!: string;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)' })
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  usedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+}

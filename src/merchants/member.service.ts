@@ -8,6 +8,7 @@ import { hashInvitationToken, invitationInvalid, normalizeEmail, parseMemberRole
 import { checkPasswordStrength, hashPassword } from './password';
 import type { Tenant } from './tenant';
 import { AuditActions, type AuditService } from './audit/audit.service';
+import type { TeamMail } from './team-mail';
 
 export interface MemberView {
   email: string;
@@ -51,6 +52,7 @@ export class MemberService {
     private readonly clock: Clock,
     private readonly publicUrl: string,
     private readonly audit: AuditService,
+    private readonly mail: TeamMail,
   ) {}
 
   /** Calls `listener` after each committed role change or removal of a member; returns the unsubscribe. */
@@ -74,14 +76,29 @@ export class MemberService {
     const email = normalizeEmail(input.email);
     const role = parseMemberRole(input.role);
     authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
-    return this.inTeam(principal, async (em, sql) => {
+    const { invitation, merchantName } = await this.inTeam(principal, async (em, sql) => {
       authorize(await currentMember(em, principal), 'members', { concernsOwner: role === 'OWNER' });
       if ((await sql(`select 1 from merchant_member where subsidiary_id = ? and lower(email) = ?`, [principal.subsidiaryId, email])).length) {
         throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
       }
       const invitation = await recordInvitation(em, { subsidiaryId: principal.subsidiaryId, email, role, now: this.clock.now(), publicUrl: this.publicUrl });
       await this.audit.recordFor(em, principal, AuditActions.memberInvited, `${email} as ${role}`);
-      return invitation;
+      const [merchant] = await sql<{ name: string }>(`select name from subsidiary where id = ?`, [principal.subsidiaryId]);
+      return { invitation, merchantName: merchant!.name };
+    });
+    // Committed: the email goes out now, in the background (with SMTP_URL), and never fails the invitation.
+    this.mailInvitation(principal.subsidiaryId, merchantName, invitation);
+    return invitation;
+  }
+
+  /** Emails an invitation already committed (when email is configured); the answer never waits for it. */
+  mailInvitation(subsidiaryId: number, merchantName: string, invitation: InvitationView): void {
+    this.mail.invitation(subsidiaryId, {
+      merchantName,
+      email: invitation.email,
+      role: invitation.role,
+      url: invitation.invitationUrl,
+      expiresAt: invitation.expiresAt,
     });
   }
 

@@ -18,7 +18,7 @@ import { newWebhookSecret, SIGNING_SECRET_STORE } from './webhook-secret.service
 import type { TenantScope } from './tenant-cache';
 import { ADMIN_ACTOR, AuditActions, auditOriginOf, type AuditOrigin, type AuditService } from './audit/audit.service';
 import type { MemberService } from './member.service';
-import { normalizeEmail } from './member-invitation';
+import { normalizeEmail, type InvitationView } from './member-invitation';
 
 export interface CreateMerchantInput {
   name: string;
@@ -121,7 +121,7 @@ export class MerchantService {
     private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
     /** Invites the first owner of a new merchant (createMerchant with an owner email). */
-    private readonly team?: Pick<MemberService, 'inviteFirstOwner'>,
+    private readonly team?: Pick<MemberService, 'inviteFirstOwner' | 'mailInvitation'>,
   ) {}
 
   /**
@@ -157,7 +157,8 @@ export class MerchantService {
     // Each environment signs its webhooks with its own secret.
     const webhookSecrets = { test: newWebhookSecret(), live: newWebhookSecret() };
 
-    return this.orm.em.fork().transactional(async (em) => {
+    let invitation: InvitationView | null = null;
+    const created = await this.orm.em.fork().transactional(async (em) => {
       const subsidiary = em.create(Subsidiary, {
         name,
         country,
@@ -187,7 +188,7 @@ export class MerchantService {
         subsidiaryId: subsidiary.id,
         target: `merchant ${subsidiary.id} ${name}`,
       });
-      const invitation = ownerEmail === null ? null : await this.team!.inviteFirstOwner(em, subsidiary.id, ownerEmail);
+      invitation = ownerEmail === null ? null : await this.team!.inviteFirstOwner(em, subsidiary.id, ownerEmail);
       return {
         subsidiary: { id: subsidiary.id, name, country, supportEmail },
         webhookSecret: webhookSecrets.test,
@@ -196,6 +197,9 @@ export class MerchantService {
         ...(invitation ? { owner: { email: invitation.email, invitationUrl: invitation.invitationUrl } } : {}),
       };
     });
+    // Committed: the first owner's invitation is emailed too (with SMTP_URL), never failing the creation.
+    if (invitation) this.team!.mailInvitation(created.subsidiary.id, name, invitation);
+    return created;
   }
 
   /**

@@ -32,21 +32,29 @@ interface KeysRotated {
   kinds: string[];
   expiresAt: Date;
 }
+interface MailOutcome {
+  kind: string;
+  subsidiaryId: number | null;
+  result: 'sent' | 'failed';
+  reason?: string;
+}
 
 export interface BusinessEventSources {
   orders: { onCreated(listener: (created: OrderCreated) => void): () => void };
   payments: { onOutcome(listener: (outcome: PaymentOutcome) => void): () => void };
   webhooks: { onAttempt(listener: (attempt: WebhookAttempt) => void): () => void };
   merchants: { onKeysRotated(listener: (notice: KeysRotated) => void): () => void };
+  teamMail: { onOutcome(listener: (outcome: MailOutcome) => void): () => void };
 }
 
 const WEBHOOK_MESSAGE = { delivered: 'webhook delivered', retry: 'webhook retried', dead: 'webhook dead' } as const;
 
 /**
  * One info line per business event, written by the instance that committed it: `order created`,
- * `payment settled`, `payment failed`, `webhook delivered`, `webhook retried`, `webhook dead` and
- * `keys rotated`. Each names the order by its reference (the keys line: the merchant and
- * environment) in `event` and fields of its own; never a key, a secret or card data.
+ * `payment settled`, `payment failed`, `webhook delivered`, `webhook retried`, `webhook dead`,
+ * `keys rotated`, `email sent` and (at warn) `email failed`. Each names the order by its reference
+ * (the keys and email lines: the merchant) in `event` and fields of its own; never a key, a
+ * secret, a link's token or card data.
  * Returns the unsubscribe.
  */
 export function logBusinessEvents(log: FastifyBaseLogger, sources: BusinessEventSources): () => void {
@@ -88,6 +96,11 @@ export function logBusinessEvents(log: FastifyBaseLogger, sources: BusinessEvent
         },
         'keys rotated',
       );
+    }),
+    sources.teamMail.onOutcome((m) => {
+      const fields = { event: `email.${m.result}`, kind: m.kind, subsidiaryId: m.subsidiaryId };
+      if (m.result === 'sent') log.info(fields, 'email sent');
+      else log.warn({ ...fields, reason: m.reason }, 'email failed');
     }),
   ];
   return () => stops.forEach((stop) => stop());

@@ -11,8 +11,8 @@ import { quietClientFrameErrors } from './websocket-errors';
 
 export { httpServerOptions } from './connections';
 export { clientErrors, frameworkErrors } from './framework-errors';
-export { countSocketOperation, failedAuthenticationsBlocked, noteFailedAuthentication } from './request-guard';
-export { sendTooManyRequests } from './responses';
+export { countPasswordResetRequest, countSocketOperation, failedAuthenticationsBlocked, noteFailedAuthentication } from './request-guard';
+export { sendTooManyRequests, tooManyRequestsError } from './responses';
 
 /** The path on which a WebSocket upgrade is honoured (GraphQL over graphql-ws). */
 export const WEBSOCKET_PATH = '/graphql';

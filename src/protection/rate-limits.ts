@@ -7,7 +7,9 @@ import { FixedWindowCounter } from './rate-limiter';
  * - `perKey`: requests per api-key that authenticated (counted under a hash of the key);
  * - `perIp`: requests per client IP that carry no valid key;
  * - `authFailures`: failed api-key or admin-token attempts per client IP;
- * - `cardPerLink` / `cardPerIp`: card attempts on the public payment-link page (card testing).
+ * - `cardPerLink` / `cardPerIp`: card attempts on the public payment-link page (card testing);
+ * - `passwordResetsPerIp` (per minute) / `passwordResetsPerEmail` (per hour): requests for a
+ *   password-reset email, which anyone may ask for: neither an address nor a mailbox is flooded.
  */
 export class RateLimits {
   readonly perKey: FixedWindowCounter;
@@ -15,6 +17,8 @@ export class RateLimits {
   readonly authFailures: FixedWindowCounter;
   readonly cardPerLink: FixedWindowCounter;
   readonly cardPerIp: FixedWindowCounter;
+  readonly passwordResetsPerIp: FixedWindowCounter;
+  readonly passwordResetsPerEmail: FixedWindowCounter;
 
   constructor(config: RateLimitConfig, now: () => number = Date.now) {
     const counter = (limit: number) => new FixedWindowCounter(limit, 60_000, 100_000, now);
@@ -23,6 +27,8 @@ export class RateLimits {
     this.authFailures = counter(config.authFailures);
     this.cardPerLink = counter(config.cardAttemptsPerLink);
     this.cardPerIp = counter(config.cardAttemptsPerIp);
+    this.passwordResetsPerIp = counter(config.passwordResetsPerIp);
+    this.passwordResetsPerEmail = new FixedWindowCounter(config.passwordResetsPerEmail, 3_600_000, 100_000, now);
   }
 
   /** What a key counts under: a digest, so the counters never hold a usable key (one-shot hash: under a microsecond). */

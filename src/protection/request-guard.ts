@@ -97,6 +97,21 @@ export function failedAuthenticationsBlocked(request: FastifyRequest): number | 
 }
 
 /**
+ * Counts a request for a password-reset email (an operation that needs no key) against the
+ * client IP and against the email asked for (trimmed, lower-case, counted under a digest).
+ * Returns the seconds to wait when either is over its limit, else undefined (always undefined
+ * when RATE_LIMIT=off).
+ */
+export function countPasswordResetRequest(request: FastifyRequest, email: string): number | undefined {
+  const limits = request.server.rateLimits;
+  if (!limits) return undefined;
+  const byIp = limits.passwordResetsPerIp.hit(clientIdentity(request.ip));
+  if (!byIp.allowed) return byIp.retryAfterSeconds;
+  const byEmail = limits.passwordResetsPerEmail.hit(RateLimits.keyId(email.trim().toLowerCase()));
+  return byEmail.allowed ? undefined : byEmail.retryAfterSeconds;
+}
+
+/**
  * Counts one operation sent over an open WebSocket against the socket's api-key, like an HTTP
  * request with that key: a socket is no way around the per-key limit. Returns the seconds to
  * wait when over the limit, else undefined (always undefined when RATE_LIMIT=off).

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GraphQLError } from 'graphql';
 import { sendFailure } from './failure-shapes';
 import { closeIfUpgrade } from './route-policy';
 
@@ -12,4 +13,19 @@ export function sendTooManyRequests(request: FastifyRequest, reply: FastifyReply
   reply.header('retry-after', String(retryAfterSeconds));
   closeIfUpgrade(request, reply);
   return sendFailure(request, reply, { status: 429, code: '429', graphqlCode: 'RATE_LIMITED', message: TOO_MANY_REQUESTS, extensions: { retryAfterSeconds } });
+}
+
+/**
+ * The same refusal raised inside a GraphQL operation (a limit that only the operation's arguments
+ * decide): `extensions.code` `RATE_LIMITED` with `retryAfterSeconds`, and over HTTP status 429
+ * with `Retry-After` (Apollo reads `extensions.http`; the error formatter drops it from the answer).
+ */
+export function tooManyRequestsError(retryAfterSeconds: number): GraphQLError {
+  return new GraphQLError(TOO_MANY_REQUESTS, {
+    extensions: {
+      code: 'RATE_LIMITED',
+      retryAfterSeconds,
+      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
+    },
+  });
 }

@@ -69,7 +69,7 @@ export async function registerSite(app: FastifyInstance, ctx: AppContext): Promi
 <li><a href="/graphiql">GraphiQL</a>: try the GraphQL API in the browser; paste an api-key first.</li>
 <li><a href="/docs">REST API documentation</a> (OpenAPI).</li>
 ${demoItem}
-<li><a href="/dashboard">Merchant dashboard</a>: sign in with a private key.</li>
+<li><a href="/dashboard">Merchant dashboard</a>: sign in as a member of a merchant's team (the demo owner's email and password were printed at the first start), or with a private key.</li>
 <li><a href="/health">Health</a></li>
 </ul>`;
     return sendHtmlPage(reply, LANDING_CSP, page('Checkout gateway', body));

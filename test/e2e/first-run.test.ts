@@ -125,7 +125,7 @@ async function graphql(baseUrl: string, query: string, headers: Record<string, s
 
 /**
  * A first run on a bare machine: `npm start` (the built service) on an empty embedded database
- * creates a demo merchant and link and an admin token, prints them once, serves a start page and
+ * creates a demo merchant with its owner, a link and an admin token, prints them once, serves a start page and
  * GraphiQL; the CLI creates merchants while the server holds the database.
  */
 describe('a first run that leads somewhere', () => {
@@ -164,6 +164,26 @@ describe('a first run that leads somewhere', () => {
     expect(merchant.errors).toBeUndefined();
     expect(merchant.data.merchant).toEqual({ subsidiary: { name: 'Demo Store' }, environment: 'TEST' });
     expect(merchant.data.paymentLinks.edges.map((e: any) => e.node.paymentLinkUrl)).toEqual([linkUrl]);
+    // The demo owner: printed once with the keys, and signs in to the dashboard with that password.
+    expect(out).toContain(`Demo owner, to sign in to the dashboard at ${first.baseUrl}/dashboard:`);
+    const ownerEmail = /email: +(\S+@\S+)/.exec(out)?.[1];
+    const ownerPassword = /password: +(\S+)/.exec(out)?.[1];
+    expect(ownerEmail).toBe('owner@demo.example');
+    expect(ownerPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);
+    const ownerSession = await fetch(`${first.baseUrl}/dashboard/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ownerEmail, password: ownerPassword }),
+    });
+    expect(ownerSession.status).toBe(200);
+    expect(await ownerSession.json()).toMatchObject({ merchantName: 'Demo Store', member: { email: 'owner@demo.example', role: 'OWNER' } });
+    const wrongOwnerPassword = await fetch(`${first.baseUrl}/dashboard/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ownerEmail, password: `${ownerPassword}x` }),
+    });
+    expect(wrongOwnerPassword.status).toBe(401);
+    expect(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')).not.toContain(ownerPassword!);
     const checkout = await fetch(linkUrl!);
     expect(checkout.status).toBe(200);
     expect(await checkout.text()).toContain('Demo T-shirt');
@@ -255,7 +275,7 @@ describe('a first run that leads somewhere', () => {
     expect(await second.stop()).toBe(0);
     // Everything the second server ever wrote, read to its end once it exited.
     expect(second.stdout()).not.toContain('first run');
-    expect(second.stdout()).not.toMatch(/PGW-SECRETKEY|whsec_|Admin token/);
+    expect(second.stdout()).not.toMatch(/PGW-SECRETKEY|whsec_|Admin token|Demo owner/);
 
     // With no server running the CLI opens the database itself: the same JSON.
     const offline = await cli(['merchant:create', '--name', 'Offline Ltd', '--country', 'NG', '--email', 'support@acme.test', '--json'], { DATA_DIR: dataDir });

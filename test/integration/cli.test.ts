@@ -1,6 +1,7 @@
 import { cli, cliEnvironment } from '../support/cli';
 import { startTestService, type TestService } from '../support/service';
 import { request } from '../support/http';
+import { startSmtpServer } from '../support/smtp';
 
 describe('CLI merchant:create', () => {
   const env = cliEnvironment('cli');
@@ -82,6 +83,39 @@ describe('CLI merchant:create', () => {
     expect(accepted.body.data.acceptInvitation).toEqual({ email: 'boss@owned.test', role: 'OWNER' });
     const members = await request(t.baseUrl, 'POST', '/graphql', { apiKey: printed.keys.live.privateKey, body: { query: '{ members { email role } }' } });
     expect(members.body.data.members).toEqual([{ email: 'boss@owned.test', role: 'OWNER' }]);
+    // The owner signs in to the dashboard as the owner of the new merchant.
+    const signedIn = await request(t.baseUrl, 'POST', '/dashboard/session', { body: { email: 'boss@owned.test', password: 'a long enough password' } });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({ merchantName: 'Owned Ltd', member: { email: 'boss@owned.test', role: 'OWNER' } });
+  });
+
+  it('--owner-email without --json prints the invitation URL, and with SMTP_URL also emails it before the command exits', async () => {
+    const smtp = await startSmtpServer();
+    process.env.SMTP_URL = smtp.url;
+    try {
+      const { code, out } = await cli([
+        'merchant:create',
+        '--name',
+        'Mailed Ltd',
+        '--country',
+        'NG',
+        '--email',
+        'support@mailed.test',
+        '--owner-email',
+        'owner@mailed.test',
+      ]);
+      expect(code).toBe(0);
+      const url = /Owner invitation for owner@mailed\.test \(valid 72 hours, once\): (\S+)/.exec(out)?.[1];
+      expect(url).toMatch(/\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/);
+      // Already there when the command has returned: the CLI waits for the email in flight.
+      const mails = smtp.received.filter((mail) => mail.to.includes('owner@mailed.test'));
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.subject).toContain('Mailed Ltd');
+      expect(mails[0]!.text).toContain(url);
+    } finally {
+      delete process.env.SMTP_URL;
+      await smtp.close();
+    }
   });
 
   it('refuses a malformed --owner-email and creates nothing', async () => {

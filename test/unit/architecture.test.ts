@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   crypto: 2,
   db: 2,
   observability: 2,
+  mail: 2,
   merchants: 3,
   fees: 4,
   banks: 4,

@@ -86,6 +86,33 @@ describe('loadConfig', () => {
     expect((error as Error).message).toContain('Invalid configuration:');
   });
 
+  it('reads SMTP_URL and SMTP_FROM; without SMTP_URL no email is configured', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://pay.example.com' })).toMatchObject({
+      smtpUrl: undefined,
+      smtpFrom: 'Payments gateway <no-reply@pay.example.com>',
+    });
+    expect(loadConfig({ SMTP_URL: 'smtp://user:p%40ss@mail.example.com:587', SMTP_FROM: 'Acme Pay <pay@acme.test>' })).toMatchObject({
+      smtpUrl: 'smtp://user:p%40ss@mail.example.com:587',
+      smtpFrom: 'Acme Pay <pay@acme.test>',
+    });
+    expect(loadConfig({ SMTP_URL: 'smtps://mail.example.com', SMTP_FROM: 'pay@acme.test' })).toMatchObject({ smtpUrl: 'smtps://mail.example.com' });
+  });
+
+  it('refuses a malformed SMTP_URL without repeating its password, and a malformed SMTP_FROM', () => {
+    for (const url of ['http://user:hunter2@mail.example.com', 'smtp://', 'mail.example.com:25', 'smtp://user:hunter2@mail.example.com/path?x=1']) {
+      let error: unknown;
+      try {
+        loadConfig({ SMTP_URL: url });
+      } catch (err) {
+        error = err;
+      }
+      expect((error as ConfigError).problems).toEqual(['SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587']);
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+    expect(() => loadConfig({ SMTP_FROM: 'not an address' })).toThrow('SMTP_FROM must be an email address');
+    expect(() => loadConfig({ SMTP_FROM: 'Pay <pay@acme.test>\r\nBcc: x@y.z' })).toThrow('SMTP_FROM must be an email address');
+  });
+
   it('reads and bounds the webhook delivery settings', () => {
     expect(loadConfig({})).toMatchObject({
       webhookTimeoutMs: 10_000,

@@ -10,6 +10,7 @@ import { LinkEditor, PaymentLinks } from './links';
 import { Developers } from './developers';
 import { AuditLog } from './audit';
 import { Team } from './team';
+import { accountPage } from './account-pages';
 
 /** Members sign in with their email and password; no api-key signs in to the dashboard. */
 function SignIn(props: { onSignedIn: (s: Session) => void }) {
@@ -43,9 +44,20 @@ function SignIn(props: { onSignedIn: (s: Session) => void }) {
         }}
       >
         <label for="email">Email</label>
-        <input ref={input} id="email" name="email" type="email" autocomplete="username" spellcheck={false} />
+        <input
+          ref={input}
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          spellcheck={false}
+          defaultValue={new URLSearchParams(location.search).get('email') ?? ''}
+        />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby={error ? 'signin-error' : undefined} />
+        <p>
+          <Link href="/dashboard/forgot-password">Forgot password?</Link>
+        </p>
         <div class="actions">
           <button type="submit" disabled={busy}>
             Sign in
@@ -115,6 +127,9 @@ function App() {
   // Connected while signed in: the service closes the socket the moment the session stops working.
   useEffect(() => keepConnected(), [session, environment]);
 
+  // Invitations, password resets: pages for someone not signed in, whatever the session.
+  const account = accountPage(path);
+  if (account) return account;
   if (session === undefined) return <p class="loading">Loading…</p>;
   const signedIn = (s: Session) => {
     setSession({ ...s });

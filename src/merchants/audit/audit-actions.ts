@@ -15,6 +15,10 @@ export const AuditActions = {
   memberJoined: 'member.joined',
   memberRoleChanged: 'member.role_changed',
   memberRemoved: 'member.removed',
+  passwordResetLinkCreated: 'member.password_reset_link_created',
+  passwordResetRequested: 'member.password_reset_requested',
+  passwordReset: 'member.password_reset',
+  emailFailed: 'email.failed',
 } as const;
 
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
