@@ -101,7 +101,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
       return reply.code(403).send({ message: 'Sign in from the dashboard page.' });
     }
     // Like a wrong api-key: an IP over its failed-authentication limit gets no answer about keys.
-    const retryAfter = failedAuthenticationsBlocked(request);
+    const retryAfter = await failedAuthenticationsBlocked(request);
     if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     const body = request.body;
     const fields = body && typeof body === 'object' ? body : {};
@@ -126,7 +126,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
       if (err instanceof SignInsLimited) return sendTooManyRequests(request, reply, err.retryAfterSeconds);
       // A working key that may not manage (in a rotation's grace period): refused, not a wrong key.
       if (err.kind === 'forbidden') return reply.code(403).send({ message: err.message });
-      noteFailedAuthentication(request);
+      await noteFailedAuthentication(request);
       return reply.code(401).send({ message: err.message });
     }
   });

@@ -81,6 +81,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimitStoreErrors = new Counter({
+    name: `${METRIC_PREFIX}rate_limit_store_errors_total`,
+    help: 'Requests whose rate-limit counters (REDIS_URL) could not be reached, by outcome: allowed (general limits fail open) or refused (card attempts fail closed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

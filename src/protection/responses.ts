@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../db/unavailable';
 import { sendFailure } from './failure-shapes';
 import { closeIfUpgrade } from './route-policy';
 
@@ -12,4 +13,20 @@ export function sendTooManyRequests(request: FastifyRequest, reply: FastifyReply
   reply.header('retry-after', String(retryAfterSeconds));
   closeIfUpgrade(request, reply);
   return sendFailure(request, reply, { status: 429, code: '429', graphqlCode: 'RATE_LIMITED', message: TOO_MANY_REQUESTS, extensions: { retryAfterSeconds } });
+}
+
+/**
+ * HTTP 503 with `Retry-After`, in the route's shape (the REST error body, on /graphql a GraphQL
+ * error `SERVICE_UNAVAILABLE`): for a request that a limit must see and that cannot be counted.
+ */
+export function sendUnavailable(request: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
+  reply.header('retry-after', String(retryAfterSeconds));
+  closeIfUpgrade(request, reply);
+  return sendFailure(request, reply, {
+    status: 503,
+    code: '503',
+    graphqlCode: 'SERVICE_UNAVAILABLE',
+    message: DATABASE_UNAVAILABLE_MESSAGE,
+    extensions: { requestId: request.id },
+  });
 }
