@@ -65,6 +65,8 @@ export class RedisCounterStore implements CounterStore {
       commandTimeout: COMMAND_TIMEOUT_MS,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
+      // Closing: a connection that does not end at once is destroyed (a lost one never reports its end).
+      disconnectTimeout: 100,
       // Reconnect for ever, at most every 2 s.
       retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     });
