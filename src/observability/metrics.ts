@@ -83,7 +83,7 @@ export class Metrics {
 
   readonly rateLimitStoreErrors = new Counter({
     name: `${METRIC_PREFIX}rate_limit_store_errors_total`,
-    help: 'Requests whose rate-limit counters (REDIS_URL) could not be reached, by outcome: allowed (general limits fail open) or refused (card attempts fail closed).',
+    help: 'Calls to the rate-limit counters (REDIS_URL) that failed, by what became of the request: allowed (general limits fail open) or refused (card attempts fail closed).',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -10,9 +10,9 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
 /**
  * The rate limits of this instance: counted in Redis when REDIS_URL is set (every instance
  * naming it shares the counters), else in memory. The Redis connection is awaited (briefly) when
- * the server starts and closed with it. Every request whose counters could not be reached is
+ * the server starts and closed with it. Every failed call to the counters is
  * counted in `gateway_rate_limit_store_errors_total`, and logged as a `rate_limit.store_failed`
- * event (at most one line per outcome every 10 s, with the number of requests since the last).
+ * event (at most one line per outcome every 10 s, with the number of failed calls since the last).
  */
 export function createRateLimits(app: FastifyInstance, config: Config): RateLimits {
   let store: CounterStore;
@@ -43,7 +43,7 @@ function failureReporter(app: FastifyInstance): StoreFailureListener {
     const now = Date.now();
     if (now - loggedAt[outcome] < FAILURE_LOG_INTERVAL_MS) return;
     app.log.warn(
-      { event: 'rate_limit.store_failed', outcome, requests: unlogged[outcome], error: error instanceof Error ? error.message : String(error) },
+      { event: 'rate_limit.store_failed', outcome, failures: unlogged[outcome], error: error instanceof Error ? error.message : String(error) },
       outcome === 'allowed' ? 'rate-limit counters unreachable: requests let through uncounted' : 'rate-limit counters unreachable: card attempts refused',
     );
     loggedAt[outcome] = now;
