@@ -55,6 +55,8 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Operations (subscriptions, and queries still running) one GraphQL WebSocket may hold at once. */
   maxSubscriptionsPerSocket: number;
+  /** REDIS_URL: Redis 7 / Valkey 8 holding the rate-limit counters for every instance; undefined: each instance counts in memory. */
+  redisUrl?: string;
   /** Rate limits per minute (RATE_LIMIT=off: none of them, and no per-IP connection cap). */
   rateLimit: RateLimitConfig;
   /** Request headers and body must arrive within this; an unfinished request is closed. */
@@ -161,6 +163,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       ok = false;
     }
     if (!ok) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+
+  const redisUrl = value('REDIS_URL');
+  if (redisUrl !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(redisUrl);
+      ok = (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push('REDIS_URL must be a redis:// or rediss:// URL with a host (redis://host:6379)');
   }
 
   const dataDir = path.resolve(cwd, value('DATA_DIR') ?? '.data');
@@ -271,6 +285,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
     maxSubscriptionsPerSocket: integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 10_000),
+    redisUrl,
     rateLimit,
     requestTimeoutMs,
     keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),

@@ -70,7 +70,7 @@ export function registerAuditExport(app: FastifyInstance, ctx: AppContext): void
     } catch (err) {
       const status = err instanceof DomainError ? STATUS[err.kind] : undefined;
       if (status === undefined) throw err;
-      if (status === 401) noteFailedAuthentication(request);
+      if (status === 401) await noteFailedAuthentication(request);
       return reply.code(status).send({ message: (err as DomainError).message });
     }
   });

@@ -116,7 +116,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     const fields = body && typeof body === 'object' ? body : {};
     if (fields.privateKey !== undefined && fields.email === undefined) return reply.code(400).send({ message: KEY_SIGN_IN_REFUSED });
     // Like a wrong api-key: an IP over its failed-authentication limit gets no answer about passwords.
-    const retryAfter = failedAuthenticationsBlocked(request);
+    const retryAfter = await failedAuthenticationsBlocked(request);
     if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     try {
       const signedIn = await sessions.signInMember(fields.email, fields.password, { ip: request.ip });
@@ -127,7 +127,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
       if (!(err instanceof DomainError)) throw err;
       // The account (not the address) is over its limit of wrong passwords.
       if (err instanceof SignInsLimited) return sendTooManyRequests(request, reply, err.retryAfterSeconds);
-      noteFailedAuthentication(request);
+      await noteFailedAuthentication(request);
       return reply.code(401).send({ message: err.message });
     }
   });

@@ -22,7 +22,7 @@ export interface GraphqlContext {
   ip?: string;
   publicUrl: string;
   /** Counts a request for a password-reset email against the client IP and the email: seconds to wait when over a limit. */
-  countPasswordResetRequest(email: string): number | undefined;
+  countPasswordResetRequest(email: string): Promise<number | undefined>;
 }
 
 export function createGraphqlContext(

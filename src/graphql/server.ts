@@ -234,7 +234,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         environmentId = (session ? await ctx.services.dashboardSessions.authenticate(session) : await auth.authenticate(apiKey)).environmentId;
       } catch (err) {
         if (err instanceof DomainError) {
-          noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
+          await noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
           // graphql-ws would close with 4403 "Forbidden"; an expired key is told why (the same code).
           if (err instanceof ExpiredKeyError) socket.extra.socket.close(CloseCode.Forbidden, err.expiredMessage);
           return false;
@@ -259,7 +259,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       return true;
     },
     // Everything HTTP does before execution, in the same order; the operation runs only if this returns its arguments.
-    onSubscribe: (socket, id, payload) => {
+    onSubscribe: async (socket, id, payload) => {
       // graphql-ws has already registered this operation: more than the limit means one too many.
       if (Object.keys(socket.subscriptions).length > maxOperations) {
         return [
@@ -268,7 +268,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
           }),
         ];
       }
-      const retryAfterSeconds = countSocketOperation(socket.extra.request, socket.extra.apiKey);
+      const retryAfterSeconds = await countSocketOperation(socket.extra.request, socket.extra.apiKey);
       if (retryAfterSeconds !== undefined) {
         return [new GraphQLError('Too many requests, please try again later', { extensions: { code: 'RATE_LIMITED', retryAfterSeconds } })];
       }

@@ -81,6 +81,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimitStoreErrors = new Counter({
+    name: `${METRIC_PREFIX}rate_limit_store_errors_total`,
+    help: 'Calls to the rate-limit counters (REDIS_URL) that failed, by what became of the request: allowed (general limits fail open) or refused (card attempts fail closed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context';
 import { installBodyDepthLimit } from './body-depth';
 import { installBodyDrain } from './body-drain';
 import { capConnections } from './connections';
-import { RateLimits } from './rate-limits';
+import { createRateLimits } from './counter-stores';
 import { installRateLimits } from './request-guard';
 import { installRoutePolicy } from './request-target';
 import { answerOtherUpgradesAsHttp } from './upgrade';
@@ -26,7 +26,7 @@ export const WEBSOCKET_PATH = '/graphql';
 export function installProtection(app: FastifyInstance, ctx: AppContext): void {
   // First: a request target in another spelling than an origin-form path is refused before it is counted or routed further.
   installRoutePolicy(app);
-  const limits = ctx.config.rateLimit.enabled ? new RateLimits(ctx.config.rateLimit) : null;
+  const limits = ctx.config.rateLimit.enabled ? createRateLimits(app, ctx.config) : null;
   app.decorate('rateLimits', limits);
   if (limits) installRateLimits(app, ctx, limits);
   installBodyDepthLimit(app);

@@ -1,5 +1,8 @@
-/** Outcome of counting one event: allowed, or refused with the seconds until the window ends. */
-export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/**
+ * Outcome of counting one event: allowed, or refused with the seconds until the window ends.
+ * `unavailable`: refused because the shared counters could not be reached (a limit that fails closed).
+ */
+export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number; unavailable?: true };
 
 const ALLOWED: Verdict = { allowed: true };
 
@@ -39,7 +42,7 @@ export class FixedWindowCounter {
       this.windows.set(key, w);
     }
     w.count += 1;
-    return w.count <= this.limit ? ALLOWED : { allowed: false, retryAfterSeconds: retryAfter(w.endsAt - now) };
+    return w.count <= this.limit ? ALLOWED : { allowed: false, retryAfterSeconds: retryAfterSeconds(w.endsAt - now) };
   }
 
   /** Whether `key` is over its limit now, without counting anything. */
@@ -47,7 +50,7 @@ export class FixedWindowCounter {
     const now = this.now();
     const w = this.windows.get(key);
     if (w === undefined || w.endsAt <= now || w.count < this.limit) return ALLOWED;
-    return { allowed: false, retryAfterSeconds: retryAfter(w.endsAt - now) };
+    return { allowed: false, retryAfterSeconds: retryAfterSeconds(w.endsAt - now) };
   }
 
   /** True while `key` has a live window (it was counted within the last `windowMs`). */
@@ -75,6 +78,7 @@ export class FixedWindowCounter {
   }
 }
 
-function retryAfter(ms: number): number {
+/** Whole seconds until a window that ends in `ms` milliseconds is over (at least 1). */
+export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }

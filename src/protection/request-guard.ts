@@ -5,7 +5,8 @@ import { DomainError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { clientIdentity } from './client-address';
 import { RateLimits } from './rate-limits';
-import { sendTooManyRequests } from './responses';
+import { sendTooManyRequests, sendUnavailable } from './responses';
+import type { Count } from './counter-store';
 import type { Verdict } from './rate-limiter';
 import { cardAttemptLink, isGraphqlRoute } from './route-policy';
 
@@ -32,50 +33,66 @@ declare module 'fastify' {
  *    per IP, whatever key comes with them (public keys are public). The link is the route param
  *    the router matched, decoded as the handler reads it: one link, one counter, however the
  *    request spelled it.
+ *
+ * Each request's counts go to the store in one call (one round trip when the counters are in
+ * Redis); a store that cannot answer lets the request through unless it is a card attempt,
+ * which is refused with 503 (RateLimits).
  */
 export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits: RateLimits): void {
   const adminDigest = ctx.config.adminToken ? digest(ctx.config.adminToken) : undefined;
 
-  /** Counts the request against its key or its IP (and failed authentications); the first refusal, else allowed. */
-  const admit = async (request: FastifyRequest, ip: string): Promise<Verdict> => {
+  /**
+   * Counts the request against its key or its IP (and failed authentications), then the card
+   * attempt it may be (`card`), in one call to the store where it can: the first refusal, else allowed.
+   */
+  const admit = async (request: FastifyRequest, ip: string, card: Count[]): Promise<Verdict> => {
     const adminToken = single(request.headers['x-admin-token']);
     if (adminToken !== undefined && adminToken !== '' && (adminDigest === undefined || !timingSafeEqual(digest(adminToken), adminDigest))) {
-      const failed = limits.authFailures.hit(ip);
+      const failed = await limits.count([{ limit: limits.authFailures, key: ip }]);
       if (!failed.allowed) return failed;
     }
 
     const apiKey = single(request.headers['api-key']);
     if (apiKey !== undefined && apiKey.trim() !== '') {
       const id = RateLimits.keyId(apiKey);
-      if (limits.perKey.has(id)) return limits.perKey.hit(id);
-      const blocked = limits.authFailures.check(ip);
+      const byKey = [{ limit: limits.perKey, key: id }, ...card];
+      if (limits.knownKey(id)) return limits.count(byKey);
+      const blocked = await limits.check(limits.authFailures, ip);
       if (!blocked.allowed) return blocked;
       const tenant = await tryAuthenticate(ctx, apiKey);
       if (tenant) {
         request.tenant = tenant;
-        return limits.perKey.hit(id);
+        limits.rememberKey(id);
+        return limits.count(byKey);
       }
-      const failed = limits.authFailures.hit(ip);
-      if (!failed.allowed) return failed;
+      // A failed authentication of the IP, then a request without a valid key.
+      return limits.count([{ limit: limits.authFailures, key: ip }, { limit: limits.perIp, key: ip }, ...card]);
     } else if (isWebSocketUpgrade(request)) {
       // The key of a WebSocket arrives after the upgrade; an IP that keeps failing gets no socket.
-      const blocked = limits.authFailures.check(ip);
+      const blocked = await limits.check(limits.authFailures, ip);
       if (!blocked.allowed) return blocked;
     }
-    return limits.perIp.hit(ip);
+    return limits.count([{ limit: limits.perIp, key: ip }, ...card]);
   };
 
   app.addHook('onRequest', async (request, reply) => {
     const ip = clientIdentity(request.ip);
-    let verdict = await admit(request, ip);
     // Card attempts count whatever key is presented: public keys are public, they must not lift this limit.
     const link = cardAttemptLink(request);
-    if (verdict.allowed && link !== undefined) {
-      verdict = limits.cardPerIp.hit(ip);
-      if (verdict.allowed) verdict = limits.cardPerLink.hit(link);
+    const card =
+      link === undefined
+        ? []
+        : [
+            { limit: limits.cardPerIp, key: ip },
+            { limit: limits.cardPerLink, key: link },
+          ];
+    const verdict = await admit(request, ip, card);
+    if (verdict.allowed) return undefined;
+    if (verdict.unavailable) {
+      request.log.error('card attempt refused: the rate-limit counters cannot be reached');
+      return sendUnavailable(request, reply, verdict.retryAfterSeconds);
     }
-    if (!verdict.allowed) return sendTooManyRequests(request, reply, verdict.retryAfterSeconds);
-    return undefined;
+    return sendTooManyRequests(request, reply, verdict.retryAfterSeconds);
   });
 }
 
@@ -83,17 +100,20 @@ export function installRateLimits(app: FastifyInstance, ctx: AppContext, limits:
  * Counts a failed authentication that happened outside the HTTP headers (the api-key of a
  * WebSocket in its connection parameters, a sign-in form). Does nothing when RATE_LIMIT=off.
  */
-export function noteFailedAuthentication(request: FastifyRequest): void {
-  request.server.rateLimits?.authFailures.hit(clientIdentity(request.ip));
+export async function noteFailedAuthentication(request: FastifyRequest): Promise<void> {
+  const limits = request.server.rateLimits;
+  if (limits) await limits.count([{ limit: limits.authFailures, key: clientIdentity(request.ip) }]);
 }
 
 /**
  * Seconds to wait when the client IP is over its failed-authentication limit, else undefined:
  * for credentials that arrive in a body (the dashboard's sign-in form), checked before they are.
  */
-export function failedAuthenticationsBlocked(request: FastifyRequest): number | undefined {
-  const verdict = request.server.rateLimits?.authFailures.check(clientIdentity(request.ip));
-  return verdict && !verdict.allowed ? verdict.retryAfterSeconds : undefined;
+export async function failedAuthenticationsBlocked(request: FastifyRequest): Promise<number | undefined> {
+  const limits = request.server.rateLimits;
+  if (!limits) return undefined;
+  const verdict = await limits.check(limits.authFailures, clientIdentity(request.ip));
+  return verdict.allowed ? undefined : verdict.retryAfterSeconds;
 }
 
 /**
@@ -102,13 +122,14 @@ export function failedAuthenticationsBlocked(request: FastifyRequest): number | 
  * Returns the seconds to wait when either is over its limit, else undefined (always undefined
  * when RATE_LIMIT=off).
  */
-export function countPasswordResetRequest(request: FastifyRequest, email: string): number | undefined {
+export async function countPasswordResetRequest(request: FastifyRequest, email: string): Promise<number | undefined> {
   const limits = request.server.rateLimits;
   if (!limits) return undefined;
-  const byIp = limits.passwordResetsPerIp.hit(clientIdentity(request.ip));
-  if (!byIp.allowed) return byIp.retryAfterSeconds;
-  const byEmail = limits.passwordResetsPerEmail.hit(RateLimits.keyId(email.trim().toLowerCase()));
-  return byEmail.allowed ? undefined : byEmail.retryAfterSeconds;
+  const verdict = await limits.count([
+    { limit: limits.passwordResetsPerIp, key: clientIdentity(request.ip) },
+    { limit: limits.passwordResetsPerEmail, key: RateLimits.keyId(email.trim().toLowerCase()) },
+  ]);
+  return verdict.allowed ? undefined : verdict.retryAfterSeconds;
 }
 
 /**
@@ -116,10 +137,11 @@ export function countPasswordResetRequest(request: FastifyRequest, email: string
  * request with that key: a socket is no way around the per-key limit. Returns the seconds to
  * wait when over the limit, else undefined (always undefined when RATE_LIMIT=off).
  */
-export function countSocketOperation(request: FastifyRequest, apiKey: string | undefined): number | undefined {
+export async function countSocketOperation(request: FastifyRequest, apiKey: string | undefined): Promise<number | undefined> {
   const limits = request.server.rateLimits;
   if (!limits) return undefined;
-  const verdict = apiKey ? limits.perKey.hit(RateLimits.keyId(apiKey)) : limits.perIp.hit(clientIdentity(request.ip));
+  const count = apiKey ? { limit: limits.perKey, key: RateLimits.keyId(apiKey) } : { limit: limits.perIp, key: clientIdentity(request.ip) };
+  const verdict = await limits.count([count]);
   return verdict.allowed ? undefined : verdict.retryAfterSeconds;
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../db/unavailable';
 import { sendFailure } from './failure-shapes';
 import { closeIfUpgrade } from './route-policy';
 
@@ -27,5 +28,21 @@ export function tooManyRequestsError(retryAfterSeconds: number): GraphQLError {
       retryAfterSeconds,
       http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
     },
+  });
+}
+
+/**
+ * HTTP 503 with `Retry-After`, in the route's shape (the REST error body, on /graphql a GraphQL
+ * error `SERVICE_UNAVAILABLE`): for a request that a limit must see and that cannot be counted.
+ */
+export function sendUnavailable(request: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
+  reply.header('retry-after', String(retryAfterSeconds));
+  closeIfUpgrade(request, reply);
+  return sendFailure(request, reply, {
+    status: 503,
+    code: '503',
+    graphqlCode: 'SERVICE_UNAVAILABLE',
+    message: DATABASE_UNAVAILABLE_MESSAGE,
+    extensions: { requestId: request.id },
   });
 }

@@ -203,6 +203,21 @@ describe('docker-compose.yml', () => {
     expect(services.migrate.environment.MASTER_KEY).toBe(a.environment.MASTER_KEY);
   });
 
+  it('shares the rate-limit counters of both instances through Valkey, which is never published', () => {
+    const valkey = services.valkey;
+    expect(valkey.image).toMatch(/^valkey\/valkey:8\./);
+    expect(valkey.restart).toBe('unless-stopped');
+    expect(valkey.healthcheck.test.join(' ')).toContain('valkey-cli ping');
+    // Counters live a minute: nothing to persist.
+    expect(valkey.command).toEqual(['valkey-server', '--save', '', '--appendonly', 'no']);
+    expect(valkey.volumes).toBeUndefined();
+    expect(valkey.ports).toBeUndefined();
+    for (const name of gateways) {
+      expect(services[name].environment.REDIS_URL).toBe('redis://valkey:6379');
+      expect(services[name].depends_on.valkey.condition).toBe('service_healthy');
+    }
+  });
+
   it('puts nginx in front: it starts beside booting instances, is healthy once one instance is ready, publishes the only public port', () => {
     const lb = services.lb;
     expect(lb.image).toMatch(/^nginx:/);

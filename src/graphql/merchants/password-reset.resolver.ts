@@ -12,8 +12,8 @@ export class PasswordResetResolver {
       'Needs no key. Emails a password-reset link (valid 1 hour, once) to the member with this email, when email is configured; ' +
       'the answer is always true, whether or not the email is a member. Rate-limited per client IP and per email (RATE_LIMITED).',
   })
-  requestPasswordReset(@Arg('email') email: string, @Ctx() ctx: GraphqlContext): boolean {
-    const retryAfterSeconds = ctx.countPasswordResetRequest(email);
+  async requestPasswordReset(@Arg('email') email: string, @Ctx() ctx: GraphqlContext): Promise<boolean> {
+    const retryAfterSeconds = await ctx.countPasswordResetRequest(email);
     if (retryAfterSeconds !== undefined) throw tooManyRequestsError(retryAfterSeconds);
     return ctx.services.passwordResets.requestPasswordReset(email, { ip: ctx.ip });
   }

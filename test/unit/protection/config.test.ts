@@ -44,4 +44,23 @@ describe('protection configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toHaveLength(4);
   });
+
+  it('counts in memory without REDIS_URL, and reads a redis:// or rediss:// REDIS_URL', () => {
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379/2' }).redisUrl).toBe('redis://cache:6379/2');
+    expect(loadConfig({ REDIS_URL: ' rediss://:secret@cache.internal:6380 ' }).redisUrl).toBe('rediss://:secret@cache.internal:6380');
+  });
+
+  it('refuses a REDIS_URL that is not a redis:// or rediss:// URL with a host, without repeating it (it may hold a password)', () => {
+    for (const bad of ['cache:6379', 'http://cache:6379', 'redis://', 'postgres://u:hunter2@db/x']) {
+      let error: unknown;
+      try {
+        loadConfig({ REDIS_URL: bad });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual(['REDIS_URL must be a redis:// or rediss:// URL with a host (redis://host:6379)']);
+    }
+  });
 });
