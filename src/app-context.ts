@@ -7,6 +7,7 @@ import { DecryptPool } from './crypto/decrypt-pool';
 import { AuthService } from './merchants/auth.service';
 import { MerchantService } from './merchants/merchant.service';
 import { MemberService } from './merchants/member.service';
+import { MemberTotpService } from './merchants/member-totp.service';
 import { WebhookSecretService } from './merchants/webhook-secret.service';
 import { BankService } from './banks/bank.service';
 import { PaymentLinkService } from './links/payment-link.service';
@@ -36,6 +37,8 @@ export interface AppServices {
   merchants: MerchantService;
   /** A merchant's team: members, roles and invitations. */
   members: MemberService;
+  /** A member's own second factor (TOTP and recovery codes), also checked at sign-in. */
+  memberTotp: MemberTotpService;
   payloads: PayloadService;
   banks: BankService;
   links: PaymentLinkService;
@@ -91,6 +94,7 @@ export function createServices(
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
   const members = new MemberService(orm, clock, config.publicUrl, audit);
+  const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
@@ -141,6 +145,7 @@ export function createServices(
     tenantCaches,
     merchants,
     members,
+    memberTotp,
     signingSecrets,
     payloads,
     banks: new BankService(orm, config.publicUrl),
@@ -157,7 +162,7 @@ export function createServices(
     eventFanout,
     webhooks,
     webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit),
-    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit),
+    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit, memberTotp),
     audit,
   };
 }

@@ -21,7 +21,7 @@ import { FeeRule } from './fees/fee-rule.entity';
 import { SandboxAuthorization } from './payments/sandbox/sandbox-authorization.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { AuditEntry } from './merchants/audit/audit-entry.entity';
-import { Member, MemberInvitation } from './merchants/member.entity';
+import { Member, MemberInvitation, MemberRecoveryCode } from './merchants/member.entity';
 
 /** The entity registry: every domain's entities, as the ORM is configured with them (composition root, not `db/`). */
 export const ENTITIES = [
@@ -51,4 +51,5 @@ export const ENTITIES = [
   AuditEntry,
   Member,
   MemberInvitation,
+  MemberRecoveryCode,
 ];

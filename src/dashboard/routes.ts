@@ -10,7 +10,7 @@ import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } fro
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from '../merchants/dashboard-session-http';
 import { CSRF_REFUSED } from '../merchants/dashboard-session.service';
 import { registerAuditExport } from './audit-csv';
-import { SignInsLimited } from '../merchants/member-sign-in';
+import { AuthenticationCodeNeeded, SignInsLimited } from '../merchants/member-sign-in';
 
 const ASSET_TYPES: Record<(typeof DASHBOARD_ASSETS)[number], string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -91,10 +91,11 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
   /**
-   * Sign-in: a member's `{ email, password }` (or, for now, `{ privateKey }`) → the session cookie
-   * and `{ csrfToken, environment, environments, expiresAt, merchantName, member? }`.
+   * Sign-in: a member's `{ email, password, code? }` (or, for now, `{ privateKey }`) → the session
+   * cookie and `{ csrfToken, environment, environments, expiresAt, merchantName, member? }`. A
+   * member with two-step sign-in on and no (or a wrong) `code` gets 401 with `codeRequired: true`.
    */
-  app.post<{ Body: { privateKey?: unknown; email?: unknown; password?: unknown } }>('/dashboard/session', async (request, reply) => {
+  app.post<{ Body: { privateKey?: unknown; email?: unknown; password?: unknown; code?: unknown } }>('/dashboard/session', async (request, reply) => {
     noStore(reply);
     // A cross-site page must not sign a browser in (login CSRF): a browser names the page's origin.
     if (request.headers.origin !== undefined && !sameOrigin(request.headers, ctx.config.publicUrl)) {
@@ -108,7 +109,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     try {
       const signedIn =
         fields.email !== undefined
-          ? await sessions.signInMember(fields.email, fields.password, { ip: request.ip })
+          ? await sessions.signInMember(fields.email, fields.password, fields.code, { ip: request.ip })
           : await sessions.signIn(fields.privateKey, cookieValue(request.headers, SESSION_COOKIE), { ip: request.ip });
       const maxAge = (signedIn.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000;
       reply.header('set-cookie', sessionCookie(signedIn.token, maxAge, secure));
@@ -124,6 +125,11 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
       if (!(err instanceof DomainError)) throw err;
       // The account (not the address) is over its limit of wrong passwords.
       if (err instanceof SignInsLimited) return sendTooManyRequests(request, reply, err.retryAfterSeconds);
+      // The password was right: the form asks for the code. Only a wrong code is a failed authentication.
+      if (err instanceof AuthenticationCodeNeeded) {
+        if (err.wrong) noteFailedAuthentication(request);
+        return reply.code(401).send({ message: err.message, code: err.code, codeRequired: true });
+      }
       // A working key that may not manage (in a rotation's grace period): refused, not a wrong key.
       if (err.kind === 'forbidden') return reply.code(403).send({ message: err.message });
       noteFailedAuthentication(request);

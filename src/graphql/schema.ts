@@ -6,6 +6,7 @@ import { authChecker } from './auth-checker';
 import { HealthResolver } from './health.resolver';
 import { MerchantResolver } from './merchants/merchant.resolver';
 import { MemberResolver } from './merchants/member.resolver';
+import { AccountResolver } from './merchants/account.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
@@ -21,6 +22,7 @@ export const RESOLVERS = [
   WebhookResolver,
   AuditResolver,
   MemberResolver,
+  AccountResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -14,6 +14,9 @@ export const AuditActions = {
   memberJoined: 'member.joined',
   memberRoleChanged: 'member.role_changed',
   memberRemoved: 'member.removed',
+  totpEnabled: 'member.totp_enabled',
+  totpDisabled: 'member.totp_disabled',
+  recoveryCodeUsed: 'session.recovery_code_used',
 } as const;
 
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
