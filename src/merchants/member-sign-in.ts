@@ -147,7 +147,10 @@ export class MemberSignIn {
     return this.orm.em.fork().transactional(async (em) => {
       const sql = <R>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
       // Locked: attempts on one account take turns, so the limit is exact.
-      const [member] = await sql<MemberRow>(`select id, subsidiary_id, email, role, password_hash, totp_secret_sealed, totp_last_time_step from merchant_member where id = ? for update`, [memberId]);
+      const [member] = await sql<MemberRow>(
+        `select id, subsidiary_id, email, role, password_hash, totp_secret_sealed, totp_last_time_step from merchant_member where id = ? for update`,
+        [memberId],
+      );
       if (!member) return { signedIn: false };
       const failed = (target: string) =>
         this.audit.record(em, {

@@ -85,7 +85,10 @@ export class MemberTotpService {
     const secret = newTotpSecret();
     const email = await this.inAccount(principal, async (_em, sql, row) => {
       if (row.totp_secret_sealed !== null) throw conflict(TOTP_ALREADY_ENABLED, 'TOTP_ALREADY_ENABLED');
-      await sql(`update merchant_member set totp_pending_secret_sealed = ? where id = ?`, [this.box.seal(secret, TOTP_SECRET_STORE.pending.context(row.id)), row.id]);
+      await sql(`update merchant_member set totp_pending_secret_sealed = ? where id = ?`, [
+        this.box.seal(secret, TOTP_SECRET_STORE.pending.context(row.id)),
+        row.id,
+      ]);
       return row.email;
     });
     const otpauthUri = totpUri(secret, email);
