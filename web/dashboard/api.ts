@@ -74,9 +74,16 @@ export function signIn(privateKey: string): Promise<Session> {
   return openSession({ privateKey });
 }
 
-/** Signs a member in with their email and password: one session for both environments. */
-export function signInMember(email: string, password: string): Promise<Session> {
-  return openSession({ email, password });
+/** The sign-in answer when the member has two-step sign-in on and the code is missing or wrong. */
+export const CODE_REQUIRED = 'CODE_REQUIRED';
+
+/**
+ * Signs a member in with their email and password (and the code of their authenticator app, or
+ * a recovery code, when two-step sign-in is on): one session for both environments. Throws an
+ * ApiError with code CODE_REQUIRED when the service asks for the code.
+ */
+export function signInMember(email: string, password: string, code?: string): Promise<Session> {
+  return openSession(code ? { email, password, code } : { email, password });
 }
 
 async function openSession(credentials: Record<string, string>): Promise<Session> {
@@ -87,7 +94,7 @@ async function openSession(credentials: Record<string, string>): Promise<Session
     body: JSON.stringify(credentials),
   });
   const body = await json(response);
-  if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.');
+  if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.', body.codeRequired ? CODE_REQUIRED : undefined);
   session = {
     csrfToken: body.csrfToken,
     environments: body.environments,

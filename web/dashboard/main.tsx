@@ -10,6 +10,8 @@ import {
   signIn,
   signInMember,
   signOut,
+  ApiError,
+  CODE_REQUIRED,
   type Environment,
   type Session,
 } from './api';
@@ -19,12 +21,19 @@ import { OrderPage, Orders } from './orders';
 import { LinkEditor, PaymentLinks } from './links';
 import { Developers } from './developers';
 import { AuditLog } from './audit';
+import { Security } from './security';
 
 function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => void; onCancel?: () => void }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // The password was right and the member has two-step sign-in on: the form asks for the code too.
+  const [needsCode, setNeedsCode] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const codeInput = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
+  useEffect(() => {
+    if (needsCode) codeInput.current?.focus();
+  }, [needsCode]);
   // Adding an environment to a session opened with a private key takes that environment's key.
   const withKeyOnly = props.environment !== undefined;
   const label = props.environment ? `${props.environment === 'live' ? 'Live' : 'Test'} environment` : 'Merchant dashboard';
@@ -49,12 +58,19 @@ function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => 
           setError(undefined);
           try {
             if (!email && !key) throw new Error('Enter your email and password.');
-            const s = email ? await signInMember(email, text('password')) : await signIn(key);
+            const s = email ? await signInMember(email, text('password'), text('code').trim() || undefined) : await signIn(key);
             form.reset();
             props.onSignedIn(s);
           } catch (err) {
             setError(messageOf(err));
-            input.current?.focus();
+            if (err instanceof ApiError && err.code === CODE_REQUIRED) {
+              setNeedsCode(true);
+              const code = codeInput.current;
+              if (code) {
+                code.value = '';
+                code.focus();
+              }
+            } else input.current?.focus();
           } finally {
             setBusy(false);
           }
@@ -66,6 +82,15 @@ function SignIn(props: { environment?: Environment; onSignedIn: (s: Session) => 
             <input ref={input} id="email" name="email" type="email" autocomplete="username" spellcheck={false} />
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" />
+            {needsCode && (
+              <>
+                <label for="code">Authentication code</label>
+                <input ref={codeInput} id="code" name="code" inputMode="numeric" autocomplete="one-time-code" spellcheck={false} aria-describedby="code-help" />
+                <p class="muted" id="code-help">
+                  The six-digit code of your authenticator app, or one of your recovery codes.
+                </p>
+              </>
+            )}
             <p class="muted">Or, for a merchant without a team yet, its private key:</p>
           </>
         )}
@@ -151,6 +176,8 @@ function App() {
     ['/dashboard/links', 'Payment links'],
     ['/dashboard/developers', 'Developers'],
     ['/dashboard/audit', 'Audit log'],
+    // A member's own account; a key-opened session belongs to nobody.
+    ...(session.member ? ([['/dashboard/security', 'Security']] as [string, string][]) : []),
   ];
   const section = path.startsWith('/dashboard/orders') ? '/dashboard/orders' : path.startsWith('/dashboard/links') ? '/dashboard/links' : path;
 
@@ -164,6 +191,7 @@ function App() {
   else if ((m = /^\/dashboard\/links\/(\d+)$/.exec(path))) page = <LinkEditor id={Number(m[1])} />;
   else if (path === '/dashboard/developers') page = <Developers />;
   else if (path === '/dashboard/audit') page = <AuditLog />;
+  else if (path === '/dashboard/security' && session.member) page = <Security />;
   else page = <p>Page not found.</p>;
 
   return (
