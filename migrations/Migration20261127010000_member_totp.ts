@@ -8,11 +8,10 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261127010000_member_totp extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "merchant_member"
-      add column "totp_secret_sealed" text null,
-      add column "totp_pending_secret_sealed" text null,
-      add column "totp_enabled_at" timestamptz(6) null,
-      add column "totp_last_time_step" bigint null;`);
+    this.addSql(`alter table "merchant_member" add column "totp_secret_sealed" text null;`);
+    this.addSql(`alter table "merchant_member" add column "totp_pending_secret_sealed" text null;`);
+    this.addSql(`alter table "merchant_member" add column "totp_enabled_at" timestamptz(6) null;`);
+    this.addSql(`alter table "merchant_member" add column "totp_last_time_step" bigint null;`);
     this.addSql(`create table "member_recovery_code" (
       "id" serial primary key,
       "member_id" int not null,
