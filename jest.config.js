@@ -20,6 +20,8 @@ module.exports = {
   },
   // fastify's cookie@2 ships ESM only; let it be transformed.
   transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
+  // otplib's dependencies are ES modules only: Node's loader takes it (see the file).
+  moduleNameMapper: { '^otplib$': '<rootDir>/test/support/otplib.cjs' },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,

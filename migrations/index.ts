@@ -16,6 +16,7 @@ import { Migration20261125010000_webhook_secret_per_environment } from './Migrat
 import { Migration20261126010000_audit_log } from './Migration20261126010000_audit_log';
 import { Migration20261126020000_members } from './Migration20261126020000_members';
 import { Migration20261126030000_member_sessions } from './Migration20261126030000_member_sessions';
+import { Migration20261127010000_member_totp } from './Migration20261127010000_member_totp';
 import { Migration20261127020000_password_resets } from './Migration20261127020000_password_resets';
 import { Migration20261127030000_member_only_sessions } from './Migration20261127030000_member_only_sessions';
 import { Migration20261127040000_refunds } from './Migration20261127040000_refunds';
@@ -39,6 +40,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126010000_audit_log', class: Migration20261126010000_audit_log },
   { name: 'Migration20261126020000_members', class: Migration20261126020000_members },
   { name: 'Migration20261126030000_member_sessions', class: Migration20261126030000_member_sessions },
+  { name: 'Migration20261127010000_member_totp', class: Migration20261127010000_member_totp },
   { name: 'Migration20261127020000_password_resets', class: Migration20261127020000_password_resets },
   { name: 'Migration20261127030000_member_only_sessions', class: Migration20261127030000_member_only_sessions },
   { name: 'Migration20261127040000_refunds', class: Migration20261127040000_refunds },

@@ -11,6 +11,7 @@ import { PasswordResetService } from './merchants/password-reset';
 import { TeamMail } from './merchants/team-mail';
 import type { Mailer } from './mail/mailer';
 import { createSmtpMailer } from './mail/smtp-mailer';
+import { MemberTotpService } from './merchants/member-totp.service';
 import { WebhookSecretService } from './merchants/webhook-secret.service';
 import { BankService } from './banks/bank.service';
 import { PaymentLinkService } from './links/payment-link.service';
@@ -45,6 +46,8 @@ export interface AppServices {
   passwordResets: PasswordResetService;
   /** The team's emails (invitations, password resets), sent after commit when SMTP_URL is set. */
   teamMail: TeamMail;
+  /** A member's own second factor (TOTP and recovery codes), also checked at sign-in. */
+  memberTotp: MemberTotpService;
   payloads: PayloadService;
   banks: BankService;
   links: PaymentLinkService;
@@ -105,6 +108,7 @@ export function createServices(
   const mailer: Mailer | null = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.smtpFrom) : null;
   const teamMail = new TeamMail(orm, audit, mailer);
   const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
+  const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
@@ -158,6 +162,7 @@ export function createServices(
     members,
     passwordResets: new PasswordResetService(orm, clock, config.publicUrl, audit, teamMail),
     teamMail,
+    memberTotp,
     signingSecrets,
     payloads,
     banks: new BankService(orm, config.publicUrl),
@@ -175,7 +180,7 @@ export function createServices(
     eventFanout,
     webhooks,
     webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit),
-    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit),
+    dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit, memberTotp),
     audit,
   };
 }

@@ -22,7 +22,7 @@ import { FeeRule } from './fees/fee-rule.entity';
 import { SandboxAuthorization } from './payments/sandbox/sandbox-authorization.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { AuditEntry } from './merchants/audit/audit-entry.entity';
-import { Member, MemberInvitation, MemberPasswordReset } from './merchants/member.entity';
+import { Member, MemberInvitation, MemberPasswordReset, MemberRecoveryCode } from './merchants/member.entity';
 
 /** The entity registry: every domain's entities, as the ORM is configured with them (composition root, not `db/`). */
 export const ENTITIES = [
@@ -54,4 +54,5 @@ export const ENTITIES = [
   Member,
   MemberInvitation,
   MemberPasswordReset,
+  MemberRecoveryCode,
 ];

@@ -10,7 +10,7 @@ import { buildDashboard, dashboardBuilt, dashboardOutDir, DASHBOARD_ASSETS } fro
 import { clearedSessionCookie, cookieValue, CSRF_HEADER, sameOrigin, sessionCookie, SESSION_COOKIE } from '../merchants/dashboard-session-http';
 import { CSRF_REFUSED, KEY_SIGN_IN_REFUSED, type SessionInfo } from '../merchants/dashboard-session.service';
 import { registerAuditExport } from './audit-csv';
-import { SignInsLimited } from '../merchants/member-sign-in';
+import { AuthenticationCodeNeeded, SignInsLimited } from '../merchants/member-sign-in';
 
 const ASSET_TYPES: Record<(typeof DASHBOARD_ASSETS)[number], string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -102,11 +102,12 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
   });
 
   /**
-   * Sign-in: a member's `{ email, password }` → the session cookie and `{ csrfToken, environment,
+   * Sign-in: a member's `{ email, password, code? }` → the session cookie and `{ csrfToken, environment,
    * environments, expiresAt, merchantName, member, actions }`. No api-key signs in: a body with a
-   * `privateKey` is refused (400) with a message saying so.
+   * `privateKey` is refused (400) with a message saying so. A member with two-step sign-in on and no
+   * (or a wrong) `code` gets 401 with `codeRequired: true`.
    */
-  app.post<{ Body: { privateKey?: unknown; email?: unknown; password?: unknown } }>('/dashboard/session', async (request, reply) => {
+  app.post<{ Body: { privateKey?: unknown; email?: unknown; password?: unknown; code?: unknown } }>('/dashboard/session', async (request, reply) => {
     noStore(reply);
     // A cross-site page must not sign a browser in (login CSRF): a browser names the page's origin.
     if (request.headers.origin !== undefined && !sameOrigin(request.headers, ctx.config.publicUrl)) {
@@ -119,7 +120,7 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
     const retryAfter = await failedAuthenticationsBlocked(request);
     if (retryAfter !== undefined) return sendTooManyRequests(request, reply, retryAfter);
     try {
-      const signedIn = await sessions.signInMember(fields.email, fields.password, { ip: request.ip });
+      const signedIn = await sessions.signInMember(fields.email, fields.password, fields.code, { ip: request.ip });
       const maxAge = (signedIn.expiresAt.getTime() - ctx.clock.now().getTime()) / 1000;
       reply.header('set-cookie', sessionCookie(signedIn.token, maxAge, secure));
       return { ...sessionBody(signedIn), environment: signedIn.environment };
@@ -127,6 +128,11 @@ export async function registerDashboard(app: FastifyInstance, ctx: AppContext): 
       if (!(err instanceof DomainError)) throw err;
       // The account (not the address) is over its limit of wrong passwords.
       if (err instanceof SignInsLimited) return sendTooManyRequests(request, reply, err.retryAfterSeconds);
+      // The password was right: the form asks for the code. Only a wrong code is a failed authentication.
+      if (err instanceof AuthenticationCodeNeeded) {
+        if (err.wrong) await noteFailedAuthentication(request);
+        return reply.code(401).send({ message: err.message, code: err.code, codeRequired: true });
+      }
       await noteFailedAuthentication(request);
       return reply.code(401).send({ message: err.message });
     }

@@ -7,6 +7,7 @@ import { HealthResolver } from './health.resolver';
 import { MerchantResolver } from './merchants/merchant.resolver';
 import { MemberResolver } from './merchants/member.resolver';
 import { PasswordResetResolver } from './merchants/password-reset.resolver';
+import { AccountResolver } from './merchants/account.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { RefundResolver, RefundSummaryResolver } from './orders/refund.resolver';
@@ -26,6 +27,7 @@ export const RESOLVERS = [
   AuditResolver,
   MemberResolver,
   PasswordResetResolver,
+  AccountResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden } from '../shared/errors';
-import type { MemberRole } from './member-role';
+import type { MemberPrincipal, MemberRole } from './member-role';
 import type { Tenant } from './tenant';
 import { ACTION_CLASSES, type ActionClass } from './action-class';
 
@@ -103,6 +103,16 @@ export async function lockAuthorized(em: EntityManager, principal: Tenant, actio
 }
 
 export const MEMBER_GONE = 'You are no longer a member of this merchant.';
+export const MEMBER_SESSION_REQUIRED = "This operation is on a member's own account: sign in to the dashboard as that member (an api-key has no account).";
+
+/**
+ * A member's own account (their second factor): only the member, signed in as themself, acts on
+ * it, whatever their role; no api-key does (a key is nobody's account).
+ */
+export function authorizeOwnAccount(principal: Tenant): MemberPrincipal {
+  if (!principal.member) throw forbidden(MEMBER_SESSION_REQUIRED);
+  return principal.member;
+}
 
 /**
  * A member principal as the database knows it now, inside the caller's transaction: a role

@@ -8,7 +8,7 @@ import { actionsOf } from './authorization';
 import type { ActionClass } from './action-class';
 import { AuditActions, type AuditService } from './audit/audit.service';
 import type { MemberRole } from './member-role';
-import { MemberSignIn, type SignInLimit } from './member-sign-in';
+import { MemberSignIn, type SecondFactor, type SignInLimit } from './member-sign-in';
 
 /** What the browser is told after signing in (never the key, never the session token). */
 export interface SessionInfo {
@@ -71,19 +71,21 @@ export class DashboardSessionService {
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
     private readonly audit: AuditService,
+    secondFactor: SecondFactor,
     signInLimit?: SignInLimit,
   ) {
-    this.members = new MemberSignIn(orm, clock, audit, signInLimit);
+    this.members = new MemberSignIn(orm, clock, audit, secondFactor, signInLimit);
   }
 
   /**
    * Signs a member in with their email and password: a new session for the member and the role
    * they have now, covering both environments of the merchant (the environment is chosen per
-   * request). Throws `unauthenticated` (WRONG_CREDENTIALS) for a wrong email or password, and
-   * `SignInsLimited` when the account has had too many wrong passwords.
+   * request). Throws `unauthenticated` (WRONG_CREDENTIALS) for a wrong email or password,
+   * `AuthenticationCodeNeeded` when the member has two-step sign-in on and `code` is missing or
+   * wrong, and `SignInsLimited` when the account has had too many wrong passwords or codes.
    */
-  async signInMember(email: unknown, password: unknown, from: { ip?: string } = {}): Promise<SignedIn> {
-    return this.members.signIn(email, password, from.ip ?? null, async (em, member) => {
+  async signInMember(email: unknown, password: unknown, code: unknown, from: { ip?: string } = {}): Promise<SignedIn> {
+    return this.members.signIn(email, password, code, from.ip ?? null, async (em, member) => {
       const sql = <R = unknown>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
       const now = this.clock.now();
       await sql(`delete from dashboard_session where expires_at <= ?`, [now]);

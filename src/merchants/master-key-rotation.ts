@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { CHECK_CONTEXT, CHECK_PLAINTEXT, MasterKeyMismatchError } from '../crypto/master-key';
 import { SecretBox } from '../crypto/secret-box';
 import { SIGNING_SECRET_STORE } from './webhook-secret.service';
+import { TOTP_SECRET_STORE } from './member-totp.service';
 
 /**
  * Every column holding a value sealed under MASTER_KEY, with the context (associated data) its
@@ -16,6 +17,9 @@ export const SEALED_COLUMNS = [
   // The secrets a rotation replaced, still signing during their overlap (one row per merchant and environment).
   { table: SIGNING_SECRET_STORE.live.previousTable, key: 'subsidiary_id', column: 'secret_sealed', context: SIGNING_SECRET_STORE.live.context },
   { table: SIGNING_SECRET_STORE.test.previousTable, key: 'subsidiary_id', column: 'secret_sealed', context: SIGNING_SECRET_STORE.test.context },
+  // Members' TOTP secrets: on, and waiting for the first code of an enrolment.
+  { table: 'merchant_member', key: 'id', column: TOTP_SECRET_STORE.active.column, context: TOTP_SECRET_STORE.active.context },
+  { table: 'merchant_member', key: 'id', column: TOTP_SECRET_STORE.pending.column, context: TOTP_SECRET_STORE.pending.context },
 ] as const;
 
 export interface MasterKeyRotation {

@@ -8,11 +8,15 @@ import { MAX_PASSWORD_LENGTH, verifyPassword } from './password';
 export const WRONG_CREDENTIALS = 'That email and password do not match. Check them and try again.';
 export const TOO_MANY_SIGN_INS = 'Too many failed sign-ins for this account. Try again later.';
 
-/** The audit targets of a member's failed sign-in: only wrong passwords count towards the limit. */
+export const CODE_NEEDED = 'Enter the authentication code from your authenticator app, or one of your recovery codes.';
+export const WRONG_CODE = 'That authentication code is not valid, or was used already. Enter the current code from your app, or an unused recovery code.';
+
+/** The audit targets of a member's failed sign-in: wrong passwords and wrong codes count towards the limit. */
 export const WRONG_PASSWORD_TARGET = 'wrong password';
+export const WRONG_CODE_TARGET = 'wrong authentication code';
 export const LIMITED_TARGET = 'too many failed sign-ins';
 
-/** Per-account limit: at most `failures` wrong passwords per member in `windowSeconds`. */
+/** Per-account limit: at most `failures` wrong passwords or authentication codes per member in `windowSeconds`. */
 export interface SignInLimit {
   failures: number;
   windowSeconds: number;
@@ -26,6 +30,32 @@ export class SignInsLimited extends DomainError {
     super('forbidden', TOO_MANY_SIGN_INS, '429');
     this.name = 'SignInsLimited';
   }
+}
+
+/**
+ * The password was right, and the member has two-step sign-in on: a code is needed (`wrong`:
+ * one was given and refused). No session is opened.
+ */
+export class AuthenticationCodeNeeded extends DomainError {
+  constructor(readonly wrong: boolean) {
+    super('unauthenticated', wrong ? WRONG_CODE : CODE_NEEDED, wrong ? 'TOTP_INVALID' : 'TOTP_REQUIRED');
+    this.name = 'AuthenticationCodeNeeded';
+  }
+}
+
+/** A member with two-step sign-in on, as the second step sees them. */
+export interface SecondFactorMember {
+  id: number;
+  subsidiaryId: number;
+  email: string;
+  sealedSecret: string;
+  /** The time step of the last code accepted. */
+  lastTimeStep: number | null;
+}
+
+/** The second step of a sign-in (member-totp.service.ts), run in the sign-in's transaction with the member's row locked. */
+export interface SecondFactor {
+  verify(em: EntityManager, member: SecondFactorMember, code: string, ip: string | null): Promise<boolean>;
 }
 
 export const wrongCredentials = (): DomainError => new DomainError('unauthenticated', WRONG_CREDENTIALS, '401');
@@ -44,6 +74,8 @@ interface MemberRow {
   email: string;
   role: MemberRole;
   password_hash: string;
+  totp_secret_sealed: string | null;
+  totp_last_time_step: string | null;
 }
 
 /** Compared against when no member has the email, so an unknown email takes as long as a known one. */
@@ -51,8 +83,8 @@ const NOBODY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(
 
 /**
  * Checks a member's email and password, limited per account: after `limit.failures` wrong
- * passwords within `limit.windowSeconds` (counted since the member's last successful sign-in or
- * password reset),
+ * passwords or authentication codes within `limit.windowSeconds` (counted since the member's last
+ * successful sign-in or password reset),
  * the account answers `SignInsLimited` without looking at the password. Every outcome is in the
  * merchant's audit log (`session.signed_in` is written by the caller, with the session it opens;
  * `session.sign_in_failed` here). The count is read from the audit log itself, with the member's
@@ -63,15 +95,25 @@ export class MemberSignIn {
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     private readonly audit: AuditService,
+    private readonly secondFactor: SecondFactor,
     private readonly limit: SignInLimit = DEFAULT_SIGN_IN_LIMIT,
   ) {}
 
   /**
    * Verifies the password of the member with this email and, when it matches, runs `open` in the
    * same transaction (with the member's row locked). An email that is a member of several
-   * merchants signs in to the oldest membership whose password matches.
+   * merchants signs in to the oldest membership whose password matches. When that member has
+   * two-step sign-in on, `codeInput` must be a current TOTP code or an unused recovery code:
+   * without one the answer is `AuthenticationCodeNeeded` (not a failure); a wrong one is a
+   * failed sign-in, counted towards the limit like a wrong password.
    */
-  async signIn<T>(emailInput: unknown, passwordInput: unknown, ip: string | null, open: (em: EntityManager, member: VerifiedMember) => Promise<T>): Promise<T> {
+  async signIn<T>(
+    emailInput: unknown,
+    passwordInput: unknown,
+    codeInput: unknown,
+    ip: string | null,
+    open: (em: EntityManager, member: VerifiedMember) => Promise<T>,
+  ): Promise<T> {
     if (typeof emailInput !== 'string' || typeof passwordInput !== 'string' || passwordInput.length > MAX_PASSWORD_LENGTH || emailInput.length > 320) {
       throw wrongCredentials();
     }
@@ -84,10 +126,13 @@ export class MemberSignIn {
       await verifyPassword(passwordInput, NOBODY_HASH);
       throw wrongCredentials();
     }
+    const code = typeof codeInput === 'string' && codeInput.trim() !== '' ? codeInput.trim() : undefined;
     let limited: SignInsLimited | undefined;
     for (const candidate of candidates) {
-      const outcome = await this.attempt(candidate.id, passwordInput, ip, open);
+      const outcome = await this.attempt(candidate.id, passwordInput, code, ip, open);
       if (outcome.signedIn) return outcome.value as T;
+      // The password matched this membership: its second step decides.
+      if (outcome.needsCode) throw outcome.needsCode;
       if (outcome.limited) limited ??= outcome.limited;
     }
     throw limited && candidates.length === 1 ? limited : wrongCredentials();
@@ -96,13 +141,17 @@ export class MemberSignIn {
   private attempt<T>(
     memberId: number,
     password: string,
+    code: string | undefined,
     ip: string | null,
     open: (em: EntityManager, member: VerifiedMember) => Promise<T>,
-  ): Promise<{ signedIn: true; value: T } | { signedIn: false; limited?: SignInsLimited }> {
+  ): Promise<{ signedIn: true; value: T } | { signedIn: false; limited?: SignInsLimited; needsCode?: AuthenticationCodeNeeded }> {
     return this.orm.em.fork().transactional(async (em) => {
       const sql = <R>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
       // Locked: attempts on one account take turns, so the limit is exact.
-      const [member] = await sql<MemberRow>(`select id, subsidiary_id, email, role, password_hash from merchant_member where id = ? for update`, [memberId]);
+      const [member] = await sql<MemberRow>(
+        `select id, subsidiary_id, email, role, password_hash, totp_secret_sealed, totp_last_time_step from merchant_member where id = ? for update`,
+        [memberId],
+      );
       if (!member) return { signedIn: false };
       const failed = (target: string) =>
         this.audit.record(em, {
@@ -121,6 +170,20 @@ export class MemberSignIn {
         await failed(WRONG_PASSWORD_TARGET);
         return { signedIn: false };
       }
+      if (member.totp_secret_sealed !== null) {
+        if (code === undefined) return { signedIn: false, needsCode: new AuthenticationCodeNeeded(false) };
+        const secondFactorMember = {
+          id: member.id,
+          subsidiaryId: member.subsidiary_id,
+          email: member.email,
+          sealedSecret: member.totp_secret_sealed,
+          lastTimeStep: member.totp_last_time_step === null ? null : Number(member.totp_last_time_step),
+        };
+        if (!(await this.secondFactor.verify(em, secondFactorMember, code, ip))) {
+          await failed(WRONG_CODE_TARGET);
+          return { signedIn: false, needsCode: new AuthenticationCodeNeeded(true) };
+        }
+      }
       const value = await open(em, { memberId: member.id, subsidiaryId: member.subsidiary_id, email: member.email, role: member.role });
       return { signedIn: true, value };
     });
@@ -132,7 +195,7 @@ export class MemberSignIn {
     const since = new Date(now.getTime() - this.limit.windowSeconds * 1000);
     const recent = await sql<{ at: Date }>(
       `select f.at from audit_entry f
-        where f.subsidiary_id = ? and f.action = ? and f.actor_type = 'MEMBER' and f.actor_label = ? and f.target = ? and f.at > ?
+        where f.subsidiary_id = ? and f.action = ? and f.actor_type = 'MEMBER' and f.actor_label = ? and f.target in (?, ?) and f.at > ?
           and f.at > coalesce((select max(s.at) from audit_entry s
                                 where s.subsidiary_id = ? and s.action in (?, ?) and s.actor_type = 'MEMBER' and s.actor_label = ?), '-infinity')
         order by f.at desc limit ?`,
@@ -141,6 +204,7 @@ export class MemberSignIn {
         AuditActions.signInFailed,
         member.email,
         WRONG_PASSWORD_TARGET,
+        WRONG_CODE_TARGET,
         since,
         member.subsidiary_id,
         AuditActions.signedIn,

@@ -1,4 +1,4 @@
-import { OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Subsidiary } from './subsidiary.entity';
 import { MEMBER_ROLES, type MemberRole } from './member-role';
 
@@ -12,7 +12,7 @@ import { MEMBER_ROLES, type MemberRole } from './member-role';
   expression: 'create unique index "merchant_member_subsidiary_email_unique" on "merchant_member" ("subsidiary_id", lower("email"))',
 })
 export class Member {
-  [OptionalProps]?: 'createdAt';
+  [OptionalProps]?: 'createdAt' | 'totpSecretSealed' | 'totpPendingSecretSealed' | 'totpEnabledAt' | 'totpLastTimeStep';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -28,6 +28,43 @@ export class Member {
 
   @Enum({ items: () => [...MEMBER_ROLES] })
   role!: MemberRole;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+
+  /** The TOTP secret while the second factor is on, sealed under MASTER_KEY (member-totp.ts). */
+  @Property({ type: 'text', nullable: true })
+  totpSecretSealed: string | null = null;
+
+  /** A secret shown for enrolment and not yet confirmed with a code, sealed likewise. */
+  @Property({ type: 'text', nullable: true })
+  totpPendingSecretSealed: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  totpEnabledAt: Date | null = null;
+
+  /** The time step of the last code accepted: a code of this step or an earlier one is refused. */
+  @Property({ type: 'bigint', nullable: true })
+  totpLastTimeStep: string | null = null;
+}
+
+/** A recovery code of a member's second factor: only its SHA-256 is stored, and it works once. */
+@Entity({ tableName: 'member_recovery_code' })
+@Unique({ properties: ['member', 'codeHash'] })
+export class MemberRecoveryCode {
+  [OptionalProps]?: 'createdAt' | 'usedAt';
+
+  @PrimaryKey({ type: 'integer', autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Member, { deleteRule: 'cascade' })
+  member!: Member;
+
+  @Property({ type: 'string', length: 64, columnType: 'char(64)' })
+  codeHash!: string;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  usedAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();

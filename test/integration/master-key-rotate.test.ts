@@ -10,6 +10,7 @@ import { cli } from '../support/cli';
 import { postEncrypted } from '../support/http';
 import { TEST_MASTER_KEY } from '../support/database';
 import { MasterKeyMismatchError } from '../../src/crypto/master-key';
+import { generate } from 'otplib';
 import { SEALED_COLUMNS } from '../../src/merchants/master-key-rotation';
 import { SecretBox, parseMasterKey } from '../../src/crypto/secret-box';
 import type { CreatedMerchant } from '../../src/merchants/merchant.service';
@@ -18,7 +19,7 @@ const NEW_KEY = 'ef'.repeat(32);
 const ROOT = path.resolve(__dirname, '../..');
 
 /**
- * `master-key:rotate` re-seals every stored secret (webhook secrets, RSA private keys) and the
+ * `master-key:rotate` re-seals every stored secret (webhook secrets, RSA private keys, TOTP secrets) and the
  * check value under a new MASTER_KEY in one transaction, on a database of this file's own (the
  * shared test database's secrets must stay under the test key).
  */
@@ -59,6 +60,22 @@ describe('master-key:rotate', () => {
       m.webhookSecret = (await services.signingSecrets.rotate(await services.auth.authenticate(m.keys.test.privateKey), 3600)).webhookSecret;
       // One is as a merchant made before each environment had its own secret: no test secret yet.
       await db.query('update subsidiary set test_webhook_secret_sealed = null where id = $1', [merchants[2]!.subsidiary.id]);
+      // Two members: one with two-step sign-in on, one whose enrolment waits for its first code.
+      const owner = await services.auth.authenticate(m.keys.test.privateKey);
+      for (const email of ['on@mkrotate.example', 'waiting@mkrotate.example']) {
+        const { invitationUrl } = await services.members.inviteMember(owner, { email, role: 'VIEWER' });
+        await services.members.acceptInvitation(invitationUrl.split('/').pop(), 'correct horse battery');
+      }
+      const members = (await db.query(`select id, email, role from merchant_member where subsidiary_id = $1 order by id`, [m.subsidiary.id])).rows;
+      const asMember = (row: { id: number; email: string; role: 'VIEWER' }) => ({
+        ...owner,
+        keyKind: undefined,
+        keyId: undefined,
+        member: { memberId: row.id, email: row.email, role: row.role },
+      });
+      const { secret } = await services.memberTotp.startEnrolment(asMember(members[0]));
+      await services.memberTotp.confirmEnrolment(asMember(members[0]), await generate({ secret }));
+      await services.memberTotp.startEnrolment(asMember(members[1]));
     } finally {
       await t.close();
     }
@@ -115,6 +132,8 @@ describe('master-key:rotate', () => {
         'encryption_key.private_key_sealed': keys,
         'webhook_secret_previous.secret_sealed': 1,
         'test_webhook_secret_previous.secret_sealed': 1,
+        'merchant_member.totp_secret_sealed': 1,
+        'merchant_member.totp_pending_secret_sealed': 1,
       },
       keyFile: null,
     });

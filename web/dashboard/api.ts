@@ -75,16 +75,23 @@ export async function loadSession(): Promise<Session | null> {
   return session;
 }
 
-/** Signs a member in with their email and password: one session for both environments. */
-export async function signIn(email: string, password: string): Promise<Session> {
+/** The sign-in answer when the member has two-step sign-in on and the code is missing or wrong. */
+export const CODE_REQUIRED = 'CODE_REQUIRED';
+
+/**
+ * Signs a member in with their email and password (and the code of their authenticator app, or
+ * a recovery code, when two-step sign-in is on): one session for both environments. Throws an
+ * ApiError with code CODE_REQUIRED when the service asks for the code.
+ */
+export async function signIn(email: string, password: string, code?: string): Promise<Session> {
   const response = await fetch('/dashboard/session', {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
+    body: JSON.stringify(code ? { email, password, code } : { email, password }),
   });
   const body = await json(response);
-  if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.');
+  if (!response.ok) throw new ApiError(body.message ?? 'Sign-in failed.', body.codeRequired ? CODE_REQUIRED : undefined);
   session = {
     csrfToken: body.csrfToken,
     environments: body.environments,

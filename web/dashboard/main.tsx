@@ -1,7 +1,20 @@
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { currentEnvironment, keepConnected, loadSession, may, onSignedOut, setEnvironment, signIn, signOut, type Environment, type Session } from './api';
+import {
+  currentEnvironment,
+  keepConnected,
+  loadSession,
+  may,
+  onSignedOut,
+  setEnvironment,
+  signIn,
+  signOut,
+  ApiError,
+  CODE_REQUIRED,
+  type Environment,
+  type Session,
+} from './api';
 import type { ActionClass } from '../../src/merchants/action-class';
 import { Link, messageOf, useLocation } from './ui';
 import { Overview } from './overview';
@@ -11,13 +24,20 @@ import { Developers } from './developers';
 import { AuditLog } from './audit';
 import { Team } from './team';
 import { accountPage } from './account-pages';
+import { Security } from './security';
 
 /** Members sign in with their email and password; no api-key signs in to the dashboard. */
 function SignIn(props: { onSignedIn: (s: Session) => void }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // The password was right and the member has two-step sign-in on: the form asks for the code too.
+  const [needsCode, setNeedsCode] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const codeInput = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
+  useEffect(() => {
+    if (needsCode) codeInput.current?.focus();
+  }, [needsCode]);
   return (
     <main class="signin" id="main">
       <h1>Sign in</h1>
@@ -32,12 +52,19 @@ function SignIn(props: { onSignedIn: (s: Session) => void }) {
           setError(undefined);
           try {
             if (!text('email').trim() || !text('password')) throw new Error('Enter your email and password.');
-            const s = await signIn(text('email').trim(), text('password'));
+            const s = await signIn(text('email').trim(), text('password'), text('code').trim() || undefined);
             form.reset();
             props.onSignedIn(s);
           } catch (err) {
             setError(messageOf(err));
-            input.current?.focus();
+            if (err instanceof ApiError && err.code === CODE_REQUIRED) {
+              setNeedsCode(true);
+              const code = codeInput.current;
+              if (code) {
+                code.value = '';
+                code.focus();
+              }
+            } else input.current?.focus();
           } finally {
             setBusy(false);
           }
@@ -55,6 +82,15 @@ function SignIn(props: { onSignedIn: (s: Session) => void }) {
         />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby={error ? 'signin-error' : undefined} />
+        {needsCode && (
+          <>
+            <label for="code">Authentication code</label>
+            <input ref={codeInput} id="code" name="code" inputMode="numeric" autocomplete="one-time-code" spellcheck={false} aria-describedby="code-help" />
+            <p class="muted" id="code-help">
+              The six-digit code of your authenticator app, or one of your recovery codes.
+            </p>
+          </>
+        )}
         <p>
           <Link href="/dashboard/forgot-password">Forgot password?</Link>
         </p>
@@ -93,6 +129,8 @@ const PAGES: [href: string, label: string, needs: ActionClass | null][] = [
   ['/dashboard/developers', 'Developers', 'developers'],
   ['/dashboard/team', 'Team', null],
   ['/dashboard/audit', 'Audit log', 'secrets'],
+  // A member's own account: every member has one.
+  ['/dashboard/security', 'Security', null],
 ];
 
 function pageOf(path: string) {
@@ -106,6 +144,7 @@ function pageOf(path: string) {
   if (path === '/dashboard/developers') return <Developers />;
   if (path === '/dashboard/team') return <Team />;
   if (path === '/dashboard/audit') return <AuditLog />;
+  if (path === '/dashboard/security') return <Security />;
   return <p>Page not found.</p>;
 }
 

@@ -19,6 +19,9 @@ export const AuditActions = {
   passwordResetRequested: 'member.password_reset_requested',
   passwordReset: 'member.password_reset',
   emailFailed: 'email.failed',
+  totpEnabled: 'member.totp_enabled',
+  totpDisabled: 'member.totp_disabled',
+  recoveryCodeUsed: 'session.recovery_code_used',
 } as const;
 
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
