@@ -16,6 +16,7 @@ import { Migration20261125010000_webhook_secret_per_environment } from './Migrat
 import { Migration20261126010000_audit_log } from './Migration20261126010000_audit_log';
 import { Migration20261126020000_members } from './Migration20261126020000_members';
 import { Migration20261126030000_member_sessions } from './Migration20261126030000_member_sessions';
+import { Migration20261127050000_capture_later } from './Migration20261127050000_capture_later';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126010000_audit_log', class: Migration20261126010000_audit_log },
   { name: 'Migration20261126020000_members', class: Migration20261126020000_members },
   { name: 'Migration20261126030000_member_sessions', class: Migration20261126030000_member_sessions },
+  { name: 'Migration20261127050000_capture_later', class: Migration20261127050000_capture_later },
 ];

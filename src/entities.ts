@@ -11,6 +11,7 @@ import { OrderPayment } from './orders/order-payment.entity';
 import { CardDetail } from './orders/card-detail.entity';
 import { OrderSummary, OrderSummaryDelta } from './orders/order-summary.entity';
 import { RecurringPayment } from './payments/recurring-payment.entity';
+import { AuthorizationAction } from './payments/authorization-action.entity';
 import { TimelineEvent } from './timeline/timeline-event.entity';
 import { Bank } from './banks/bank.entity';
 import { WebhookEndpoint } from './merchants/webhook-endpoint.entity';
@@ -39,6 +40,7 @@ export const ENTITIES = [
   OrderSummary,
   OrderSummaryDelta,
   RecurringPayment,
+  AuthorizationAction,
   TimelineEvent,
   Bank,
   WebhookEndpoint,

@@ -61,6 +61,7 @@ const LINK_ROW: RowColumns = {
     'amount',
     'currency',
     'auth_option',
+    'capture_method',
     'mobile',
     'background_image',
     'website',
@@ -127,6 +128,7 @@ export class PaymentLinkService {
         amount: fields.amount,
         currency: fields.currency!,
         authOption: fields.authOption ?? 'AUTH',
+        captureMethod: fields.captureMethod,
         mobile: fields.mobile,
         backgroundImage: fields.backgroundImage,
         website: fields.website,
@@ -151,6 +153,9 @@ export class PaymentLinkService {
       const fields = await validateLinkInput(em, input, { creating: false });
       const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
       if (!link) throw linkNotFound();
+      if (fields.isSubscription && link.captureMethod === 'MANUAL') {
+        throw validationError('The PaymentType field cannot be SUB on a link whose orders are captured later (CaptureMethod MANUAL).');
+      }
       link.name = fields.name;
       link.description = fields.description;
       link.type = em.getReference(PaymentLinkType, fields.typeId);
