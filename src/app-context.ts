@@ -133,8 +133,10 @@ export function createServices(
     {
       publicUrl: config.publicUrl,
       authenticationTimeoutMs: config.authenticationTimeoutMs,
+      authorizationTtlMs: config.authorizationTtlHours * 3_600_000,
     },
     recurring,
+    audit,
   );
   return {
     auth: new AuthService(orm, clock, tenantCaches),

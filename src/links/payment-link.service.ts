@@ -16,7 +16,7 @@ import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './
 import { boundedCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
 import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
-import { lockLinkForPayment, PAID_STATUS, type OrderBeingPaid, type Supersede } from './link-usage';
+import { lockLinkForPayment, PAID_STATUSES, type OrderBeingPaid, type Supersede } from './link-usage';
 
 export type { PaymentLinkInput } from './payment-link-input';
 import { paymentLinkUrl } from './payment-link-url';
@@ -309,8 +309,8 @@ export class PaymentLinkService {
     if (counted.length > 0) {
       const rows = await this.execute(
         `select payment_link_id as id, count(*)::int as orders, count(distinct customer_id)::int as customers
-           from checkout_order where payment_link_id = any(?::int[]) and status_id = ? group by payment_link_id`,
-        [counted, PAID_STATUS],
+           from checkout_order where payment_link_id = any(?::int[]) and status_id = any(?::int[]) group by payment_link_id`,
+        [counted, PAID_STATUSES],
       );
       for (const r of rows) usage.set(Number(r.id), { orders: Number(r.orders), customers: Number(r.customers) });
     }

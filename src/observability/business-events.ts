@@ -14,7 +14,7 @@ interface PaymentOutcome {
   environmentId: number;
   reference: string;
   method: string | null;
-  status: 'pending' | 'successful' | 'failed';
+  status: 'pending' | 'successful' | 'failed' | 'authorized' | 'voided';
   code: string;
   actor: string;
 }
@@ -40,11 +40,14 @@ export interface BusinessEventSources {
   merchants: { onKeysRotated(listener: (notice: KeysRotated) => void): () => void };
 }
 
+/** How each payment outcome is named in the log (an authorization is held money, a void released money). */
+const PAYMENT_EVENT = { successful: 'settled', failed: 'failed', authorized: 'authorized', voided: 'voided' } as const;
+
 const WEBHOOK_MESSAGE = { delivered: 'webhook delivered', retry: 'webhook retried', dead: 'webhook dead' } as const;
 
 /**
  * One info line per business event, written by the instance that committed it: `order created`,
- * `payment settled`, `payment failed`, `webhook delivered`, `webhook retried`, `webhook dead` and
+ * `payment settled`, `payment failed`, `payment authorized`, `payment voided`, `webhook delivered`, `webhook retried`, `webhook dead` and
  * `keys rotated`. Each names the order by its reference (the keys line: the merchant and
  * environment) in `event` and fields of its own; never a key, a secret or card data.
  * Returns the unsubscribe.
@@ -56,17 +59,17 @@ export function logBusinessEvents(log: FastifyBaseLogger, sources: BusinessEvent
     }),
     sources.payments.onOutcome((o) => {
       if (o.status === 'pending') return; // not an outcome yet (e.g. waiting for 3-D Secure)
-      const settled = o.status === 'successful';
+      const name = PAYMENT_EVENT[o.status];
       log.info(
         {
-          event: settled ? 'payment.settled' : 'payment.failed',
+          event: `payment.${name}`,
           reference: o.reference,
           environmentId: o.environmentId,
           method: o.method,
           code: o.code,
           actor: o.actor,
         },
-        settled ? 'payment settled' : 'payment failed',
+        `payment ${name}`,
       );
     }),
     sources.webhooks.onAttempt((a) => {

@@ -52,7 +52,14 @@ export interface PaymentProcessor {
   /** Charges a saved token without the cardholder (subscriptions). */
   chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
   /**
-   * What the processor holds for an attempt: its current state (a challenge still awaiting
+   * Takes `amount` (at most what was authorized) of an approved authorization left uncaptured
+   * (captureMethod MANUAL), once: a repeated call with the key answers the first decision.
+   */
+  capture(request: { token: string; amount: string; currency: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
+  /** Releases an approved authorization left uncaptured: nothing is taken. Idempotent by the key as capture is. */
+  voidAuthorization(request: { token: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
+  /**
+   * What the processor holds for an attempt (or a capture or void, by its key): its current state (a challenge still awaiting
    * the cardholder, or the final answer), or null when no call with this key reached it.
    */
   lookup(idempotencyKey: string): Promise<ProcessorResult | null>;
@@ -68,6 +75,10 @@ export const ResponseCodes = {
   superseded: { code: 'Z3', message: 'Superseded by a newer payment attempt' },
   orderExpired: { code: 'Z4', message: 'Order expired unpaid' },
   notProcessed: { code: 'Z5', message: 'Payment not processed' },
+  authorized: { code: '00', message: 'Authorized: awaiting capture' },
+  captured: { code: '00', message: 'Captured' },
+  voided: { code: 'Z6', message: 'Authorization voided' },
+  authorizationExpired: { code: 'Z7', message: 'Authorization expired uncaptured' },
   customerCancelled: { code: '17', message: 'Customer cancelled' },
   linkExhausted: { code: '61', message: 'Payment link limit reached' },
 } as const;

@@ -15,9 +15,9 @@ export class SandboxAuthorization {
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
 
-  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge. */
+  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge; capture / void: of an approved authorization. */
   @Property({ type: 'string', length: 10 })
-  kind!: 'card' | 'paypal' | 'charge';
+  kind!: 'card' | 'paypal' | 'charge' | 'capture' | 'void';
 
   /** What the issuer will answer once the cardholder is authenticated. */
   @Property({ type: 'string', length: 10 })
