@@ -264,7 +264,7 @@ export class CaptureService {
           action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
           subsidiaryId: order.environment.subsidiary.id,
           environment: order.environment.mode,
-          target: action.kind === 'capture' ? `order ${order.reference} ${action.amount} ${order.currency}` : `order ${order.reference}`,
+          target: action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
         });
       }
       return true;

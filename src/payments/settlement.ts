@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { DomainError } from '../shared/errors';
+import { Money } from '../shared/money';
 import type { Clock } from '../shared/clock';
 import { Order } from '../orders/order.entity';
 import { OrderStatus, type OrderStatusId } from '../orders/order-status';
@@ -349,12 +350,13 @@ export class PaymentSettlement {
       transition(payment, OrderStatus.Successful, 'capture', method);
       transition(order, OrderStatus.Successful, 'capture', method);
       const quote = action.quote!;
-      Object.assign(order, { amount: action.amount!, ...quote });
+      const captured = new Money(action.amount!).toFixed(2);
+      Object.assign(order, { amount: captured, ...quote });
       order.datePaymentConfirmed = now;
       payment.responseCode = order.paymentResponseCode = ResponseCodes.captured.code;
       payment.responseMessage = order.paymentResponseMessage = ResponseCodes.captured.message;
-      this.timeline.record(em, order, TimelineEvents.captured, 'system', `Captured ${action.amount} ${order.currency}`, {
-        amount: action.amount,
+      this.timeline.record(em, order, TimelineEvents.captured, 'system', `Captured ${captured} ${order.currency}`, {
+        amount: captured,
         totalChargedAmount: quote.totalChargedAmount,
         fee: quote.fee,
       });

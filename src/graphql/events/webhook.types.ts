@@ -15,7 +15,7 @@ export class WebhookDeliveryType {
   @Field() id!: string;
   @Field({ description: 'Also the webhook-id header; every retry and redelivery carries it.' }) eventId!: string;
   @Field({ description: 'transaction or test_assess' }) notify!: string;
-  @Field({ description: 'successful, failed or test_assess' }) notifyType!: string;
+  @Field({ description: 'successful, failed, authorized, voided or test_assess' }) notifyType!: string;
   @Field(() => String, { nullable: true }) orderReference!: string | null;
   @Field(() => Int) sequence!: number;
   @Field() url!: string;
