@@ -357,6 +357,25 @@ describe('capture later: authorize, capture and void', () => {
     expect((await gql(ORDER, { reference })).data.order.statusId).toBe(6);
   });
 
+  it('counts an Authorized order as paying a single-charge link until it is voided', async () => {
+    const created = await gql(CREATE_LINK, {
+      input: { name: 'Bike', description: 'One bike', paymentType: 'SC', currency: 'NGN', authOption: 'NOAUTH', amount: '800', captureMethod: 'MANUAL' },
+    });
+    const link = created.data.createPaymentLink;
+    const status = async () => (await gql(`query ($id: Int) { paymentLink(id: $id) { status } }`, { id: link.id })).data.paymentLink.status;
+    const paid = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+      body: { paymentOption: 'C', customer, data: encryptPayload(card(), k().encryptionKey) },
+    });
+    const reference = new URL(paid.body.redirectUrl).searchParams.get('reference')!;
+    expect(await status()).toBe('PAID');
+    const second = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+      body: { paymentOption: 'C', customer, data: encryptPayload(card(), k().encryptionKey) },
+    });
+    expect(second.status).toBe(400);
+    await gql(VOID, { input: { reference } });
+    expect(await status()).toBe('ACTIVE');
+  });
+
   it('refuses MANUAL capture on subscription links', async () => {
     const res = await gql(CREATE_LINK, {
       input: { name: 'Gym', description: 'Monthly', paymentType: 'SUB', currency: 'NGN', amount: '5000', captureMethod: 'MANUAL' },
