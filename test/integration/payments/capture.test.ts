@@ -149,6 +149,27 @@ describe('capture later: authorize, capture and void', () => {
     );
   });
 
+  it('refunds a captured order up to the amount captured plus its fee, and refuses refunds of held or released money', async () => {
+    const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { amount status } }`;
+    const held = await authorizedOrder();
+    const refundHeld = await gql(REFUND, { input: { reference: held.reference, amount: '10' } });
+    expect(refundHeld.errors[0].extensions.code).toBe('REFUND_NOT_ALLOWED');
+
+    const captured = await gql(CAPTURE, { input: { reference: held.reference, amount: '600.00' } });
+    expect(captured.data.captureOrder.totalAmountCharged).toBe('609.00');
+    // The balance is what was taken (609.00), not what was held (1,000 plus its fee).
+    const tooMuch = await gql(REFUND, { input: { reference: held.reference, amount: '609.01' } });
+    expect(tooMuch.errors[0].extensions.code).toBe('REFUND_AMOUNT_INVALID');
+    const all = await gql(REFUND, { input: { reference: held.reference } });
+    expect(all.errors).toBeUndefined();
+    expect(all.data.refundOrder).toEqual({ amount: '609.00', status: 'SUCCEEDED' });
+
+    const released = await authorizedOrder();
+    expect((await gql(VOID, { input: { reference: released.reference } })).errors).toBeUndefined();
+    const refundVoided = await gql(REFUND, { input: { reference: released.reference } });
+    expect(refundVoided.errors[0].extensions.code).toBe('REFUND_NOT_ALLOWED');
+  });
+
   it('captures the whole authorization when no amount is given', async () => {
     const { reference } = await authorizedOrder('250.50');
     const res = await gql(CAPTURE, { input: { reference } });
