@@ -36,6 +36,8 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
   let pair: ReplicatedPostgres;
   let t: TestService;
   let m: CreatedMerchant;
+  /** A merchant whose private key writes and reads over REST only. */
+  let rest: CreatedMerchant;
   let member: DashboardSession;
   let primaryDb: string;
   let replicaDb: string;
@@ -66,6 +68,7 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
       DATABASE_READ_AFTER_WRITE_MS: '600000',
     });
     m = await createTestMerchant(t);
+    rest = await createTestMerchant(t);
     // The owner is invited with the private key (a write by the writer), then signs in: a caller of its own.
     member = await signInMember(t.baseUrl, await ownerOf(t.baseUrl, m));
     const first = await asWriter(CREATE_ORDER, { input: orderInput(`RR-FIRST-${process.pid}`) });
@@ -112,6 +115,15 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
     expect(references(await asWriter(LINKS), 'paymentLinks')).toContain(linkReference);
     expect((await asWriter(TIMELINE, { reference })).data.orderTimeline.map((e: { event: string }) => e.event)).toEqual(['order.created']);
     expect(await statements('primary', 'own_write')).toBeGreaterThan(0);
+
+    // Over REST too: a POST is a write, and the same key's links/all reads from the primary.
+    const restLink = await request(t.baseUrl, 'POST', '/checkout/links/create', {
+      apiKey: rest.keys.test.privateKey,
+      body: { Name: 'Over REST', Description: 'Paused', PaymentType: 'SC', Currency: 'NGN', AuthOption: 'AUTH', Amount: '50' },
+    });
+    expect(restLink.status).toBe(200);
+    const listed = await request(t.baseUrl, 'GET', '/checkout/links/all', { apiKey: rest.keys.test.privateKey });
+    expect(listed.body.map((l: { reference: string }) => l.reference)).toContain(restLink.body.data.paymentLink.reference);
 
     await query(replicaDb, 'select pg_wal_replay_resume()');
     const until = Date.now() + 30_000;
