@@ -35,6 +35,7 @@ import { DashboardSessionService } from './merchants/dashboard-session.service';
 import { AuditService } from './merchants/audit/audit.service';
 import type { DatabaseMode } from './database';
 import { TenantCaches } from './merchants/tenant-cache';
+import { ReadRouting } from './db/read-routing';
 
 /** The domain services, wired once; adapters receive this and nothing else. */
 export interface AppServices {
@@ -77,6 +78,8 @@ export interface AppServices {
   audit: AuditService;
   /** Per-instance caches of api-keys and tenant settings (invalidated through the database). */
   tenantCaches: TenantCaches;
+  /** Where list reads go (the read replica of DATABASE_READ_URL, or the primary); adapters report callers' writes to it. */
+  reads: ReadRouting;
 }
 
 export interface AppContext {
@@ -92,15 +95,16 @@ export function createServices(
   masterKey: Buffer,
   clock: Clock,
   mode: DatabaseMode = config.databaseUrl ? 'postgres' : 'embedded',
+  reads: ReadRouting = new ReadRouting(orm, null),
 ): AppServices {
   const secrets = new SecretBox(masterKey);
-  const audit = new AuditService(orm, clock);
+  const audit = new AuditService(clock, reads);
   // Per-instance caches of api-keys and tenant settings; `hearing` is set once the fan-out exists (below).
   let hearing = () => true;
   const tenantCaches = new TenantCaches({ ttlMs: config.tenantCacheTtlMs, hearing: () => hearing() });
   const fees = new FeeService(orm, tenantCaches);
-  const timeline = new TimelineService(orm);
-  const orders = new OrderService(orm, fees, timeline, tenantCaches);
+  const timeline = new TimelineService(orm, reads);
+  const orders = new OrderService(orm, fees, timeline, reads, tenantCaches);
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
@@ -112,16 +116,23 @@ export function createServices(
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
   const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
-  const webhooks = new WebhookDispatcher(orm, outbox, signingSecrets, clock, {
-    retryDelaysMs: config.webhookRetryDelaysMs,
-    timeoutMs: config.webhookTimeoutMs,
-    concurrency: config.webhookConcurrency,
-    endpointConcurrency: config.webhookEndpointConcurrency,
-    merchantConcurrency: config.webhookMerchantConcurrency,
-    testPingsPerMinute: config.webhookTestPingsPerMinute,
-    pollIntervalMs: config.webhookPollIntervalMs,
-    urlPolicy: webhookUrlPolicy,
-  });
+  const webhooks = new WebhookDispatcher(
+    orm,
+    outbox,
+    signingSecrets,
+    clock,
+    {
+      retryDelaysMs: config.webhookRetryDelaysMs,
+      timeoutMs: config.webhookTimeoutMs,
+      concurrency: config.webhookConcurrency,
+      endpointConcurrency: config.webhookEndpointConcurrency,
+      merchantConcurrency: config.webhookMerchantConcurrency,
+      testPingsPerMinute: config.webhookTestPingsPerMinute,
+      pollIntervalMs: config.webhookPollIntervalMs,
+      urlPolicy: webhookUrlPolicy,
+    },
+    reads,
+  );
   const wake = () => webhooks.wake();
   const eventFanout: EventFanout =
     mode === 'postgres' && config.databaseUrl
@@ -131,7 +142,7 @@ export function createServices(
   hearing = () => eventFanout.hearing;
   eventFanout.onTenantChanged((scope) => tenantCaches.invalidate(scope));
   merchants.onSettingsChanged((scope) => tenantCaches.invalidate(scope));
-  const links = new PaymentLinkService(orm, config.publicUrl, audit);
+  const links = new PaymentLinkService(orm, config.publicUrl, audit, reads);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
   // Live keys have no processor until one is configured: live payments (and renewals) are refused, never simulated.
@@ -184,5 +195,6 @@ export function createServices(
     webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit),
     dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit, memberTotp),
     audit,
+    reads,
   };
 }

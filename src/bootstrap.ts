@@ -22,7 +22,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const masterKey = loadMasterKey(config.masterKey, config.dataDir);
   const db = await openDatabase(config, { migrate: options.migrate });
   const clock = options.clock ?? systemClock;
-  const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock, db.mode) };
+  const ctx: AppContext = { config, orm: db.orm, clock, services: createServices(config, db.orm, masterKey.key, clock, db.mode, db.reads) };
   const close = async () => {
     try {
       await ctx.services.payloads.close(); // the decryption worker threads

@@ -12,6 +12,13 @@ export interface Config {
   host: string;
   /** PostgreSQL server URL; undefined selects the embedded database under dataDir. */
   databaseUrl?: string;
+  /**
+   * DATABASE_READ_URL: a read replica of that server for lists, summaries, timelines and the
+   * dashboard (docs/operations.md, "A read replica"); undefined: every read goes to DATABASE_URL.
+   */
+  databaseReadUrl?: string;
+  /** After a caller's write, its reads go to the primary for this long (DATABASE_READ_AFTER_WRITE_MS). */
+  databaseReadAfterWriteMs: number;
   dataDir: string;
   publicUrl: string;
   adminToken?: string;
@@ -155,16 +162,22 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const port = integer('PORT', 4000, 0, 65535);
   const host = value('HOST') ?? '0.0.0.0';
 
-  const databaseUrl = value('DATABASE_URL');
-  if (databaseUrl !== undefined) {
-    let ok = false;
+  const isPostgresUrl = (url: string): boolean => {
     try {
-      const u = new URL(databaseUrl);
-      ok = u.protocol === 'postgres:' || u.protocol === 'postgresql:';
+      const u = new URL(url);
+      return u.protocol === 'postgres:' || u.protocol === 'postgresql:';
     } catch {
-      ok = false;
+      return false;
     }
-    if (!ok) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  };
+  const databaseUrl = value('DATABASE_URL');
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  const databaseReadUrl = value('DATABASE_READ_URL');
+  if (databaseReadUrl !== undefined) {
+    if (!isPostgresUrl(databaseReadUrl)) problems.push('DATABASE_READ_URL must be a postgres:// or postgresql:// URL');
+    // The embedded database is one process's files: there is no replica of it to read from.
+    else if (databaseUrl === undefined)
+      problems.push('DATABASE_READ_URL needs DATABASE_URL: a read replica follows a PostgreSQL server, and the embedded database (no DATABASE_URL) has none');
   }
 
   const redisUrl = value('REDIS_URL');
@@ -263,6 +276,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     port,
     host,
     databaseUrl,
+    databaseReadUrl,
+    databaseReadAfterWriteMs: integer('DATABASE_READ_AFTER_WRITE_MS', 5_000, 0, 600_000),
     dataDir,
     publicUrl,
     adminToken,

@@ -4,12 +4,15 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config';
 import { MIGRATIONS } from '../../migrations';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded';
+import { openReplicaPool, ReadRouting } from './read-routing';
 
 export type DatabaseMode = 'postgres' | 'embedded';
 
 export interface Database {
   orm: MikroORM<PostgreSqlDriver>;
   mode: DatabaseMode;
+  /** Where list reads go: the read replica of DATABASE_READ_URL when set, else the primary. */
+  reads: ReadRouting;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,9 @@ export async function openDatabaseWith(entities: EntityList, config: Config, opt
   let poolSize = config.databasePoolSize;
   if (config.databaseUrl) {
     connection = { clientUrl: config.databaseUrl };
+  } else if (config.databaseReadUrl) {
+    // loadConfig refuses this already; a configuration built otherwise is refused here too.
+    throw new Error('DATABASE_READ_URL needs DATABASE_URL: the embedded database has no read replica');
   } else {
     embedded = await startEmbeddedDatabase(config.dataDir);
     connection = { ...embedded.target, user: 'postgres', dbName: 'postgres' };
@@ -69,10 +75,14 @@ export async function openDatabaseWith(entities: EntityList, config: Config, opt
     if (options.migrate ?? config.migrateOnStart) {
       await orm.getMigrator().up();
     }
+    // Opened lazily by pg: a replica that is down at start does not stop the service (reads fall back to the primary).
+    const replica = config.databaseReadUrl ? openReplicaPool(config.databaseReadUrl, poolSize) : null;
     return {
       orm,
       mode: embedded ? 'embedded' : 'postgres',
+      reads: new ReadRouting(orm, replica, { afterWriteMs: config.databaseReadAfterWriteMs }),
       async close() {
+        await replica?.end();
         await orm.close(true);
         await embedded?.close();
       },

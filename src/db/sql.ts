@@ -29,9 +29,28 @@ interface KnexClient {
   releaseConnection(connection: PgClient): Promise<void>;
 }
 
-/** The one way this code runs hand-written SQL (see RunSql). */
-export function sqlRunner(orm: MikroORM): RunSql {
-  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+/** Where a runner takes its connections from: MikroORM's pool (the primary) or a plain pg pool (a read replica). */
+export interface ConnectionSource {
+  acquire(): Promise<PgClient>;
+  release(connection: PgClient): void | Promise<void>;
+}
+
+/** The connections of a plain `pg` pool (`Pool` of the pg driver) as a ConnectionSource. */
+export function poolSource(pool: { connect(): Promise<PgClient & { release(): void }> }): ConnectionSource {
+  return {
+    acquire: () => pool.connect(),
+    release: (connection) => (connection as PgClient & { release(): void }).release(),
+  };
+}
+
+/** The one way this code runs hand-written SQL (see RunSql): on MikroORM's pool, or on `source`. */
+export function sqlRunner(from: MikroORM | ConnectionSource): RunSql {
+  let source: ConnectionSource;
+  if ('acquire' in from) source = from;
+  else {
+    const client = from.em.getConnection().getKnex().client as unknown as KnexClient;
+    source = { acquire: () => client.acquireConnection(), release: (connection) => client.releaseConnection(connection) };
+  }
   const texts = new Map<string, string>();
   const numbered = (sql: string): string => {
     let text = texts.get(sql);
@@ -45,11 +64,11 @@ export function sqlRunner(orm: MikroORM): RunSql {
   };
   return async <R>(query: string | PreparedStatement, params: unknown[]) => {
     const config = typeof query === 'string' ? { text: numbered(query), values: params } : { name: query.name, text: query.text, values: params };
-    const connection = await client.acquireConnection();
+    const connection = await source.acquire();
     try {
       return (await connection.query(config)).rows as R[];
     } finally {
-      await client.releaseConnection(connection);
+      await source.release(connection);
     }
   };
 }

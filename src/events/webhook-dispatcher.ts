@@ -1,20 +1,19 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FilterQuery } from '@mikro-orm/core';
 import type { Clock } from '../shared/clock';
 import { DomainError, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { TimelineEvents } from '../timeline/timeline.service';
-import { OutboxEvent } from './outbox-event.entity';
 import type { Execute, OutboxService } from './outbox.service';
-import { WebhookAttempt } from './webhook-attempt.entity';
-import { WebhookDelivery, type DeliveryState } from './webhook-delivery.entity';
+import type { DeliveryState } from './webhook-delivery.entity';
 import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from '../merchants/webhook-url';
 import { silentLog, type EventLog } from './event-fanout';
 import { claimDueDeliveries, type ClaimedDelivery } from './webhook-claim';
+import type { ReadRouting } from '../db/read-routing';
+import { WebhookDeliveryLog } from './webhook-delivery-log';
 import { deliveryView, type WebhookDeliveryFilter, type WebhookDeliveryView } from './webhook-delivery.view';
 
 export type { WebhookAttemptView, WebhookDeliveryFilter, WebhookDeliveryView } from './webhook-delivery.view';
@@ -78,6 +77,8 @@ export class WebhookDispatcher {
   private loop: Promise<void> | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private woken = false;
+  /** The delivery log merchants read (listDeliveries). */
+  private readonly deliveryLog: WebhookDeliveryLog;
   private wakeSleeper: (() => void) | undefined;
   private nextDueAt = Number.POSITIVE_INFINITY;
   private log: EventLog = silentLog;
@@ -90,8 +91,10 @@ export class WebhookDispatcher {
     private readonly secrets: { signing(subsidiaryId: number, mode: EnvironmentMode): Promise<string[]> },
     private readonly clock: Clock,
     private readonly options: WebhookDispatcherOptions,
+    reads: ReadRouting,
   ) {
     this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve });
+    this.deliveryLog = new WebhookDeliveryLog(orm, reads);
   }
 
   /** Starts the background loop (no-op when concurrency is 0 or already started). */
@@ -189,27 +192,7 @@ export class WebhookDispatcher {
   /** The tenant's deliveries, newest first, each with its attempts; optionally of one event or one order. */
   async listDeliveries(tenant: Tenant, filter: WebhookDeliveryFilter = {}): Promise<WebhookDeliveryView[]> {
     authorize(tenant, 'developers');
-    const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 200);
-    const event: FilterQuery<OutboxEvent> & Record<string, unknown> = { environment: tenant.environmentId };
-    if (filter.eventId) {
-      if (!UUID.test(filter.eventId)) return [];
-      event.id = filter.eventId.toLowerCase();
-    }
-    if (filter.orderReference) event.order = { reference: filter.orderReference, environment: tenant.environmentId };
-    const em = this.orm.em.fork();
-    const deliveries = await em.find(
-      WebhookDelivery,
-      { event },
-      { populate: ['event', 'event.order'], exclude: ['event.payload'], orderBy: { id: 'desc' }, limit },
-    );
-    if (deliveries.length === 0) return [];
-    const attempts = await em.find(WebhookAttempt, { delivery: { $in: deliveries.map((d) => d.id) } }, { orderBy: { id: 'asc' } });
-    const byDelivery = new Map<string, WebhookAttempt[]>();
-    for (const a of attempts) {
-      const key = String(typeof a.delivery === 'object' ? a.delivery.id : a.delivery);
-      byDelivery.set(key, [...(byDelivery.get(key) ?? []), a]);
-    }
-    return deliveries.map((d) => deliveryView(d, byDelivery.get(String(d.id)) ?? []));
+    return this.deliveryLog.list(tenant, filter);
   }
 
   private async activeEndpointUrl(execute: Execute, tenant: Tenant, lock = false): Promise<string> {

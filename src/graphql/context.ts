@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { adminTokenMatches } from '../operations/admin-token';
 import { countPasswordResetRequest } from '../protection';
 import type { AppContext, AppServices } from '../app-context';
-import type { Tenant } from '../merchants/tenant';
+import { callerOf, type Tenant } from '../merchants/tenant';
 import type { SessionCredentials } from '../merchants/dashboard-session.service';
 
 /** Where a request's faults are logged (Fastify's request logger: every line carries the request id). */
@@ -17,6 +17,11 @@ export interface GraphqlContext {
   log: RequestLog;
   /** Resolves (once) the tenant of the api-key; throws `unauthenticated` without a valid key. */
   tenant(): Promise<Tenant>;
+  /**
+   * Called when a mutation has run: its caller (if the operation authenticated one) reads its
+   * lists from the primary for a while, so that they show what it wrote (src/db/read-routing.ts).
+   */
+  wrote(): void;
   isAdmin: boolean;
   /** The address of the client (of the upgrade request, for WebSocket), as the audit log records it. */
   ip?: string;
@@ -31,6 +36,7 @@ export function createGraphqlContext(
   request: FastifyRequest,
 ): GraphqlContext {
   let tenant: Promise<Tenant> | undefined;
+  let caller: string | undefined;
   return {
     services: app.services,
     requestId: request.id,
@@ -42,7 +48,11 @@ export function createGraphqlContext(
         headers.apiKey === undefined && headers.session
           ? app.services.dashboardSessions.authenticate(headers.session)
           : app.services.auth.authenticate(headers.apiKey)
-      ).then((found) => ({ ...found, ip: request.ip }))),
+      ).then((found) => {
+        caller = callerOf(found);
+        return { ...found, ip: request.ip };
+      })),
+    wrote: () => app.services.reads.wrote(caller),
     isAdmin: adminTokenMatches(app.config.adminToken, headers.adminToken),
     ip: request.ip,
     publicUrl: app.config.publicUrl,

@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import { CloseCode, type Context as WsContext } from 'graphql-ws';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
 import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { graphqlErrorBody } from '../protection/failure-shapes';
@@ -94,7 +94,9 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
             async didEncounterErrors({ errors, contextValue, operationName }) {
               logInternalErrors(contextValue.log, errors, { operationName });
             },
-            async willSendResponse({ response, contextValue }) {
+            async willSendResponse({ response, contextValue, operation }) {
+              // Before the answer leaves: the caller's next request cannot overtake it.
+              if (operation?.operation === 'mutation') contextValue.wrote();
               // An internal error carries the request id (also in the x-request-id header), for support.
               if (contextValue?.requestId && response.body.kind === 'single') withRequestId(response.body.singleResult.errors, contextValue.requestId);
             },
@@ -283,7 +285,8 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey, session: socket.extra.session }, socket.extra.request),
       };
     },
-    onNext: (socket, id, payload, _args, result) => {
+    onNext: (socket, id, payload, args, result) => {
+      if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') (args.contextValue as GraphqlContext).wrote();
       if (!result.errors) return undefined;
       metrics?.errored(socket, id, payload.operationName);
       return { ...result, errors: format(socket, id, result.errors) };

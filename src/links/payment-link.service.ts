@@ -3,7 +3,8 @@ import { validationError } from '../shared/errors';
 import { randomReference } from '../shared/random';
 import { isQueryableDate } from '../shared/time';
 import { badInput, currencyFilter, idInRange, searchFilter } from '../shared/list-filter';
-import type { Tenant } from '../merchants/tenant';
+import { callerOf, type Tenant } from '../merchants/tenant';
+import type { ReadRouting } from '../db/read-routing';
 import { authorize } from '../merchants/authorization';
 import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
 import { Subsidiary } from '../merchants/subsidiary.entity';
@@ -89,10 +90,12 @@ export class PaymentLinkService {
   private readonly linkType: EntityRowMapper<PaymentLinkType>;
   private run: RunSql | undefined;
 
+  /** `reads`: where the lists are read (the read replica, unless the caller wrote lately); the rest reads the primary. */
   constructor(
     private readonly orm: MikroORM,
     private readonly publicUrl: string,
     private readonly audit: AuditService,
+    private readonly reads: ReadRouting,
   ) {
     this.link = new EntityRowMapper(orm, PaymentLink, LINK_ROW);
     this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_ROW);
@@ -196,7 +199,7 @@ export class PaymentLinkService {
   /** The tenant's links, newest first: one query, no entity hydration (REST links/all reads thousands). */
   async list(tenant: Tenant, filter: PaymentLinkFilter = {}): Promise<PaymentLink[]> {
     const where = this.sqlWhere(tenant, filter);
-    const rows = await this.execute(
+    const rows = await this.listReads(tenant)(
       `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql} order by l.date_created desc, l.id desc`,
       where.params,
     );
@@ -212,7 +215,7 @@ export class PaymentLinkService {
   async listJson(tenant: Tenant, filter: { id?: number } = {}): Promise<string | null> {
     const where = this.sqlWhere(tenant, filter);
     const j = (sql: string) => `coalesce(to_json(${sql})::text, 'null')`;
-    const [row] = await this.execute(
+    const [row] = await this.listReads(tenant)(
       `select count(*)::int as n, '[' || coalesce(string_agg(
          '{"id":' || l.id || ',"name":' || ${j('l.name')} || ',"paymentType":' || ${j('t.payment_link_name')} || ',"logo":' || ${j('l.logo')} ||
          ',"amount":' || coalesce(trim_scale(l.amount)::text, 'null') ||
@@ -239,18 +242,22 @@ export class PaymentLinkService {
   ): Promise<{ rows: PaymentLink[] } & Partial<Counted>> {
     const where = this.sqlWhere(tenant, filter);
     const keyset = after ? ' and (l.date_created, l.id) < (?, ?)' : '';
+    const run = this.listReads(tenant);
     const [rows, counted] = await Promise.all([
       limit > 0
-        ? this.execute(
+        ? run(
             `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`,
             [...where.params, ...(after ? [after.createdAt, after.id] : []), limit],
           )
         : Promise.resolve([]),
-      want.count
-        ? boundedCount((sql, params) => this.execute(sql, params), `select 1 from payment_link l where ${where.sql}`, where.params)
-        : Promise.resolve(undefined),
+      want.count ? boundedCount(run, `select 1 from payment_link l where ${where.sql}`, where.params) : Promise.resolve(undefined),
     ]);
     return { rows: rows.map((r) => this.linkOf(r)), ...counted };
+  }
+
+  /** Where the tenant's link lists are read. */
+  private listReads(tenant: Tenant): RunSql {
+    return this.reads.for(callerOf(tenant));
   }
 
   private execute(sql: string, params: unknown[]): Promise<Array<Record<string, any>>> {

@@ -27,3 +27,13 @@ export interface Tenant {
   /** The member acting, when a person (not an api-key) calls; their role decides what they may do. */
   member?: MemberPrincipal;
 }
+
+/**
+ * The caller a tenant stands for, as the read routing remembers writers (src/db/read-routing.ts):
+ * the member acting, else the api-key presented; undefined for the service acting as itself.
+ */
+export function callerOf(tenant: Tenant): string | undefined {
+  if (tenant.member) return `member:${tenant.member.memberId}`;
+  if (tenant.keyId !== undefined) return `key:${tenant.keyId}`;
+  return undefined;
+}

@@ -38,7 +38,12 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): Met
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
-  const { payments, webhooks } = ctx.services;
+  const { payments, webhooks, reads } = ctx.services;
+  const stopReads = reads.onRead((notice) => {
+    metrics.listReads.inc({ server: notice.server, reason: notice.reason });
+    if (notice.error !== undefined)
+      app.log.warn({ err: notice.error }, 'read replica unavailable: list reads go to the primary, the replica is tried again in a few seconds');
+  });
   const stopPayments = payments.onOutcome((outcome) => {
     const method = outcome.method === 'C' ? 'card' : outcome.method === 'PAYPAL' ? 'paypal' : 'none';
     metrics.paymentOutcomes.inc({ method, status: outcome.status, code: outcome.code });
@@ -52,6 +57,7 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): Met
   const stopEventLog = logBusinessEvents(app.log, ctx.services);
   app.addHook('onClose', async () => {
     stopEventLog();
+    stopReads();
     stopPayments();
     stopWebhooks();
   });

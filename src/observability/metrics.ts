@@ -88,6 +88,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly listReads = new Counter({
+    name: `${METRIC_PREFIX}list_read_statements_total`,
+    help: 'Statements of list reads (lists, dashboard summary, timelines, audit log, webhook deliveries) with DATABASE_READ_URL set, by the server that ran them (replica, primary) and why (replica; own_write: the caller wrote lately; replica_unavailable: the replica failed or rests after a failure).',
+    labelNames: ['server', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { validationError } from '../shared/errors';
 import { isQueryableDate } from '../shared/time';
-import type { Tenant } from '../merchants/tenant';
+import { callerOf, type Tenant } from '../merchants/tenant';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
 import { Order } from './order.entity';
@@ -9,7 +9,8 @@ import { Customer } from './customer.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { paymentMethodCodes, type OrderListFilter } from './order-filter';
-import { boundedCount, Conditions, sqlRunner, type Counted, type Row, type RunSql } from '../db/sql';
+import { boundedCount, Conditions, type Counted, type Row, type RunSql } from '../db/sql';
+import type { ReadRouting } from '../db/read-routing';
 import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
 import type { SummaryCell } from './order-summary';
 
@@ -141,11 +142,17 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
  */
 export class OrderLists {
   private readonly rows: ListedOrderMapper;
-  private readonly run: RunSql;
+  private readonly payment: EntityRowMapper<OrderPayment>;
+  private readonly card: EntityRowMapper<CardDetail>;
 
-  constructor(private readonly orm: MikroORM) {
+  /** `reads`: where the lists and figures are read (the read replica, unless the caller wrote lately); the roll-up writes to the primary. */
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly reads: ReadRouting,
+  ) {
     this.rows = new ListedOrderMapper(orm);
-    this.run = sqlRunner(orm);
+    this.payment = new EntityRowMapper(orm, OrderPayment, 'p');
+    this.card = new EntityRowMapper(orm, CardDetail, 'd');
   }
 
   /** The filter's SQL: `filter` is checked (orderListFilter), so each value is known and in range. */
@@ -188,17 +195,19 @@ export class OrderLists {
   ): Promise<{ rows: ListedOrder[] } & Partial<Counted>> {
     const where = this.conditions(tenant, filter);
     const statusIds = filter.statusIds ?? [];
+    const run = this.reads.for(callerOf(tenant));
     const [rows, counted] = await Promise.all([
-      limit > 0 ? this.pageRows(where, statusIds, limit, after, want) : Promise.resolve([]),
-      want.count ? this.count(where, statusIds) : Promise.resolve(undefined),
+      limit > 0 ? this.pageRows(run, where, statusIds, limit, after, want) : Promise.resolve([]),
+      want.count ? this.count(run, where, statusIds) : Promise.resolve(undefined),
     ]);
     const orders = rows.map((r) => this.rows.map(r));
     let listed: ListedOrder[] = orders.map((order) => ({ order, payments: [], cards: [] }));
-    if (want.payments && orders.length > 0) listed = await this.withPayments(orders);
+    if (want.payments && orders.length > 0) listed = await this.withPayments(run, orders);
     return { rows: listed, ...counted };
   }
 
   private async pageRows(
+    run: RunSql,
     where: Conditions,
     statusIds: number[],
     limit: number,
@@ -222,7 +231,7 @@ export class OrderLists {
           };
     const customer = want.customer !== false;
     const link = want.paymentLink !== false;
-    return this.run(
+    return run(
       `select ${this.rows.selectList({ customer, link })}
          from ${ids.sql} p join checkout_order o on o.id = p.id
          ${customer ? 'left join customer c on c.id = o.customer_id' : ''}
@@ -233,17 +242,30 @@ export class OrderLists {
   }
 
   /** Exact up to EXACT_COUNT_BOUND, PostgreSQL's estimate beyond. */
-  private async count(where: Conditions, statusIds: number[]): Promise<Counted> {
+  private async count(run: RunSql, where: Conditions, statusIds: number[]): Promise<Counted> {
     const status = statusIds.length ? ` and o.status_id in (${statusIds.map(() => '?').join(', ')})` : '';
     const params = [...where.params, ...statusIds];
-    return boundedCount(this.run, `select 1 from checkout_order o where ${where.sql}${status}`, params);
+    return boundedCount(run, `select 1 from checkout_order o where ${where.sql}${status}`, params);
   }
 
-  private async withPayments(orders: Order[]): Promise<ListedOrder[]> {
-    const em = this.orm.em.fork();
+  /** The orders' payments and their cards, by id, from where the page was read. */
+  private async withPayments(run: RunSql, orders: Order[]): Promise<ListedOrder[]> {
     const ids = orders.map((o) => o.id);
-    const payments = await em.find(OrderPayment, { order: { $in: ids } }, { orderBy: { id: 'asc' } });
-    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
+    const rows = await run(
+      `select ${this.payment.selectList}, ${this.card.selectList}
+         from order_payment p left join card_detail d on d.order_payment_id = p.id
+        where p.order_id = any(?::int[]) order by p.id, d.id`,
+      [ids],
+    );
+    const payments: OrderPayment[] = [];
+    const cards: CardDetail[] = [];
+    for (const row of rows) {
+      const payment = this.payment.map(row);
+      if (payment && payments[payments.length - 1]?.id !== payment.id) payments.push(payment);
+      const card = this.card.map(row);
+      if (card) cards.push(card);
+    }
+    cards.sort((a, b) => a.id - b.id);
     return orders.map((order) => {
       const own = payments.filter((p) => p.order.id === order.id);
       const paymentIds = new Set(own.map((p) => p.id));
@@ -259,6 +281,7 @@ export class OrderLists {
     if (!isQueryableDate(from)) throw validationError('The From field must be a date between the years 1 and 9999.');
     if (!isQueryableDate(to)) throw validationError('The To field must be a date between the years 1 and 9999.');
     const env = tenant.environmentId;
+    const run = this.reads.for(callerOf(tenant));
     const firstWhole = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
     const endWhole = new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS);
     const parts: string[] = [];
@@ -270,7 +293,7 @@ export class OrderLists {
     };
     let deltaRows = 0;
     if (firstWhole < endWhole) {
-      const [deltas] = await this.run<{ n: number }>(`select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`, [
+      const [deltas] = await run<{ n: number }>(`select count(*)::int as n from order_summary_delta where environment_id = ? and day >= ? and day < ?`, [
         env,
         utcDay(firstWhole),
         utcDay(endWhole),
@@ -293,7 +316,7 @@ export class OrderLists {
     } else {
       raw(from, to);
     }
-    const rows = await this.run<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
+    const rows = await run<{ day: string; currency: string; payment_method: string; status_id: number; count: string; amount: string; fees: string }>(
       `select to_char(day, 'YYYY-MM-DD') as day, currency, payment_method, status_id, sum(count)::bigint as count, sum(amount)::text as amount, sum(fees)::text as fees
          from (${parts.join(' union all ')}) s group by day, currency, payment_method, status_id having sum(count) <> 0
         order by day, currency, payment_method, status_id`,

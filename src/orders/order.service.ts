@@ -25,6 +25,7 @@ import { CardDetail } from './card-detail.entity';
 import { OrderQueries } from './order.queries';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
+import type { ReadRouting } from '../db/read-routing';
 import { OrderLists, type ListedOrder, type OrderListWants } from './order-lists';
 import { dashboardSummaryOf, type DashboardSummary } from './order-summary';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
@@ -72,11 +73,12 @@ export class OrderService {
     private readonly orm: MikroORM,
     private readonly fees: FeeService,
     private readonly timeline: OrderTimeline,
+    reads: ReadRouting,
     caches?: TenantCaches,
   ) {
     this.queries = new OrderQueries(orm);
     this.subsidiaries = caches?.create<Subsidiary>();
-    this.lists = new OrderLists(orm);
+    this.lists = new OrderLists(orm, reads);
   }
 
   /**

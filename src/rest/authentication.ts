@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppServices } from '../app-context';
-import type { Tenant } from '../merchants/tenant';
+import { callerOf, type Tenant } from '../merchants/tenant';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,4 +25,15 @@ export function authenticateRequest(services: AppServices) {
 export function tenantOf(request: FastifyRequest): Tenant {
   if (!request.tenant) throw new Error('route registered without authentication');
   return { ...request.tenant, ip: request.ip };
+}
+
+/**
+ * onSend hook of the shim: a request that may have written (any method but GET) sends its
+ * caller's next list reads to the primary for a while, so they see the write (src/db/read-routing.ts).
+ * Marked before the answer leaves: the caller's next request cannot overtake it.
+ */
+export function rememberWriters(services: AppServices) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.tenant && request.method !== 'GET') services.reads.wrote(callerOf(request.tenant));
+  };
 }

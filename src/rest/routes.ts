@@ -5,7 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../app-context';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { validationError } from '../shared/errors';
-import { authenticateRequest } from './authentication';
+import { authenticateRequest, rememberWriters } from './authentication';
 import { installRestErrorHandling } from './errors';
 import { registerBankRoutes } from './bank.routes';
 import { registerLinkRoutes } from './link.routes';
@@ -91,6 +91,7 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     // Response schemas document what the presenters build (and a test holds them to it); the body is serialised as built.
     scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
     scope.addHook('onRequest', authenticateRequest(ctx.services));
+    scope.addHook('onSend', rememberWriters(ctx.services));
     await register(scope);
   };
   for (const { prefix, aliasOf } of BASE_PATHS) {

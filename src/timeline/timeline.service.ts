@@ -1,6 +1,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { requiredField, validationError } from '../shared/errors';
-import type { Tenant } from '../merchants/tenant';
+import { callerOf, type Tenant } from '../merchants/tenant';
+import type { ReadRouting } from '../db/read-routing';
+import { EntityRowMapper } from '../db/row-mapper';
 import { Order } from '../orders/order.entity';
 import { ORDER_CREATED_EVENT, orderNotFound } from '../orders/order-status';
 import { TimelineEvent, type TimelineSource } from './timeline-event.entity';
@@ -52,7 +54,15 @@ export interface TrackEventInput {
 }
 
 export class TimelineService {
-  constructor(private readonly orm: MikroORM) {}
+  private readonly entry: EntityRowMapper<TimelineEvent>;
+
+  /** `reads`: where timelines are read (the read replica, unless the caller wrote lately). */
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly reads: ReadRouting,
+  ) {
+    this.entry = new EntityRowMapper(orm, TimelineEvent, 'e');
+  }
 
   /** Appends an entry inside the caller's transaction. */
   record(
@@ -93,9 +103,13 @@ export class TimelineService {
 
   /** The order's timeline, oldest first. */
   async list(tenant: Tenant, reference: string): Promise<TimelineEvent[]> {
-    const em = this.orm.em.fork();
-    const order = await em.findOne(Order, { environment: tenant.environmentId, reference });
-    if (!order) throw orderNotFound();
-    return em.find(TimelineEvent, { order }, { orderBy: { id: 'asc' } });
+    // One statement: no row is no order; a row without an entry is an order with an empty timeline.
+    const rows = await this.reads.for(callerOf(tenant))(
+      `select ${this.entry.selectList} from checkout_order o left join timeline_event e on e.order_id = o.id
+        where o.environment_id = ? and o.reference = ? order by e.id`,
+      [tenant.environmentId, reference],
+    );
+    if (rows.length === 0) throw orderNotFound();
+    return rows.map((r) => this.entry.map(r)).filter((e): e is TimelineEvent => e !== null);
   }
 }

@@ -147,12 +147,17 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
   }
 }
 
-async function startServer(
+/**
+ * Runs `postgres` on `data` on a free loopback port until it answers; `stop()` stops it and
+ * deletes `dir`. `settings` are more `name=value` server settings (replication's, say).
+ */
+export async function startServer(
   postgres: string,
   data: string,
   socketDir: string,
   dir: string,
   spawnOptions: { uid?: number; gid?: number; env: NodeJS.ProcessEnv },
+  settings: string[] = [],
 ): Promise<EmbeddedServer> {
   const port = await freeLoopbackPort();
   const child = spawn(
@@ -175,6 +180,7 @@ async function startServer(
       'synchronous_commit=off',
       '-c',
       'full_page_writes=off',
+      ...settings.flatMap((setting) => ['-c', setting]),
     ],
     { ...spawnOptions, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -221,7 +227,7 @@ async function startServer(
 }
 
 /** Shared-library symlinks listed by the binaries package (npm tarballs cannot hold links). */
-function hydrateLibraryLinks(native: string): void {
+export function hydrateLibraryLinks(native: string): void {
   const listFile = path.join(native, 'pg-symlinks.json');
   if (!fs.existsSync(listFile)) return;
   const links = JSON.parse(fs.readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
@@ -234,7 +240,7 @@ function hydrateLibraryLinks(native: string): void {
 }
 
 /** The user the server runs as when the tests run as root. */
-function unprivilegedUser(): { uid: number; gid: number } {
+export function unprivilegedUser(): { uid: number; gid: number } {
   const uid = spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'nobody'], { encoding: 'utf8' });
   if (uid.status === 0 && gid.status === 0) return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };

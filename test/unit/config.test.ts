@@ -154,4 +154,34 @@ describe('loadConfig', () => {
   it('refuses a port out of range', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow('PORT must be an integer from 0 to 65535');
   });
+  describe('DATABASE_READ_URL', () => {
+    const problemsOf = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+
+    it('takes a postgres URL beside DATABASE_URL, with a read-after-write window of 5 seconds unless set', () => {
+      const config = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/app', DATABASE_READ_URL: 'postgresql://u@replica:5432/app' });
+      expect(config.databaseReadUrl).toBe('postgresql://u@replica:5432/app');
+      expect(config.databaseReadAfterWriteMs).toBe(5000);
+      expect(loadConfig({ DATABASE_URL: 'postgres://u@db/app', DATABASE_READ_AFTER_WRITE_MS: '0' }).databaseReadAfterWriteMs).toBe(0);
+      expect(loadConfig({}).databaseReadUrl).toBeUndefined();
+    });
+
+    it('refuses a read replica with the embedded database, and a URL that is not postgres', () => {
+      expect(problemsOf({ DATABASE_READ_URL: 'postgres://u@replica/app' })).toEqual([
+        'DATABASE_READ_URL needs DATABASE_URL: a read replica follows a PostgreSQL server, and the embedded database (no DATABASE_URL) has none',
+      ]);
+      expect(problemsOf({ DATABASE_URL: 'postgres://u@db/app', DATABASE_READ_URL: 'mysql://replica/app' })).toEqual([
+        'DATABASE_READ_URL must be a postgres:// or postgresql:// URL',
+      ]);
+      expect(problemsOf({ DATABASE_URL: 'postgres://u@db/app', DATABASE_READ_AFTER_WRITE_MS: '-1' })).toEqual([
+        'DATABASE_READ_AFTER_WRITE_MS must be an integer from 0 to 600000 (got "-1")',
+      ]);
+    });
+  });
 });

@@ -1,6 +1,8 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../shared/clock';
-import type { Tenant } from '../tenant';
+import { callerOf, type Tenant } from '../tenant';
+import type { ReadRouting } from '../../db/read-routing';
+import type { RunSql } from '../../db/sql';
 import type { EnvironmentMode } from '../app-environment.entity';
 import type { AuditActorType } from './audit-entry.entity';
 import { authorize } from '../authorization';
@@ -68,9 +70,10 @@ export interface AuditEntryView {
  * nothing here (nor anywhere) updates or deletes an entry, and the database refuses it.
  */
 export class AuditService {
+  /** `reads`: where the log is read (the read replica, unless the caller wrote lately); entries are written in the caller's transaction. */
   constructor(
-    private readonly orm: MikroORM,
     private readonly clock: Clock,
+    private readonly reads: ReadRouting,
   ) {}
 
   /** Appends an entry inside `em`'s transaction (or alone, when `em` has none). */
@@ -110,7 +113,7 @@ export class AuditService {
   log(tenant: Tenant, limit: number, after?: { at: Date; id: string }, criteria?: AuditFilterCriteria): Promise<AuditEntryView[]> {
     // OWNER and ADMIN members, or the private key (which acts as an owner).
     authorize(tenant, 'secrets');
-    return this.page(tenant.subsidiaryId, limit, after, tenant.mode, auditLogFilter(criteria));
+    return this.page(this.reads.for(callerOf(tenant)), tenant.subsidiaryId, limit, after, tenant.mode, auditLogFilter(criteria));
   }
 
   /**
@@ -121,7 +124,8 @@ export class AuditService {
   entries(tenant: Tenant, criteria?: AuditFilterCriteria, pageSize = 500): AsyncIterable<AuditEntryView> {
     authorize(tenant, 'secrets');
     const filter = auditLogFilter(criteria);
-    const page = (after?: { at: Date; id: string }) => this.page(tenant.subsidiaryId, pageSize, after, tenant.mode, filter);
+    const run = this.reads.for(callerOf(tenant));
+    const page = (after?: { at: Date; id: string }) => this.page(run, tenant.subsidiaryId, pageSize, after, tenant.mode, filter);
     return {
       async *[Symbol.asyncIterator]() {
         let after: { at: Date; id: string } | undefined;
@@ -137,10 +141,11 @@ export class AuditService {
   }
 
   /**
-   * A page of the merchant's entries, newest first, after the cursor; with `mode`, that
-   * environment's and the merchant-wide ones only; with `filter` (already checked), those it keeps.
+   * A page of the merchant's entries, newest first, after the cursor, read with `run`; with
+   * `mode`, that environment's and the merchant-wide ones only; with `filter` (already checked), those it keeps.
    */
-  async page(
+  private async page(
+    run: RunSql,
     subsidiaryId: number,
     limit: number,
     after?: { at: Date; id: string },
@@ -150,7 +155,7 @@ export class AuditService {
     const keyset = after ? ' and (at, id) < (?, ?)' : '';
     const environment = mode ? ' and (environment = ? or environment is null)' : '';
     const narrowed = auditFilterSql(filter);
-    const rows: Array<Record<string, any>> = await this.orm.em.getConnection().execute(
+    const rows = await run(
       `select id, at, action, actor_type, actor_label, target, ip, environment from audit_entry
         where subsidiary_id = ?${environment}${narrowed.sql}${keyset} order by at desc, id desc limit ?`,
       [subsidiaryId, ...(mode ? [mode] : []), ...narrowed.params, ...(after ? [after.at, after.id] : []), limit],

@@ -1,0 +1,92 @@
+import 'reflect-metadata';
+import type { Pool } from 'pg';
+import { loadConfig } from '../../../src/config';
+import { openDatabase, type Database } from '../../../src/database';
+import { openReplicaPool, ReadRouting, REPLICA_RETRY_MS, type ReadNotice } from '../../../src/db/read-routing';
+import { TEST_DATABASE_URL } from '../../support/database';
+import { freePort } from '../../support/scratch-database';
+
+/**
+ * Where ReadRouting sends a statement, told by its notices. The "replica" here is a second pool
+ * on the test database (the real standby is in read-replica.test.ts): what is checked is the
+ * choice and the bookkeeping, on a clock the test moves.
+ */
+describe('the read routing of list reads', () => {
+  let db: Database;
+  const pools: Pool[] = [];
+  let now = 1_000_000;
+
+  const routing = (replicaUrl: string, options: { afterWriteMs: number; maxWriters?: number }) => {
+    const pool = openReplicaPool(replicaUrl, 2);
+    pools.push(pool);
+    const reads = new ReadRouting(db.orm, pool, { ...options, now: () => now });
+    const notices: ReadNotice[] = [];
+    reads.onRead((n) => notices.push(n));
+    const read = async (caller: string | undefined) => {
+      notices.length = 0;
+      const [row] = await reads.for(caller)<{ one: number }>('select 1 as one', []);
+      expect(row?.one).toBe(1);
+      return notices.map((n) => `${n.server}:${n.reason}${n.error ? ':error' : ''}`);
+    };
+    return { reads, read };
+  };
+
+  beforeAll(async () => {
+    db = await openDatabase(loadConfig({ DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '2' }), { migrate: false });
+  });
+  afterAll(async () => {
+    for (const pool of pools) await pool.end();
+    await db.close();
+  });
+
+  it('sends a caller that wrote to the primary for the window, and everyone else to the replica', async () => {
+    const { reads, read } = routing(TEST_DATABASE_URL, { afterWriteMs: 5000 });
+    expect(await read('key:1')).toEqual(['replica:replica']);
+    reads.wrote('key:1');
+    expect(await read('key:1')).toEqual(['primary:own_write']);
+    expect(await read('member:7')).toEqual(['replica:replica']);
+    expect(await read(undefined)).toEqual(['replica:replica']);
+    now += 4999;
+    expect(await read('key:1')).toEqual(['primary:own_write']);
+    now += 1;
+    expect(await read('key:1')).toEqual(['replica:replica']);
+  });
+
+  it('remembers a bounded number of writers; forgetting one in its window sends every caller to the primary until that window ends', async () => {
+    const { reads, read } = routing(TEST_DATABASE_URL, { afterWriteMs: 1000, maxWriters: 2 });
+    reads.wrote('key:1');
+    now += 100;
+    reads.wrote('key:2');
+    reads.wrote('key:3'); // key:1 is forgotten, 900 ms before its window ends
+    expect(await read('key:9')).toEqual(['primary:own_write']);
+    expect(await read('key:3')).toEqual(['primary:own_write']);
+    now += 900;
+    expect(await read('key:9')).toEqual(['replica:replica']);
+    expect(await read('key:1')).toEqual(['replica:replica']);
+    expect(await read('key:3')).toEqual(['primary:own_write']);
+    // Writers whose windows ended make room without forgetting anyone.
+    now += 1000;
+    reads.wrote('key:4');
+    reads.wrote('key:5');
+    expect(await read('key:9')).toEqual(['replica:replica']);
+  });
+
+  it('falls back to the primary when the replica cannot be reached, and tries it again after a rest', async () => {
+    const closed = `postgresql://postgres@127.0.0.1:${await freePort()}/nothing`;
+    const { read } = routing(closed, { afterWriteMs: 5000 });
+    expect(await read('key:1')).toEqual(['primary:replica_unavailable:error']);
+    expect(await read('key:2')).toEqual(['primary:replica_unavailable']);
+    now += REPLICA_RETRY_MS;
+    expect(await read('key:2')).toEqual(['primary:replica_unavailable:error']);
+  });
+
+  it('reads from the primary alone without a replica, whatever the caller', async () => {
+    const reads = new ReadRouting(db.orm, null, { afterWriteMs: 5000 });
+    const notices: ReadNotice[] = [];
+    reads.onRead((n) => notices.push(n));
+    reads.wrote('key:1');
+    expect(await reads.for('key:1')('select 1 as one', [])).toEqual([{ one: 1 }]);
+    expect(await reads.for('key:2')('select 1 as one', [])).toEqual([{ one: 1 }]);
+    expect(notices).toEqual([]);
+  });
+});
