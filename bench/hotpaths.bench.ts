@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config';
 import { openRuntime } from '../src/bootstrap';
 import { generateRsaKeyMaterial } from '../src/crypto/encryption-key';
 import { benchDatabaseEnv, freePort } from './bench-env';
-import type { LoadRequest, LoadResult } from './order-load';
+import { orderPlaintext, type LoadRequest, type LoadResult } from './order-load';
 import type { BenchRow, BenchSection } from './report';
 
 /**
@@ -81,6 +81,31 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * `count` copies of an Initiated order made by the service (`templateId`), referenced
+ * `<prefix>-<i>`: the same customer, link, amounts and fee, ready to be paid once each.
+ */
+async function copyOrders(url: string, templateId: number, prefix: string, count: number): Promise<string[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'checkout_order'
+          and column_name not in ('id', 'reference', 'processor_reference', 'payment_reference') and is_generated = 'NEVER'`,
+    );
+    const columns = rows.map((r) => `"${r.column_name}"`).join(', ');
+    await client.query(
+      `insert into checkout_order (reference, processor_reference, payment_reference, ${columns})
+       select $2 || '-' || i, 'PRC' || md5($2 || i), 'PAY' || md5($2 || '-' || i), ${columns}
+         from checkout_order, generate_series(0, $3::int - 1) i where id = $1`,
+      [templateId, prefix, count],
+    );
+  } finally {
+    await client.end();
+  }
+  return Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+}
+
 interface Measured {
   rates: number[];
   latencies: number[];
@@ -114,7 +139,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
   // Merchants (and the migrations) through the service's own code, then the service in a process of its own.
   const runtime = await openRuntime(loadConfig({ ...env, MIGRATE_ON_START: 'true' }), { migrate: true });
   const stamp = Date.now().toString(36);
-  let m2048, m4096, environmentId: number;
+  let m2048, m4096, environmentId: number, payTemplateId: number;
   try {
     const merchants = runtime.ctx.services.merchants;
     [m2048, m4096] = await Promise.all([
@@ -122,6 +147,21 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       merchants.createMerchant({ name: `Bench Hot 4096 ${stamp}`, country: 'NG', supportEmail: 'bench@hot.test', keyBits: 4096 }),
     ]);
     environmentId = (await runtime.ctx.services.auth.authenticate(m2048.keys.test.publicKey)).environmentId;
+    // The card pays: orders of a multi-charge NOAUTH link (settled in the pay request itself). One is
+    // made by the service; the rest are copies of it (below), so that setting up thousands costs seconds.
+    const owner = await runtime.ctx.services.auth.authenticate(m2048.keys.test.privateKey);
+    const { link } = await runtime.ctx.services.links.create(owner, {
+      name: 'Bench pay',
+      description: 'Bench NOAUTH link',
+      paymentType: 'MC',
+      currency: 'NGN',
+      authOption: 'NOAUTH',
+    });
+    const template = await runtime.ctx.services.orders.create(owner, {
+      ...orderPlaintext(`PT-${stamp}`, 0),
+      payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: link.id },
+    });
+    payTemplateId = template.order.id;
   } finally {
     await runtime.close();
   }
@@ -204,9 +244,11 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     interface Case {
       key: string;
       target: 'service' | 'baseline';
+      /** The process whose CPU time is measured, when not the target's own (the pay's baseline is the service's order create). */
+      proc?: 'service' | 'baseline';
       request: (round: number) => LoadRequest;
     }
-    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000 };
+    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500 };
     const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
     const cases: Array<[Case, Case]> = [
       [
@@ -318,17 +360,66 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       ],
     ];
 
+    // The card pay on a NOAUTH link against the service's own order create, in the same rounds: one
+    // request each, both decrypting a 2048-bit payload; the pay also calls the sandbox processor and settles.
+    const payOrders = await copyOrders(databaseUrl, payTemplateId, `P-${stamp}`, count('pay') * rounds);
+    await load({
+      url: `${svc}/pay`,
+      apiKey: m2048.keys.test.publicKey,
+      kind: 'pay',
+      encryptionKey: m2048.keys.test.encryptionKey,
+      references: await copyOrders(databaseUrl, payTemplateId, `PW-${stamp}`, 100),
+      count: 100,
+      concurrency: CONCURRENCY,
+      durationMs: 60_000,
+    });
+    cases.push([
+      {
+        key: 'pay',
+        target: 'service',
+        request: (r) => ({
+          url: `${svc}/pay`,
+          apiKey: m2048.keys.test.publicKey,
+          kind: 'pay',
+          encryptionKey: m2048.keys.test.encryptionKey,
+          references: payOrders.slice(r * count('pay'), (r + 1) * count('pay')),
+          count: count('pay'),
+          concurrency: CONCURRENCY,
+          durationMs: roundMs,
+        }),
+      },
+      {
+        key: 'pay',
+        target: 'baseline',
+        proc: 'service',
+        request: (r) => ({
+          url: `${svc}/create`,
+          apiKey: m2048.keys.test.publicKey,
+          kind: 'create',
+          encryptionKey: m2048.keys.test.encryptionKey,
+          referencePrefix: `PC-${stamp}-${r}`,
+          count: count('create2048'),
+          concurrency: CONCURRENCY,
+          durationMs: roundMs,
+        }),
+      },
+    ]);
+    // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
+    const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
+    const chosen = only ? cases.filter(([c]) => only.includes(c.key)) : cases;
+    const measuredKey = (key: string) => chosen.some(([c]) => c.key === key);
+
     const results = new Map<string, Measured>();
     let peakRss = 0;
     const measure = async (c: Case, round: number) => {
-      const proc = c.target === 'service' ? service : baseline;
+      const proc = (c.proc ?? c.target) === 'service' ? service : baseline;
       const gen = ipc('order-load.js');
       try {
         await gen.call(c.request(round));
         const before = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
         let sampling = true;
         const sampler = (async () => {
-          while (sampling && c.target === 'service') {
+          while (sampling && proc === service) {
             const s = await service.call<{ rss: number }>({ cmd: 'stats' });
             peakRss = Math.max(peakRss, s.rss);
             await new Promise((resolve) => setTimeout(resolve, 250));
@@ -353,36 +444,38 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       }
     };
     for (let round = 0; round < rounds; round += 1) {
-      for (const pair of cases) {
+      for (const pair of chosen) {
         const order = round % 2 === 0 ? pair : ([pair[1], pair[0]] as const);
         for (const c of order) await measure(c, round);
       }
     }
 
     // Allocation per order create: a separate run with the sampling heap profiler on.
-    const allocCount = Number(process.env.BENCH_HOT_ALLOC_REQUESTS ?? 6000);
     const allocMs = 3000;
-    const allocGen = ipc('order-load.js');
     let allocPerRequest = Number.NaN;
     let allocRequests = 0;
-    try {
-      await allocGen.call({
-        url: `${svc}/create`,
-        apiKey: m2048.keys.test.publicKey,
-        kind: 'create',
-        encryptionKey: m2048.keys.test.encryptionKey,
-        referencePrefix: `A-${stamp}`,
-        count: allocCount,
-        concurrency: CONCURRENCY,
-        durationMs: allocMs,
-      });
-      await service.call({ cmd: 'alloc-start' });
-      const r = await allocGen.call<LoadResult>({ go: true });
-      const { bytes } = await service.call<{ bytes: number }>({ cmd: 'alloc-stop' });
-      allocPerRequest = bytes / Math.max(1, r.ok);
-      allocRequests = r.ok;
-    } finally {
-      allocGen.child.kill();
+    if (measuredKey('create2048')) {
+      const allocCount = Number(process.env.BENCH_HOT_ALLOC_REQUESTS ?? 6000);
+      const allocGen = ipc('order-load.js');
+      try {
+        await allocGen.call({
+          url: `${svc}/create`,
+          apiKey: m2048.keys.test.publicKey,
+          kind: 'create',
+          encryptionKey: m2048.keys.test.encryptionKey,
+          referencePrefix: `A-${stamp}`,
+          count: allocCount,
+          concurrency: CONCURRENCY,
+          durationMs: allocMs,
+        });
+        await service.call({ cmd: 'alloc-start' });
+        const r = await allocGen.call<LoadResult>({ go: true });
+        const { bytes } = await service.call<{ bytes: number }>({ cmd: 'alloc-stop' });
+        allocPerRequest = bytes / Math.max(1, r.ok);
+        allocRequests = r.ok;
+      } finally {
+        allocGen.child.kill();
+      }
     }
     const finalStats = await service.call<{ rss: number }>({ cmd: 'stats' });
     peakRss = Math.max(peakRss, finalStats.rss);
@@ -397,6 +490,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         `service ${os.availableParallelism()} cores, DATABASE_POOL_SIZE ${poolSize}, RATE_LIMIT=off; baselines: bare node:http + pg (bench/baselines/irreducible-server.ts)`,
     );
     const row = (key: string, label: string, target: string, meets: (ratio: number) => boolean, note?: string) => {
+      if (!measuredKey(key)) return;
       const s = `${key} service`;
       const b = `${key} baseline`;
       const ratio = median(s) / median(b);
@@ -427,19 +521,28 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     row('create4096', 'order create, 4096-bit', `≥ 0.9× a baseline decrypting on every core (${os.availableParallelism()} worker threads)`, (r) => r >= 0.9);
     row('verify', 'order verify', '≥ 0.6× one SELECT', (r) => r >= 0.6);
     row('status', 'order status (encrypted)', '≥ 0.6× decrypt + one SELECT', (r) => r >= 0.6);
+    row(
+      'pay',
+      'card pay, NOAUTH link (baseline: the service’s order create)',
+      '≥ 0.5× order create of the same run',
+      (r) => r >= 0.5,
+      'one request: decrypt, sandbox processor, settlement and outbox; the baseline is the service’s own 2048-bit order create',
+    );
     const rssMiB = peakRss / 1024 / 1024;
     const allocKiB = allocPerRequest / 1024;
-    lines.push(
-      `  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocRequests} creates over ${allocMs} ms)`,
-    );
-    rows.push({
-      path: 'memory',
-      target: 'RSS < 300 MiB at 32 connections; < 100 KiB allocated per order create',
-      service: `RSS ${rssMiB.toFixed(0)} MiB; ${allocKiB.toFixed(1)} KiB per create`,
-      met: rssMiB < 300 && allocKiB < 100,
-      note: 'allocation: V8 sampling heap profiler (objects later collected included) over a run of creates; JS heap only',
-      data: { peakRssBytes: peakRss, allocBytesPerCreate: allocPerRequest },
-    });
+    if (measuredKey('create2048')) {
+      lines.push(
+        `  memory: service peak RSS ${rssMiB.toFixed(0)} MiB at ${CONCURRENCY} connections; JS heap allocated per order create ${allocKiB.toFixed(1)} KiB (sampling heap profiler, ${allocRequests} creates over ${allocMs} ms)`,
+      );
+      rows.push({
+        path: 'memory',
+        target: 'RSS < 300 MiB at 32 connections; < 100 KiB allocated per order create',
+        service: `RSS ${rssMiB.toFixed(0)} MiB; ${allocKiB.toFixed(1)} KiB per create`,
+        met: rssMiB < 300 && allocKiB < 100,
+        note: 'allocation: V8 sampling heap profiler (objects later collected included) over a run of creates; JS heap only',
+        data: { peakRssBytes: peakRss, allocBytesPerCreate: allocPerRequest },
+      });
+    }
     lines.push(`  load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)}; section took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await service.call({ cmd: 'exit' }).catch(() => undefined);
@@ -447,5 +550,5 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     baseline.child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  return { name: 'REST hot paths: order create, verify and status against their irreducible baselines', lines, rows };
+  return { name: 'REST hot paths: order create, verify and status against their irreducible baselines; card pay against order create', lines, rows };
 }

@@ -11,15 +11,15 @@ export interface LoadRequest {
   url: string;
   /** The api-key header (none for the baselines). */
   apiKey?: string;
-  /** What each request body is (built here); or give `payloads`/`bodies` ready-made. */
-  kind?: 'create' | 'verify' | 'status';
+  /** What each request body is (built here); or give `payloads`/`bodies` ready-made. `pay`: a card pay of `references[i]`, each order once. */
+  kind?: 'create' | 'verify' | 'status' | 'pay';
   /** Ready-made encrypted `data` values, one request each. */
   payloads?: string[];
   /** Ready-made raw JSON bodies, one request each. */
   bodies?: string[];
   /** Merchant-form encryption key (base64 of "<bits>!<RSAKeyValue>…"), for create and status. */
   encryptionKey?: string;
-  /** verify and status: the order references to ask for, in turn. */
+  /** verify and status: the order references to ask for, in turn; pay: the orders to pay, one request each. */
   references?: string[];
   /** A prefix making create references unique across rounds and targets. */
   referencePrefix?: string;
@@ -59,6 +59,11 @@ export function encryptFast(plaintext: object, pub: { key: KeyObject; k: number 
   return Buffer.concat(parts).toString('base64');
 }
 
+/** An approved sandbox card (docs/api.md): NOAUTH links settle it in the one request. */
+export function payPlaintext(reference: string) {
+  return { reference, paymentOption: 'C', country: 'NG', card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' } };
+}
+
 export function orderPlaintext(reference: string, i: number) {
   return {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${i % 50}@example.test` },
@@ -75,6 +80,8 @@ function bodies(req: LoadRequest): string[] {
   for (let i = 0; i < out.length; i++) {
     if (req.kind === 'create') {
       out[i] = JSON.stringify({ data: encryptFast(orderPlaintext(`${req.referencePrefix}-${i}`, i), pub!) });
+    } else if (req.kind === 'pay') {
+      out[i] = JSON.stringify({ data: encryptFast(payPlaintext(req.references![i]!), pub!) });
     } else {
       const reference = req.references![i % req.references!.length]!;
       out[i] = req.kind === 'verify' ? JSON.stringify({ reference }) : JSON.stringify({ data: encryptFast({ reference }, pub!) });

@@ -114,7 +114,7 @@ export function createServices(
   const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
   const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
-  const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
+  const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null, tenantCaches);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
   const webhooks = new WebhookDispatcher(
     orm,
@@ -192,7 +192,7 @@ export function createServices(
     orderStatusBus,
     eventFanout,
     webhooks,
-    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit),
+    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit, tenantCaches),
     dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit, memberTotp),
     audit,
     reads,

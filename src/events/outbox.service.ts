@@ -10,6 +10,7 @@ import type { Clock } from '../shared/clock';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { encodeNotification, type EventNotification } from './event-fanout';
 import { webhookDestination } from '../merchants/webhook-url';
+import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 
 /** Runs one statement in the caller's transaction. */
 export type Execute = (sql: string, params: unknown[]) => Promise<any[]>;
@@ -54,7 +55,23 @@ export class OutboxService {
     private readonly clock: Clock,
     /** The NOTIFY channel on a PostgreSQL server; null in the embedded mode (NOTIFY does not leave PGlite). */
     private readonly notifyChannel: string | null = null,
-  ) {}
+    caches?: TenantCaches,
+  ) {
+    this.endpoints = caches?.create<{ url: string | null }>();
+  }
+
+  /** Each environment's active webhook URL (or none), cached per instance: webhook_endpoint's trigger invalidates it everywhere. */
+  private readonly endpoints?: ScopedCache<{ url: string | null }>;
+
+  /** The environment's active webhook URL, read (on a miss) by `execute`, in the caller's transaction. */
+  private async endpointUrl(execute: Execute, environmentId: number): Promise<string | null> {
+    const load = async () => {
+      const rows = await execute('select url from webhook_endpoint where environment_id = ? and is_active limit 1', [environmentId]);
+      return { value: { url: (rows[0]?.url as string | undefined) ?? null }, environmentId };
+    };
+    const found = this.endpoints ? await this.endpoints.get(environmentId, load) : (await load()).value;
+    return found?.url ?? null;
+  }
 
   /** Each environment's mode (it never changes), remembered once read: every payload says whether it is live. */
   private readonly modes = new Map<number, EnvironmentMode>();
@@ -71,7 +88,8 @@ export class OutboxService {
   }
 
   /**
-   * After the caller's changes are flushed (the body carries the order as verify returns it):
+   * After the caller numbered the event (`eventSequence + 1`) and flushed it with its changes, so
+   * that the body carries the order as verify returns it (its dateUpdated included):
    * the endpoint lookup, then one statement that writes the event, its delivery and the
    * NOTIFY (two round trips where the unit of work took four or five).
    */
@@ -82,18 +100,16 @@ export class OutboxService {
   ): Promise<OrderStatusChange> {
     if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
     const order: Order = aggregate.order;
-    order.eventSequence += 1;
-    // Written before the body is frozen: the order's dateUpdated in the webhook is then the one order/verify returns.
-    await em.flush();
     const eventId = randomUUID();
     const environmentId = typeof order.environment === 'object' ? order.environment.id : (order.environment as number);
     const connection = em.getConnection();
     const trx = em.getTransactionContext();
+    const inTransaction: Execute = (sql, params) => connection.execute(sql, params, 'all', trx);
     const payload = {
       notify: 'transaction',
       notifyType,
       eventId,
-      livemode: await this.livemode((sql, params) => connection.execute(sql, params, 'all', trx), environmentId),
+      livemode: await this.livemode(inTransaction, environmentId),
       sequence: order.eventSequence,
       data: orderDetailsView(aggregate, this.publicUrl),
       status: 'success',
@@ -109,16 +125,7 @@ export class OutboxService {
       sequence: order.eventSequence,
     };
     // Only outcomes are announced to webhooks (Successful, Failed, Authorized, Voided); every change reaches subscribers.
-    let url: string | null = null;
-    if (notifyType !== 'pending') {
-      const endpoints: Array<{ url: string }> = await connection.execute(
-        'select url from webhook_endpoint where environment_id = ? and is_active limit 1',
-        [environmentId],
-        'all',
-        trx,
-      );
-      url = endpoints[0]?.url ?? null;
-    }
+    const url = notifyType === 'pending' ? null : await this.endpointUrl(inTransaction, environmentId);
     const params: unknown[] = [
       eventId,
       environmentId,
@@ -176,8 +183,7 @@ export class OutboxService {
       livemode: await this.livemode(execute, event.environmentId),
       data: event.data,
     };
-    const endpoints = await execute('select url from webhook_endpoint where environment_id = ? and is_active limit 1', [event.environmentId]);
-    const url: string | null = endpoints[0]?.url ?? null;
+    const url = await this.endpointUrl(execute, event.environmentId);
     await execute(
       `with event as (
          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)

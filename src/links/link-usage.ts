@@ -125,7 +125,8 @@ export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPai
   if (!link.isActive) throw linkRefusal('DISABLED');
   const statusIds = stage === 'settle' ? PAID : PAID_OR_IN_PROGRESS;
   const usage = () => linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
-  let refusal = usedUp(link, await usage());
+  // A link without a limit (not single charge, no Limit) is never used up: nothing to count.
+  let refusal = hasLimit(link) ? usedUp(link, await usage()) : null;
   if (refusal && stage === 'attempt' && hasLimit(link)) {
     for (const id of await abandonedAttempts(em, link, order)) {
       if (!(await supersede(id))) continue;

@@ -4,6 +4,7 @@ import { authorize, lockAuthorized } from './authorization';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { validateWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
 import { AuditActions, type AuditService } from './audit/audit.service';
+import type { TenantCaches } from './tenant-cache';
 
 /** The merchant's webhook URL of one environment (a developer's setting; a private key without an expiry). */
 export class WebhookEndpointService {
@@ -11,6 +12,8 @@ export class WebhookEndpointService {
     private readonly orm: MikroORM,
     private readonly policy: WebhookUrlPolicy,
     private readonly audit: AuditService,
+    /** Dropped for the environment once a change committed (other instances hear webhook_endpoint's trigger). */
+    private readonly caches?: TenantCaches,
   ) {}
 
   /** The environment's active webhook URL, or null. */
@@ -28,7 +31,7 @@ export class WebhookEndpointService {
   async setWebhookUrl(tenant: Tenant, url: string | null): Promise<string | null> {
     authorize(tenant, 'developers', { manages: true });
     const value = url === null || url.trim() === '' ? null : await validateWebhookUrl(url, this.policy);
-    return this.orm.em.fork().transactional(async (em) => {
+    const set = await this.orm.em.fork().transactional(async (em) => {
       // Locks the environment (so updates of one environment take turns) and re-checks the key.
       await lockAuthorized(em, tenant, 'developers', { manages: true });
       const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'run', em.getTransactionContext());
@@ -44,5 +47,7 @@ export class WebhookEndpointService {
       );
       return value;
     });
+    this.caches?.invalidate({ environmentId: tenant.environmentId });
+    return set;
   }
 }

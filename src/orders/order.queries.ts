@@ -1,6 +1,6 @@
 import type { OptionalProps } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { sqlRunner, type PreparedStatement, type RunSql } from '../db/sql';
+import { sqlRunner, type PreparedStatement, type Row, type RunSql } from '../db/sql';
 import { EntityRowMapper } from '../db/row-mapper';
 import type { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
@@ -37,6 +37,9 @@ export interface NewPlainOrder {
   ipAddress: string | null;
   captureMethod: CaptureMethod;
 }
+
+/** Runs one statement with `?` placeholders, e.g. in the caller's transaction. */
+export type ExecuteSql = (sql: string, params: unknown[]) => Promise<Row[]>;
 
 export const CREATED_RESPONSE_CODE = '01';
 export const CREATED_RESPONSE_MESSAGE = 'Created order successfully';
@@ -215,6 +218,34 @@ export class OrderQueries {
     }
     cards.sort((a, b) => a.id - b.id);
     return { order, payments, cards };
+  }
+
+  /**
+   * The payments of an order with their cards (by id), in one statement run by `execute` (the
+   * caller's transaction: a settlement reads what it has just written).
+   */
+  async paymentsOf(execute: ExecuteSql, orderId: number): Promise<{ payments: OrderPayment[]; cards: CardDetail[] }> {
+    const rows = await execute(
+      `select ${this.payment.selectList}, ${this.card.selectList}
+         from order_payment p left join card_detail d on d.order_payment_id = p.id where p.order_id = ? order by p.id, d.id`,
+      [orderId],
+    );
+    const payments: OrderPayment[] = [];
+    const cards: CardDetail[] = [];
+    for (const row of rows) {
+      const payment = this.payment.map(row)!;
+      if (payments[payments.length - 1]?.id !== payment.id) payments.push(payment);
+      const card = this.card.map(row);
+      if (card) cards.push(card);
+    }
+    cards.sort((a, b) => a.id - b.id);
+    return { payments, cards };
+  }
+
+  /** The merchant record (without its sealed secret), read by `execute` (see paymentsOf). */
+  async findSubsidiaryBy(execute: ExecuteSql, id: number): Promise<Subsidiary | null> {
+    const rows = await execute(`select ${this.subsidiary.selectList} from subsidiary s where s.id = ?`, [id]);
+    return rows[0] ? this.subsidiary.map(rows[0]) : null;
   }
 
   /** The merchant record (without its sealed secret). */

@@ -22,7 +22,7 @@ import { Customer } from './customer.entity';
 import { Order } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
-import { OrderQueries } from './order.queries';
+import { OrderQueries, type ExecuteSql } from './order.queries';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import type { ReadRouting } from '../db/read-routing';
@@ -85,9 +85,10 @@ export class OrderService {
    * The tenant's merchant record for read models (cached per instance; TenantCaches drops it
    * when the merchant changes). Shared between requests: read it, never change it.
    */
-  private async subsidiaryOf(subsidiaryId: number): Promise<Subsidiary> {
+  private async subsidiaryOf(subsidiaryId: number, execute?: ExecuteSql): Promise<Subsidiary> {
     const load = async () => {
-      const subsidiary = await this.queries.findSubsidiary(subsidiaryId);
+      // Inside a transaction, on its connection: a second one from the pool could wait for a connection the transactions hold.
+      const subsidiary = execute ? await this.queries.findSubsidiaryBy(execute, subsidiaryId) : await this.queries.findSubsidiary(subsidiaryId);
       if (!subsidiary) throw new Error(`merchant ${subsidiaryId} not found`);
       return { value: subsidiary, subsidiaryId };
     };
@@ -330,11 +331,10 @@ export class OrderService {
 
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
     await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
-    const [subsidiary, payments] = await Promise.all([
-      em.findOneOrFail(Subsidiary, { id: subsidiaryId }),
-      em.find(OrderPayment, { order }, { orderBy: { id: 'asc' } }),
-    ]);
-    const cards = payments.length ? await em.find(CardDetail, { orderPayment: { $in: payments } }, { orderBy: { id: 'asc' } }) : [];
+    // Read models only (presenters, the outbox body): the payments and cards as plain rows, in the caller's transaction.
+    const execute: ExecuteSql = (sql, params) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext());
+    const subsidiary = await this.subsidiaryOf(subsidiaryId, execute);
+    const { payments, cards } = await this.queries.paymentsOf(execute, order.id);
     return { order, subsidiary, payments, cards };
   }
 }

@@ -164,7 +164,7 @@ export class PaymentService {
     const attempt = await this.orm.em.fork().transactional(async (em) => {
       const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!order) throw orderNotFound();
-      await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
+      // Nothing else is loaded: the link (with its type) is read under its lock by the link rules; the customer's id is the order's.
       assertOrderPayable(order);
       const link = order.paymentLink ? await this.settlement.lockLinkRules(em, order, 'attempt', changes) : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
@@ -197,6 +197,7 @@ export class PaymentService {
       await em.flush();
       return {
         paymentId: payment.id,
+        orderId: order.id,
         key: payment.reference,
         amount: order.totalChargedAmount,
         currency: order.currency,
@@ -230,7 +231,7 @@ export class PaymentService {
     if (this.crashAfterProcessorCall) crashNow();
 
     // 3. Settle (second transaction), unless reconciliation already did.
-    const { aggregate, payment } = await this.settlement.settleReturning(attempt.paymentId, result, 'processor');
+    const { aggregate, payment } = await this.settlement.settleReturning(attempt.paymentId, result, 'processor', attempt.orderId);
     const pending = payment.statusId === OrderStatus.PendingAuthentication;
     return {
       aggregate,
@@ -265,7 +266,7 @@ export class PaymentService {
     const step = await this.orm.em.fork().transactional(async (em) => {
       const found = await em.findOne(OrderPayment, { reference: paymentReference });
       if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
-      const { order, payment } = await this.settlement.lockAttempt(em, found.id);
+      const { order, payment } = await this.settlement.lockAttempt(em, found.id, found.order.id);
       if (payment.statusId === OrderStatus.Processing) return { kind: 'wait' as const };
       if (payment.statusId !== OrderStatus.PendingAuthentication) return { kind: 'done' as const };
       if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) {
@@ -274,7 +275,7 @@ export class PaymentService {
       }
       this.settlement.resumeAttempt(order, payment, actor, proof.method);
       await em.flush();
-      return { kind: 'call' as const, paymentId: payment.id, mode: order.environment.mode, token: payment.processorToken! };
+      return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: order.environment.mode, token: payment.processorToken! };
     });
     this.settlement.committed(changes);
 
@@ -284,7 +285,7 @@ export class PaymentService {
         proof.method === 'C'
           ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
           : await processor.completePaypal(paymentReference, step.token, proof.approve);
-      const { aggregate } = await this.settlement.settleReturning(step.paymentId, result, 'processor');
+      const { aggregate } = await this.settlement.settleReturning(step.paymentId, result, 'processor', step.orderId);
       return outcomeOf(aggregate.order);
     }
     if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);

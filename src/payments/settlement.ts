@@ -153,15 +153,16 @@ export class PaymentSettlement {
     return (await this.settleReturning(paymentId, result, actor)).changed;
   }
 
-  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers). */
+  /** settleAttempt, answering also the attempt as it then stands (for the adapters' answers); `orderId`: its order's, when the caller knows it. */
   async settleReturning(
     paymentId: number,
     result: ProcessorResult,
     actor: 'processor' | 'reconciliation',
+    orderId?: number,
   ): Promise<{ changed: boolean; aggregate: OrderAggregate; payment: OrderPayment }> {
     const changes: OrderStatusChange[] = [];
     const settled = await this.orm.em.fork().transactional(async (em) => {
-      const { order, payment } = await this.lockAttempt(em, paymentId);
+      const { order, payment } = await this.lockAttempt(em, paymentId, orderId);
       if (payment.statusId !== OrderStatus.Processing) {
         return { changed: false, aggregate: await this.orders.aggregateOf(em, order, order.environment.subsidiary.id), payment };
       }
@@ -176,11 +177,22 @@ export class PaymentSettlement {
     return settled;
   }
 
+  /** The card of a payment (managed by `em`), read once per payment instance: settling reads it twice. */
+  private readonly cards = new WeakMap<OrderPayment, CardDetail | null>();
+  private async cardOf(em: EntityManager, payment: OrderPayment): Promise<CardDetail | null> {
+    if (this.cards.has(payment)) return this.cards.get(payment)!;
+    const card = await em.findOne(CardDetail, { orderPayment: payment });
+    this.cards.set(payment, card);
+    return card;
+  }
+
   /** Lock order first, then payment: the same order everywhere. */
-  async lockAttempt(em: EntityManager, paymentId: number): Promise<{ order: Order; payment: OrderPayment }> {
-    const found = await em.findOneOrFail(OrderPayment, { id: paymentId });
-    const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  async lockAttempt(em: EntityManager, paymentId: number, orderId?: number): Promise<{ order: Order; payment: OrderPayment }> {
+    // A payment never changes order: a caller that read it already names the order, saving a statement (checked below).
+    const lockOrderId = orderId ?? (await em.findOneOrFail(OrderPayment, { id: paymentId })).order.id;
+    const order = await em.findOneOrFail(Order, { id: lockOrderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     const payment = await em.findOneOrFail(OrderPayment, { id: paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (payment.order.id !== order.id) throw new Error(`payment ${paymentId} is not of order ${lockOrderId}`);
     await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
     return { order, payment };
   }
@@ -194,7 +206,7 @@ export class PaymentSettlement {
     changes: OrderStatusChange[],
   ): Promise<OrderAggregate> {
     const method = methodOfOption(payment.paymentOptionId);
-    const card = await em.findOne(CardDetail, { orderPayment: payment });
+    const card = await this.cardOf(em, payment);
     if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
     if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
     if (result.token && !payment.processorToken) payment.processorToken = result.token;
@@ -289,7 +301,7 @@ export class PaymentSettlement {
       order.authorizedAmount = order.amount;
     } else if (approved) order.datePaymentConfirmed = now;
     if (payment) {
-      const card = await em.findOne(CardDetail, { orderPayment: payment });
+      const card = await this.cardOf(em, payment);
       if (card) card.status = approved;
       if (this.subscriptions && !held) {
         if (order.recurringPaymentId !== null) await this.subscriptions.recordCharge(em, order, approved);
@@ -385,10 +397,11 @@ export class PaymentSettlement {
     outcome: Omit<PaymentOutcome, 'environmentId' | 'reference'>,
     changes: OrderStatusChange[],
   ): Promise<OrderAggregate> {
+    // The event's sequence number is written with the status change (one update of the order, not two).
+    order.eventSequence += 1;
     await em.flush();
     const aggregate = await this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
     changes.push(await this.outbox.recordOrderChange(em, aggregate, outcome.status));
-    await em.flush();
     this.noteOutcome(changes, { ...outcome, environmentId: order.environment.id, reference: order.reference });
     return aggregate;
   }

@@ -1,0 +1,88 @@
+import { startTestService, type TestService } from '../../support/service';
+import { postEncrypted, request } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import { countStatements, type StatementCount } from '../../support/statement-count';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+
+/**
+ * How many statements and transactions the money path sends to PostgreSQL: counted at the pg
+ * driver for one request, after a first request of the same kind has filled the per-instance
+ * caches. The sandbox processor's own statements (its table stands in for the acquirer) are
+ * counted apart. These are ceilings at what the path sends today, so that a change adding round
+ * trips fails here; docs/performance.md ("The money path") gives the counts and the target.
+ */
+const PAY = { statements: 24, transactions: 2 };
+/** The 3-D Secure page's answer: resume and settle (two transactions), then the page claims the way back to the merchant (one statement). */
+const THREE_DS_COMPLETION = { statements: 23, transactions: 3 };
+
+describe('statements sent to PostgreSQL by the money path', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+  beforeAll(async () => {
+    t = await startTestService();
+    m = await createTestMerchant(t, { name: 'Budget Books' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' };
+  let counter = 0;
+  const createOrder = async (paymentLinkId?: number) => {
+    const reference = `BUDGET-${Date.now()}-${(counter += 1)}`;
+    const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+      order: { amount: 1500, reference, description: 'Budget', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://shop.example.test/back', ...(paymentLinkId ? { paymentLinkId } : {}) },
+    });
+    expect(created.body.statusCode).toBe('01');
+    return reference;
+  };
+  const pay = (reference: string) =>
+    postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, { reference, paymentOption: 'C', country: 'NG', card });
+  // Over budget, the failure lists the statements sent.
+  const withinBudget = (count: StatementCount, budget: { statements: number; transactions: number }) => ({
+    statements: count.statements.length <= budget.statements ? 'within budget' : count.statements,
+    transactions: count.transactions <= budget.transactions ? 'within budget' : count.transactions,
+  });
+
+  it('settles a card pay on a NOAUTH link in at most 24 statements and 2 transactions', async () => {
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.privateKey,
+        body: { Name: 'Budget link', Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
+      })
+    ).body.data.paymentLink;
+    const [warm, measured] = [await createOrder(link.id), await createOrder(link.id)];
+    expect((await pay(warm)).body.statusCode).toBe('00');
+
+    let answer: Awaited<ReturnType<typeof pay>> | undefined;
+    const count = await countStatements(t.service, async () => {
+      answer = await pay(measured);
+    });
+    expect(answer!.body).toMatchObject({ statusCode: '00', message: 'Order payment successful' });
+    expect(count.processorStatements.length).toBeGreaterThan(0);
+    expect(withinBudget(count, PAY)).toEqual({ statements: 'within budget', transactions: 'within budget' });
+  });
+
+  it('settles a 3-D Secure completion in at most 23 statements and 3 transactions', async () => {
+    const complete = async (reference: string) => {
+      const paid = await pay(reference);
+      expect(paid.body.statusCode).toBe('02');
+      return paid.body.data.paymentDetail.redirectUrl as string;
+    };
+    const otp = (url: string) =>
+      fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+    expect((await otp(await complete(await createOrder()))).status).toBe(303);
+
+    const url = await complete(await createOrder());
+    let answer: Response | undefined;
+    const count = await countStatements(t.service, async () => {
+      answer = await otp(url);
+    });
+    expect(answer!.status).toBe(303);
+    expect(new URL(answer!.headers.get('location')!).searchParams.get('status')).toBe('successful');
+    expect(count.processorStatements.length).toBeGreaterThan(0);
+    expect(withinBudget(count, THREE_DS_COMPLETION)).toEqual({ statements: 'within budget', transactions: 'within budget' });
+  });
+});
