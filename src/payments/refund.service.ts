@@ -185,7 +185,7 @@ export class RefundService {
     const balance = await orderBalance(em, order.id);
     const amount = input.amount ?? balance.toDecimalPlaces(2, Money.ROUND_DOWN);
     if (amount.lte(0)) throw refundAmountInvalid('Nothing is left to refund on this order.');
-    if (amount.gt(balance)) throw refundAmountInvalid(`The amount must be at most the balance of the order, ${balance.toFixed(2)}.`);
+    if (amount.gt(balance)) throw refundAmountInvalid(`The amount must be at most the balance of the order, ${formatMoney(balance, order.currency)}.`);
 
     const refund = em.create(Refund, {
       id: randomUUID(),
