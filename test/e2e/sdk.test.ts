@@ -273,6 +273,40 @@ describe('the merchant SDK drives the real service', () => {
       expect(refused).toMatchObject({ code: '13', message: 'Order not found at the moment' });
     });
 
+    it('refunds part of a paid order with typed results; the same idempotency key refunds once; the order lists its refunds and balance', async () => {
+      const input = orderRequest();
+      const reference = input.order.reference;
+      await client.createOrder(input);
+      const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: CARD });
+      await authenticate(paid.data.paymentDetail.redirectUrl);
+
+      const refund = await gqlPrivate.refundOrder({ reference, amount: '250.5', reason: 'Damaged', idempotencyKey: `sdk-refund-${reference}` });
+      expect(refund).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        orderReference: reference,
+        amount: '250.50',
+        currency: 'NGN',
+        status: 'SUCCEEDED',
+        reason: 'Damaged',
+        failureReason: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      // Sent again with the same key (a retry after a lost answer): the same refund, nothing more refunded.
+      expect(await gqlPrivate.refundOrder({ reference, amount: '250.50', reason: 'Damaged', idempotencyKey: `sdk-refund-${reference}` })).toEqual(refund);
+
+      const order = await gqlPrivate.order(reference);
+      expect(order).toMatchObject({ amountRefunded: '250.50', amountRefundable: '749.50', refunds: [refund] });
+
+      const tooMuch = await gqlPrivate.refundOrder({ reference, amount: '800' }).catch((e: unknown) => e);
+      expect(tooMuch).toBeInstanceOf(GraphQLRequestError);
+      expect(tooMuch).toMatchObject({ code: 'REFUND_AMOUNT_INVALID', message: 'The amount must be at most the balance of the order, NGN 749.50.' });
+      await expect(gqlPublic.refundOrder({ reference })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      // No amount: all that remains.
+      expect(await gqlPrivate.refundOrder({ reference })).toMatchObject({ amount: '749.50', status: 'SUCCEEDED' });
+      expect(await gqlPrivate.order(reference)).toMatchObject({ amountRefunded: '1000.00', amountRefundable: '0.00' });
+    });
+
     it('sets the webhook URL and rotates keys; the SDK works with the new keys and not the old', async () => {
       const own = await createTestMerchant(t);
       const gql = new GraphQLClient({ baseUrl: t.baseUrl, apiKey: own.keys.test.privateKey });

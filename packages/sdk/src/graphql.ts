@@ -1,5 +1,6 @@
 import { GraphQLRequestError } from './errors';
 import type { FetchLike } from './client';
+import { REFUND_FIELDS, type GqlRefund, type RefundOrderInput } from './after-sale';
 
 /** A GraphQL document that carries the types of its result and variables. */
 export interface TypedOperation<TData, TVariables> {
@@ -95,6 +96,12 @@ export interface GqlOrder {
   }>;
   customer: { firstName: string | null; lastName: string | null; emailAddress: string | null; countryShortName: string | null; mobileNumber: string | null };
   cardDetails: Array<{ cardType: string; cardFirstSixDigits: string; cardLastFourDigits: string; cardExpiryMonth: string; cardExpiryYear: string }>;
+  /** The sum of the SUCCEEDED refunds. */
+  amountRefunded: Decimal;
+  /** The most a refund asked now may take: the balance while the order may be refunded (Successful), else "0.00". */
+  amountRefundable: Decimal;
+  /** Oldest first. */
+  refunds: GqlRefund[];
 }
 
 export interface TimelineEntry {
@@ -150,7 +157,8 @@ const ORDER_FIELDS = `orderReference paymentReference productName amount totalAm
   dateCreated dateUpdated datePaymentConfirmed
   orderPayments { orderPaymentReference paymentOption statusId status responseCode responseMessage }
   customer { firstName lastName emailAddress countryShortName mobileNumber }
-  cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear }`;
+  cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear }
+  amountRefunded amountRefundable refunds { ${REFUND_FIELDS} }`;
 
 /** The typed operations the client's methods run; usable with `GraphQLClient.request` too. */
 export const operations = {
@@ -166,6 +174,9 @@ export const operations = {
     `mutation CreatePaymentLink($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { ${LINK_FIELDS} } }`,
   ),
   order: operation<{ order: GqlOrder }, { reference: string }>(`query Order($reference: String!) { order(reference: $reference) { ${ORDER_FIELDS} } }`),
+  refundOrder: operation<{ refundOrder: GqlRefund }, { input: RefundOrderInput }>(
+    `mutation RefundOrder($input: RefundOrderInput!) { refundOrder(input: $input) { ${REFUND_FIELDS} } }`,
+  ),
   orderTimeline: operation<{ orderTimeline: TimelineEntry[] }, { reference: string }>(
     `query OrderTimeline($reference: String!) { orderTimeline(reference: $reference) { id event description source metadata createdAt } }`,
   ),
@@ -281,6 +292,15 @@ export class GraphQLClient {
   /** Needs the private key. */
   async order(reference: string): Promise<GqlOrder> {
     return (await this.request(operations.order, { reference })).order;
+  }
+
+  /**
+   * Refunds a Successful order in full (no `amount`: all that remains) or in part; private key.
+   * Answers the settled refund, or PENDING when the processor has not answered yet. Give an
+   * `idempotencyKey` to send it again safely: the same key and input refund once.
+   */
+  async refundOrder(input: RefundOrderInput): Promise<GqlRefund> {
+    return (await this.request(operations.refundOrder, { input })).refundOrder;
   }
 
   /** Oldest first; needs the private key. */
