@@ -151,8 +151,10 @@ export function createServices(
     {
       publicUrl: config.publicUrl,
       authenticationTimeoutMs: config.authenticationTimeoutMs,
+      authorizationTtlMs: config.authorizationTtlHours * 3_600_000,
     },
     recurring,
+    audit,
   );
   const refunds = new RefundService(orm, processors, timeline, outbox, audit, wake);
   return {

@@ -47,6 +47,8 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
   authenticationTimeoutMs: number;
+  /** AUTHORIZATION_TTL_HOURS: an authorization (captureMethod MANUAL) not captured within this many hours is voided (default 168). */
+  authorizationTtlHours: number;
   /** Deprecated (use webhookAllowedNetworks): exempts loopback, private and unique-local networks from the webhook address rule. */
   allowPrivateWebhookUrls: boolean;
   /** How often background jobs run (expiring authentications, subscription charges); 0 disables them. */
@@ -277,6 +279,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookEndpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100),
     webhookPollIntervalMs: integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
+    // Card networks hold an authorization for about a week (up to a month for some cards).
+    authorizationTtlHours: integer('AUTHORIZATION_TTL_HOURS', 168, 1, 720),
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),
     webhookMerchantConcurrency: 0, // below: its default depends on the two concurrency settings
     webhookTestPingsPerMinute: integer('WEBHOOK_TEST_PINGS_PER_MINUTE', 10, 1, 10_000),

@@ -12,6 +12,7 @@ import { CardDetail } from './orders/card-detail.entity';
 import { OrderSummary, OrderSummaryDelta } from './orders/order-summary.entity';
 import { RecurringPayment } from './payments/recurring-payment.entity';
 import { Refund } from './payments/refund.entity';
+import { AuthorizationAction } from './payments/authorization-action.entity';
 import { TimelineEvent } from './timeline/timeline-event.entity';
 import { Bank } from './banks/bank.entity';
 import { WebhookEndpoint } from './merchants/webhook-endpoint.entity';
@@ -41,6 +42,7 @@ export const ENTITIES = [
   OrderSummaryDelta,
   RecurringPayment,
   Refund,
+  AuthorizationAction,
   TimelineEvent,
   Bank,
   WebhookEndpoint,

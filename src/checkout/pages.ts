@@ -182,12 +182,19 @@ function readAuthenticationForm(kind: '3ds' | 'paypal', body: unknown): Authenti
 
 /** A finished authentication: its outcome, and a link back to the merchant when this answer holds the one return. */
 function finishedPage(order: Order, merchantName: string | null, back: string | null): string {
-  const ok = order.statusId === OrderStatus.Successful;
+  const held = order.statusId === OrderStatus.Authorized;
+  const ok = order.statusId === OrderStatus.Successful || held;
   const merchant = merchantName ? escapeHtml(merchantName) : 'the merchant';
+  const title = held ? 'Payment authorised' : ok ? 'Payment successful' : 'Payment failed';
+  const ended = held
+    ? ': your payment is authorised, but you have not been charged yet; the merchant will take it when your order is confirmed'
+    : ok
+      ? ''
+      : ': your payment did not go through';
   return page(
-    ok ? 'Payment successful' : 'Payment failed',
-    `<h1 class="${ok ? 'good' : 'bad'}" data-outcome="${ok ? 'successful' : 'failed'}">${ok ? 'Payment successful' : 'Payment failed'}</h1>
-<p>This authentication has ended${ok ? '' : ': your payment did not go through'}.</p>
+    title,
+    `<h1 class="${ok ? 'good' : 'bad'}" data-outcome="${held ? 'authorized' : ok ? 'successful' : 'failed'}">${title}</h1>
+<p>This authentication has ended${ended}.</p>
 ${back ? `<p><a class="button" href="${escapeHtml(back)}">Return to ${merchant}</a></p>` : '<p>You can close this page.</p>'}`,
   );
 }

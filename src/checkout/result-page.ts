@@ -4,10 +4,12 @@ import type { PaymentLink } from '../links/payment-link.entity';
 import { escapeHtml, formatAmount, page } from './html';
 
 /** What the result page shows, decided by the order's stored state alone (never by the address's `status`). */
-export type ResultOutcome = 'successful' | 'failed' | 'in_progress';
+export type ResultOutcome = 'successful' | 'authorized' | 'voided' | 'failed' | 'in_progress';
 
 export function outcomeOfOrder(order: Pick<Order, 'statusId'>): ResultOutcome {
   if (order.statusId === OrderStatus.Successful) return 'successful';
+  if (order.statusId === OrderStatus.Authorized) return 'authorized';
+  if (order.statusId === OrderStatus.Voided) return 'voided';
   if (order.statusId === OrderStatus.Failed) return 'failed';
   return 'in_progress';
 }
@@ -47,6 +49,23 @@ export function resultPage(link: PaymentLink, order: Order, urls: { linkUrl: str
       'Payment successful',
       `${head}<h1 class="good" data-outcome="successful">Payment successful</h1>
 <p>You paid <strong class="amount" data-testid="amount">${escapeHtml(amount)}</strong> for ${escapeHtml(link.name)}.</p>
+${reference}${back}`,
+    );
+  }
+  if (outcome === 'authorized') {
+    // Held, not taken (the merchant captures it later): say so, in the customer's words.
+    return page(
+      'Payment authorised',
+      `${head}<h1 class="good" data-outcome="authorized">Payment authorised</h1>
+<p>Your bank has approved <strong class="amount" data-testid="amount">${escapeHtml(amount)}</strong> for ${escapeHtml(link.name)}, but <strong>you have not been charged yet</strong>: ${escapeHtml(merchant)} will take the payment when your order is confirmed. Until then the amount may show as pending on your statement.</p>
+${reference}${back}`,
+    );
+  }
+  if (outcome === 'voided') {
+    return page(
+      'Payment released',
+      `${head}<h1 data-outcome="voided">Payment released</h1>
+<p>The ${escapeHtml(amount)} your bank held for ${escapeHtml(link.name)} has been released. <strong>You were not charged.</strong></p>
 ${reference}${back}`,
     );
   }

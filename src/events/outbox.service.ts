@@ -75,7 +75,11 @@ export class OutboxService {
    * the endpoint lookup, then one statement that writes the event, its delivery and the
    * NOTIFY (two round trips where the unit of work took four or five).
    */
-  async recordOrderChange(em: EntityManager, aggregate: OrderAggregate, notifyType: 'successful' | 'failed' | 'pending'): Promise<OrderStatusChange> {
+  async recordOrderChange(
+    em: EntityManager,
+    aggregate: OrderAggregate,
+    notifyType: 'successful' | 'failed' | 'pending' | 'authorized' | 'voided',
+  ): Promise<OrderStatusChange> {
     if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
     const order: Order = aggregate.order;
     order.eventSequence += 1;
@@ -104,7 +108,7 @@ export class OutboxService {
       status: ORDER_STATUS_NAMES[order.statusId] ?? 'Unknown',
       sequence: order.eventSequence,
     };
-    // Only settled states are announced to webhooks (Successful and Failed); every change reaches subscribers.
+    // Only outcomes are announced to webhooks (Successful, Failed, Authorized, Voided); every change reaches subscribers.
     let url: string | null = null;
     if (notifyType !== 'pending') {
       const endpoints: Array<{ url: string }> = await connection.execute(

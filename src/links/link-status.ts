@@ -30,7 +30,7 @@ export function usedUp(link: LinkShape, usage: LinkUsage): 'PAID' | 'LIMIT_REACH
   return null;
 }
 
-/** The status of a link from its paid orders (Successful only): what its page and the dashboard show. */
+/** The status of a link from its paid orders (Successful, or Authorized and held for capture): what its page and the dashboard show. */
 export function linkStatus(link: LinkShape, paid: LinkUsage): PaymentLinkStatus {
   if (!link.isActive) return 'DISABLED';
   return usedUp(link, { ...paid, mine: 0 }) ?? 'ACTIVE';

@@ -14,12 +14,16 @@ import { DEFAULT_SUBSCRIPTION_TERMS } from './payment-link-input';
  * paying customers, abandoned attempts superseded). Reached through PaymentLinkService.
  */
 
-/** The status of a paid order: what a link's status (its page, the dashboard) counts. */
-export const PAID_STATUS = OrderStatus.Successful;
+/**
+ * The statuses of a paid order: what a link's status (its page, the dashboard) counts. An
+ * Authorized order (captured later) holds the customer's money: it uses the link up as a paid one
+ * does, until it is voided.
+ */
+export const PAID_STATUSES: readonly number[] = [OrderStatus.Successful, OrderStatus.Authorized];
 
 /** Statuses that use a link up: paid, and (before an attempt) payments in progress. Initiated orders never count. */
-const PAID = [PAID_STATUS] as const;
-const PAID_OR_IN_PROGRESS = [OrderStatus.Successful, OrderStatus.Processing, OrderStatus.PendingAuthentication] as const;
+const PAID = PAID_STATUSES;
+const PAID_OR_IN_PROGRESS = [...PAID_STATUSES, OrderStatus.Processing, OrderStatus.PendingAuthentication] as const;
 
 /** A subscription's terms: how often it is charged, and how many times. */
 export interface SubscriptionTerms {

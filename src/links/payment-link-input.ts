@@ -6,6 +6,7 @@ import { trimmedText as text } from '../shared/input';
 import type { AuthOption } from './payment-link.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
+import { readCaptureMethod, type CaptureMethod } from './capture-method';
 
 /** Link input as both adapters hand it over; every rule about it lives here. */
 export interface PaymentLinkInput {
@@ -22,6 +23,8 @@ export interface PaymentLinkInput {
   /** Subscription links only: the charge frequency (default monthly) and the number of payments (default 12). */
   frequencyId?: string | number | null;
   numberOfPayments?: string | number | null;
+  /** When creating: AUTOMATIC (default) or MANUAL (docs/capture.md); subscription links are AUTOMATIC. */
+  captureMethod?: string | null;
 }
 
 /** A subscription link made without its terms charges monthly, twelve times. */
@@ -44,6 +47,8 @@ export interface ValidLinkInput {
   /** A subscription link's terms as given (null: not given); always null for other links. */
   frequencyId: number | null;
   numberOfPayments: number | null;
+  /** Only when creating. */
+  captureMethod: CaptureMethod;
 }
 
 const given = (value: unknown) => value !== null && value !== undefined && String(value).trim() !== '';
@@ -101,6 +106,12 @@ export async function validateLinkInput(em: EntityManager, input: PaymentLinkInp
   if (frequencyId !== null && !(await em.findOne(Frequency, { id: frequencyId, isActive: true }))) throw unsupported('FrequencyId');
   const numberOfPayments = wholeNumber(input.numberOfPayments, 'NumberOfPayments', MAX_NUMBER_OF_PAYMENTS);
 
+  if (!creating && given(input.captureMethod)) throw validationError('The CaptureMethod field is set when a link is created and cannot be changed.');
+  const captureMethod = readCaptureMethod(input.captureMethod);
+  // A renewal is charged without the customer: there is nothing to hold and capture later.
+  if (isSubscription && captureMethod === 'MANUAL')
+    throw validationError('The CaptureMethod field must be AUTOMATIC for subscription links (PaymentType SUB).');
+
   const mobile = text(input.mobile);
   if (mobile && !/^\+?[0-9 ()-]{6,20}$/.test(mobile)) throw validationError('The Mobile field is not a valid phone number.');
   const backgroundImage = text(input.backgroundImage);
@@ -122,5 +133,6 @@ export async function validateLinkInput(em: EntityManager, input: PaymentLinkInp
     website,
     frequencyId,
     numberOfPayments,
+    captureMethod,
   };
 }

@@ -2,6 +2,7 @@ import { Check, OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Prope
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
+import { CAPTURE_METHODS, type CaptureMethod } from './capture-method';
 
 export type AuthOption = 'AUTH' | 'NOAUTH';
 
@@ -19,6 +20,7 @@ export class PaymentLink {
     | 'description'
     | 'amount'
     | 'authOption'
+    | 'captureMethod'
     | 'mobile'
     | 'backgroundImage'
     | 'website'
@@ -58,6 +60,10 @@ export class PaymentLink {
 
   @Enum({ items: ['AUTH', 'NOAUTH'] })
   authOption: AuthOption = 'AUTH';
+
+  /** When the money of the link's orders is taken (capture-method.ts): every order on the link takes it. */
+  @Enum({ items: [...CAPTURE_METHODS], default: 'AUTOMATIC' })
+  captureMethod: CaptureMethod = 'AUTOMATIC';
 
   @Property({ type: 'string', length: 40, nullable: true })
   mobile: string | null = null;

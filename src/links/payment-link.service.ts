@@ -16,7 +16,7 @@ import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './
 import { boundedCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
 import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
-import { lockLinkForPayment, PAID_STATUS, type OrderBeingPaid, type Supersede } from './link-usage';
+import { lockLinkForPayment, PAID_STATUSES, type OrderBeingPaid, type Supersede } from './link-usage';
 
 export type { PaymentLinkInput } from './payment-link-input';
 import { paymentLinkUrl } from './payment-link-url';
@@ -61,6 +61,7 @@ const LINK_ROW: RowColumns = {
     'amount',
     'currency',
     'auth_option',
+    'capture_method',
     'mobile',
     'background_image',
     'website',
@@ -127,6 +128,7 @@ export class PaymentLinkService {
         amount: fields.amount,
         currency: fields.currency!,
         authOption: fields.authOption ?? 'AUTH',
+        captureMethod: fields.captureMethod,
         mobile: fields.mobile,
         backgroundImage: fields.backgroundImage,
         website: fields.website,
@@ -151,6 +153,9 @@ export class PaymentLinkService {
       const fields = await validateLinkInput(em, input, { creating: false });
       const link = linkId === undefined ? null : await em.findOne(PaymentLink, { id: linkId, environment: tenant.environmentId }, { populate: ['type'] });
       if (!link) throw linkNotFound();
+      if (fields.isSubscription && link.captureMethod === 'MANUAL') {
+        throw validationError('The PaymentType field cannot be SUB on a link whose orders are captured later (CaptureMethod MANUAL).');
+      }
       link.name = fields.name;
       link.description = fields.description;
       link.type = em.getReference(PaymentLinkType, fields.typeId);
@@ -304,8 +309,8 @@ export class PaymentLinkService {
     if (counted.length > 0) {
       const rows = await this.execute(
         `select payment_link_id as id, count(*)::int as orders, count(distinct customer_id)::int as customers
-           from checkout_order where payment_link_id = any(?::int[]) and status_id = ? group by payment_link_id`,
-        [counted, PAID_STATUS],
+           from checkout_order where payment_link_id = any(?::int[]) and status_id = any(?::int[]) group by payment_link_id`,
+        [counted, PAID_STATUSES],
       );
       for (const r of rows) usage.set(Number(r.id), { orders: Number(r.orders), customers: Number(r.customers) });
     }

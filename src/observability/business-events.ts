@@ -14,7 +14,7 @@ interface PaymentOutcome {
   environmentId: number;
   reference: string;
   method: string | null;
-  status: 'pending' | 'successful' | 'failed';
+  status: 'pending' | 'successful' | 'failed' | 'authorized' | 'voided';
   code: string;
   actor: string;
 }
@@ -47,11 +47,14 @@ export interface BusinessEventSources {
   teamMail: { onOutcome(listener: (outcome: MailOutcome) => void): () => void };
 }
 
+/** How each payment outcome is named in the log (an authorization is held money, a void released money). */
+const PAYMENT_EVENT = { successful: 'settled', failed: 'failed', authorized: 'authorized', voided: 'voided' } as const;
+
 const WEBHOOK_MESSAGE = { delivered: 'webhook delivered', retry: 'webhook retried', dead: 'webhook dead' } as const;
 
 /**
  * One info line per business event, written by the instance that committed it: `order created`,
- * `payment settled`, `payment failed`, `webhook delivered`, `webhook retried`, `webhook dead`,
+ * `payment settled`, `payment failed`, `payment authorized`, `payment voided`, `webhook delivered`, `webhook retried`, `webhook dead`,
  * `keys rotated`, `email sent` and (at warn) `email failed`. Each names the order by its reference
  * (the keys and email lines: the merchant) in `event` and fields of its own; never a key, a
  * secret, a link's token or card data.
@@ -64,17 +67,17 @@ export function logBusinessEvents(log: FastifyBaseLogger, sources: BusinessEvent
     }),
     sources.payments.onOutcome((o) => {
       if (o.status === 'pending') return; // not an outcome yet (e.g. waiting for 3-D Secure)
-      const settled = o.status === 'successful';
+      const name = PAYMENT_EVENT[o.status];
       log.info(
         {
-          event: settled ? 'payment.settled' : 'payment.failed',
+          event: `payment.${name}`,
           reference: o.reference,
           environmentId: o.environmentId,
           method: o.method,
           code: o.code,
           actor: o.actor,
         },
-        settled ? 'payment settled' : 'payment failed',
+        `payment ${name}`,
       );
     }),
     sources.webhooks.onAttempt((a) => {

@@ -51,6 +51,8 @@ const BASE_COLUMNS: RowColumns = {
     'updated_at',
     'date_payment_confirmed',
     'environment_id',
+    'capture_method',
+    'authorized_amount',
   ],
 };
 const CUSTOMER_COLUMNS: RowColumns = {
@@ -69,6 +71,7 @@ const LINK_COLUMNS: RowColumns = {
     'amount',
     'currency',
     'auth_option',
+    'capture_method',
     'mobile',
     'background_image',
     'website',

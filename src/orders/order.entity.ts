@@ -1,7 +1,8 @@
-import { Check, OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Check, OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { AppEnvironment } from '../merchants/app-environment.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
+import { CAPTURE_METHODS, type CaptureMethod } from '../links/capture-method';
 import { Customer } from './customer.entity';
 import { OrderStatus, type OrderStatusId } from './order-status';
 
@@ -14,7 +15,7 @@ import { OrderStatus, type OrderStatusId } from './order-status';
   name: 'checkout_order_fees_non_negative',
   expression: '"fee" >= 0 and "subsidiary_fee" >= 0 and "customer_fee" >= 0 and "total_charged_amount" >= "amount"',
 })
-@Check({ name: 'checkout_order_status_known', expression: '"status_id" >= 1 and "status_id" <= 5' })
+@Check({ name: 'checkout_order_status_known', expression: '"status_id" >= 1 and "status_id" <= 7' })
 @Index({ name: 'checkout_order_environment_id_status_id_index', properties: ['environment', 'statusId'] })
 @Index({ name: 'checkout_order_payment_link_id_status_id_index', properties: ['paymentLink', 'statusId'] })
 @Entity({ tableName: 'checkout_order' })
@@ -29,6 +30,8 @@ import { OrderStatus, type OrderStatusId } from './order-status';
   expression: 'create index "checkout_order_env_reference_prefix_index" on "checkout_order" ("environment_id", "reference" varchar_pattern_ops)',
 })
 @Index({ name: 'checkout_order_status_id_expires_at_index', properties: ['statusId', 'expiresAt'] })
+// The authorizations left uncaptured past AUTHORIZATION_TTL_HOURS (docs/capture.md).
+@Index({ name: 'checkout_order_status_id_authorized_at_index', properties: ['statusId', 'authorizedAt'] })
 export class Order {
   [OptionalProps]?:
     | 'customer'
@@ -53,6 +56,9 @@ export class Order {
     | 'customerMobile'
     | 'customerCountry'
     | 'expiresAt'
+    | 'captureMethod'
+    | 'authorizedAt'
+    | 'authorizedAmount'
     | 'providerResponseDate'
     | 'datePaymentConfirmed'
     | 'eventSequence'
@@ -98,8 +104,21 @@ export class Order {
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
   expiresAt: Date | null = null;
 
+  /** The order's amount; once a MANUAL order is captured, the amount captured (authorizedAmount keeps what was held). */
   @Property({ type: 'decimal', precision: 20, scale: 4 })
   amount!: string;
+
+  /** AUTOMATIC: an approved payment is taken at once; MANUAL: it is held (Authorized) until captured or voided. */
+  @Enum({ items: [...CAPTURE_METHODS], default: 'AUTOMATIC' })
+  captureMethod: CaptureMethod = 'AUTOMATIC';
+
+  /** When the processor approved the payment of a MANUAL order (the authorization's age counts from it); null otherwise. */
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
+  authorizedAt: Date | null = null;
+
+  /** The amount held by that approval (the order's amount then, before any partial capture); null otherwise. */
+  @Property({ type: 'decimal', precision: 20, scale: 4, nullable: true })
+  authorizedAmount: string | null = null;
 
   @Property({ type: 'string', length: 3, columnType: 'char(3)' })
   currency!: string;

@@ -11,6 +11,7 @@ import { Order } from './order.entity';
 import { ORDER_CREATED_EVENT, OrderStatus } from './order-status';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
+import type { CaptureMethod } from '../links/capture-method';
 
 /** What a plain order (no payment link, no subscription) is created with, all validated. */
 export interface NewPlainOrder {
@@ -34,6 +35,7 @@ export interface NewPlainOrder {
   narration: string;
   redirectUrl: string;
   ipAddress: string | null;
+  captureMethod: CaptureMethod;
 }
 
 export const CREATED_RESPONSE_CODE = '01';
@@ -73,7 +75,7 @@ export class OrderQueries {
     // first (invisible to this statement's snapshot), ON CONFLICT DO UPDATE waits for it and
     // returns its row, changing nothing (the e-mail is set to itself).
     this.createStatement = {
-      name: 'pgw_order_create_v1',
+      name: 'pgw_order_create_v2',
       text: `with existing as (
           select ${this.customer.selectList} from customer c where c.environment_id = $1::int and c.email = $2::varchar
         ), inserted as (
@@ -87,11 +89,11 @@ export class OrderQueries {
           insert into checkout_order (environment_id, reference, processor_reference, payment_reference, customer_id,
             customer_email, customer_first_name, customer_last_name, customer_mobile, customer_country, expires_at,
             amount, currency, fee, fee_rate, subsidiary_fee, customer_fee, total_charged_amount, status_id, narration, remarks,
-            redirect_url, payment_response_code, payment_response_message, ip_address, event_sequence, version, created_at, updated_at)
+            redirect_url, payment_response_code, payment_response_message, ip_address, event_sequence, version, created_at, updated_at, capture_method)
           select $1::int, $7::varchar, $8::varchar, $9::varchar, cust.c__id,
             $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::char(2), $10::timestamptz,
             $11::numeric, $12::char(3), $13::numeric, $14::numeric, $15::numeric, $16::numeric, $17::numeric, ${OrderStatus.Initiated}, $18::text, '',
-            $19::text, '${CREATED_RESPONSE_CODE}', '${CREATED_RESPONSE_MESSAGE}', $20::varchar, 0, 1, $21::timestamptz, $21::timestamptz
+            $19::text, '${CREATED_RESPONSE_CODE}', '${CREATED_RESPONSE_MESSAGE}', $20::varchar, 0, 1, $21::timestamptz, $21::timestamptz, $22::text
           from cust
           returning id
         ), timeline as (
@@ -142,6 +144,7 @@ export class OrderQueries {
       o.redirectUrl,
       o.ipAddress,
       now,
+      o.captureMethod,
     ]);
     const row = rows[0];
     if (!row) throw new Error('order create: no row returned');
@@ -159,6 +162,9 @@ export class OrderQueries {
       customerMobile: o.mobile,
       customerCountry: o.country,
       expiresAt: o.expiresAt,
+      captureMethod: o.captureMethod,
+      authorizedAt: null,
+      authorizedAmount: null,
       amount: o.amount,
       currency: o.currency,
       fee: o.fee,

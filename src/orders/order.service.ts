@@ -14,6 +14,7 @@ import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
 import { linkNotFound } from '../links/link-errors';
 import { MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
+import { readCaptureMethod } from '../links/capture-method';
 import { checkOrderOnLink, subscriptionTermsOnly, type SubscriptionTerms } from '../links/link-usage';
 import type { FeeService } from '../fees/fee.service';
 import { ORDER_CREATED_EVENT, orderNotFound, OrderStatus } from './order-status';
@@ -33,6 +34,11 @@ export interface CreateOrderInput {
   order?: { amount?: unknown; reference?: string | null; description?: string | null; currency?: string | null } | null;
   payment?: { redirectUrl?: string | null; paymentLinkId?: unknown; frequencyId?: unknown; numberOfPayments?: unknown } | null;
   paymentMeta?: { ipAddress?: string | null } | null;
+  /**
+   * AUTOMATIC (absent) or MANUAL (docs/capture.md). An order on a payment link takes the link's
+   * method instead; one given that differs from the link's is refused.
+   */
+  captureMethod?: string | null;
 }
 
 /** Where an order's history is written (the timeline service): orders record, the timeline owns the entries. */
@@ -159,6 +165,7 @@ export class OrderService {
     const frequencyId = optionalId(p.frequencyId, 'FrequencyId');
     const numberOfPayments = optionalId(p.numberOfPayments, 'NumberOfPayments', MAX_NUMBER_OF_PAYMENTS);
     if (paymentLinkId === null && (frequencyId !== null || numberOfPayments !== null)) throw subscriptionTermsOnly(frequencyId !== null);
+    const givenCaptureMethod = input.captureMethod === undefined || input.captureMethod === null ? null : readCaptureMethod(input.captureMethod);
 
     let ipAddress: string | null = null;
     if (input.paymentMeta) {
@@ -197,6 +204,7 @@ export class OrderService {
             narration: description,
             redirectUrl,
             ipAddress,
+            captureMethod: givenCaptureMethod ?? 'AUTOMATIC',
           }),
           this.subsidiaryOf(tenant.subsidiaryId),
         ]);
@@ -217,6 +225,10 @@ export class OrderService {
           if (!link) throw linkNotFound();
           // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
           terms = checkOrderOnLink(link, { currency, amount, frequencyId, numberOfPayments });
+          // The link decides when its orders' money is taken, however the order is made.
+          if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
+            throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
+          }
         }
         const frequency = terms ? await em.findOne(Frequency, { id: terms.frequencyId, isActive: true }) : null;
         if (terms && !frequency) throw unsupported('FrequencyId');
@@ -251,6 +263,7 @@ export class OrderService {
           paymentResponseCode: '01',
           paymentResponseMessage: 'Created order successfully',
           paymentLink: link,
+          captureMethod: link?.captureMethod ?? givenCaptureMethod ?? 'AUTOMATIC',
           frequency,
           numberOfPayments: terms?.numberOfPayments ?? null,
           ipAddress,

@@ -23,8 +23,8 @@ export class MerchantReturnService {
     const rows: unknown[] = await this.orm.em
       .getConnection()
       .execute(
-        `update "order_payment" set "returned_to_merchant_at" = ? where "reference" = ? and "returned_to_merchant_at" is null and "status_id" in (?, ?) returning "id"`,
-        [this.clock.now(), paymentReference, OrderStatus.Successful, OrderStatus.Failed],
+        `update "order_payment" set "returned_to_merchant_at" = ? where "reference" = ? and "returned_to_merchant_at" is null and "status_id" in (?, ?, ?, ?) returning "id"`,
+        [this.clock.now(), paymentReference, OrderStatus.Successful, OrderStatus.Failed, OrderStatus.Authorized, OrderStatus.Voided],
       );
     return rows.length === 1;
   }

@@ -14,9 +14,17 @@ import { OrderStatus, type OrderStatusId } from '../orders/order-status';
  * - `reconciliation`: the processor's own record of an attempt whose answer was lost (a crash
  *   between the call and its settlement), looked up by the attempt's idempotency key;
  * - `renewal`: the billing job charging a subscription's saved card; proof: the subscription is
- *   active and due, and its renewal order is new (Initiated), for card payments only.
+ *   active and due, and its renewal order is new (Initiated), for card payments only;
+ * - `capture`: the merchant's captureOrder (payments.write) of an Authorized order; proof: the
+ *   processor confirmed the capture call (or its record of the call, on reconciliation);
+ * - `void`: the merchant's voidOrder (payments.write) of an Authorized order; proof: the
+ *   processor confirmed the release.
+ * `processor` and `reconciliation` leave an approved payment Authorized instead of Successful when
+ * its order is captured later (captureMethod MANUAL); `expiry` releases an authorization nobody
+ * captured within AUTHORIZATION_TTL_HOURS (proof: that time has passed, and the processor confirmed).
  */
-export type PaymentActor = 'pay_request' | 'processor' | 'otp_page' | 'paypal_page' | 'expiry' | 'supersede' | 'reconciliation' | 'renewal';
+export type PaymentActor =
+  'pay_request' | 'processor' | 'otp_page' | 'paypal_page' | 'expiry' | 'supersede' | 'reconciliation' | 'renewal' | 'capture' | 'void';
 
 export type PaymentMethod = 'C' | 'PAYPAL';
 
@@ -28,12 +36,13 @@ export interface PaymentTransition {
   methods?: readonly PaymentMethod[];
 }
 
-const { Initiated, PendingAuthentication, Processing, Failed, Successful } = OrderStatus;
+const { Initiated, PendingAuthentication, Processing, Failed, Successful, Authorized, Voided } = OrderStatus;
 
 /**
- * The one table of allowed transitions. Successful and Failed are final. No page can settle a
+ * The one table of allowed transitions. Successful, Failed and Voided are final. No page can settle a
  * payment: a page only hands its proof to the processor (Pending → Processing), and only the
- * processor's answer (or its record of the attempt) makes a payment Successful.
+ * processor's answer (or its record of the attempt) makes a payment Successful or Authorized. An
+ * Authorized payment leaves that state once: captured (Successful) or released (Voided).
  */
 export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
   { from: Initiated, to: Processing, actor: 'pay_request' },
@@ -49,6 +58,12 @@ export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
   { from: PendingAuthentication, to: Processing, actor: 'paypal_page', methods: ['PAYPAL'] },
   { from: PendingAuthentication, to: Failed, actor: 'expiry' },
   { from: PendingAuthentication, to: Failed, actor: 'supersede' },
+  // Capture later (docs/capture.md): an approved payment of a MANUAL order is held, then taken or released, once.
+  { from: Processing, to: Authorized, actor: 'processor' },
+  { from: Processing, to: Authorized, actor: 'reconciliation' },
+  { from: Authorized, to: Successful, actor: 'capture' },
+  { from: Authorized, to: Voided, actor: 'void' },
+  { from: Authorized, to: Voided, actor: 'expiry' },
 ];
 
 export function canTransition(from: number, to: number, actor: PaymentActor, method: PaymentMethod | null): boolean {

@@ -23,6 +23,8 @@ import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
 import { PaymentJobs } from './payment-jobs';
+import { CaptureService } from './capture.service';
+import type { AuditService } from '../merchants/audit/audit.service';
 
 export type { PaymentOutcome } from './settlement';
 
@@ -42,8 +44,8 @@ export type AuthenticationProof = { method: 'C'; otp: string } | { method: 'PAYP
 export interface AuthenticationOutcome {
   order: Order;
   redirectUrl: string;
-  /** `processing`: the processor has not answered yet (another submission of the same page is being processed). */
-  status: 'successful' | 'failed' | 'processing';
+  /** `processing`: the processor has not answered yet (another submission of the same page is being processed); `authorized`: held, captured later. */
+  status: 'successful' | 'authorized' | 'failed' | 'processing';
 }
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
@@ -62,10 +64,13 @@ export interface PaymentServiceOptions {
   reconcileGraceMs?: number;
   /** Test-only fault injection (see test-hooks.ts). */
   crashAfterProcessorCall?: boolean;
+  /** An authorization (captureMethod MANUAL) not captured within this is voided; default 168 hours. */
+  authorizationTtlMs?: number;
 }
 
 const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
 const DEFAULT_RECONCILE_GRACE_MS = 5_000;
+const DEFAULT_AUTHORIZATION_TTL_MS = 168 * 3_600_000;
 
 /**
  * The payment engine, the one public face of payments/: request checks (pay-validation.ts),
@@ -85,6 +90,8 @@ export class PaymentService {
   private readonly crashAfterProcessorCall: boolean;
   private readonly settlement: PaymentSettlement;
   private readonly jobs: PaymentJobs;
+  /** Capture later: captures and voids of Authorized orders (capture.service.ts). */
+  readonly captures: CaptureService;
 
   constructor(
     private readonly orm: MikroORM,
@@ -98,16 +105,28 @@ export class PaymentService {
     links: PaymentLinkService,
     options: PaymentServiceOptions,
     recurring?: RecurringBillingService,
+    audit?: AuditService,
   ) {
     this.publicUrl = options.publicUrl;
     this.crashAfterProcessorCall = options.crashAfterProcessorCall ?? crashAfterProcessorCallRequested();
     this.settlement = new PaymentSettlement(orm, orders, timeline, outbox, events, clock, links, options.authenticationTimeoutMs, recurring?.books);
     // Renewals start and settle through the same settlement, charged through processorFor(mode) as a pay is.
     recurring?.attachSettlement(this.settlement);
-    this.jobs = new PaymentJobs(orm, this.settlement, processors, clock, {
+    const deadlines = {
       processorDeadlineMs: options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS,
       reconcileGraceMs: options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS,
-    });
+    };
+    this.jobs = new PaymentJobs(orm, this.settlement, processors, clock, deadlines);
+    this.captures = new CaptureService(
+      orm,
+      processors,
+      this.settlement,
+      fees,
+      orders,
+      clock,
+      { ...deadlines, authorizationTtlMs: options.authorizationTtlMs ?? DEFAULT_AUTHORIZATION_TTL_MS },
+      audit,
+    );
   }
 
   /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
@@ -217,7 +236,8 @@ export class PaymentService {
       aggregate,
       payment,
       redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order),
-      final: isFinalStatus(aggregate.order.statusId),
+      // An Authorized order's payment is over for the customer: the merchant captures or voids it later.
+      final: isFinalStatus(aggregate.order.statusId) || aggregate.order.statusId === OrderStatus.Authorized,
     };
   }
 
@@ -271,14 +291,20 @@ export class PaymentService {
     return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
   }
 
-  /** Fails unfinished authentications and unpaid payment-link orders past their deadlines (payment-jobs.ts). */
-  expireStaleAuthentications(limit = 100): Promise<number> {
-    return this.jobs.expireStaleAuthentications(limit);
+  /**
+   * Fails unfinished authentications and unpaid payment-link orders past their deadlines
+   * (payment-jobs.ts), and voids authorizations left uncaptured past AUTHORIZATION_TTL_HOURS.
+   */
+  async expireStaleAuthentications(limit = 100): Promise<number> {
+    return (await this.jobs.expireStaleAuthentications(limit)) + (await this.captures.expireAuthorizations(limit));
   }
 
-  /** Settles attempts interrupted between processor call and settlement, from the processor's record (payment-jobs.ts). */
-  reconcileInterruptedAttempts(limit = 100): Promise<number> {
-    return this.jobs.reconcileInterruptedAttempts(limit);
+  /**
+   * Settles attempts interrupted between processor call and settlement, and captures and voids
+   * whose answer was lost, from the processor's record (payment-jobs.ts, capture.service.ts).
+   */
+  async reconcileInterruptedAttempts(limit = 100): Promise<number> {
+    return (await this.jobs.reconcileInterruptedAttempts(limit)) + (await this.captures.reconcilePending(limit));
   }
 
   /** The order's fee becomes the fee of the option actually paid with; the timeline keeps both. */
@@ -324,14 +350,24 @@ function feeOptionOf(order: Pick<Order, 'paymentMethod'>): PaymentMethod {
 }
 
 function outcomeOf(order: Order): AuthenticationOutcome {
-  const status = order.statusId === OrderStatus.Successful ? 'successful' : isFinalStatus(order.statusId) ? 'failed' : 'processing';
+  const status =
+    order.statusId === OrderStatus.Successful
+      ? 'successful'
+      : order.statusId === OrderStatus.Authorized
+        ? 'authorized'
+        : isFinalStatus(order.statusId)
+          ? 'failed'
+          : 'processing';
   return { order, redirectUrl: merchantRedirect(order), status };
 }
 
-/** The merchant's RedirectUrl with `reference` and `status` added. */
+/** The merchant's RedirectUrl with `reference` and `status` (successful, authorized or failed) added. */
 export function merchantRedirect(order: Order): string {
   const url = new URL(order.redirectUrl);
   url.searchParams.set('reference', order.reference);
-  url.searchParams.set('status', order.statusId === OrderStatus.Successful ? 'successful' : 'failed');
+  url.searchParams.set(
+    'status',
+    order.statusId === OrderStatus.Successful ? 'successful' : order.statusId === OrderStatus.Authorized ? 'authorized' : 'failed',
+  );
   return url.toString();
 }

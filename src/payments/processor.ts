@@ -66,7 +66,14 @@ export interface PaymentProcessor {
   /** Charges a saved token without the cardholder (subscriptions). */
   chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
   /**
-   * What the processor holds for an attempt: its current state (a challenge still awaiting
+   * Takes `amount` (at most what was authorized) of an approved authorization left uncaptured
+   * (captureMethod MANUAL), once: a repeated call with the key answers the first decision.
+   */
+  capture(request: { token: string; amount: string; currency: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
+  /** Releases an approved authorization left uncaptured: nothing is taken. Idempotent by the key as capture is. */
+  voidAuthorization(request: { token: string; idempotencyKey: string }): Promise<FinalProcessorResult>;
+  /**
+   * What the processor holds for an attempt (or a capture or void, by its key): its current state (a challenge still awaiting
    * the cardholder, or the final answer), or null when no call with this key reached it.
    */
   lookup(idempotencyKey: string): Promise<ProcessorResult | null>;
@@ -85,6 +92,10 @@ export const ResponseCodes = {
   superseded: { code: 'Z3', message: 'Superseded by a newer payment attempt' },
   orderExpired: { code: 'Z4', message: 'Order expired unpaid' },
   notProcessed: { code: 'Z5', message: 'Payment not processed' },
+  authorized: { code: '00', message: 'Authorized: awaiting capture' },
+  captured: { code: '00', message: 'Captured' },
+  voided: { code: 'Z6', message: 'Authorization voided' },
+  authorizationExpired: { code: 'Z7', message: 'Authorization expired uncaptured' },
   customerCancelled: { code: '17', message: 'Customer cancelled' },
   linkExhausted: { code: '61', message: 'Payment link limit reached' },
 } as const;
@@ -110,7 +121,7 @@ export function liveUnsupported(): DomainError {
 
 /** What an after-sale operation (a refund) answers in live mode while no live processor is configured. */
 export function notAvailableInLiveMode(): DomainError {
-  return new DomainError('unsupported', 'This operation is not available in live mode yet.', 'NOT_AVAILABLE_IN_LIVE_MODE');
+  return new DomainError('unsupported', 'Not available in live mode: live mode has no acquirer yet.', 'NOT_AVAILABLE_IN_LIVE_MODE');
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { DomainError } from '../shared/errors';
+import { Money } from '../shared/money';
 import type { Clock } from '../shared/clock';
 import { Order } from '../orders/order.entity';
 import { OrderStatus, type OrderStatusId } from '../orders/order-status';
@@ -18,12 +19,13 @@ import { randomReference } from '../shared/random';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
 import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
 import type { SubscriptionBooks } from './subscription-books';
+import type { AuthorizationAction } from './authorization-action.entity';
 
 /** A payment attempt reached a status (reported after its transaction committed; for metrics). */
 export interface PaymentOutcome {
   /** null for an order that expired unpaid (no attempt, no method). */
   method: PaymentMethod | null;
-  status: 'pending' | 'successful' | 'failed';
+  status: 'pending' | 'successful' | 'failed' | 'authorized' | 'voided';
   /** The response code the order now carries (00, 02, a decline code, Z1–Z5, …). */
   code: string;
   actor: PaymentActor;
@@ -267,26 +269,39 @@ export class PaymentSettlement {
     const now = this.clock.now();
     const method = payment ? methodOfOption(payment.paymentOptionId) : null;
     const approved = result.kind === 'approved';
-    const statusId: OrderStatusId = approved ? OrderStatus.Successful : OrderStatus.Failed;
+    // An approved payment of an order captured later is held, not taken (docs/capture.md).
+    const held = approved && payment !== null && order.captureMethod === 'MANUAL';
+    const statusId: OrderStatusId = held ? OrderStatus.Authorized : approved ? OrderStatus.Successful : OrderStatus.Failed;
+    const answer = held ? ResponseCodes.authorized : result;
     if (payment) transition(payment, statusId, actor, method);
     transition(order, statusId, actor, method);
     if (payment) {
-      payment.responseCode = result.code;
-      payment.responseMessage = result.message;
+      payment.responseCode = answer.code;
+      payment.responseMessage = answer.message;
       payment.authenticationExpiresAt = null;
       payment.processingStartedAt = null;
     }
-    order.paymentResponseCode = result.code;
-    order.paymentResponseMessage = result.message;
+    order.paymentResponseCode = answer.code;
+    order.paymentResponseMessage = answer.message;
     order.providerResponseDate = now;
-    if (approved) order.datePaymentConfirmed = now;
+    if (held) {
+      order.authorizedAt = now;
+      order.authorizedAmount = order.amount;
+    } else if (approved) order.datePaymentConfirmed = now;
     if (payment) {
       const card = await em.findOne(CardDetail, { orderPayment: payment });
       if (card) card.status = approved;
-      if (this.subscriptions) {
+      if (this.subscriptions && !held) {
         if (order.recurringPaymentId !== null) await this.subscriptions.recordCharge(em, order, approved);
         else if (approved) await this.subscriptions.setUp(em, order, payment);
       }
+    }
+    if (held) {
+      this.timeline.record(em, order, TimelineEvents.authorized, 'system', 'Payment authorized: the money is held until the merchant captures it', {
+        responseCode: result.code,
+        amount: order.totalChargedAmount,
+      });
+      return this.publish(em, order, { method, status: 'authorized', code: result.code, actor }, changes);
     }
     this.timeline.record(
       em,
@@ -299,6 +314,68 @@ export class PaymentSettlement {
       },
     );
     return this.publish(em, order, { method, status: approved ? 'successful' : 'failed', code: result.code, actor }, changes);
+  }
+
+  /**
+   * The processor's answer to a capture or a void of an Authorized order (order, payment and
+   * action locked by the caller, the action still pending). Confirmed: a capture makes the order
+   * Successful for the amount captured, its fee the one computed on that amount; a void (or an
+   * expiry) makes it Voided. Refused: the order stays Authorized and the action failed.
+   */
+  async settleAuthorizationAction(
+    em: EntityManager,
+    order: Order,
+    payment: OrderPayment,
+    action: AuthorizationAction,
+    result: FinalProcessorResult,
+    changes: OrderStatusChange[],
+  ): Promise<OrderAggregate> {
+    const now = this.clock.now();
+    const method = methodOfOption(payment.paymentOptionId);
+    action.responseCode = result.code;
+    action.responseMessage = result.message;
+    action.settledAt = now;
+    if (result.kind !== 'approved') {
+      action.state = 'failed';
+      this.timeline.record(em, order, TimelineEvents.authorizationActionFailed, 'system', `The ${action.kind} was refused: ${result.message}`, {
+        kind: action.kind,
+        responseCode: result.code,
+      });
+      await em.flush();
+      return this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
+    }
+    action.state = 'succeeded';
+    order.providerResponseDate = now;
+    if (action.kind === 'capture') {
+      transition(payment, OrderStatus.Successful, 'capture', method);
+      transition(order, OrderStatus.Successful, 'capture', method);
+      const quote = action.quote!;
+      const captured = new Money(action.amount!).toFixed(2);
+      Object.assign(order, { amount: captured, ...quote });
+      order.datePaymentConfirmed = now;
+      payment.responseCode = order.paymentResponseCode = ResponseCodes.captured.code;
+      payment.responseMessage = order.paymentResponseMessage = ResponseCodes.captured.message;
+      this.timeline.record(em, order, TimelineEvents.captured, 'system', `Captured ${captured} ${order.currency}`, {
+        amount: captured,
+        totalChargedAmount: quote.totalChargedAmount,
+        fee: quote.fee,
+      });
+      return this.publish(em, order, { method, status: 'successful', code: result.code, actor: 'capture' }, changes);
+    }
+    const actor = action.actor === 'expiry' ? 'expiry' : 'void';
+    transition(payment, OrderStatus.Voided, actor, method);
+    transition(order, OrderStatus.Voided, actor, method);
+    const answer = actor === 'expiry' ? ResponseCodes.authorizationExpired : ResponseCodes.voided;
+    payment.responseCode = order.paymentResponseCode = answer.code;
+    payment.responseMessage = order.paymentResponseMessage = answer.message;
+    this.timeline.record(
+      em,
+      order,
+      TimelineEvents.voided,
+      'system',
+      actor === 'expiry' ? 'Authorization released: not captured in time' : 'Authorization released by the merchant',
+    );
+    return this.publish(em, order, { method, status: 'voided', code: answer.code, actor }, changes);
   }
 
   /** After every status change: written, then the order as it now stands to the outbox, and the outcome noted for after commit. */

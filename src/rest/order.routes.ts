@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
 import { InputObject, readInput, textOf } from '../shared/input';
 import { orderDetailsView } from '../orders/order-details.view';
+import { OrderStatus } from '../orders/order-status';
 import type { CreateOrderInput } from '../orders/order.service';
 import { envelopeA, envelopeB } from './envelopes';
 import { tenantOf } from './authentication';
@@ -103,7 +104,9 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
       const result = await ctx.services.payments.pay(tenantOf(request), input);
       if (!result.final) return ok(envelopeA(payResultView(result), '02', 'pending-authenticaion'));
       const { order } = result.aggregate;
-      if (order.statusId === 5) return ok(envelopeA(payResultView(result), '00', 'Order payment successful'));
+      if (order.statusId === OrderStatus.Successful) return ok(envelopeA(payResultView(result), '00', 'Order payment successful'));
+      // Held for the merchant to capture later (a MANUAL payment link's order): approved, not yet taken.
+      if (order.statusId === OrderStatus.Authorized) return ok(envelopeA(payResultView(result), '00', 'Order payment authorized'));
       throw new DomainError('payment_declined', order.paymentResponseMessage ?? 'Payment declined', order.paymentResponseCode ?? '05');
     });
   });

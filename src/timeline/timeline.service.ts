@@ -17,6 +17,13 @@ export const TimelineEvents = {
   authenticationFailed: 'authentication.failed',
   settled: 'order.settled',
   failed: 'order.failed',
+  /** An approved payment of an order captured later: the money is held (docs/capture.md). */
+  authorized: 'order.authorized',
+  captured: 'order.captured',
+  /** Released by the merchant or because it was not captured in time. */
+  voided: 'order.voided',
+  /** The processor refused a capture or a void: the order stays Authorized. */
+  authorizationActionFailed: 'order.authorization_action_failed',
   /** The fee was recomputed for the payment option actually used (metadata: from, to). */
   feeChanged: 'order.fee_changed',
   /** An attempt interrupted between the processor call and its settlement was settled from the processor's record. */

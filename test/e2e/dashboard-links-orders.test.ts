@@ -119,7 +119,7 @@ describe('dashboard links and orders in Chromium', () => {
     expect(shownStatus).toBe('Pending authentication');
     expect(shownStatus.toLowerCase()).toBe(apiStatus.toLowerCase());
     const filterWords = (await page.getByLabel('Status').locator('option').allTextContents()).map((s) => s.trim());
-    expect(filterWords).toEqual(['Any status', 'Initiated', 'Pending authentication', 'Processing', 'Failed', 'Successful']);
+    expect(filterWords).toEqual(['Any status', 'Initiated', 'Pending authentication', 'Processing', 'Failed', 'Successful', 'Authorized', 'Voided']);
 
     // A link's orders are headed by the link's name, not its id.
     await nav('Payment links').click();

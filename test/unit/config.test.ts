@@ -143,6 +143,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('voids uncaptured authorizations after 168 hours unless AUTHORIZATION_TTL_HOURS says otherwise, and refuses a value out of range', () => {
+    expect(loadConfig({}).authorizationTtlHours).toBe(168);
+    expect(loadConfig({ AUTHORIZATION_TTL_HOURS: '24' }).authorizationTtlHours).toBe(24);
+    for (const bad of ['0', '721', '1.5', 'week']) {
+      expect(() => loadConfig({ AUTHORIZATION_TTL_HOURS: bad })).toThrow(`AUTHORIZATION_TTL_HOURS must be an integer from 1 to 720 (got "${bad}")`);
+    }
+  });
+
   it('refuses a port out of range', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow('PORT must be an integer from 0 to 65535');
   });

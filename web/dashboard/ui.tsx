@@ -73,7 +73,7 @@ export function ErrorNote(props: { error?: string }) {
 }
 
 export function Status(props: { status: string; statusId?: number }) {
-  const tone = props.statusId === 5 ? 'ok' : props.statusId === 4 ? 'bad' : 'wait';
+  const tone = props.statusId === 5 ? 'ok' : props.statusId === 4 || props.statusId === 7 ? 'bad' : 'wait';
   return <span class={`status status-${tone}`}>{displayStatus(props.status)}</span>;
 }
 

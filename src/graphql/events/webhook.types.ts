@@ -15,7 +15,7 @@ export class WebhookDeliveryType {
   @Field() id!: string;
   @Field({ description: 'Also the webhook-id header; every retry and redelivery carries it.' }) eventId!: string;
   @Field({ description: 'transaction, refund or test_assess' }) notify!: string;
-  @Field({ description: 'successful or failed (transaction), succeeded or failed (refund), or test_assess' }) notifyType!: string;
+  @Field({ description: 'successful, failed, authorized or voided (transaction), succeeded or failed (refund), or test_assess' }) notifyType!: string;
   @Field(() => String, { nullable: true }) orderReference!: string | null;
   @Field(() => Int) sequence!: number;
   @Field() url!: string;

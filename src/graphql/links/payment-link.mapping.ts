@@ -1,7 +1,7 @@
 import type { PaymentLink } from '../../links/payment-link.entity';
 import type { PaymentLinkStatus } from '../../links/link-status';
 import { Money } from '../../shared/money';
-import type { AuthOptionEnum, PaymentLinkCode, PaymentLinkStatusEnum, PaymentLinkType } from './payment-link.types';
+import type { AuthOptionEnum, CaptureMethodEnum, PaymentLinkCode, PaymentLinkStatusEnum, PaymentLinkType } from './payment-link.types';
 
 /** A payment link as the schema shows it; `status` when already known (else its field resolver asks). */
 export function toPaymentLinkType(link: PaymentLink, url: string, status?: PaymentLinkStatus): PaymentLinkType {
@@ -18,6 +18,7 @@ export function toPaymentLinkType(link: PaymentLink, url: string, status?: Payme
     paymentLinkCode: link.type.code as PaymentLinkCode,
     paymentLinkType: link.type.paymentLinkName,
     authOption: link.authOption as AuthOptionEnum,
+    captureMethod: link.captureMethod as CaptureMethodEnum,
     limit: link.limit,
     frequencyId: link.frequency?.id ?? null,
     numberOfPayments: link.numberOfPayments,

@@ -28,6 +28,15 @@ registerEnumType(PaymentLinkStatusEnum, {
     'Whether customers can pay the link now. ACTIVE: yes; PAID: a single-charge link already paid; LIMIT_REACHED: as many customers paid as its limit allows; DISABLED: deactivated by the merchant.',
 });
 
+export enum CaptureMethodEnum {
+  AUTOMATIC = 'AUTOMATIC',
+  MANUAL = 'MANUAL',
+}
+registerEnumType(CaptureMethodEnum, {
+  name: 'CaptureMethod',
+  description: 'AUTOMATIC: an approved payment is taken at once; MANUAL: it is held (Authorized) until captureOrder or voidOrder.',
+});
+
 @ObjectType('PaymentLink')
 export class PaymentLinkType {
   @Field(() => Int) id!: number;
@@ -43,6 +52,8 @@ export class PaymentLinkType {
   @Field(() => PaymentLinkCode) paymentLinkCode!: PaymentLinkCode;
   @Field({ description: 'The type name, e.g. "Single Charge".' }) paymentLinkType!: string;
   @Field(() => AuthOptionEnum) authOption!: AuthOptionEnum;
+  @Field(() => CaptureMethodEnum, { description: "When the money of the link's orders is taken; every order on the link takes it." })
+  captureMethod!: CaptureMethodEnum;
   @Field(() => Int, { nullable: true, description: 'Number of paying customers the link accepts.' }) limit!: number | null;
   @Field(() => Int, { nullable: true, description: 'Subscription links: the charge frequency (see `frequencies`); null on other links.' })
   frequencyId!: number | null;
@@ -88,6 +99,12 @@ export class CreatePaymentLinkInput {
   @Field(() => PaymentLinkCode) paymentType!: PaymentLinkCode;
   @Field(() => String, { nullable: true, description: 'Default NGN.' }) currency?: string | null;
   @Field(() => AuthOptionEnum, { nullable: true, defaultValue: AuthOptionEnum.AUTH }) authOption?: AuthOptionEnum | null;
+  @Field(() => CaptureMethodEnum, {
+    nullable: true,
+    defaultValue: CaptureMethodEnum.AUTOMATIC,
+    description: 'MANUAL: approved payments are held until captured or voided (not for subscription links). Set at creation only.',
+  })
+  captureMethod?: CaptureMethodEnum | null;
   @Field(() => DecimalScalar, { nullable: true }) amount?: string | null;
   @Field(() => Int, { nullable: true }) limit?: number | null;
   @Field(() => Int, { nullable: true, description: 'Subscription links only: the charge frequency; default 6 (monthly).' }) frequencyId?: number | null;

@@ -114,6 +114,12 @@ export class OrderListNode {
   get datePaymentConfirmed() {
     return this.o.datePaymentConfirmed;
   }
+  get captureMethod() {
+    return this.o.captureMethod;
+  }
+  get amountAuthorized() {
+    return this.o.authorizedAmount === null || this.o.authorizedAmount === undefined ? null : exact2(this.o.authorizedAmount);
+  }
   get orderPayments() {
     return this.complete.orderPayments;
   }

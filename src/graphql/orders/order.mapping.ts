@@ -7,6 +7,7 @@ import { paymentLinkUrl } from '../../links/payment-link-url';
 import { toPaymentLinkType } from '../links/payment-link.mapping';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import type { OrderStatusChangeType, OrderStatusInfoType, OrderType, TimelineEntryType } from './order.types';
+import type { CaptureMethodEnum } from '../links/payment-link.types';
 
 const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
 
@@ -30,6 +31,8 @@ export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'card
     dateCreated: order.createdAt,
     dateUpdated: order.updatedAt,
     datePaymentConfirmed: order.datePaymentConfirmed,
+    captureMethod: order.captureMethod as CaptureMethodEnum,
+    amountAuthorized: order.authorizedAmount === null ? null : exact(order.authorizedAmount),
     orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
     cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
     customer: toCustomerType(order),

@@ -10,6 +10,7 @@ import { readPaymentInstrument } from '../../payments/pay-validation';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import { DecimalScalar } from '../scalars';
 import {
+  CaptureOrderInput,
   CreateOrderInput,
   DashboardSummaryType,
   FeeQuoteType,
@@ -23,6 +24,7 @@ import {
   PayOrderResultType,
   TimelineEntryType,
   TrackOrderEventInput,
+  VoidOrderInput,
 } from './order.types';
 import { toOrderStatusChangeType, toOrderStatusInfoType, toOrderType, toTimelineEntryType } from './order.mapping';
 
@@ -121,6 +123,7 @@ export class OrderResolver {
       order: { amount: input.amount, reference: input.reference, description: input.description, currency: input.currency },
       payment: { redirectUrl: input.redirectUrl, paymentLinkId: input.paymentLinkId, frequencyId: input.frequencyId, numberOfPayments: input.numberOfPayments },
       paymentMeta: input.ipAddress ? { ipAddress: input.ipAddress } : null,
+      captureMethod: input.captureMethod ?? null,
     });
     return this.orderType(ctx, created);
   }
@@ -137,6 +140,21 @@ export class OrderResolver {
       ...readPaymentInstrument(secret),
     });
     return { redirectUrl: result.redirectUrl, final: result.final, order: this.orderType(ctx, result.aggregate) };
+  }
+
+  @Authorized('payments.write')
+  @Mutation(() => OrderType, {
+    description:
+      'Takes all (no amount) or part of the money held for an Authorized order, once: the order becomes Successful. Answers the order as `order` does.',
+  })
+  async captureOrder(@Arg('input') input: CaptureOrderInput, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
+    return this.orderType(ctx, await ctx.services.payments.captures.capture(await ctx.tenant(), input));
+  }
+
+  @Authorized('payments.write')
+  @Mutation(() => OrderType, { description: 'Releases the money held for an Authorized order: the order becomes Voided. Answers the order as `order` does.' })
+  async voidOrder(@Arg('input') input: VoidOrderInput, @Ctx() ctx: GraphqlContext): Promise<OrderType> {
+    return this.orderType(ctx, await ctx.services.payments.captures.void(await ctx.tenant(), input));
   }
 
   @Authorized('payments.write')

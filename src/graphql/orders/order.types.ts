@@ -2,7 +2,7 @@ import { Authorized, Field, Float, InputType, Int, ObjectType, registerEnumType 
 import { GraphQLJSON } from 'graphql-scalars';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
-import { PaymentLinkType } from '../links/payment-link.types';
+import { CaptureMethodEnum, PaymentLinkType } from '../links/payment-link.types';
 import { EXACT_COUNT_BOUND } from '../../db/sql';
 
 export enum PaymentOptionEnum {
@@ -16,6 +16,8 @@ export enum OrderStatusEnum {
   PENDING_AUTHENTICATION = 2,
   FAILED = 4,
   SUCCESSFUL = 5,
+  AUTHORIZED = 6,
+  VOIDED = 7,
 }
 registerEnumType(OrderStatusEnum, { name: 'OrderStatus' });
 
@@ -96,6 +98,13 @@ export class OrderType {
   @Field() dateCreated!: Date;
   @Field() dateUpdated!: Date;
   @Field(() => Date, { nullable: true }) datePaymentConfirmed!: Date | null;
+  @Field(() => CaptureMethodEnum, { description: 'MANUAL: an approved payment is held (Authorized) until captureOrder or voidOrder.' })
+  captureMethod!: CaptureMethodEnum;
+  @Field(() => DecimalScalar, {
+    nullable: true,
+    description: 'The amount held when the payment was authorized (MANUAL orders); once captured, `amount` is the amount captured.',
+  })
+  amountAuthorized!: string | null;
   @Field(() => [OrderPaymentType]) orderPayments!: OrderPaymentType[];
   // Customer and card data need the private key wherever an order is returned (payOrder and
   // createOrder included): public keys sit in browsers.
@@ -127,7 +136,8 @@ export class OrderConnection {
 export class OrderFilterInput {
   @Field(() => [Int], {
     nullable: true,
-    description: 'Status ids (at most 20, duplicates ignored): 1 Initiated, 2 pending authentication, 3 Processing, 4 Failed, 5 Successful.',
+    description:
+      'Status ids (at most 20, duplicates ignored): 1 Initiated, 2 pending authentication, 3 Processing, 4 Failed, 5 Successful, 6 Authorized, 7 Voided.',
   })
   statusIds?: number[] | null;
   @Field(() => Date, { nullable: true }) createdFrom?: Date | null;
@@ -235,6 +245,23 @@ export class CreateOrderInput {
   @Field(() => Int, { nullable: true }) frequencyId?: number | null;
   @Field(() => Int, { nullable: true }) numberOfPayments?: number | null;
   @Field(() => String, { nullable: true }) ipAddress?: string | null;
+  @Field(() => CaptureMethodEnum, {
+    nullable: true,
+    description: "Default AUTOMATIC. An order on a payment link takes the link's method (a different one given is refused).",
+  })
+  captureMethod?: CaptureMethodEnum | null;
+}
+
+@InputType()
+export class CaptureOrderInput {
+  @Field() reference!: string;
+  @Field(() => DecimalScalar, { nullable: true, description: 'At most the amount authorized, at most two decimals; absent: all of it.' })
+  amount?: string | null;
+}
+
+@InputType()
+export class VoidOrderInput {
+  @Field() reference!: string;
 }
 
 @InputType()
@@ -269,7 +296,7 @@ export class OrderStatusInfoType {
   @Field() reference!: string;
   @Field(() => Int) statusId!: number;
   @Field() status!: string;
-  @Field({ description: 'Successful or Failed: nothing will change any more.' }) isFinalStatus!: boolean;
+  @Field({ description: 'Successful, Failed or Voided: nothing will change any more (Authorized is not final).' }) isFinalStatus!: boolean;
   @Field({ description: 'Query again later: the status may still change.' }) requeryNeeded!: boolean;
   @Field() paymentResponseCode!: string;
   @Field() paymentResponseMessage!: string;

@@ -8,6 +8,10 @@ export const AuditActions = {
   settingsUpdated: 'settings.updated',
   recurringCancelled: 'recurring.cancelled',
   refundCreated: 'refund.created',
+  /** An Authorized order's money taken (all or part), once the processor confirmed it. */
+  orderCaptured: 'order.captured',
+  /** An Authorized order's money released, by the merchant or because it was not captured in time. */
+  orderVoided: 'order.voided',
   merchantCreated: 'merchant.created',
   signedIn: 'session.signed_in',
   signInFailed: 'session.sign_in_failed',

@@ -15,9 +15,9 @@ export class SandboxAuthorization {
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
 
-  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge; refund: a refund of one of those. */
+  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge; refund: a refund of one of those; capture / void: of an approved authorization. */
   @Property({ type: 'string', length: 10 })
-  kind!: 'card' | 'paypal' | 'charge' | 'refund';
+  kind!: 'card' | 'paypal' | 'charge' | 'refund' | 'capture' | 'void';
 
   /** What the issuer will answer once the cardholder is authenticated. */
   @Property({ type: 'string', length: 10 })

@@ -43,7 +43,7 @@ const NOTHING_TO_REFUND = 'No settled payment to refund';
 
 interface Row {
   token: string;
-  kind: 'card' | 'paypal' | 'charge' | 'refund';
+  kind: 'card' | 'paypal' | 'charge' | 'refund' | 'capture' | 'void';
   outcome_code: string;
   outcome_message: string;
   issuer: string;
@@ -91,6 +91,24 @@ export class SandboxProcessor implements PaymentProcessor {
       : UNKNOWN_CARD;
     const row = await this.remember(request.idempotencyKey, 'charge', card, finalState(card), card);
     return toResult(row) as FinalProcessorResult;
+  }
+
+  async capture(request: { token: string; amount: string; currency: string; idempotencyKey: string }): Promise<FinalProcessorResult> {
+    return this.settleHeld('capture', request.token, request.idempotencyKey, { code: '00', message: 'Captured', issuer: '' });
+  }
+
+  async voidAuthorization(request: { token: string; idempotencyKey: string }): Promise<FinalProcessorResult> {
+    return this.settleHeld('void', request.token, request.idempotencyKey, { code: '00', message: 'Released', issuer: '' });
+  }
+
+  /**
+   * A capture or a void of an approved authorization (of a card or a PayPal approval): approved,
+   * once, by the key; of a token it holds no approved authorization for, declined.
+   */
+  private async settleHeld(kind: 'capture' | 'void', token: string, key: string, approved: TestCard): Promise<FinalProcessorResult> {
+    const [held] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and kind in ('card', 'paypal') and state = 'approved'`, [token]);
+    const outcome: TestCard = held ? { ...approved, issuer: held.issuer } : { code: '14', message: 'No authorization to settle', issuer: 'Unknown issuer' };
+    return toResult(await this.remember(key, kind, outcome, finalState(outcome), outcome)) as FinalProcessorResult;
   }
 
   async lookup(idempotencyKey: string): Promise<ProcessorResult | null> {

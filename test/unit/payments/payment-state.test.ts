@@ -1,14 +1,17 @@
 import { canTransition, PAYMENT_TRANSITIONS, PaymentTransitionError, transition, type PaymentActor } from '../../../src/payments/payment-state';
 import { OrderStatus } from '../../../src/orders/order-status';
 
-const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation', 'renewal'];
+const ACTORS: PaymentActor[] = ['pay_request', 'processor', 'otp_page', 'paypal_page', 'expiry', 'supersede', 'reconciliation', 'renewal', 'capture', 'void'];
 const STATUSES = Object.values(OrderStatus);
 
 describe('payment state machine: who may cause each transition', () => {
-  it('only the processor (or its record, on reconciliation) can make a payment Successful', () => {
+  it('only the processor (or its record, on reconciliation) makes a payment Successful, or a confirmed capture of an Authorized one', () => {
     const toSuccess = PAYMENT_TRANSITIONS.filter((t) => t.to === OrderStatus.Successful);
-    expect(new Set(toSuccess.map((t) => t.actor))).toEqual(new Set(['processor', 'reconciliation']));
-    expect(toSuccess.every((t) => t.from === OrderStatus.Processing)).toBe(true);
+    expect(toSuccess.map((t) => [t.from, t.actor])).toEqual([
+      [OrderStatus.Processing, 'processor'],
+      [OrderStatus.Processing, 'reconciliation'],
+      [OrderStatus.Authorized, 'capture'],
+    ]);
   });
 
   it('the OTP page acts on card payments only, the PayPal page on PayPal payments only', () => {
@@ -25,17 +28,18 @@ describe('payment state machine: who may cause each transition', () => {
     }
   });
 
-  it('Successful and Failed are final for every actor', () => {
-    for (const from of [OrderStatus.Successful, OrderStatus.Failed]) {
+  it('Successful, Failed and Voided are final for every actor', () => {
+    for (const from of [OrderStatus.Successful, OrderStatus.Failed, OrderStatus.Voided]) {
       for (const to of STATUSES) for (const actor of ACTORS) expect(canTransition(from, to, actor, 'C')).toBe(false);
     }
   });
 
-  it('expiry fails only what is unpaid or unauthenticated; supersede only what is unauthenticated', () => {
+  it('expiry fails only what is unpaid or unauthenticated, and voids an uncaptured authorization; supersede only what is unauthenticated', () => {
     const expiry = PAYMENT_TRANSITIONS.filter((t) => t.actor === 'expiry');
     expect(expiry.map((t) => [t.from, t.to])).toEqual([
       [OrderStatus.Initiated, OrderStatus.Failed],
       [OrderStatus.PendingAuthentication, OrderStatus.Failed],
+      [OrderStatus.Authorized, OrderStatus.Voided],
     ]);
     expect(PAYMENT_TRANSITIONS.filter((t) => t.actor === 'supersede').map((t) => [t.from, t.to])).toEqual([
       [OrderStatus.PendingAuthentication, OrderStatus.Failed],
@@ -57,6 +61,36 @@ describe('payment state machine: who may cause each transition', () => {
         const allowed = from === OrderStatus.Initiated && to === OrderStatus.Processing;
         expect(canTransition(from, to, 'renewal', 'C')).toBe(allowed);
         expect(canTransition(from, to, 'renewal', 'PAYPAL')).toBe(false);
+      }
+    }
+  });
+
+  it('lists every move of an authorization: who moves it from which state, with which proof', () => {
+    const { Processing, Authorized, Successful, Voided } = OrderStatus;
+    const touching = PAYMENT_TRANSITIONS.filter((t) => t.from === Authorized || t.to === Authorized || t.to === Voided);
+    expect(touching).toEqual([
+      // The processor approved a payment of an order captured later (or its record says so, after a lost answer).
+      { from: Processing, to: Authorized, actor: 'processor' },
+      { from: Processing, to: Authorized, actor: 'reconciliation' },
+      // The merchant's capture, once the processor confirmed it.
+      { from: Authorized, to: Successful, actor: 'capture' },
+      // The merchant's void, once the processor confirmed the release.
+      { from: Authorized, to: Voided, actor: 'void' },
+      // The clock: AUTHORIZATION_TTL_HOURS passed without a capture.
+      { from: Authorized, to: Voided, actor: 'expiry' },
+    ]);
+    // Nobody else: no page, pay request, renewal or supersession touches an authorization.
+    for (const actor of ['pay_request', 'otp_page', 'paypal_page', 'supersede', 'renewal'] as const) {
+      for (const to of STATUSES) {
+        expect(canTransition(Authorized, to, actor, 'C')).toBe(false);
+        expect(canTransition(Processing, Authorized, actor, 'C')).toBe(false);
+      }
+    }
+    // A capture or a void acts on an Authorized order only, and only toward its own outcome.
+    for (const from of STATUSES) {
+      for (const to of STATUSES) {
+        expect(canTransition(from, to, 'capture', 'C')).toBe(from === Authorized && to === Successful);
+        expect(canTransition(from, to, 'void', 'PAYPAL')).toBe(from === Authorized && to === Voided);
       }
     }
   });

@@ -3,7 +3,16 @@ import { ConfigError, loadConfig } from '../../../src/config';
 describe('protection configuration', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
-    expect(c.rateLimit).toEqual({ enabled: true, perKey: 6000, perIp: 600, authFailures: 30, cardAttemptsPerLink: 60, cardAttemptsPerIp: 10 });
+    expect(c.rateLimit).toEqual({
+      enabled: true,
+      perKey: 6000,
+      perIp: 600,
+      authFailures: 30,
+      cardAttemptsPerLink: 60,
+      cardAttemptsPerIp: 10,
+      passwordResetsPerIp: 10,
+      passwordResetsPerEmail: 5,
+    });
     expect(c.requestTimeoutMs).toBe(30_000);
     expect(c.keepAliveTimeoutMs).toBe(72_000);
     expect(c.maxConnections).toBe(10_000);
@@ -19,13 +28,24 @@ describe('protection configuration', () => {
       RATE_LIMIT_AUTH_FAILURES: '5',
       RATE_LIMIT_CARD_ATTEMPTS_PER_LINK: '7',
       RATE_LIMIT_CARD_ATTEMPTS_PER_IP: '3',
+      RATE_LIMIT_PASSWORD_RESETS_PER_IP: '4',
+      RATE_LIMIT_PASSWORD_RESETS_PER_EMAIL: '2',
       REQUEST_TIMEOUT_MS: '5000',
       KEEP_ALIVE_TIMEOUT_MS: '4000',
       MAX_CONNECTIONS: '100',
       MAX_CONNECTIONS_PER_IP: '0',
       TRUST_PROXY: '10.0.0.0/8, loopback',
     });
-    expect(c.rateLimit).toEqual({ enabled: false, perKey: 100, perIp: 50, authFailures: 5, cardAttemptsPerLink: 7, cardAttemptsPerIp: 3 });
+    expect(c.rateLimit).toEqual({
+      enabled: false,
+      perKey: 100,
+      perIp: 50,
+      authFailures: 5,
+      cardAttemptsPerLink: 7,
+      cardAttemptsPerIp: 3,
+      passwordResetsPerIp: 4,
+      passwordResetsPerEmail: 2,
+    });
     expect([c.requestTimeoutMs, c.keepAliveTimeoutMs, c.maxConnections, c.maxConnectionsPerIp]).toEqual([5000, 4000, 100, 0]);
     expect(c.trustProxy).toEqual(['10.0.0.0/8', 'loopback']);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);

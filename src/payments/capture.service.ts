@@ -1,0 +1,271 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { DomainError, requiredField } from '../shared/errors';
+import type { Clock } from '../shared/clock';
+import { Money, parseAmount, type AmountProblem } from '../shared/money';
+import type { Tenant } from '../merchants/tenant';
+import { authorize } from '../merchants/authorization';
+import { AuditActions, auditOriginOf, SYSTEM_ACTOR, type AuditOrigin, type AuditService } from '../merchants/audit/audit.service';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import { Order } from '../orders/order.entity';
+import { OrderStatus, orderNotFound } from '../orders/order-status';
+import { OrderPayment } from '../orders/order-payment.entity';
+import type { OrderAggregate, OrderService } from '../orders/order.service';
+import type { OrderStatusChange } from '../events/order-status-bus';
+import type { FeeService } from '../fees/fee.service';
+import { notAvailableInLiveMode, processorCallClock, processorFor, ResponseCodes, type FinalProcessorResult, type PaymentProcessors } from './processor';
+import { canTransition, methodOfOption, type PaymentActor } from './payment-state';
+import { AuthorizationAction, type AuthorizationActionKind, type CaptureQuote } from './authorization-action.entity';
+import type { PaymentSettlement } from './settlement';
+
+export interface CaptureOrderInput {
+  reference?: string | null;
+  /** Decimal text; absent: all that was authorized. */
+  amount?: string | null;
+}
+
+export interface VoidOrderInput {
+  reference?: string | null;
+}
+
+export interface CaptureServiceOptions {
+  /** An authorization not captured within this is voided (AUTHORIZATION_TTL_HOURS). */
+  authorizationTtlMs: number;
+  /** A capture or void the processor has no record of after this long never reached it: it failed. */
+  processorDeadlineMs: number;
+  /** Calls younger than this are left to the request still handling them. */
+  reconcileGraceMs: number;
+}
+
+const captureNotAllowed = (message: string) => new DomainError('conflict', message, 'CAPTURE_NOT_ALLOWED');
+const voidNotAllowed = (message: string) => new DomainError('conflict', message, 'VOID_NOT_ALLOWED');
+const captureAmountInvalid = (message: string) => new DomainError('validation', message, 'CAPTURE_AMOUNT_INVALID');
+
+const AMOUNT_PROBLEMS: Record<AmountProblem, string> = {
+  invalid: 'The amount must be a number.',
+  not_positive: 'The amount must be greater than zero.',
+  too_large: 'The amount must be at most the amount authorized.',
+  too_precise: 'The amount must have at most 2 decimal places.',
+};
+
+/** The amount to capture: all of `authorized` when none is given, else a positive amount of at most two decimals, at most `authorized`. */
+export function captureAmount(value: string | null | undefined, authorized: string): Money {
+  if (value === undefined || value === null) return new Money(authorized);
+  const parsed = parseAmount(value, 2);
+  if (typeof parsed === 'string') throw captureAmountInvalid(AMOUNT_PROBLEMS[parsed]);
+  if (parsed.gt(authorized)) throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(authorized).toFixed(2)}).`);
+  return parsed;
+}
+
+interface Claim {
+  actionId: number;
+  token: string;
+  idempotencyKey: string;
+  /** What the processor is asked to take (a capture): the amount plus the customer's fee on it. */
+  total: string;
+  currency: string;
+  mode: EnvironmentMode;
+}
+
+/** What asks for a capture or a void: the merchant (by reference) or the clock (by order id). */
+type Request = { kind: AuthorizationActionKind; actor: Extract<PaymentActor, 'capture' | 'void' | 'expiry'>; amount?: Money; quote?: CaptureQuote };
+
+/**
+ * Capture later (docs/capture.md): an Authorized order's money is taken (captureOrder, all or
+ * part, once), released (voidOrder), or released by the clock once AUTHORIZATION_TTL_HOURS have
+ * passed. As for payments, the processor is never called inside a transaction: the capture or
+ * void is recorded first (an AuthorizationAction, pending, committed) under the order's row lock,
+ * one pending per order, so of a capture and a void asked at the same moment exactly one reaches
+ * the processor; the other is refused. The call carries the idempotency key `capture:<orderId>`
+ * or `void:<orderId>`; its answer is applied in a second transaction by the settlement (the
+ * transitions table), or, when the answer was lost, from the processor's record by
+ * `reconcilePending`.
+ */
+export class CaptureService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly processors: PaymentProcessors,
+    private readonly settlement: PaymentSettlement,
+    private readonly fees: FeeService,
+    private readonly orders: OrderService,
+    private readonly clock: Clock,
+    private readonly options: CaptureServiceOptions,
+    private readonly audit?: AuditService,
+  ) {}
+
+  async capture(tenant: Tenant, input: CaptureOrderInput): Promise<OrderAggregate> {
+    const reference = this.begin(tenant, input.reference);
+    const current = await this.orm.em
+      .fork()
+      .findOne(Order, { environment: tenant.environmentId, reference }, { fields: ['amount', 'currency', 'paymentMethod', 'statusId'] });
+    if (!current) throw orderNotFound();
+    if (current.statusId !== OrderStatus.Authorized) throw captureNotAllowed('Only an Authorized order can be captured, and only once.');
+    const amount = captureAmount(input.amount, current.amount);
+    // The fee on the amount captured, as the order's own was computed (read outside any transaction).
+    const q = await this.fees.compute(tenant, amount, current.paymentMethod === 'PAYPAL' ? 'PAYPAL' : 'C', current.currency);
+    const quote: CaptureQuote = {
+      fee: q.fee,
+      feeRate: q.feeRate,
+      subsidiaryFee: q.subsidiaryFee,
+      customerFee: q.customerFee,
+      totalChargedAmount: q.totalChargedAmount,
+    };
+    return this.run(tenant, reference, { kind: 'capture', actor: 'capture', amount, quote });
+  }
+
+  async void(tenant: Tenant, input: VoidOrderInput): Promise<OrderAggregate> {
+    return this.run(tenant, this.begin(tenant, input.reference), { kind: 'void', actor: 'void' });
+  }
+
+  /** Voids every authorization left uncaptured past AUTHORIZATION_TTL_HOURS; returns how many. */
+  async expireAuthorizations(limit = 100): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - this.options.authorizationTtlMs);
+    const rows: Array<{ id: number }> = await this.orm.em
+      .getConnection()
+      .execute(`select id from checkout_order where status_id = ? and authorized_at <= ? order by authorized_at limit ?`, [
+        OrderStatus.Authorized,
+        cutoff,
+        limit,
+      ]);
+    let voided = 0;
+    for (const { id } of rows) {
+      const claim = await this.orm.em.fork().transactional(async (em) => {
+        const order = await em.findOne(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+        if (!order?.authorizedAt || order.authorizedAt > new Date(this.clock.now().getTime() - this.options.authorizationTtlMs)) return null;
+        return this.claimLocked(em, order, { kind: 'void', actor: 'expiry' }, null);
+      });
+      if (!claim) continue;
+      const processor = processorFor(this.processors, claim.mode);
+      if (!processor) continue;
+      const result = await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
+      if (await this.settle(claim.actionId, result, null)) voided += 1;
+    }
+    return voided;
+  }
+
+  /**
+   * Captures and voids left pending by a lost answer (a crash between the call and its
+   * settlement), settled from the processor's record of their key; with no record past the
+   * processor deadline the call never reached it: the action failed and the order stays
+   * Authorized. Ages are real elapsed time, as for payment attempts. Returns how many were settled.
+   */
+  async reconcilePending(limit = 100): Promise<number> {
+    const rows: Array<{ id: number; idempotency_key: string; created_at: Date; mode: EnvironmentMode }> = await this.orm.em.getConnection().execute(
+      `select a.id, a.idempotency_key, a.created_at, e.mode from authorization_action a
+         join checkout_order o on o.id = a.order_id join app_environment e on e.id = o.environment_id
+        where a.state = 'pending' order by a.created_at limit ?`,
+      [limit],
+    );
+    let settled = 0;
+    for (const row of rows) {
+      const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
+      if (age < this.options.reconcileGraceMs) continue;
+      const processor = processorFor(this.processors, row.mode);
+      if (!processor) continue;
+      const record = await processor.lookup(row.idempotency_key);
+      let result: FinalProcessorResult | null = null;
+      if (record && record.kind !== 'challenge') result = record;
+      else if (!record && age >= this.options.processorDeadlineMs) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+      if (result && (await this.settle(row.id, result, null))) settled += 1;
+    }
+    return settled;
+  }
+
+  /** Who may, and where: payments.write, and an environment with a processor (live mode has none yet). Answers the reference. */
+  private begin(tenant: Tenant, reference: string | null | undefined): string {
+    authorize(tenant, 'payments.write');
+    if (!processorFor(this.processors, tenant.mode)) throw notAvailableInLiveMode();
+    const ref = typeof reference === 'string' ? reference.trim() : '';
+    if (!ref) throw requiredField('Reference');
+    return ref;
+  }
+
+  /** Records the request (committed), calls the processor with no transaction open, applies its answer; answers the order as it then stands. */
+  private async run(tenant: Tenant, reference: string, request: Request): Promise<OrderAggregate> {
+    const origin = auditOriginOf(tenant);
+    const claim = (await this.orm.em.fork().transactional(async (em) => {
+      const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!order) throw orderNotFound();
+      return this.claimLocked(em, order, request, request.kind === 'capture' ? captureNotAllowed : voidNotAllowed);
+    }))!;
+    const processor = processorFor(this.processors, claim.mode)!;
+    const result =
+      request.kind === 'capture'
+        ? await processor.capture({ token: claim.token, amount: claim.total, currency: claim.currency, idempotencyKey: claim.idempotencyKey })
+        : await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
+    await this.settle(claim.actionId, result, origin);
+    if (result.kind !== 'approved') {
+      const refused = `The processor refused the ${request.kind}: ${result.message}`;
+      throw new DomainError('payment_declined', refused, request.kind === 'capture' ? 'CAPTURE_NOT_ALLOWED' : 'VOID_NOT_ALLOWED');
+    }
+    return this.orders.getAggregate(tenant, reference);
+  }
+
+  /**
+   * Under the order's lock: the transitions table allows the change from the order's status, and
+   * no other capture or void of it is pending; the request is recorded, pending. `refuse` null
+   * (the clock): answers null instead of refusing.
+   */
+  private async claimLocked(em: EntityManager, order: Order, request: Request, refuse: ((message: string) => DomainError) | null): Promise<Claim | null> {
+    const payment = await em.findOne(OrderPayment, { order, statusId: OrderStatus.Authorized }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const method = payment ? methodOfOption(payment.paymentOptionId) : null;
+    const target = request.kind === 'capture' ? OrderStatus.Successful : OrderStatus.Voided;
+    const what = request.kind === 'capture' ? 'captured' : 'voided';
+    const fail = (message: string) => {
+      if (refuse) throw refuse(message);
+      return null;
+    };
+    if (!payment?.processorToken || !canTransition(order.statusId, target, request.actor, method)) {
+      return fail(`Only an Authorized order can be ${what}; this one is ${order.statusId === OrderStatus.Successful ? 'captured' : 'not Authorized'}.`);
+    }
+    if ((await em.count(AuthorizationAction, { order, state: 'pending' })) > 0)
+      return fail(`A capture or void of this order is in progress: it cannot be ${what} now.`);
+    if (request.amount && request.amount.gt(order.amount))
+      throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(order.amount).toFixed(2)}).`);
+    const action = em.create(AuthorizationAction, {
+      order,
+      kind: request.kind,
+      actor: request.actor,
+      amount: request.amount ? request.amount.toFixed(2) : null,
+      quote: request.quote ?? null,
+      idempotencyKey: `${request.kind}:${order.id}`,
+    });
+    await em.flush();
+    await em.populate(order, ['environment']);
+    return {
+      actionId: action.id,
+      token: payment.processorToken,
+      idempotencyKey: action.idempotencyKey,
+      total: request.quote?.totalChargedAmount ?? order.totalChargedAmount,
+      currency: order.currency,
+      mode: order.environment.mode,
+    };
+  }
+
+  /** Applies a processor answer to a pending action in its own transaction, once; answers whether it did. */
+  private async settle(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null): Promise<boolean> {
+    const changes: OrderStatusChange[] = [];
+    const changed = await this.orm.em.fork().transactional(async (em) => {
+      const found = await em.findOneOrFail(AuthorizationAction, { id: actionId });
+      // Order first, then the action and the payment: the lock order of every path.
+      const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const action = await em.findOneOrFail(AuthorizationAction, { id: actionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (action.state !== 'pending') return false;
+      await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
+      const payment = await em.findOneOrFail(OrderPayment, { order, statusId: OrderStatus.Authorized }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await this.settlement.settleAuthorizationAction(em, order, payment, action, result, changes);
+      if (result.kind === 'approved' && this.audit) {
+        await this.audit.record(em, {
+          ...(origin ?? { actor: SYSTEM_ACTOR }),
+          action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
+          subsidiaryId: order.environment.subsidiary.id,
+          environment: order.environment.mode,
+          target: action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
+        });
+      }
+      return true;
+    });
+    this.settlement.committed(changes);
+    return changed;
+  }
+}

@@ -1,0 +1,409 @@
+import { startTestService, type TestService } from '../../support/service';
+import { graphql, postEncrypted, request } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import { encryptPayload } from '../../support/payload-client';
+import { createScratchDatabase } from '../../support/scratch-database';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { ManualClock } from '../../../src/shared/clock';
+import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+
+const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
+const customer = { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' };
+const card = (cardNumber = '5123450000000008') => ({ card: { cardNumber, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } });
+
+const CREATE_LINK = `mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id reference paymentLinkUrl captureMethod } }`;
+const ORDER_FIELDS = `orderReference statusId status amount amountAuthorized totalAmountCharged fee customerFee captureMethod paymentResponseCode
+  orderPayments { statusId status }`;
+const ORDER = `query ($reference: String!) { order(reference: $reference) { ${ORDER_FIELDS} } }`;
+const CAPTURE = `mutation ($input: CaptureOrderInput!) { captureOrder(input: $input) { ${ORDER_FIELDS} } }`;
+const VOID = `mutation ($input: VoidOrderInput!) { voidOrder(input: $input) { ${ORDER_FIELDS} } }`;
+const TIMELINE = `query ($reference: String!) { orderTimeline(reference: $reference) { event } }`;
+
+/**
+ * Capture later: orders of a MANUAL payment link are held (Authorized), then captured or voided.
+ * On a database of this file's own: the authorization expiry sweep acts on every order it finds.
+ */
+describe('capture later: authorize, capture and void', () => {
+  let scratch: { url: string; drop(): Promise<void> };
+  let t: TestService;
+  let m: CreatedMerchant;
+  const clock = new ManualClock(new Date());
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('capture');
+    // Many card attempts from one address on link pages: no per-IP card limit here.
+    t = await startTestService({ DATABASE_URL: scratch.url, AUTHORIZATION_TTL_HOURS: '24', RATE_LIMIT: 'off' }, { clock });
+    // The customer bears the fee: a capture's total is the amount captured plus the fee on it.
+    m = await createTestMerchant(t, { name: 'Lekki Outfitters', feeBearer: 'customer' });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await scratch?.drop();
+  });
+
+  const k = () => m.keys.test;
+  const gql = async (query: string, variables: Record<string, unknown>, apiKey = k().privateKey) =>
+    (await graphql(t.baseUrl, query, variables, { 'api-key': apiKey })).body;
+  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  type EventRow = { notify_type: string; payload: { notify: string; notifyType: string; data: { statusId: number; status: string } } };
+  const events = async (reference: string) =>
+    (
+      (await sql(`select e.notify_type, e.payload from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence`, [
+        reference,
+      ])) as EventRow[]
+    ).map((r) => ({
+      // The stored kind and the body's notifyType are one and the same.
+      notifyType: r.notify_type === r.payload.notifyType ? r.notify_type : `${r.notify_type} ≠ ${r.payload.notifyType}`,
+      notify: r.payload.notify,
+      statusId: r.payload.data.statusId,
+      status: r.payload.data.status,
+    }));
+
+  async function manualLink(authOption: 'AUTH' | 'NOAUTH' = 'NOAUTH', amount = '1000') {
+    const res = await gql(CREATE_LINK, {
+      input: { name: 'Tent', description: 'Four-person tent', paymentType: 'MC', currency: 'NGN', authOption, amount, captureMethod: 'MANUAL' },
+    });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.createPaymentLink.captureMethod).toBe('MANUAL');
+    return res.data.createPaymentLink as { id: number; reference: string; paymentLinkUrl: string };
+  }
+
+  /** A customer pays a MANUAL link's hosted page with a sandbox card (no 3-D Secure): the order's reference and where the customer lands. */
+  async function authorizedOrder(amount = '1000'): Promise<{ reference: string; landed: URL; link: { id: number; reference: string } }> {
+    const link = await manualLink('NOAUTH', amount);
+    const res = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+      body: { paymentOption: 'C', customer, data: encryptPayload(card(), k().encryptionKey) },
+    });
+    expect(res.status).toBe(200);
+    const landed = new URL(res.body.redirectUrl);
+    return { reference: landed.searchParams.get('reference')!, landed, link };
+  }
+
+  const restStatus = async (reference: string) =>
+    (await postEncrypted(t.baseUrl, '/checkout/order/status', k().publicKey, k().encryptionKey, { reference })).body;
+  const restVerify = async (reference: string) =>
+    (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body;
+
+  it('leaves an approved payment of a MANUAL link Authorized, holds the money, and announces it with a webhook "authorized"', async () => {
+    const { reference, landed } = await authorizedOrder();
+    expect(landed.searchParams.get('status')).toBe('authorized');
+    const order = (await gql(ORDER, { reference })).data.order;
+    expect(order).toMatchObject({
+      statusId: 6,
+      status: 'Authorized',
+      captureMethod: 'MANUAL',
+      amount: '1000.00',
+      amountAuthorized: '1000.00',
+      totalAmountCharged: '1015.00',
+      orderPayments: [{ statusId: 6, status: 'Authorized' }],
+    });
+    expect(await events(reference)).toEqual([{ notify: 'transaction', notifyType: 'authorized', statusId: 6, status: 'Authorized' }]);
+    // Held, not taken: the money is not counted as a successful payment.
+    const [held] = await sql(`select date_payment_confirmed, authorized_at from checkout_order where reference = ?`, [reference]);
+    expect(held.date_payment_confirmed).toBeNull();
+    expect(held.authorized_at).not.toBeNull();
+    expect((await gql(TIMELINE, { reference })).data.orderTimeline.map((e: { event: string }) => e.event)).toContain('order.authorized');
+    // The order lists know the status: filtered by it, with the same fields the order shows.
+    const listed = await gql(
+      `query { orders(first: 50, filter: { statusIds: [6] }) { edges { node { orderReference status captureMethod amountAuthorized } } } }`,
+      {},
+    );
+    expect(listed.data.orders.edges.map((e: { node: unknown }) => e.node)).toContainEqual({
+      orderReference: reference,
+      status: 'Authorized',
+      captureMethod: 'MANUAL',
+      amountAuthorized: '1000.00',
+    });
+  });
+
+  it('captures part of an authorization: the fee is computed on the amount captured and the order becomes Successful, once', async () => {
+    const { reference } = await authorizedOrder();
+    const res = await gql(CAPTURE, { input: { reference, amount: '600.00' } });
+    expect(res.errors).toBeUndefined();
+    // 1.5% of 600 (the default card fee), borne by the customer.
+    expect(res.data.captureOrder).toMatchObject({
+      statusId: 5,
+      status: 'Successful',
+      amount: '600.00',
+      amountAuthorized: '1000.00',
+      fee: '9.00',
+      customerFee: '9.00',
+      totalAmountCharged: '609.00',
+      orderPayments: [{ statusId: 5, status: 'Successful' }],
+    });
+    // The answer is the order as order(reference) shows it.
+    expect((await gql(ORDER, { reference })).data.order).toEqual(res.data.captureOrder);
+    expect((await restVerify(reference)).data).toMatchObject({ statusId: 5, status: 'Successful', totalAmountCharged: 609, fee: 9, customerFee: 9 });
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
+
+    const again = await gql(CAPTURE, { input: { reference, amount: '100' } });
+    expect(again.errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+    const all = await gql(CAPTURE, { input: { reference } });
+    expect(all.errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+    expect((await gql(ORDER, { reference })).data.order.totalAmountCharged).toBe('609.00');
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
+
+    const audit = await sql(`select action, target, actor_type from audit_entry where subsidiary_id = ? and action = 'order.captured'`, [m.subsidiary.id]);
+    expect(audit).toContainEqual({ action: 'order.captured', target: `order ${reference} 600.00 NGN`, actor_type: 'API_KEY' });
+    expect((await gql(TIMELINE, { reference })).data.orderTimeline.map((e: { event: string }) => e.event)).toEqual(
+      expect.arrayContaining(['order.authorized', 'order.captured']),
+    );
+  });
+
+  it('refunds a captured order up to the amount captured plus its fee, and refuses refunds of held or released money', async () => {
+    const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { amount status } }`;
+    const held = await authorizedOrder();
+    const refundHeld = await gql(REFUND, { input: { reference: held.reference, amount: '10' } });
+    expect(refundHeld.errors[0].extensions.code).toBe('REFUND_NOT_ALLOWED');
+
+    const captured = await gql(CAPTURE, { input: { reference: held.reference, amount: '600.00' } });
+    expect(captured.data.captureOrder.totalAmountCharged).toBe('609.00');
+    // The balance is what was taken (609.00), not what was held (1,000 plus its fee).
+    const tooMuch = await gql(REFUND, { input: { reference: held.reference, amount: '609.01' } });
+    expect(tooMuch.errors[0].extensions.code).toBe('REFUND_AMOUNT_INVALID');
+    const all = await gql(REFUND, { input: { reference: held.reference } });
+    expect(all.errors).toBeUndefined();
+    expect(all.data.refundOrder).toEqual({ amount: '609.00', status: 'SUCCEEDED' });
+
+    const released = await authorizedOrder();
+    expect((await gql(VOID, { input: { reference: released.reference } })).errors).toBeUndefined();
+    const refundVoided = await gql(REFUND, { input: { reference: released.reference } });
+    expect(refundVoided.errors[0].extensions.code).toBe('REFUND_NOT_ALLOWED');
+  });
+
+  it('captures the whole authorization when no amount is given', async () => {
+    const { reference } = await authorizedOrder('250.50');
+    const res = await gql(CAPTURE, { input: { reference } });
+    expect(res.data.captureOrder).toMatchObject({ statusId: 5, amount: '250.50', totalAmountCharged: '254.26', fee: '3.76' });
+  });
+
+  it.each([
+    ['0', 'zero'],
+    ['-5', 'negative'],
+    ['10.005', 'more than two decimals'],
+    ['1000.01', 'more than authorized'],
+  ])('refuses to capture %s (%s) with CAPTURE_AMOUNT_INVALID, changing nothing', async (amount) => {
+    const { reference } = await authorizedOrder();
+    const res = await gql(CAPTURE, { input: { reference, amount } });
+    expect(res.errors[0].extensions.code).toBe('CAPTURE_AMOUNT_INVALID');
+    expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 6, totalAmountCharged: '1015.00' });
+  });
+
+  it('voids an authorization: Voided, a webhook "voided", and nothing can be captured afterwards', async () => {
+    const { reference, link } = await authorizedOrder();
+    const res = await gql(VOID, { input: { reference } });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.voidOrder).toMatchObject({ statusId: 7, status: 'Voided', orderPayments: [{ statusId: 7, status: 'Voided' }] });
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'voided']);
+    expect((await gql(CAPTURE, { input: { reference } })).errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+    expect((await gql(VOID, { input: { reference } })).errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
+    const audit = await sql(`select target from audit_entry where subsidiary_id = ? and action = 'order.voided'`, [m.subsidiary.id]);
+    expect(audit).toContainEqual({ target: `order ${reference}` });
+    expect((await gql(TIMELINE, { reference })).data.orderTimeline.map((e: { event: string }) => e.event)).toContain('order.voided');
+
+    // The customer's result page says the money was released.
+    const page = await (await fetch(`${t.baseUrl}/pay/${link.reference}/result?reference=${encodeURIComponent(reference)}`)).text();
+    expect(page).toContain('data-outcome="voided"');
+    expect(page).toContain('You were not charged.');
+  });
+
+  it('refuses to void a captured order, and to capture or void an order that was never authorized', async () => {
+    const { reference } = await authorizedOrder();
+    await gql(CAPTURE, { input: { reference } });
+    expect((await gql(VOID, { input: { reference } })).errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
+
+    const automatic = `AUTO-${Date.now()}`;
+    await postEncrypted(t.baseUrl, '/checkout/order/create', k().publicKey, k().encryptionKey, {
+      customer,
+      order: { amount: 100, reference: automatic, description: 'x', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://merchant.test/return' },
+    });
+    expect((await gql(CAPTURE, { input: { reference: automatic } })).errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+    expect((await gql(VOID, { input: { reference: automatic } })).errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
+  });
+
+  it('lets exactly one of a capture and a void asked at the same moment win', async () => {
+    for (let i = 0; i < 4; i++) {
+      const { reference } = await authorizedOrder();
+      const [captured, voided] = await Promise.all([gql(CAPTURE, { input: { reference } }), gql(VOID, { input: { reference } })]);
+      const winners = [captured, voided].filter((r) => !r.errors);
+      expect(winners).toHaveLength(1);
+      const loser = captured.errors ? captured : voided;
+      expect(['CAPTURE_NOT_ALLOWED', 'VOID_NOT_ALLOWED']).toContain(loser.errors[0].extensions.code);
+      const final = (await gql(ORDER, { reference })).data.order;
+      expect(final.statusId).toBe(captured.errors ? 7 : 5);
+      expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', captured.errors ? 'voided' : 'successful']);
+      expect(
+        await sql(`select count(*)::int as n from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ?`, [reference]),
+      ).toEqual([{ n: 1 }]);
+    }
+  });
+
+  it('voids an authorization left uncaptured past AUTHORIZATION_TTL_HOURS, with a webhook "voided"', async () => {
+    const { reference } = await authorizedOrder();
+    const fresh = (await authorizedOrder()).reference;
+    // The first authorization was made 25 hours ago (the TTL here is 24).
+    await sql(`update checkout_order set authorized_at = authorized_at - interval '25 hours' where reference = ?`, [reference]);
+    expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(1);
+    expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 7, status: 'Voided', paymentResponseCode: 'Z7' });
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'voided']);
+    expect((await gql(ORDER, { reference: fresh })).data.order.statusId).toBe(6);
+    expect(await sql(`select actor_type from audit_entry where action = 'order.voided' and target = ?`, [`order ${reference}`])).toEqual([
+      { actor_type: 'SYSTEM' },
+    ]);
+  });
+
+  it('settles a capture whose answer was lost from the processor record of its idempotency key', async () => {
+    const { reference } = await authorizedOrder();
+    const [order] = await sql(`select o.id, p.processor_token from checkout_order o join order_payment p on p.order_id = o.id where o.reference = ?`, [
+      reference,
+    ]);
+    // The capture was recorded and reached the processor, then the process stopped before writing the answer.
+    await sql(
+      `insert into authorization_action (order_id, kind, actor, amount, quote, idempotency_key, created_at)
+       values (?, 'capture', 'capture', 500, ?::jsonb, ?, now() - interval '1 minute')`,
+      [
+        order.id,
+        JSON.stringify({ fee: '7.50', feeRate: '0.015', subsidiaryFee: '0.00', customerFee: '7.50', totalChargedAmount: '507.50' }),
+        `capture:${order.id}`,
+      ],
+    );
+    await new SandboxProcessor(t.service.runtime.ctx.orm).capture({
+      token: order.processor_token,
+      amount: '507.50',
+      currency: 'NGN',
+      idempotencyKey: `capture:${order.id}`,
+    });
+    // While the capture is pending, a void is refused.
+    expect((await gql(VOID, { input: { reference } })).errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
+    expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+    expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 5, amount: '500.00', totalAmountCharged: '507.50' });
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
+  });
+
+  it('shows Authorized and Voided in the REST order status and verify answers, with is_final_status false then true', async () => {
+    const { reference } = await authorizedOrder();
+    const held = await restStatus(reference);
+    expect(held).toMatchObject({ is_final_status: false, requery_needed: true, status: 'success', status_code: '00', data: { payment_status: 6 } });
+    expect((await restVerify(reference)).data).toMatchObject({ statusId: 6, status: 'Authorized', orderPayments: [{ statusId: 6, status: 'Authorized' }] });
+    await gql(VOID, { input: { reference } });
+    const released = await restStatus(reference);
+    expect(released).toMatchObject({ is_final_status: true, requery_needed: false, data: { payment_status: 7 } });
+    const verified = (await restVerify(reference)).data;
+    expect(verified).toMatchObject({ statusId: 7, status: 'Voided' });
+    // Every documented field is still there.
+    for (const field of [
+      'orderReference',
+      'paymentReference',
+      'productName',
+      'totalAmountCharged',
+      'paymentMethod',
+      'customer',
+      'cardDetails',
+      'paymentLink',
+    ]) {
+      expect(verified).toHaveProperty(field);
+    }
+  });
+
+  it('gives a REST order on a MANUAL link the link capture method and answers its payment as authorized', async () => {
+    const link = await manualLink('NOAUTH', '300');
+    const reference = `REST-${Date.now()}`;
+    const created = await postEncrypted(t.baseUrl, '/checkout/order/create', k().publicKey, k().encryptionKey, {
+      customer,
+      order: { amount: 300, reference, description: 'Tent', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://merchant.test/return', paymentLinkId: link.id },
+    });
+    expect(created.body.statusCode).toBe('01');
+    const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
+      reference,
+      paymentOption: 'C',
+      country: 'NG',
+      ...card('4111111111111111'),
+    });
+    expect(paid.body).toMatchObject({ status: 'success', statusCode: '00', message: 'Order payment authorized' });
+    expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 6, captureMethod: 'MANUAL' });
+    // An order created over REST without a link is captured at once.
+    const plain = `PLAIN-${Date.now()}`;
+    await postEncrypted(t.baseUrl, '/checkout/order/create', k().publicKey, k().encryptionKey, {
+      customer,
+      order: { amount: 300, reference: plain, description: 'x', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://merchant.test/return' },
+    });
+    expect((await gql(ORDER, { reference: plain })).data.order.captureMethod).toBe('AUTOMATIC');
+  });
+
+  it('creates GraphQL orders AUTOMATIC by default or MANUAL when asked, and refuses a method other than the link one', async () => {
+    const input = (extra: Record<string, unknown>) => ({
+      customer,
+      amount: '100.00',
+      reference: `GQL-${Date.now()}-${Math.random()}`,
+      redirectUrl: 'https://merchant.test/return',
+      ...extra,
+    });
+    const create = `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { captureMethod } }`;
+    expect((await gql(create, { input: input({}) }, k().publicKey)).data.createOrder.captureMethod).toBe('AUTOMATIC');
+    expect((await gql(create, { input: input({ captureMethod: 'MANUAL' }) }, k().publicKey)).data.createOrder.captureMethod).toBe('MANUAL');
+    const link = await manualLink('NOAUTH', '100');
+    expect((await gql(create, { input: input({ paymentLinkId: link.id }) }, k().publicKey)).data.createOrder.captureMethod).toBe('MANUAL');
+    expect((await gql(create, { input: input({ paymentLinkId: link.id, captureMethod: 'AUTOMATIC' }) }, k().publicKey)).errors[0].extensions.code).toBe(
+      'VAL400',
+    );
+  });
+
+  it('tells the customer on the hosted result page that the payment is authorised but not charged yet (after 3-D Secure)', async () => {
+    const link = await manualLink('AUTH');
+    const res = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+      body: { paymentOption: 'C', customer, data: encryptPayload(card(), k().encryptionKey) },
+    });
+    const done = await fetch(res.body.redirectUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'otp=123456',
+    });
+    const landed = new URL(done.headers.get('location')!);
+    expect(landed.searchParams.get('status')).toBe('authorized');
+    const page = await (await fetch(landed)).text();
+    expect(page).toContain('data-outcome="authorized"');
+    expect(page).toContain('you have not been charged yet');
+    expect(page).toContain('Lekki Outfitters will take the payment when your order is confirmed');
+  });
+
+  it('refuses captures and voids with the public key, and in live mode', async () => {
+    const { reference } = await authorizedOrder();
+    expect((await gql(CAPTURE, { input: { reference } }, k().publicKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await gql(VOID, { input: { reference } }, k().publicKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await gql(CAPTURE, { input: { reference } }, m.keys.live.privateKey)).errors[0].extensions.code).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+    expect((await gql(VOID, { input: { reference } }, m.keys.live.privateKey)).errors[0].extensions.code).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+    expect((await gql(ORDER, { reference })).data.order.statusId).toBe(6);
+  });
+
+  it('counts an Authorized order as paying a single-charge link until it is voided', async () => {
+    const created = await gql(CREATE_LINK, {
+      input: { name: 'Bike', description: 'One bike', paymentType: 'SC', currency: 'NGN', authOption: 'NOAUTH', amount: '800', captureMethod: 'MANUAL' },
+    });
+    const link = created.data.createPaymentLink;
+    const status = async () => (await gql(`query ($id: Int) { paymentLink(id: $id) { status } }`, { id: link.id })).data.paymentLink.status;
+    const paid = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+      body: { paymentOption: 'C', customer, data: encryptPayload(card(), k().encryptionKey) },
+    });
+    const reference = new URL(paid.body.redirectUrl).searchParams.get('reference')!;
+    expect(await status()).toBe('PAID');
+    const second = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+      body: { paymentOption: 'C', customer, data: encryptPayload(card(), k().encryptionKey) },
+    });
+    expect(second.status).toBe(400);
+    await gql(VOID, { input: { reference } });
+    expect(await status()).toBe('ACTIVE');
+  });
+
+  it('refuses MANUAL capture on subscription links', async () => {
+    const res = await gql(CREATE_LINK, {
+      input: { name: 'Gym', description: 'Monthly', paymentType: 'SUB', currency: 'NGN', amount: '5000', captureMethod: 'MANUAL' },
+    });
+    expect(res.errors[0]).toMatchObject({
+      extensions: { code: 'VAL400' },
+      message: 'The CaptureMethod field must be AUTOMATIC for subscription links (PaymentType SUB).',
+    });
+  });
+});
