@@ -2,6 +2,19 @@
 type Decimal = string;
 type DateTimeISO = string;
 
+/** AUTOMATIC: an approved payment is taken at once. MANUAL: it is held (the order Authorized, statusId 6) until captured or voided. */
+export type CaptureMethod = 'AUTOMATIC' | 'MANUAL';
+
+export interface CaptureOrderInput {
+  reference: string;
+  /** At most the amount authorized, at most two decimals; absent: all of it. */
+  amount?: Decimal | null;
+}
+
+export interface VoidOrderInput {
+  reference: string;
+}
+
 /** PENDING: with the processor; SUCCEEDED and FAILED are final. */
 export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
 

@@ -1,6 +1,6 @@
 import { GraphQLRequestError } from './errors';
 import type { FetchLike } from './client';
-import { REFUND_FIELDS, type GqlRefund, type RefundOrderInput } from './after-sale';
+import { REFUND_FIELDS, type CaptureMethod, type CaptureOrderInput, type GqlRefund, type RefundOrderInput, type VoidOrderInput } from './after-sale';
 
 /** A GraphQL document that carries the types of its result and variables. */
 export interface TypedOperation<TData, TVariables> {
@@ -34,6 +34,8 @@ export interface GqlPaymentLink {
   paymentLinkType: string;
   authOption: 'AUTH' | 'NOAUTH';
   limit: number | null;
+  /** MANUAL: its orders' payments are held until captured or voided. */
+  captureMethod: CaptureMethod;
 }
 
 export interface PaymentLinkConnection {
@@ -61,6 +63,8 @@ export interface CreatePaymentLinkInput {
   mobile?: string | null;
   backgroundImage?: string | null;
   website?: string | null;
+  /** Default AUTOMATIC; subscription links are always AUTOMATIC. */
+  captureMethod?: CaptureMethod;
 }
 
 export interface GqlOrder {
@@ -86,6 +90,9 @@ export interface GqlOrder {
   dateCreated: DateTimeISO;
   dateUpdated: DateTimeISO;
   datePaymentConfirmed: DateTimeISO | null;
+  captureMethod: CaptureMethod;
+  /** What was held when a MANUAL order's payment was authorized; once captured, `amount` is the amount captured. */
+  amountAuthorized: Decimal | null;
   orderPayments: Array<{
     orderPaymentReference: string;
     paymentOption: string;
@@ -151,10 +158,10 @@ export interface OrderStatusChange {
 
 // ---------------------------------------------------------------- operations
 
-const LINK_FIELDS = 'id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit';
+const LINK_FIELDS = 'id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit captureMethod';
 const ORDER_FIELDS = `orderReference paymentReference productName amount totalAmountCharged statusId status paymentMethod
   paymentResponseCode paymentResponseMessage currencyName fee feeRate subsidiaryFee customerFee paymentLinkId
-  dateCreated dateUpdated datePaymentConfirmed
+  dateCreated dateUpdated datePaymentConfirmed captureMethod amountAuthorized
   orderPayments { orderPaymentReference paymentOption statusId status responseCode responseMessage }
   customer { firstName lastName emailAddress countryShortName mobileNumber }
   cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear }
@@ -176,6 +183,12 @@ export const operations = {
   order: operation<{ order: GqlOrder }, { reference: string }>(`query Order($reference: String!) { order(reference: $reference) { ${ORDER_FIELDS} } }`),
   refundOrder: operation<{ refundOrder: GqlRefund }, { input: RefundOrderInput }>(
     `mutation RefundOrder($input: RefundOrderInput!) { refundOrder(input: $input) { ${REFUND_FIELDS} } }`,
+  ),
+  captureOrder: operation<{ captureOrder: GqlOrder }, { input: CaptureOrderInput }>(
+    `mutation CaptureOrder($input: CaptureOrderInput!) { captureOrder(input: $input) { ${ORDER_FIELDS} } }`,
+  ),
+  voidOrder: operation<{ voidOrder: GqlOrder }, { input: VoidOrderInput }>(
+    `mutation VoidOrder($input: VoidOrderInput!) { voidOrder(input: $input) { ${ORDER_FIELDS} } }`,
   ),
   orderTimeline: operation<{ orderTimeline: TimelineEntry[] }, { reference: string }>(
     `query OrderTimeline($reference: String!) { orderTimeline(reference: $reference) { id event description source metadata createdAt } }`,
@@ -301,6 +314,16 @@ export class GraphQLClient {
    */
   async refundOrder(input: RefundOrderInput): Promise<GqlRefund> {
     return (await this.request(operations.refundOrder, { input })).refundOrder;
+  }
+
+  /** Takes all (no `amount`) or part of an Authorized order's held money, once: the order, now Successful. Private key. */
+  async captureOrder(input: CaptureOrderInput): Promise<GqlOrder> {
+    return (await this.request(operations.captureOrder, { input })).captureOrder;
+  }
+
+  /** Releases the money held for an Authorized order: the order becomes Voided. Private key. */
+  async voidOrder(input: VoidOrderInput): Promise<GqlOrder> {
+    return (await this.request(operations.voidOrder, { input })).voidOrder;
   }
 
   /** Oldest first; needs the private key. */
