@@ -39,6 +39,8 @@ export interface MoneyActionProps {
   refusals: Record<string, RefusalShown>;
   /** Called after the service answered (the page reads the order again). */
   done: () => void;
+  /** Hands the answer to the caller to show, when this button goes away with the state it changed (capture, void). */
+  onOutcome?: (outcome: ActionOutcome) => void;
 }
 
 /** An amount as people type it: digits with at most two decimals (the service checks the rest: more than zero, within the balance). */
@@ -65,6 +67,8 @@ export function MoneyAction(props: MoneyActionProps) {
   // Set at once on the first click (state reaches the button only at the next render).
   const inFlight = useRef(false);
   const id = props.label.toLowerCase().replace(/[^a-z]+/g, '-');
+  // An action with nothing to fill in (void) goes straight to its confirmation.
+  const form = Boolean(props.amount || props.reason);
 
   const open = () => {
     key.current = newKey();
@@ -72,7 +76,7 @@ export function MoneyAction(props: MoneyActionProps) {
     setReason('');
     setRefusal(null);
     setOutcome(null);
-    setStep('form');
+    setStep(form ? 'form' : 'confirm');
   };
   const review = () => {
     if (props.amount && !AMOUNT.test(amount.trim())) {
@@ -88,13 +92,14 @@ export function MoneyAction(props: MoneyActionProps) {
     setBusy(true);
     try {
       const answer = await props.run({ amount: props.amount ? amount.trim() : null, reason: reason.trim() || null, key: key.current });
-      setOutcome(answer);
+      if (props.onOutcome) props.onOutcome(answer);
+      else setOutcome(answer);
       setStep('closed');
       props.done();
     } catch (err) {
       const shown = err instanceof ApiError && err.code ? props.refusals[err.code] : undefined;
       setRefusal({ field: shown?.field, text: shown?.text ?? messageOf(err) });
-      setStep('form');
+      setStep(form ? 'form' : 'confirm');
     } finally {
       inFlight.current = false;
       setBusy(false);
@@ -174,12 +179,13 @@ export function MoneyAction(props: MoneyActionProps) {
       {step === 'confirm' && (
         <div class="panel confirm" role="alertdialog" aria-labelledby={`${id}-question`}>
           <p id={`${id}-question`}>{props.question(props.amount ? money(amount.trim(), props.currency) : null)}</p>
+          {!form && <ErrorNote error={refusal?.text} />}
           <div class="actions">
             <button type="button" disabled={busy} onClick={() => void send()}>
               {busy ? props.sending : props.confirm}
             </button>
-            <button type="button" class="secondary" disabled={busy} onClick={() => setStep('form')}>
-              Back
+            <button type="button" class="secondary" disabled={busy} onClick={() => setStep(form ? 'form' : 'closed')}>
+              {form ? 'Back' : 'Cancel'}
             </button>
           </div>
         </div>

@@ -3,6 +3,7 @@ import { gql, may, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
 import { ErrorNote, followUp, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
 import { REFUND_FIELDS, RefundsSection } from './order-refunds';
+import { CAPTURE_FIELDS, CaptureSection } from './order-capture';
 
 const PAGE_SIZE = 20;
 
@@ -161,7 +162,7 @@ const ORDER = `query Order($reference: String!) {
     customer { firstName lastName emailAddress mobileNumber countryShortName }
     orderPayments { orderPaymentReference paymentOption status responseCode responseMessage dateCreated }
     cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear cardIssuer }
-    ${REFUND_FIELDS}
+    ${CAPTURE_FIELDS} ${REFUND_FIELDS}
   }
   orderTimeline(reference: $reference) { id event description source createdAt }
 }`;
@@ -217,6 +218,12 @@ export function OrderPage(props: { reference: string }) {
         <dl class="details">
           <dt>Amount</dt>
           <dd>{money(o.amount, o.currencyName)}</dd>
+          {o.amountAuthorized !== null && (
+            <>
+              <dt>Amount authorized</dt>
+              <dd>{money(o.amountAuthorized, o.currencyName)}</dd>
+            </>
+          )}
           <dt>Total charged</dt>
           <dd>{money(o.totalAmountCharged, o.currencyName)}</dd>
           <dt>Fee</dt>
@@ -247,6 +254,7 @@ export function OrderPage(props: { reference: string }) {
           ))}
         </dl>
       </section>
+      <CaptureSection reference={o.orderReference} order={o} statusId={status.statusId} reload={order.reload} />
       <RefundsSection reference={o.orderReference} order={o} reload={order.reload} />
       <section class="panel" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
