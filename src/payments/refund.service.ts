@@ -25,10 +25,12 @@ export interface RefundServiceOptions {
   reconcileGraceMs?: number;
 }
 
-/** An order's refunds, oldest first, and the sum of those SUCCEEDED. */
+/** An order's refunds, oldest first, the sum of those SUCCEEDED, and what a refund may still take. */
 export interface OrderRefunds {
   refunds: RefundView[];
   amountRefunded: string;
+  /** The order's balance while it may be refunded, else zero: the most a refund asked now may take. */
+  amountRefundable: string;
 }
 
 /** The SUCCEEDED refunds of one currency over a period: how many and how much. */
@@ -102,14 +104,19 @@ export class RefundService {
     return (await this.settlement.settle(recorded.refundId, result, 'processor')).view;
   }
 
-  /** The order's refunds, oldest first, and how much of them SUCCEEDED. */
+  /** The order's refunds, oldest first, how much of them SUCCEEDED, and how much a refund may still take. */
   async forOrder(tenant: Tenant, reference: string): Promise<OrderRefunds> {
     authorize(tenant, 'read');
-    const refunds = await this.orm.em
-      .fork()
-      .find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    const em = this.orm.em.fork();
+    const refunds = await em.find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     const amountRefunded = refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum.plus(r.amount), new Money(0));
-    return { refunds: refunds.map((r) => refundView(r, reference)), amountRefunded: amountRefunded.toFixed(2) };
+    const order = await em.findOne(Order, { environment: tenant.environmentId, reference });
+    const refundable = order && refundRefusal(order) === null ? await orderBalance(em, order.id) : new Money(0);
+    return {
+      refunds: refunds.map((r) => refundView(r, reference)),
+      amountRefunded: amountRefunded.toFixed(2),
+      amountRefundable: refundable.toDecimalPlaces(2, Money.ROUND_DOWN).toFixed(2),
+    };
   }
 
   /** The SUCCEEDED refunds asked for in [from, to), by currency (the dashboard's refunded volume). */
@@ -172,13 +179,13 @@ export class RefundService {
       const earlier = await em.findOne(Refund, { environment: tenant.environmentId, idempotencyKey: input.idempotencyKey }, { populate: ['order'] });
       if (earlier) return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
     }
-    if (!REFUNDABLE_ORDER_STATUSES.includes(order.statusId)) throw refundNotAllowed('Only a Successful order can be refunded.');
-    // Disputes plug in here: an open dispute on the order refuses the refund (REFUND_NOT_ALLOWED).
+    const refusal = refundRefusal(order);
+    if (refusal !== null) throw refundNotAllowed(refusal);
 
     const balance = await orderBalance(em, order.id);
     const amount = input.amount ?? balance.toDecimalPlaces(2, Money.ROUND_DOWN);
     if (amount.lte(0)) throw refundAmountInvalid('Nothing is left to refund on this order.');
-    if (amount.gt(balance)) throw refundAmountInvalid(`The amount must be at most the balance of the order, ${balance.toFixed(2)}.`);
+    if (amount.gt(balance)) throw refundAmountInvalid(`The amount must be at most the balance of the order, ${formatMoney(balance, order.currency)}.`);
 
     const refund = em.create(Refund, {
       id: randomUUID(),
@@ -219,6 +226,16 @@ export class RefundService {
     const refund = await this.orm.em.fork().findOneOrFail(Refund, { id: refundId }, { populate: ['order'] });
     return refundView(refund, refund.order.reference);
   }
+}
+
+/**
+ * Why no refund of the order may be asked now, or null when one may: the one rule both a refund
+ * request and the order's refundable amount follow. Disputes plug in here: an open dispute on the
+ * order refuses the refund (REFUND_NOT_ALLOWED).
+ */
+function refundRefusal(order: Order): string | null {
+  if (!REFUNDABLE_ORDER_STATUSES.includes(order.statusId)) return 'Only a Successful order can be refunded.';
+  return null;
 }
 
 /** An earlier refund of the same idempotency key: answered again when asked of the same order and amount, else refused. */

@@ -5,6 +5,7 @@ import {
   GraphQLClient,
   GraphQLRequestError,
   blocksFor,
+  encryptPayload,
   verifyWebhook,
   WebhookVerificationError,
   type OrderStatusChange,
@@ -271,6 +272,79 @@ describe('the merchant SDK drives the real service', () => {
       const refused = await gqlPrivate.order('NO-SUCH-ORDER').catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(GraphQLRequestError);
       expect(refused).toMatchObject({ code: '13', message: 'Order not found at the moment' });
+    });
+
+    it('refunds part of a paid order with typed results; the same idempotency key refunds once; the order lists its refunds and balance', async () => {
+      const input = orderRequest();
+      const reference = input.order.reference;
+      await client.createOrder(input);
+      const paid = await client.payOrder({ reference, paymentOption: 'C', country: 'NG', card: CARD });
+      await authenticate(paid.data.paymentDetail.redirectUrl);
+
+      const refund = await gqlPrivate.refundOrder({ reference, amount: '250.5', reason: 'Damaged', idempotencyKey: `sdk-refund-${reference}` });
+      expect(refund).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        orderReference: reference,
+        amount: '250.50',
+        currency: 'NGN',
+        status: 'SUCCEEDED',
+        reason: 'Damaged',
+        failureReason: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      // Sent again with the same key (a retry after a lost answer): the same refund, nothing more refunded.
+      expect(await gqlPrivate.refundOrder({ reference, amount: '250.50', reason: 'Damaged', idempotencyKey: `sdk-refund-${reference}` })).toEqual(refund);
+
+      const order = await gqlPrivate.order(reference);
+      expect(order).toMatchObject({ amountRefunded: '250.50', amountRefundable: '749.50', refunds: [refund] });
+
+      const tooMuch = await gqlPrivate.refundOrder({ reference, amount: '800' }).catch((e: unknown) => e);
+      expect(tooMuch).toBeInstanceOf(GraphQLRequestError);
+      expect(tooMuch).toMatchObject({ code: 'REFUND_AMOUNT_INVALID', message: 'The amount must be at most the balance of the order, NGN 749.50.' });
+      await expect(gqlPublic.refundOrder({ reference })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      // No amount: all that remains.
+      expect(await gqlPrivate.refundOrder({ reference })).toMatchObject({ amount: '749.50', status: 'SUCCEEDED' });
+      expect(await gqlPrivate.order(reference)).toMatchObject({ amountRefunded: '1000.00', amountRefundable: '0.00' });
+    });
+
+    it('captures part of a held payment and voids another with typed results; a second capture or void is refused with its code', async () => {
+      const link = await gqlPrivate.createPaymentLink({
+        name: 'Tent',
+        description: 'Held until shipped',
+        paymentType: 'MC',
+        currency: 'NGN',
+        authOption: 'NOAUTH',
+        amount: '1000',
+        captureMethod: 'MANUAL',
+      });
+      expect(link.captureMethod).toBe('MANUAL');
+      // A customer pays the link's hosted page (a card without 3-D Secure): the money is held.
+      const held = async () => {
+        const res = await fetch(`${t.baseUrl}/pay/${link.reference}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            paymentOption: 'C',
+            customer: { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' },
+            data: encryptPayload({ card: CARD }, m.keys.test.encryptionKey),
+          }),
+        });
+        expect(res.status).toBe(200);
+        return new URL(((await res.json()) as { redirectUrl: string }).redirectUrl).searchParams.get('reference')!;
+      };
+      const [toCapture, toVoid] = [await held(), await held()];
+      expect(await gqlPrivate.order(toCapture)).toMatchObject({ statusId: 6, status: 'Authorized', captureMethod: 'MANUAL', amountAuthorized: '1000.00' });
+
+      const captured = await gqlPrivate.captureOrder({ reference: toCapture, amount: '600' });
+      expect(captured).toMatchObject({ orderReference: toCapture, statusId: 5, status: 'Successful', amount: '600.00', amountAuthorized: '1000.00' });
+      await expect(gqlPrivate.captureOrder({ reference: toCapture })).rejects.toMatchObject({ code: 'CAPTURE_NOT_ALLOWED' });
+
+      await expect(gqlPublic.voidOrder({ reference: toVoid })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      expect(await gqlPrivate.voidOrder({ reference: toVoid })).toMatchObject({ orderReference: toVoid, statusId: 7, status: 'Voided' });
+      const again = await gqlPrivate.voidOrder({ reference: toVoid }).catch((e: unknown) => e);
+      expect(again).toBeInstanceOf(GraphQLRequestError);
+      expect(again).toMatchObject({ code: 'VOID_NOT_ALLOWED' });
     });
 
     it('sets the webhook URL and rotates keys; the SDK works with the new keys and not the old', async () => {

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { currentEnvironment, gql, may } from './api';
 import { Keys } from './keys';
-import { DELIVERIES, DeliveryLog, followUp } from './orders';
-import { CopyButton, ErrorNote, messageOf, useData, when } from './ui';
+import { DELIVERIES, DeliveryLog } from './orders';
+import { CopyButton, ErrorNote, followUp, messageOf, useData, when } from './ui';
 
 const SETTINGS = `query Developer {
   merchant { environment encryptionKey subsidiary { name supportEmail } }

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, may, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
-import { ErrorNote, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
+import { ErrorNote, followUp, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
+import { REFUND_FIELDS, RefundsSection } from './order-refunds';
+import { CAPTURE_FIELDS, CaptureSection } from './order-capture';
 
 const PAGE_SIZE = 20;
 
@@ -160,6 +162,7 @@ const ORDER = `query Order($reference: String!) {
     customer { firstName lastName emailAddress mobileNumber countryShortName }
     orderPayments { orderPaymentReference paymentOption status responseCode responseMessage dateCreated }
     cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear cardIssuer }
+    ${CAPTURE_FIELDS} ${REFUND_FIELDS}
   }
   orderTimeline(reference: $reference) { id event description source createdAt }
 }`;
@@ -215,6 +218,12 @@ export function OrderPage(props: { reference: string }) {
         <dl class="details">
           <dt>Amount</dt>
           <dd>{money(o.amount, o.currencyName)}</dd>
+          {o.amountAuthorized !== null && (
+            <>
+              <dt>Amount authorized</dt>
+              <dd>{money(o.amountAuthorized, o.currencyName)}</dd>
+            </>
+          )}
           <dt>Total charged</dt>
           <dd>{money(o.totalAmountCharged, o.currencyName)}</dd>
           <dt>Fee</dt>
@@ -245,6 +254,8 @@ export function OrderPage(props: { reference: string }) {
           ))}
         </dl>
       </section>
+      <CaptureSection reference={o.orderReference} order={o} statusId={status.statusId} reload={order.reload} />
+      <RefundsSection reference={o.orderReference} order={o} reload={order.reload} />
       <section class="panel" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
         <ol class="timeline">
@@ -265,12 +276,6 @@ export function OrderPage(props: { reference: string }) {
       )}
     </>
   );
-}
-
-/** Reloads a few times over the next seconds: webhook attempts happen in the background. */
-export function followUp(reload: () => void): void {
-  reload();
-  for (const ms of [600, 1500, 3000, 6000, 10000]) setTimeout(reload, ms);
 }
 
 /** Deliveries with every attempt's response code; redeliver a delivery. */

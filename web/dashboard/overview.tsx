@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { ApiError, gql, subscribe } from './api';
@@ -120,12 +121,13 @@ function VolumeAndOrderCharts(props: { labels: string[]; volumes: string[]; curr
 /** Orders not yet paid by any method are summed under an empty method name. */
 const methodName = (method: string) => method || 'Not paid yet';
 
-function methodCharts(title: string, summary: Summary) {
+function methodCharts(title: string, summary: Summary, refunded: ComponentChildren) {
   const rows = summary.byMethod;
   const labels = rows.map((r) => `${methodName(r.paymentMethod)} (${r.currency})`);
   return (
     <section class="panel" aria-label={title}>
       <h2>{title}</h2>
+      {refunded}
       {rows.length === 0 ? (
         <p>No orders in this period.</p>
       ) : (
@@ -204,7 +206,7 @@ interface StatusRow {
 }
 
 /** The summary by payment method; on a server whose summary has no per-method figures, the figures by status it does have. */
-async function loadSummary(from: string, to: string): Promise<{ dashboardSummary: Summary } | { byStatus: StatusRow[]; successRate: number; note: string }> {
+async function loadFigures(from: string, to: string): Promise<{ dashboardSummary: Summary } | { byStatus: StatusRow[]; successRate: number; note: string }> {
   try {
     return await gql<{ dashboardSummary: Summary }>(SUMMARY, { from, to });
   } catch (err) {
@@ -214,7 +216,50 @@ async function loadSummary(from: string, to: string): Promise<{ dashboardSummary
   }
 }
 
-function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRate: number; note: string }) {
+const REFUNDED = `query Refunded($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { refunded { currency count amount } } }`;
+
+/** The SUCCEEDED refunds of one currency asked for in the period. */
+interface RefundedVolume {
+  currency: string;
+  count: number;
+  amount: string;
+}
+
+/** The period's refunded volume, per currency; null from a server that knows no refunds. */
+async function loadRefunded(from: string, to: string): Promise<RefundedVolume[] | null> {
+  try {
+    return (await gql<{ dashboardSummary: { refunded: RefundedVolume[] } }>(REFUNDED, { from, to })).dashboardSummary.refunded;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'GRAPHQL_VALIDATION_FAILED') return null;
+    throw err;
+  }
+}
+
+/** The period's figures and, beside them, its refunded volume. */
+async function loadSummary(from: string, to: string) {
+  const [figures, refunded] = await Promise.all([loadFigures(from, to), loadRefunded(from, to)]);
+  return { figures, refunded };
+}
+
+/** "Refunded: NGN 1,500.00 (1 refund)", one per currency; nothing from a server without refunds. */
+function RefundedLine(props: { refunded: RefundedVolume[] | null }) {
+  if (!props.refunded) return null;
+  return (
+    <p class="refunded">
+      Refunded:{' '}
+      {props.refunded.length === 0
+        ? 'nothing'
+        : props.refunded.map((r, i) => (
+            <>
+              {i > 0 && ', '}
+              <strong>{money(r.amount, r.currency)}</strong> ({r.count} refund{r.count === 1 ? '' : 's'})
+            </>
+          ))}
+    </p>
+  );
+}
+
+function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRate: number; note: string }, refunded: ComponentChildren) {
   const rows = summary.byStatus;
   const labels = rows.map((r) => `${displayStatus(r.status)} (${r.currency})`);
   return (
@@ -224,6 +269,7 @@ function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRa
       <p>
         Success rate: <strong>{percent(summary.successRate)}%</strong>
       </p>
+      {refunded}
       {rows.length === 0 ? (
         <p>No orders in this period.</p>
       ) : (
@@ -241,7 +287,8 @@ function statusCharts(title: string, summary: { byStatus: StatusRow[]; successRa
 }
 
 function summaryPanel(title: string, data: Awaited<ReturnType<typeof loadSummary>>) {
-  return 'dashboardSummary' in data ? methodCharts(title, data.dashboardSummary) : statusCharts(title, data);
+  const refunded = <RefundedLine refunded={data.refunded} />;
+  return 'dashboardSummary' in data.figures ? methodCharts(title, data.figures.dashboardSummary, refunded) : statusCharts(title, data.figures, refunded);
 }
 
 /** Today and the last 30 days by payment method, and the latest orders, live. */
@@ -289,9 +336,9 @@ export function Overview() {
         {month.data ? (
           <>
             {summaryPanel('Last 30 days', month.data)}
-            {'dashboardSummary' in month.data && (
+            {'dashboardSummary' in month.data.figures && (
               <section class="panel daily" aria-label="Daily volume">
-                <DailyChart daily={month.data.dashboardSummary.daily} />
+                <DailyChart daily={month.data.figures.dashboardSummary.daily} />
               </section>
             )}
           </>

@@ -94,6 +94,12 @@ export function money(amount: string | null | undefined, currency: string): stri
   return formatMoney(amount, currency);
 }
 
+/** Reloads a few times over the next seconds: webhook attempts and settlements happen in the background. */
+export function followUp(reload: () => void): void {
+  reload();
+  for (const ms of [600, 1500, 3000, 6000, 10000]) setTimeout(reload, ms);
+}
+
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);

@@ -1,5 +1,6 @@
 import { GraphQLRequestError } from './errors';
 import type { FetchLike } from './client';
+import { REFUND_FIELDS, type CaptureMethod, type CaptureOrderInput, type GqlRefund, type RefundOrderInput, type VoidOrderInput } from './after-sale';
 
 /** A GraphQL document that carries the types of its result and variables. */
 export interface TypedOperation<TData, TVariables> {
@@ -33,6 +34,8 @@ export interface GqlPaymentLink {
   paymentLinkType: string;
   authOption: 'AUTH' | 'NOAUTH';
   limit: number | null;
+  /** MANUAL: its orders' payments are held until captured or voided. */
+  captureMethod: CaptureMethod;
 }
 
 export interface PaymentLinkConnection {
@@ -60,6 +63,8 @@ export interface CreatePaymentLinkInput {
   mobile?: string | null;
   backgroundImage?: string | null;
   website?: string | null;
+  /** Default AUTOMATIC; subscription links are always AUTOMATIC. */
+  captureMethod?: CaptureMethod;
 }
 
 export interface GqlOrder {
@@ -85,6 +90,9 @@ export interface GqlOrder {
   dateCreated: DateTimeISO;
   dateUpdated: DateTimeISO;
   datePaymentConfirmed: DateTimeISO | null;
+  captureMethod: CaptureMethod;
+  /** What was held when a MANUAL order's payment was authorized; once captured, `amount` is the amount captured. */
+  amountAuthorized: Decimal | null;
   orderPayments: Array<{
     orderPaymentReference: string;
     paymentOption: string;
@@ -95,6 +103,12 @@ export interface GqlOrder {
   }>;
   customer: { firstName: string | null; lastName: string | null; emailAddress: string | null; countryShortName: string | null; mobileNumber: string | null };
   cardDetails: Array<{ cardType: string; cardFirstSixDigits: string; cardLastFourDigits: string; cardExpiryMonth: string; cardExpiryYear: string }>;
+  /** The sum of the SUCCEEDED refunds. */
+  amountRefunded: Decimal;
+  /** The most a refund asked now may take: the balance while the order may be refunded (Successful), else "0.00". */
+  amountRefundable: Decimal;
+  /** Oldest first. */
+  refunds: GqlRefund[];
 }
 
 export interface TimelineEntry {
@@ -144,13 +158,14 @@ export interface OrderStatusChange {
 
 // ---------------------------------------------------------------- operations
 
-const LINK_FIELDS = 'id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit';
+const LINK_FIELDS = 'id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption limit captureMethod';
 const ORDER_FIELDS = `orderReference paymentReference productName amount totalAmountCharged statusId status paymentMethod
   paymentResponseCode paymentResponseMessage currencyName fee feeRate subsidiaryFee customerFee paymentLinkId
-  dateCreated dateUpdated datePaymentConfirmed
+  dateCreated dateUpdated datePaymentConfirmed captureMethod amountAuthorized
   orderPayments { orderPaymentReference paymentOption statusId status responseCode responseMessage }
   customer { firstName lastName emailAddress countryShortName mobileNumber }
-  cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear }`;
+  cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear }
+  amountRefunded amountRefundable refunds { ${REFUND_FIELDS} }`;
 
 /** The typed operations the client's methods run; usable with `GraphQLClient.request` too. */
 export const operations = {
@@ -166,6 +181,15 @@ export const operations = {
     `mutation CreatePaymentLink($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { ${LINK_FIELDS} } }`,
   ),
   order: operation<{ order: GqlOrder }, { reference: string }>(`query Order($reference: String!) { order(reference: $reference) { ${ORDER_FIELDS} } }`),
+  refundOrder: operation<{ refundOrder: GqlRefund }, { input: RefundOrderInput }>(
+    `mutation RefundOrder($input: RefundOrderInput!) { refundOrder(input: $input) { ${REFUND_FIELDS} } }`,
+  ),
+  captureOrder: operation<{ captureOrder: GqlOrder }, { input: CaptureOrderInput }>(
+    `mutation CaptureOrder($input: CaptureOrderInput!) { captureOrder(input: $input) { ${ORDER_FIELDS} } }`,
+  ),
+  voidOrder: operation<{ voidOrder: GqlOrder }, { input: VoidOrderInput }>(
+    `mutation VoidOrder($input: VoidOrderInput!) { voidOrder(input: $input) { ${ORDER_FIELDS} } }`,
+  ),
   orderTimeline: operation<{ orderTimeline: TimelineEntry[] }, { reference: string }>(
     `query OrderTimeline($reference: String!) { orderTimeline(reference: $reference) { id event description source metadata createdAt } }`,
   ),
@@ -281,6 +305,25 @@ export class GraphQLClient {
   /** Needs the private key. */
   async order(reference: string): Promise<GqlOrder> {
     return (await this.request(operations.order, { reference })).order;
+  }
+
+  /**
+   * Refunds a Successful order in full (no `amount`: all that remains) or in part; private key.
+   * Answers the settled refund, or PENDING when the processor has not answered yet. Give an
+   * `idempotencyKey` to send it again safely: the same key and input refund once.
+   */
+  async refundOrder(input: RefundOrderInput): Promise<GqlRefund> {
+    return (await this.request(operations.refundOrder, { input })).refundOrder;
+  }
+
+  /** Takes all (no `amount`) or part of an Authorized order's held money, once: the order, now Successful. Private key. */
+  async captureOrder(input: CaptureOrderInput): Promise<GqlOrder> {
+    return (await this.request(operations.captureOrder, { input })).captureOrder;
+  }
+
+  /** Releases the money held for an Authorized order: the order becomes Voided. Private key. */
+  async voidOrder(input: VoidOrderInput): Promise<GqlOrder> {
+    return (await this.request(operations.voidOrder, { input })).voidOrder;
   }
 
   /** Oldest first; needs the private key. */

@@ -8,4 +8,5 @@ export { CheckoutApiError, GraphQLRequestError } from './errors';
 export { encryptPayload, parseEncryptionKey, blocksFor, EncryptionKeyError, MIN_KEY_BITS, MAX_KEY_BITS, type ParsedEncryptionKey } from './encryption';
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks';
 export * from './graphql';
+export type { CaptureMethod, CaptureOrderInput, GqlRefund, RefundOrderInput, RefundStatus, VoidOrderInput } from './after-sale';
 export type * from './types';

@@ -40,6 +40,15 @@ export class RefundResolver {
   }
 
   @Authorized('read')
+  @FieldResolver(() => DecimalScalar, {
+    description:
+      'The most a refund asked now may take: the balance (totalAmountCharged less every refund not FAILED) while the order may be refunded, else 0. Needs the private key.',
+  })
+  async amountRefundable(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<string> {
+    return (await refundsOf(ctx, order.orderReference)).amountRefundable;
+  }
+
+  @Authorized('read')
   @FieldResolver(() => [RefundType], { description: "The order's refunds, oldest first. Needs the private key." })
   async refunds(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<RefundType[]> {
     return (await refundsOf(ctx, order.orderReference)).refunds.map(toRefundType);

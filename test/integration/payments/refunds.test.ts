@@ -95,6 +95,26 @@ describe('refunds', () => {
     expect(order.refunds.map((r: { amount: string }) => r.amount)).toEqual(['250.50', '249.50', '400.00', '100.00']);
   });
 
+  it('tells how much a refund may still take: the balance less every refund not failed, and nothing on an order that is not paid', async () => {
+    const refundable = async (reference: string) =>
+      (await gql(`query ($r: String!) { order(reference: $r) { amountRefundable } }`, { r: reference })).data.order.amountRefundable;
+    const reference = await paid();
+    expect(await refundable(reference)).toBe('1000.00');
+    await refund({ reference, amount: '250.50' });
+    expect(await refundable(reference)).toBe('749.50');
+    await refund({ reference });
+    expect(await refundable(reference)).toBe('0.00');
+
+    // A refund the issuer declines gives its amount back.
+    const declined = await paid(m, '4000000000005126');
+    expect((await refund({ reference: declined, amount: '400' })).data.refundOrder.status).toBe('FAILED');
+    expect(await refundable(declined)).toBe('1000.00');
+
+    const failed = await paid(m, '4000000000000002');
+    expect((await orderOf(failed)).status).toBe('Failed');
+    expect(await refundable(failed)).toBe('0.00');
+  });
+
   it('ten refunds at the same time never take more than the balance together', async () => {
     const reference = await paid();
     const answers = await Promise.all(Array.from({ length: 10 }, () => refund({ reference, amount: '150' })));
