@@ -20,6 +20,7 @@ import { Migration20261127010000_member_totp } from './Migration20261127010000_m
 import { Migration20261127020000_password_resets } from './Migration20261127020000_password_resets';
 import { Migration20261127030000_member_only_sessions } from './Migration20261127030000_member_only_sessions';
 import { Migration20261127040000_refunds } from './Migration20261127040000_refunds';
+import { Migration20261127060000_disputes } from './Migration20261127060000_disputes';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127020000_password_resets', class: Migration20261127020000_password_resets },
   { name: 'Migration20261127030000_member_only_sessions', class: Migration20261127030000_member_only_sessions },
   { name: 'Migration20261127040000_refunds', class: Migration20261127040000_refunds },
+  { name: 'Migration20261127060000_disputes', class: Migration20261127060000_disputes },
 ];

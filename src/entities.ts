@@ -12,6 +12,7 @@ import { CardDetail } from './orders/card-detail.entity';
 import { OrderSummary, OrderSummaryDelta } from './orders/order-summary.entity';
 import { RecurringPayment } from './payments/recurring-payment.entity';
 import { Refund } from './payments/refund.entity';
+import { Dispute } from './payments/dispute.entity';
 import { TimelineEvent } from './timeline/timeline-event.entity';
 import { Bank } from './banks/bank.entity';
 import { WebhookEndpoint } from './merchants/webhook-endpoint.entity';
@@ -20,6 +21,7 @@ import { WebhookDelivery } from './events/webhook-delivery.entity';
 import { WebhookAttempt } from './events/webhook-attempt.entity';
 import { FeeRule } from './fees/fee-rule.entity';
 import { SandboxAuthorization } from './payments/sandbox/sandbox-authorization.entity';
+import { SandboxDispute } from './payments/sandbox/sandbox-dispute.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { AuditEntry } from './merchants/audit/audit-entry.entity';
 import { Member, MemberInvitation, MemberPasswordReset, MemberRecoveryCode } from './merchants/member.entity';
@@ -41,6 +43,7 @@ export const ENTITIES = [
   OrderSummaryDelta,
   RecurringPayment,
   Refund,
+  Dispute,
   TimelineEvent,
   Bank,
   WebhookEndpoint,
@@ -50,6 +53,7 @@ export const ENTITIES = [
   FeeRule,
   IdempotencyKey,
   SandboxAuthorization,
+  SandboxDispute,
   AuditEntry,
   Member,
   MemberInvitation,

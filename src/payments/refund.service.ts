@@ -10,7 +10,8 @@ import { OrderStatus, orderNotFound } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
-import { newRefundStatus, REFUNDABLE_ORDER_STATUSES } from './payment-state';
+import { newRefundStatus, OPEN_DISPUTE_STATUSES, REFUNDABLE_ORDER_STATUSES } from './payment-state';
+import { Dispute } from './dispute.entity';
 import { notAvailableInLiveMode, processorCallClock, processorFor, type PaymentProcessors, type RefundRequest, type RefundResult } from './processor';
 import { orderBalance } from './order-balance';
 import { Refund } from './refund.entity';
@@ -173,7 +174,9 @@ export class RefundService {
       if (earlier) return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
     }
     if (!REFUNDABLE_ORDER_STATUSES.includes(order.statusId)) throw refundNotAllowed('Only a Successful order can be refunded.');
-    // Disputes plug in here: an open dispute on the order refuses the refund (REFUND_NOT_ALLOWED).
+    // While the cardholder's bank disputes the payment, the money is the dispute's to settle.
+    if ((await em.count(Dispute, { order, status: { $in: [...OPEN_DISPUTE_STATUSES] } })) > 0)
+      throw refundNotAllowed('A dispute of this order is open: it cannot be refunded until the dispute is decided.');
 
     const balance = await orderBalance(em, order.id);
     const amount = input.amount ?? balance.toDecimalPlaces(2, Money.ROUND_DOWN);

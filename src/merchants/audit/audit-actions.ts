@@ -1,4 +1,4 @@
-/** The actions the audit log names today (more come with captures and disputes). */
+/** The actions the audit log names today. */
 export const AuditActions = {
   linkCreated: 'link.created',
   linkUpdated: 'link.updated',
@@ -8,6 +8,8 @@ export const AuditActions = {
   settingsUpdated: 'settings.updated',
   recurringCancelled: 'recurring.cancelled',
   refundCreated: 'refund.created',
+  disputeEvidenceSubmitted: 'dispute.evidence_submitted',
+  disputeAccepted: 'dispute.accepted',
   merchantCreated: 'merchant.created',
   signedIn: 'session.signed_in',
   signInFailed: 'session.sign_in_failed',
