@@ -48,14 +48,16 @@ export class DisputeJobs {
 
   start(intervalMs: number, log: FastifyBaseLogger): void {
     if (intervalMs <= 0 || this.timer) return;
+    const run = async () => {
+      try {
+        const done = await this.runOnce();
+        if (done.applied || done.expired || done.resent) log.info(done, 'dispute jobs ran');
+      } catch (err) {
+        log.error({ err }, 'dispute jobs failed');
+      }
+    };
     this.timer = setInterval(() => {
-      this.running ??= this.runOnce().then(
-        (done) => {
-          if (done.applied || done.expired || done.resent) log.info(done, 'dispute jobs ran');
-        },
-        (err: unknown) => log.error({ err }, 'dispute jobs failed'),
-      );
-      void this.running.finally(() => (this.running = undefined));
+      this.running ??= run().finally(() => (this.running = undefined));
     }, intervalMs);
     this.timer.unref();
   }

@@ -39,7 +39,16 @@ describe('dashboard team access in Chromium', () => {
   });
 
   it('shows the owner every page, and invites a SUPPORT member on the Team page: the invitation URL is shown to copy', async () => {
-    expect(await nav(owner).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Developers', 'Team', 'Audit log']);
+    expect(await nav(owner).getByRole('link').allTextContents()).toEqual([
+      'Overview',
+      'Orders',
+      'Payment links',
+      'Disputes',
+      'Developers',
+      'Team',
+      'Audit log',
+      'Security',
+    ]);
     await navLink(owner, 'Team').click();
     await owner.getByRole('heading', { name: 'Team', exact: true }).waitFor();
     await memberRow(`owner-${m.subsidiary.id}@merchant.test`).waitFor();
@@ -65,7 +74,7 @@ describe('dashboard team access in Chromium', () => {
     invitee = await newPage();
     await signInAsMember(invitee, t.baseUrl, { email: INVITEE, password: MEMBER_PASSWORD });
     await invitee.getByText(`${INVITEE} (support)`).waitFor();
-    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Team']);
+    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Disputes', 'Team', 'Security']);
 
     await navLink(invitee, 'Team').click();
     await invitee.getByText('Signed in as').waitFor();
@@ -97,7 +106,7 @@ describe('dashboard team access in Chromium', () => {
     await invitee.getByLabel('Password').fill(MEMBER_PASSWORD);
     await invitee.getByRole('button', { name: 'Sign in' }).click();
     await invitee.getByText(`${INVITEE} (viewer)`).waitFor();
-    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Team']);
+    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Disputes', 'Team', 'Security']);
     await navLink(invitee, 'Payment links').click();
     await invitee.getByRole('heading', { name: 'Payment links' }).waitFor();
     expect(await invitee.getByRole('link', { name: 'New payment link' }).count()).toBe(0);
@@ -130,7 +139,7 @@ describe('dashboard team access in Chromium', () => {
     const page = await newPage();
     await signInAsMember(page, t.baseUrl, developer);
     await page.getByText('dev@weavers.example (developer)').waitFor();
-    expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Developers', 'Team']);
+    expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Disputes', 'Developers', 'Team', 'Security']);
     await navLink(page, 'Developers').click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Public key', { exact: true }).waitFor();
