@@ -21,6 +21,7 @@ import { Migration20261127020000_password_resets } from './Migration202611270200
 import { Migration20261127030000_member_only_sessions } from './Migration20261127030000_member_only_sessions';
 import { Migration20261127040000_refunds } from './Migration20261127040000_refunds';
 import { Migration20261127050000_capture_later } from './Migration20261127050000_capture_later';
+import { Migration20261127060000_disputes } from './Migration20261127060000_disputes';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -46,4 +47,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127030000_member_only_sessions', class: Migration20261127030000_member_only_sessions },
   { name: 'Migration20261127040000_refunds', class: Migration20261127040000_refunds },
   { name: 'Migration20261127050000_capture_later', class: Migration20261127050000_capture_later },
+  { name: 'Migration20261127060000_disputes', class: Migration20261127060000_disputes },
 ];

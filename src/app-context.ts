@@ -24,6 +24,9 @@ import { LinkCheckoutService } from './payments/link-checkout.service';
 import { MerchantReturnService } from './payments/merchant-return.service';
 import { RecurringBillingService } from './payments/recurring-billing.service';
 import { RefundService } from './payments/refund.service';
+import { DisputeService } from './payments/dispute.service';
+import { DisputeJobs } from './payments/dispute-jobs';
+import { DisputeSteps } from './payments/dispute-steps';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
@@ -63,6 +66,10 @@ export interface AppServices {
   recurring: RecurringBillingService;
   /** Refunds of paid orders (rules, processor calls, reconciliation). */
   refunds: RefundService;
+  /** Disputes of paid orders: reading and answering them. */
+  disputes: DisputeService;
+  /** The dispute job: the processor's dispute notices, deadlines, answers to send again. */
+  disputeJobs: DisputeJobs;
   orderStatusBus: OrderStatusBus;
   /** Committed order changes to this instance's bus and dispatcher (LISTEN/NOTIFY on a PostgreSQL server). */
   eventFanout: EventFanout;
@@ -168,6 +175,7 @@ export function createServices(
     audit,
   );
   const refunds = new RefundService(orm, processors, timeline, outbox, audit, wake);
+  const disputeSteps = new DisputeSteps(timeline, outbox);
   return {
     auth: new AuthService(orm, clock, tenantCaches),
     tenantCaches,
@@ -187,6 +195,8 @@ export function createServices(
     payments,
     recurring,
     refunds,
+    disputes: new DisputeService(orm, processors, disputeSteps, audit, clock, wake),
+    disputeJobs: new DisputeJobs(orm, processors, disputeSteps, clock, wake),
     linkCheckout: new LinkCheckoutService(links, orders, payments, payloads, fees, config.publicUrl, clock, config.authenticationTimeoutMs),
     merchantReturns: new MerchantReturnService(orm, clock),
     orderStatusBus,

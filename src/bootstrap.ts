@@ -62,9 +62,10 @@ export async function createService(config: Config, options: { clock?: Clock; lo
   const runtime = await openRuntime(config, options);
   try {
     const app = await buildApp(runtime.ctx, { logger: options.logger });
-    const { payments, recurring, refunds, eventFanout, webhooks } = runtime.ctx.services;
+    const { payments, recurring, refunds, disputes, disputeJobs, eventFanout, webhooks } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
     refunds.onFault = (err, id) => app.log.error({ err, refundId: id }, 'refund call to the processor failed; left pending for reconciliation');
+    disputes.onFault = (err, id) => app.log.error({ err, disputeId: id }, 'dispute answer to the processor failed; sent again by the dispute job');
     const scheduler = new PaymentScheduler(payments, recurring, app.log, [
       // Refunds a crash (or a silent processor) left PENDING, settled from the processor's record.
       () => refunds.reconcilePendingRefunds(),
@@ -73,6 +74,7 @@ export async function createService(config: Config, options: { clock?: Clock; lo
     ]);
     await scheduler.reconcileOnStart();
     scheduler.start(config.schedulerIntervalMs);
+    disputeJobs.start(config.disputePollIntervalMs, app.log);
     // Listening before the server answers: a subscriber never misses a change committed after it subscribed.
     await eventFanout.start(app.log);
     webhooks.start(app.log);
@@ -84,7 +86,7 @@ export async function createService(config: Config, options: { clock?: Clock; lo
         (closing ??= (async () => {
           // Stop accepting connections at once and finish the requests in flight, while the
           // background jobs wind down (each bounded: a webhook attempt by its timeout).
-          await Promise.all([app.close(), scheduler.stop(), webhooks.stop()]);
+          await Promise.all([app.close(), scheduler.stop(), disputeJobs.stop(), webhooks.stop()]);
           await eventFanout.stop();
           await runtime.close();
         })()),

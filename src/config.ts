@@ -60,6 +60,8 @@ export interface Config {
   allowPrivateWebhookUrls: boolean;
   /** How often background jobs run (expiring authentications, subscription charges); 0 disables them. */
   schedulerIntervalMs: number;
+  /** How often the dispute job runs (processor notices of disputes opened and decided, deadlines, answers to resend); 0 disables it. */
+  disputePollIntervalMs: number;
   /** GraphQL introspection; on by default outside production. */
   graphqlIntrospection: boolean;
   /** Operations (subscriptions, and queries still running) one GraphQL WebSocket may hold at once. */
@@ -302,6 +304,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dashboardSessionTtlSeconds: integer('DASHBOARD_SESSION_TTL_SECONDS', 3600, 60, 86_400),
     webhookAllowedNetworks,
     schedulerIntervalMs: integer('SCHEDULER_INTERVAL_MS', 15_000, 0, 3_600_000),
+    disputePollIntervalMs: integer('DISPUTE_POLL_INTERVAL_MS', 2_000, 0, 3_600_000),
     graphqlIntrospection: boolean('GRAPHQL_INTROSPECTION', !production),
     maxSubscriptionsPerSocket: integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 10_000),
     redisUrl,

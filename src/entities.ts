@@ -13,6 +13,7 @@ import { OrderSummary, OrderSummaryDelta } from './orders/order-summary.entity';
 import { RecurringPayment } from './payments/recurring-payment.entity';
 import { Refund } from './payments/refund.entity';
 import { AuthorizationAction } from './payments/authorization-action.entity';
+import { Dispute } from './payments/dispute.entity';
 import { TimelineEvent } from './timeline/timeline-event.entity';
 import { Bank } from './banks/bank.entity';
 import { WebhookEndpoint } from './merchants/webhook-endpoint.entity';
@@ -21,6 +22,7 @@ import { WebhookDelivery } from './events/webhook-delivery.entity';
 import { WebhookAttempt } from './events/webhook-attempt.entity';
 import { FeeRule } from './fees/fee-rule.entity';
 import { SandboxAuthorization } from './payments/sandbox/sandbox-authorization.entity';
+import { SandboxDispute } from './payments/sandbox/sandbox-dispute.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { AuditEntry } from './merchants/audit/audit-entry.entity';
 import { Member, MemberInvitation, MemberPasswordReset, MemberRecoveryCode } from './merchants/member.entity';
@@ -43,6 +45,7 @@ export const ENTITIES = [
   RecurringPayment,
   Refund,
   AuthorizationAction,
+  Dispute,
   TimelineEvent,
   Bank,
   WebhookEndpoint,
@@ -52,6 +55,7 @@ export const ENTITIES = [
   FeeRule,
   IdempotencyKey,
   SandboxAuthorization,
+  SandboxDispute,
   AuditEntry,
   Member,
   MemberInvitation,

@@ -160,7 +160,7 @@ export class OutboxService {
   }
 
   /**
-   * An after-sale event of an order (`"notify": "refund"`, later disputes) in the caller's
+   * An after-sale event of an order (`"notify": "refund"` or `"dispute"`) in the caller's
    * transaction: `{ notify, notifyType, eventId, livemode, data }` frozen as delivered (`data` as
    * GraphQL shows it: decimal strings, ISO times), a pending delivery when the environment has a
    * webhook URL, and the NOTIFY that wakes the dispatchers. It changes no order status, so it
@@ -169,7 +169,7 @@ export class OutboxService {
    */
   async recordOrderEvent(
     em: EntityManager,
-    event: { environmentId: number; orderId: number; notify: 'refund'; notifyType: string; data: unknown },
+    event: { environmentId: number; orderId: number; notify: 'refund' | 'dispute'; notifyType: string; data: unknown },
   ): Promise<boolean> {
     if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
     const connection = em.getConnection();

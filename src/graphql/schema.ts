@@ -11,6 +11,7 @@ import { AccountResolver } from './merchants/account.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
 import { RefundResolver, RefundSummaryResolver } from './orders/refund.resolver';
+import { DisputeResolver, DisputeSummaryResolver } from './orders/dispute.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
 import { WebhookResolver } from './events/webhook.resolver';
 import { AuditResolver } from './audit/audit.resolver';
@@ -22,6 +23,8 @@ export const RESOLVERS = [
   OrderResolver,
   RefundResolver,
   RefundSummaryResolver,
+  DisputeResolver,
+  DisputeSummaryResolver,
   ReferenceResolver,
   WebhookResolver,
   AuditResolver,

@@ -4,12 +4,12 @@ import { Money } from '../shared/money';
 /**
  * What is taken off an order's `total_charged_amount` (alias `o`) to leave its balance: each a
  * SQL expression of the money that has left, or is leaving, the merchant for that order.
- * Disputes plug in here with one more line: the disputes of the order that are LOST or
- * ACCEPTED, e.g. `(select coalesce(sum(d.amount), 0) from dispute d where d.order_id = o.id and d.status in ('LOST', 'ACCEPTED'))`.
  */
 const BALANCE_DEDUCTIONS: readonly string[] = [
   // Every refund not FAILED: a PENDING refund holds its amount until the processor answers.
   `(select coalesce(sum(r.amount), 0) from refund r where r.order_id = o.id and r.status <> 'FAILED')`,
+  // Every dispute LOST or ACCEPTED: the cardholder's bank took that money back.
+  `(select coalesce(sum(d.amount), 0) from dispute d where d.order_id = o.id and d.status in ('LOST', 'ACCEPTED'))`,
 ];
 
 /**

@@ -157,3 +157,77 @@ export function transitionRefund(target: { status: RefundStatus }, to: RefundSta
   if (!canTransitionRefund(target.status, to, actor)) throw new RefundTransitionError(target.status, to, actor);
   target.status = to;
 }
+
+/**
+ * A dispute's status: NEEDS_RESPONSE while the merchant may answer (before `evidenceDueBy`);
+ * UNDER_REVIEW once evidence went in; WON, LOST and ACCEPTED are final.
+ */
+export type DisputeStatus = 'NEEDS_RESPONSE' | 'UNDER_REVIEW' | 'WON' | 'LOST' | 'ACCEPTED';
+
+/**
+ * Who may move a dispute, with which proof:
+ * - `processor`: the processor's notice of the dispute (opened by the cardholder's bank) or of
+ *   its decision, read from the processor by the dispute job and applied once (keyed by the
+ *   processor's dispute reference and status);
+ * - `merchant`: a caller allowed `payments.write` (authorization.ts) answering before the
+ *   deadline: evidence, or giving up; proof: the dispute still NEEDS_RESPONSE under its row lock;
+ * - `expiry`: the clock; proof: `evidenceDueBy` has passed with no answer.
+ */
+export type DisputeActor = 'processor' | 'merchant' | 'expiry';
+
+export interface DisputeTransition {
+  /** null: the dispute does not exist yet (it is created by this transition). */
+  from: DisputeStatus | null;
+  to: DisputeStatus;
+  actor: DisputeActor;
+}
+
+/**
+ * The one table of dispute transitions. Only the processor opens a dispute and decides one under
+ * review; the merchant answers once, while it needs a response: evidence (the processor then
+ * decides) or acceptance. Accepting after evidence went in is not offered (as at Stripe, where a
+ * dispute may be closed only while it needs a response): the decision is then the processor's.
+ */
+export const DISPUTE_TRANSITIONS: readonly DisputeTransition[] = [
+  { from: null, to: 'NEEDS_RESPONSE', actor: 'processor' },
+  { from: 'NEEDS_RESPONSE', to: 'UNDER_REVIEW', actor: 'merchant' },
+  { from: 'NEEDS_RESPONSE', to: 'ACCEPTED', actor: 'merchant' },
+  { from: 'NEEDS_RESPONSE', to: 'LOST', actor: 'expiry' },
+  { from: 'UNDER_REVIEW', to: 'WON', actor: 'processor' },
+  { from: 'UNDER_REVIEW', to: 'LOST', actor: 'processor' },
+];
+
+/** Disputes that hold the order's money: no refund while one of these is on the order. */
+export const OPEN_DISPUTE_STATUSES: readonly DisputeStatus[] = ['NEEDS_RESPONSE', 'UNDER_REVIEW'];
+
+export function canTransitionDispute(from: DisputeStatus | null, to: DisputeStatus, actor: DisputeActor): boolean {
+  return DISPUTE_TRANSITIONS.some((t) => t.from === from && t.to === to && t.actor === actor);
+}
+
+export class DisputeTransitionError extends DomainError {
+  constructor(
+    readonly from: DisputeStatus | null,
+    readonly to: DisputeStatus,
+    readonly actor: DisputeActor,
+  ) {
+    super(
+      'conflict',
+      from === null ? 'This dispute cannot be opened that way.' : `This dispute is ${from}: it cannot become ${to} that way.`,
+      actor === 'merchant' ? 'DISPUTE_NOT_OPEN' : 'VAL400',
+    );
+    this.name = 'DisputeTransitionError';
+  }
+}
+
+/** The status a new dispute starts in when `actor` opens it, or throws when the table lets that actor open none. */
+export function newDisputeStatus(actor: DisputeActor): DisputeStatus {
+  const opened = DISPUTE_TRANSITIONS.find((t) => t.from === null && t.actor === actor);
+  if (!opened) throw new DisputeTransitionError(null, 'NEEDS_RESPONSE', actor);
+  return opened.to;
+}
+
+/** Moves a dispute to `to`, or throws when the table does not allow it. */
+export function transitionDispute(target: { status: DisputeStatus }, to: DisputeStatus, actor: DisputeActor): void {
+  if (!canTransitionDispute(target.status, to, actor)) throw new DisputeTransitionError(target.status, to, actor);
+  target.status = to;
+}

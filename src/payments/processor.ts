@@ -55,6 +55,34 @@ export interface RefundRequest {
 
 export type RefundResult = { kind: 'succeeded'; reference: string } | { kind: 'failed'; reference: string | null; reason: string };
 
+/** A dispute's status in the processor's words. */
+export type ProcessorDisputeStatus = 'needs_response' | 'won' | 'lost' | 'accepted';
+
+/**
+ * A notice of the processor about a dispute: opened by the cardholder's bank (`needs_response`),
+ * or decided. Read by the dispute job until acknowledged, so a notice is applied at least once.
+ */
+export interface DisputeNotice {
+  /** The processor's id of the dispute. */
+  reference: string;
+  /** The disputed order's reference toward the processor (its `processorReference`). */
+  orderReference: string;
+  /** Exact decimal string. */
+  amount: string;
+  currency: string;
+  reason: string;
+  evidenceDueBy: Date;
+  status: ProcessorDisputeStatus;
+}
+
+/** The merchant's answer to a dispute: evidence, or (null) giving up. */
+export interface DisputeAnswer {
+  disputeReference: string;
+  evidence: string | null;
+  /** The engine's dispute id: the same answer sent again changes nothing. */
+  idempotencyKey: string;
+}
+
 export interface PaymentProcessor {
   readonly name: string;
   authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult>;
@@ -80,6 +108,12 @@ export interface PaymentProcessor {
   refund(request: RefundRequest): Promise<RefundResult>;
   /** What the processor decided for a refund call with this key, or null when none reached it. */
   lookupRefund(idempotencyKey: string): Promise<RefundResult | null>;
+  /** The dispute notices not yet acknowledged, oldest first. */
+  disputeNotices(limit: number): Promise<DisputeNotice[]>;
+  /** The notice of this dispute in this status was applied: it is not given again. */
+  acknowledgeDisputeNotice(reference: string, status: ProcessorDisputeStatus): Promise<void>;
+  /** Hands the merchant's answer to the processor, which decides later (a notice). Idempotent by key. */
+  answerDispute(answer: DisputeAnswer): Promise<void>;
 }
 
 /** Response codes the engine itself assigns. */

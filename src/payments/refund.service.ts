@@ -10,7 +10,8 @@ import { OrderStatus, orderNotFound } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
-import { newRefundStatus, REFUNDABLE_ORDER_STATUSES } from './payment-state';
+import { newRefundStatus, OPEN_DISPUTE_STATUSES, REFUNDABLE_ORDER_STATUSES } from './payment-state';
+import { Dispute } from './dispute.entity';
 import { notAvailableInLiveMode, processorCallClock, processorFor, type PaymentProcessors, type RefundRequest, type RefundResult } from './processor';
 import { orderBalance } from './order-balance';
 import { Refund } from './refund.entity';
@@ -111,7 +112,7 @@ export class RefundService {
     const refunds = await em.find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     const amountRefunded = refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum.plus(r.amount), new Money(0));
     const order = await em.findOne(Order, { environment: tenant.environmentId, reference });
-    const refundable = order && refundRefusal(order) === null ? await orderBalance(em, order.id) : new Money(0);
+    const refundable = order && (await refundRefusal(em, order)) === null ? await orderBalance(em, order.id) : new Money(0);
     return {
       refunds: refunds.map((r) => refundView(r, reference)),
       amountRefunded: amountRefunded.toFixed(2),
@@ -179,7 +180,7 @@ export class RefundService {
       const earlier = await em.findOne(Refund, { environment: tenant.environmentId, idempotencyKey: input.idempotencyKey }, { populate: ['order'] });
       if (earlier) return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
     }
-    const refusal = refundRefusal(order);
+    const refusal = await refundRefusal(em, order);
     if (refusal !== null) throw refundNotAllowed(refusal);
 
     const balance = await orderBalance(em, order.id);
@@ -230,11 +231,13 @@ export class RefundService {
 
 /**
  * Why no refund of the order may be asked now, or null when one may: the one rule both a refund
- * request and the order's refundable amount follow. Disputes plug in here: an open dispute on the
- * order refuses the refund (REFUND_NOT_ALLOWED).
+ * request and the order's refundable amount follow. Only a Successful order is refunded, and not
+ * while the cardholder's bank disputes the payment (the money is then the dispute's to settle).
  */
-function refundRefusal(order: Order): string | null {
+async function refundRefusal(em: EntityManager, order: Order): Promise<string | null> {
   if (!REFUNDABLE_ORDER_STATUSES.includes(order.statusId)) return 'Only a Successful order can be refunded.';
+  if ((await em.count(Dispute, { order, status: { $in: [...OPEN_DISPUTE_STATUSES] } })) > 0)
+    return 'A dispute of this order is open: it cannot be refunded until the dispute is decided.';
   return null;
 }
 

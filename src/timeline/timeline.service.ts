@@ -42,6 +42,16 @@ export const TimelineEvents = {
   refundSucceeded: 'refund.succeeded',
   /** The processor refused the refund (metadata: refundId, failureReason). */
   refundFailed: 'refund.failed',
+  /** The processor reported a dispute of the order (metadata: disputeId, amount, currency, reason, evidenceDueBy). */
+  disputeOpened: 'dispute.opened',
+  /** The merchant answered a dispute with evidence (metadata: disputeId). */
+  disputeEvidenceSubmitted: 'dispute.evidence_submitted',
+  /** The merchant gave a dispute up (metadata: disputeId, amount, currency). */
+  disputeAccepted: 'dispute.accepted',
+  /** The processor decided a dispute for the merchant (metadata: disputeId). */
+  disputeWon: 'dispute.won',
+  /** The processor decided a dispute against the merchant, or its deadline passed unanswered (metadata: disputeId, amount, currency, expired). */
+  disputeLost: 'dispute.lost',
   webhookDelivered: 'webhook.delivered',
   webhookFailed: 'webhook.failed',
 } as const;

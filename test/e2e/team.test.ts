@@ -43,6 +43,7 @@ describe('dashboard team access in Chromium', () => {
       'Overview',
       'Orders',
       'Payment links',
+      'Disputes',
       'Developers',
       'Team',
       'Audit log',
@@ -73,7 +74,7 @@ describe('dashboard team access in Chromium', () => {
     invitee = await newPage();
     await signInAsMember(invitee, t.baseUrl, { email: INVITEE, password: MEMBER_PASSWORD });
     await invitee.getByText(`${INVITEE} (support)`).waitFor();
-    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Team', 'Security']);
+    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Disputes', 'Team', 'Security']);
 
     await navLink(invitee, 'Team').click();
     await invitee.getByText('Signed in as').waitFor();
@@ -105,7 +106,7 @@ describe('dashboard team access in Chromium', () => {
     await invitee.getByLabel('Password').fill(MEMBER_PASSWORD);
     await invitee.getByRole('button', { name: 'Sign in' }).click();
     await invitee.getByText(`${INVITEE} (viewer)`).waitFor();
-    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Team', 'Security']);
+    expect(await nav(invitee).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Disputes', 'Team', 'Security']);
     await navLink(invitee, 'Payment links').click();
     await invitee.getByRole('heading', { name: 'Payment links' }).waitFor();
     expect(await invitee.getByRole('link', { name: 'New payment link' }).count()).toBe(0);
@@ -138,7 +139,7 @@ describe('dashboard team access in Chromium', () => {
     const page = await newPage();
     await signInAsMember(page, t.baseUrl, developer);
     await page.getByText('dev@weavers.example (developer)').waitFor();
-    expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Developers', 'Team', 'Security']);
+    expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Overview', 'Orders', 'Payment links', 'Disputes', 'Developers', 'Team', 'Security']);
     await navLink(page, 'Developers').click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Public key', { exact: true }).waitFor();

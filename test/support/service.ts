@@ -32,6 +32,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     DATABASE_POOL_SIZE: '4',
     LOG_LEVEL: 'silent',
     SCHEDULER_INTERVAL_MS: '0',
+    DISPUTE_POLL_INTERVAL_MS: '0',
     // Test files share one database and some run on a hand-moved clock: no background webhook
     // delivery unless a test asks for it (test/integration/events), or calls webhooks.runOnce().
     WEBHOOK_CONCURRENCY: '0',

@@ -25,6 +25,7 @@ import { AuditLog } from './audit';
 import { Team } from './team';
 import { accountPage } from './account-pages';
 import { Security } from './security';
+import { Disputes } from './disputes';
 
 /** Members sign in with their email and password; no api-key signs in to the dashboard. */
 function SignIn(props: { onSignedIn: (s: Session) => void }) {
@@ -126,6 +127,7 @@ const PAGES: [href: string, label: string, needs: ActionClass | null][] = [
   ['/dashboard', 'Overview', 'read'],
   ['/dashboard/orders', 'Orders', 'read'],
   ['/dashboard/links', 'Payment links', 'read'],
+  ['/dashboard/disputes', 'Disputes', 'read'],
   ['/dashboard/developers', 'Developers', 'developers'],
   ['/dashboard/team', 'Team', null],
   ['/dashboard/audit', 'Audit log', 'secrets'],
@@ -141,6 +143,7 @@ function pageOf(path: string) {
   if (path === '/dashboard/links') return <PaymentLinks />;
   if (path === '/dashboard/links/new') return <LinkEditor />;
   if ((m = /^\/dashboard\/links\/(\d+)$/.exec(path))) return <LinkEditor id={Number(m[1])} />;
+  if (path === '/dashboard/disputes') return <Disputes />;
   if (path === '/dashboard/developers') return <Developers />;
   if (path === '/dashboard/team') return <Team />;
   if (path === '/dashboard/audit') return <AuditLog />;

@@ -1,4 +1,4 @@
-/** The actions the audit log names today (more come with captures and disputes). */
+/** The actions the audit log names today. */
 export const AuditActions = {
   linkCreated: 'link.created',
   linkUpdated: 'link.updated',
@@ -12,6 +12,8 @@ export const AuditActions = {
   orderCaptured: 'order.captured',
   /** An Authorized order's money released, by the merchant or because it was not captured in time. */
   orderVoided: 'order.voided',
+  disputeEvidenceSubmitted: 'dispute.evidence_submitted',
+  disputeAccepted: 'dispute.accepted',
   merchantCreated: 'merchant.created',
   signedIn: 'session.signed_in',
   signInFailed: 'session.sign_in_failed',

@@ -10,7 +10,8 @@ export type SandboxAuthorizationState = 'pending' | 'approved' | 'declined';
  */
 @Entity({ tableName: 'sandbox_authorization' })
 export class SandboxAuthorization {
-  [OptionalProps]?: 'createdAt' | 'state' | 'idempotencyKey' | 'resultCode' | 'resultMessage' | 'refundDecline';
+  [OptionalProps]?:
+    'createdAt' | 'state' | 'idempotencyKey' | 'resultCode' | 'resultMessage' | 'refundDecline' | 'amount' | 'currency' | 'orderReference' | 'disputeReason';
 
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
@@ -46,6 +47,21 @@ export class SandboxAuthorization {
   /** Why the issuer declines every refund of this card (null: it accepts them). */
   @Property({ type: 'string', length: 100, nullable: true })
   refundDecline: string | null = null;
+
+  /** The amount authorized (card, PayPal and saved-card charges; null on refunds and older rows). */
+  @Property({ type: 'decimal', precision: 20, scale: 4, nullable: true })
+  amount: string | null = null;
+
+  @Property({ type: 'string', length: 3, columnType: 'char(3)', nullable: true })
+  currency: string | null = null;
+
+  /** The engine's reference of the order paid (its processor reference). */
+  @Property({ type: 'string', length: 40, nullable: true })
+  orderReference: string | null = null;
+
+  /** Why the cardholder disputes every approved payment of this card (null: never); the sandbox then files a dispute. */
+  @Property({ type: 'string', length: 100, nullable: true })
+  disputeReason: string | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();

@@ -2,6 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import type {
   CardAuthorizationRequest,
+  DisputeAnswer,
+  DisputeNotice,
+  ProcessorDisputeStatus,
   FinalProcessorResult,
   PaymentProcessor,
   PaypalRequest,
@@ -10,6 +13,7 @@ import type {
   RefundResult,
 } from '../processor';
 import type { SandboxAuthorizationState } from './sandbox-authorization.entity';
+import type { SandboxDisputeState } from './sandbox-dispute.entity';
 
 /** The one-time password that authenticates in the sandbox. */
 export const SANDBOX_OTP = '123456';
@@ -20,6 +24,15 @@ interface TestCard {
   issuer: string;
   /** Why the issuer declines every refund of this card; absent: refunds go through. */
   refundDecline?: string;
+  /** Why the cardholder disputes every approved payment of this card; absent: never. */
+  dispute?: string;
+}
+
+/** The sandbox's payment details of an authorization: what a dispute of it is filed for. */
+interface Paid {
+  amount: string;
+  currency: string;
+  reference: string;
 }
 
 /**
@@ -31,6 +44,7 @@ export const SANDBOX_CARDS: Readonly<Record<string, TestCard>> = {
   '4111111111111111': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Visa' },
   '5060990580000217499': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Verve' },
   '4000000000005126': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Visa', refundDecline: 'Refund declined by the issuer' },
+  '4000000000000259': { code: '00', message: 'Approved', issuer: 'Sandbox Bank Visa', dispute: 'fraudulent' },
   '4000000000000002': { code: '51', message: 'Insufficient funds', issuer: 'Sandbox Bank Visa' },
   '4000000000000069': { code: '54', message: 'Expired card', issuer: 'Sandbox Bank Visa' },
   '4000000000000119': { code: '96', message: 'System malfunction', issuer: 'Sandbox Bank Visa' },
@@ -51,7 +65,36 @@ interface Row {
   result_code: string | null;
   result_message: string | null;
   refund_decline: string | null;
+  dispute_reason: string | null;
 }
+
+interface DisputeRow {
+  token: string;
+  order_reference: string;
+  amount: string;
+  currency: string;
+  reason: string;
+  state: SandboxDisputeState;
+  evidence_due_by: Date;
+  answer_key: string | null;
+}
+
+/** How long the merchant has to answer a sandbox dispute. */
+const SANDBOX_EVIDENCE_DAYS = 7;
+
+/** Evidence containing this wins the sandbox dispute; any other evidence loses it. */
+export const SANDBOX_WINNING_EVIDENCE = 'winning_evidence';
+
+/**
+ * The filing of a dispute for each approved authorization of `a` (the rows just written) whose
+ * card is disputed: one per payment (its token), in the statement that approved it.
+ */
+const FILE_DISPUTE = `filed as (
+  insert into sandbox_dispute (token, payment_token, order_reference, amount, currency, reason, evidence_due_by)
+  select 'sbx_dispute_' || md5(a.token), a.token, a.order_reference, a.amount, a.currency, a.dispute_reason, now() + make_interval(days => ${SANDBOX_EVIDENCE_DAYS})
+    from written a where a.state = 'approved' and a.dispute_reason is not null and a.amount is not null and a.order_reference is not null
+  on conflict (payment_token) do nothing
+)`;
 
 /**
  * The test-environment acquirer. It keeps its state in its own table, reached with short
@@ -68,7 +111,8 @@ export class SandboxProcessor implements PaymentProcessor {
   async authorizeCard(request: CardAuthorizationRequest): Promise<ProcessorResult> {
     const card = SANDBOX_CARDS[request.cardNumber] ?? UNKNOWN_CARD;
     const final = card === UNKNOWN_CARD || !request.threeDSecure;
-    const row = await this.remember(request.idempotencyKey, 'card', card, final ? finalState(card) : 'pending', final ? card : null);
+    const paid = { amount: request.amount, currency: request.currency, reference: request.reference };
+    const row = await this.remember(request.idempotencyKey, 'card', card, final ? finalState(card) : 'pending', final ? card : null, paid);
     return toResult(row);
   }
 
@@ -77,7 +121,8 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async startPaypal(request: PaypalRequest): Promise<ProcessorResult> {
-    return toResult(await this.remember(request.idempotencyKey, 'paypal', { code: '00', message: 'Approved', issuer: 'PayPal' }, 'pending', null));
+    const paid = { amount: request.amount, currency: request.currency, reference: request.reference };
+    return toResult(await this.remember(request.idempotencyKey, 'paypal', { code: '00', message: 'Approved', issuer: 'PayPal' }, 'pending', null, paid));
   }
 
   async completePaypal(idempotencyKey: string, token: string, approved: boolean): Promise<FinalProcessorResult> {
@@ -87,9 +132,16 @@ export class SandboxProcessor implements PaymentProcessor {
   async chargeToken(request: { token: string; amount: string; currency: string; reference: string; idempotencyKey: string }): Promise<FinalProcessorResult> {
     const [saved] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and kind = 'card'`, [request.token]);
     const card: TestCard = saved
-      ? { code: saved.outcome_code, message: saved.outcome_message, issuer: saved.issuer, refundDecline: saved.refund_decline ?? undefined }
+      ? {
+          code: saved.outcome_code,
+          message: saved.outcome_message,
+          issuer: saved.issuer,
+          refundDecline: saved.refund_decline ?? undefined,
+          dispute: saved.dispute_reason ?? undefined,
+        }
       : UNKNOWN_CARD;
-    const row = await this.remember(request.idempotencyKey, 'charge', card, finalState(card), card);
+    const paid = { amount: request.amount, currency: request.currency, reference: request.reference };
+    const row = await this.remember(request.idempotencyKey, 'charge', card, finalState(card), card, paid);
     return toResult(row) as FinalProcessorResult;
   }
 
@@ -137,19 +189,77 @@ export class SandboxProcessor implements PaymentProcessor {
     return row ? toRefundResult(row) : null;
   }
 
-  /** Records a call under its key; a second call with the key gets the first call's record. */
+  /**
+   * The cardholder's bank disputes: the disputes filed or decided that the engine has not
+   * acknowledged yet, oldest first.
+   */
+  async disputeNotices(limit: number): Promise<DisputeNotice[]> {
+    const rows = await this.sql<DisputeRow>(`select * from sandbox_dispute where acknowledged is distinct from state order by created_at limit ?`, [limit]);
+    return rows.map((row) => ({
+      reference: row.token,
+      orderReference: row.order_reference,
+      amount: String(row.amount),
+      currency: row.currency.trim(),
+      reason: row.reason,
+      evidenceDueBy: new Date(row.evidence_due_by),
+      status: row.state,
+    }));
+  }
+
+  async acknowledgeDisputeNotice(reference: string, status: ProcessorDisputeStatus): Promise<void> {
+    await this.sql(`update sandbox_dispute set acknowledged = state where token = ? and state = ?`, [reference, status]);
+  }
+
+  /**
+   * Takes the merchant's answer while the dispute needs a response, and decides at once (the
+   * engine hears it through the next notice): evidence containing `winning_evidence` wins, any
+   * other loses; no evidence accepts the dispute. The same answer sent again (same key) changes
+   * nothing; an answer to a dispute already closed is ignored, as a real acquirer's would be.
+   */
+  async answerDispute(answer: DisputeAnswer): Promise<void> {
+    const state: SandboxDisputeState = answer.evidence === null ? 'accepted' : answer.evidence.includes(SANDBOX_WINNING_EVIDENCE) ? 'won' : 'lost';
+    const [updated] = await this.sql<DisputeRow>(
+      `update sandbox_dispute set state = ?, evidence = ?, answer_key = ? where token = ? and state = 'needs_response' returning token`,
+      [state, answer.evidence, answer.idempotencyKey, answer.disputeReference],
+    );
+    if (updated) return;
+    const [row] = await this.sql<DisputeRow>(`select token from sandbox_dispute where token = ?`, [answer.disputeReference]);
+    if (!row) throw new Error('sandbox: no such dispute');
+  }
+
+  /** Records a call under its key; a second call with the key gets the first call's record. An approval of a disputed card files its dispute. */
   private async remember(
     key: string,
     kind: Row['kind'],
     card: TestCard,
     state: SandboxAuthorizationState,
     result: { code: string; message: string } | null,
+    paid: Paid | null = null,
   ): Promise<Row> {
     const token = `sbx_${kind}_${randomBytes(16).toString('hex')}`;
     const inserted = await this.sql<Row>(
-      `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message, refund_decline)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (idempotency_key) do nothing returning *`,
-      [token, kind, card.code, card.message, card.issuer, state, key, result?.code ?? null, result?.message ?? null, card.refundDecline ?? null],
+      `with written as (
+         insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message, refund_decline,
+                                            dispute_reason, amount, currency, order_reference)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (idempotency_key) do nothing returning *
+       ), ${FILE_DISPUTE}
+       select * from written`,
+      [
+        token,
+        kind,
+        card.code,
+        card.message,
+        card.issuer,
+        state,
+        key,
+        result?.code ?? null,
+        result?.message ?? null,
+        card.refundDecline ?? null,
+        card.dispute ?? null,
+        paid?.amount ?? null,
+        paid?.currency ?? null,
+        paid?.reference ?? null,
+      ],
     );
     if (inserted[0]) return inserted[0];
     const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
@@ -169,12 +279,15 @@ export class SandboxProcessor implements PaymentProcessor {
     failure: { code: string; message: string },
   ): Promise<FinalProcessorResult> {
     const [updated] = await this.sql<Row>(
-      `update sandbox_authorization
-          set state = case when ? and outcome_code = '00' then 'approved' else 'declined' end,
-              result_code = case when ? then outcome_code else ? end,
-              result_message = case when ? then outcome_message else ? end
-        where token = ? and idempotency_key = ? and kind = ? and state = 'pending'
-        returning *`,
+      `with written as (
+         update sandbox_authorization
+            set state = case when ? and outcome_code = '00' then 'approved' else 'declined' end,
+                result_code = case when ? then outcome_code else ? end,
+                result_message = case when ? then outcome_message else ? end
+          where token = ? and idempotency_key = ? and kind = ? and state = 'pending'
+          returning *
+       ), ${FILE_DISPUTE}
+       select * from written`,
       [passed, passed, failure.code, passed, failure.message, token, key, kind],
     );
     if (updated) return toResult(updated) as FinalProcessorResult;

@@ -1,0 +1,341 @@
+import { startTestService, type TestService } from '../../support/service';
+import { graphql } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import { addMember, signInMember } from '../../support/members';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+import { EVENTS_ENV, createScratchDatabase, payOrder, startReceiver, verifiesIndependently, waitFor, type Receiver } from '../events/helpers';
+
+const DISPUTE_FIELDS = 'id orderReference amount currency reason status evidenceDueBy evidence decidedAt createdAt updatedAt';
+const ORDER = `query ($reference: String!) { order(reference: $reference) { status totalAmountCharged amountRefunded disputes { ${DISPUTE_FIELDS} } } }`;
+const DISPUTES = `query ($first: Int, $after: String, $status: DisputeStatus) {
+  disputes(first: $first, after: $after, status: $status) { edges { cursor node { id orderReference amount status } } pageInfo { hasNextPage endCursor } }
+}`;
+const EVIDENCE = `mutation ($input: SubmitDisputeEvidenceInput!) { submitDisputeEvidence(input: $input) { ${DISPUTE_FIELDS} } }`;
+const ACCEPT = `mutation ($id: ID!) { acceptDispute(id: $id) { ${DISPUTE_FIELDS} } }`;
+const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status } }`;
+const DISPUTED_CARD = '4000000000000259';
+let counter = 0;
+
+/**
+ * Disputes against the real service on PostgreSQL (a database of this file's own: the dispute
+ * job and the webhook dispatcher act on every row they find), with the dispute job running every
+ * 200 ms as it would every few seconds in production.
+ */
+describe('disputes', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+  let drop: () => Promise<void> = async () => undefined;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    const scratch = await createScratchDatabase('disputes');
+    drop = scratch.drop;
+    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, DISPUTE_POLL_INTERVAL_MS: '200' });
+    m = await createTestMerchant(t);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await drop();
+  });
+
+  const services = () => t.service.runtime.ctx.services;
+  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  const gql = async (query: string, variables: Record<string, unknown>, apiKey: string = m.keys.test.privateKey) =>
+    (await graphql(t.baseUrl, query, variables, { 'api-key': apiKey })).body;
+  const codeOf = (res: any) => res.errors?.[0]?.extensions?.code;
+  const paid = (merchant = m, card = DISPUTED_CARD) => payOrder(t.baseUrl, merchant.keys.test, card, `DP-${process.pid}-${Date.now()}-${++counter}`);
+  const orderOf = async (reference: string, apiKey?: string) => (await gql(ORDER, { reference }, apiKey)).data.order;
+  /** The order's one dispute, once the processor's notice of it was applied (within 10 s, the sandbox promises). */
+  const disputeOf = async (reference: string, apiKey?: string) =>
+    waitFor(async () => (await orderOf(reference, apiKey)).disputes[0], 10_000, `the dispute of ${reference}`);
+  const statusBecomes = (reference: string, status: string, apiKey?: string) =>
+    waitFor(async () => (await orderOf(reference, apiKey)).disputes.find((d: any) => d.status === status), 10_000, `${reference} ${status}`);
+  const evidence = (id: string, text: string, apiKey?: string) => gql(EVIDENCE, { input: { id, text } }, apiKey);
+  const refund = (reference: string, amount?: string, apiKey?: string) => gql(REFUND, { input: { reference, amount } }, apiKey);
+  const timelineOf = async (reference: string, merchant = m) =>
+    (await services().timeline.list(await services().auth.authenticate(merchant.keys.test.privateKey), reference)).map((e) => e.event);
+  const auditOf = (merchant: CreatedMerchant, action: string) =>
+    sql(`select action, actor_type, actor_label, target from audit_entry where subsidiary_id = ? and action = ? order by id`, [merchant.subsidiary.id, action]);
+
+  it('a payment with 4000000000000259 is approved, then a dispute opens for the full amount: fraudulent, NEEDS_RESPONSE, seven days to answer', async () => {
+    const reference = await paid();
+    const order = await orderOf(reference);
+    expect(order.status).toBe('Successful');
+    const dispute = await disputeOf(reference);
+    expect(dispute).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      orderReference: reference,
+      amount: order.totalAmountCharged,
+      currency: 'NGN',
+      reason: 'fraudulent',
+      status: 'NEEDS_RESPONSE',
+      evidenceDueBy: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      evidence: null,
+      decidedAt: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    const days = (Date.parse(dispute.evidenceDueBy) - Date.parse(dispute.createdAt)) / 86_400_000;
+    expect(days).toBeGreaterThan(6.9);
+    expect(days).toBeLessThan(7.1);
+    expect(await timelineOf(reference)).toContain('dispute.opened');
+    // The order stays Successful: legacy clients know no other outcome of a paid order.
+    expect((await orderOf(reference)).status).toBe('Successful');
+  });
+
+  it('a payment with another card opens no dispute', async () => {
+    const reference = await paid(m, '5123450000000008');
+    const disputed = await paid();
+    await disputeOf(disputed);
+    // The job has run since the other payment was approved: still no dispute on it.
+    expect((await orderOf(reference)).disputes).toEqual([]);
+  });
+
+  it('refuses a refund while the dispute needs a response or is under review; a won dispute gives the balance back', async () => {
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    const refused = await refund(reference, '10');
+    expect(codeOf(refused)).toBe('REFUND_NOT_ALLOWED');
+    expect(refused.errors[0].message).toMatch(/dispute/);
+
+    const answered = await evidence(dispute.id, 'Signed delivery receipt attached: winning_evidence');
+    expect(answered.errors).toBeUndefined();
+    expect(answered.data.submitDisputeEvidence).toMatchObject({
+      id: dispute.id,
+      status: 'UNDER_REVIEW',
+      evidence: 'Signed delivery receipt attached: winning_evidence',
+      decidedAt: null,
+    });
+    const won = await statusBecomes(reference, 'WON');
+    expect(won.decidedAt).toEqual(expect.any(String));
+    expect(await timelineOf(reference)).toEqual(expect.arrayContaining(['dispute.opened', 'dispute.evidence_submitted', 'dispute.won']));
+    expect(await auditOf(m, 'dispute.evidence_submitted')).toContainEqual({
+      action: 'dispute.evidence_submitted',
+      actor_type: 'API_KEY',
+      actor_label: expect.any(String),
+      target: `dispute ${dispute.id} of order ${reference} for NGN 1,000.00`,
+    });
+    // Won: the whole balance is the merchant's again.
+    expect((await refund(reference)).data.refundOrder).toMatchObject({ amount: '1000.00', status: 'SUCCEEDED' });
+  });
+
+  it('any other evidence loses the dispute: its amount leaves the balance and a refund of more than what remains is refused', async () => {
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    expect((await evidence(dispute.id, 'We shipped it, honestly.')).data.submitDisputeEvidence.status).toBe('UNDER_REVIEW');
+    // Under review: still no refund.
+    expect(codeOf(await refund(reference, '1'))).toBe('REFUND_NOT_ALLOWED');
+    await statusBecomes(reference, 'LOST');
+    expect(await timelineOf(reference)).toContain('dispute.lost');
+    // The whole amount was taken back by the bank: nothing is left to refund.
+    expect(codeOf(await refund(reference, '0.01'))).toBe('REFUND_AMOUNT_INVALID');
+    expect(codeOf(await refund(reference))).toBe('REFUND_AMOUNT_INVALID');
+    expect((await orderOf(reference)).amountRefunded).toBe('0.00');
+    // Decided: no more answers.
+    expect(codeOf(await evidence(dispute.id, 'More evidence: winning_evidence'))).toBe('DISPUTE_NOT_OPEN');
+    expect(codeOf(await gql(ACCEPT, { id: dispute.id }))).toBe('DISPUTE_NOT_OPEN');
+  });
+
+  it('accepting a dispute makes it ACCEPTED at once, takes its amount off the balance, and is audited', async () => {
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    const accepted = await gql(ACCEPT, { id: dispute.id });
+    expect(accepted.errors).toBeUndefined();
+    expect(accepted.data.acceptDispute).toMatchObject({ id: dispute.id, status: 'ACCEPTED', decidedAt: expect.any(String), evidence: null });
+    expect(codeOf(await refund(reference, '0.01'))).toBe('REFUND_AMOUNT_INVALID');
+    expect(await timelineOf(reference)).toContain('dispute.accepted');
+    expect((await auditOf(m, 'dispute.accepted')).map((a: any) => a.target)).toContain(`dispute ${dispute.id} of order ${reference} for NGN 1,000.00`);
+    // Once accepted, nothing moves it: neither a second answer nor the processor's notice of it.
+    expect(codeOf(await gql(ACCEPT, { id: dispute.id }))).toBe('DISPUTE_NOT_OPEN');
+    expect(codeOf(await evidence(dispute.id, 'winning_evidence'))).toBe('DISPUTE_NOT_OPEN');
+    await waitFor(async () => (await sql(`select acknowledged from sandbox_dispute where acknowledged = 'accepted'`)).length > 0, 10_000, 'the notice');
+    expect((await orderOf(reference)).disputes.map((d: any) => d.status)).toEqual(['ACCEPTED']);
+  });
+
+  it('sends the signed dispute webhooks (opened, won, lost, accepted), their data the dispute as GraphQL shows it', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    const hooked = await createTestMerchant(t, { webhookUrl: r.url });
+    const key = hooked.keys.test.privateKey;
+    const [toWin, toLose, toAccept] = [await paid(hooked), await paid(hooked), await paid(hooked)];
+    const opened = await Promise.all([toWin, toLose, toAccept].map((reference) => disputeOf(reference, key)));
+    await gql(EVIDENCE, { input: { id: opened[0].id, text: 'winning_evidence' } }, key);
+    await gql(EVIDENCE, { input: { id: opened[1].id, text: 'nothing useful' } }, key);
+    await gql(ACCEPT, { id: opened[2].id }, key);
+    await statusBecomes(toWin, 'WON', key);
+    await statusBecomes(toLose, 'LOST', key);
+    // Three payments, three disputes opened, two decided, one accepted.
+    const received = await r.waitForCount(9);
+    const hooks = received.filter((h) => h.json.notify === 'dispute');
+    expect(hooks.map((h) => `${h.json.data.orderReference} ${h.json.notifyType}`).sort()).toEqual(
+      [`${toWin} opened`, `${toLose} opened`, `${toAccept} opened`, `${toWin} won`, `${toLose} lost`, `${toAccept} accepted`].sort(),
+    );
+    for (const hook of hooks) {
+      expect(verifiesIndependently(hooked.webhookSecret, hook.headers, hook.body)).toBe(true);
+      expect(hook.headers['webhook-id']).toBe(hook.json.eventId);
+      expect(Object.keys(hook.json)).toEqual(['notify', 'notifyType', 'eventId', 'livemode', 'data']);
+      expect(hook.json.livemode).toBe(false);
+    }
+    const openedHook = hooks.find((h) => h.json.notifyType === 'opened' && h.json.data.orderReference === toAccept)!;
+    expect(openedHook.json.data).toEqual({ ...opened[2] });
+    const now = (await orderOf(toWin, key)).disputes[0];
+    expect(hooks.find((h) => h.json.notifyType === 'won')!.json.data).toEqual(now);
+  });
+
+  it('lists the disputes newest first, a page at a time, narrowed by status, and only those of the caller', async () => {
+    const fresh = await createTestMerchant(t);
+    const key = fresh.keys.test.privateKey;
+    const references = [await paid(fresh), await paid(fresh), await paid(fresh)];
+    const disputes = [];
+    for (const reference of references) disputes.push(await disputeOf(reference, key));
+    await gql(ACCEPT, { id: disputes[1].id }, key);
+
+    const first = (await gql(DISPUTES, { first: 2 }, key)).data.disputes;
+    const byCreation = [...disputes].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)).map((d) => d.id);
+    expect(first.edges.map((e: any) => e.node.id)).toEqual(byCreation.slice(0, 2));
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const second = (await gql(DISPUTES, { first: 2, after: first.pageInfo.endCursor }, key)).data.disputes;
+    expect(second.edges.map((e: any) => e.node.id)).toEqual(byCreation.slice(2));
+    expect(second.pageInfo.hasNextPage).toBe(false);
+
+    const accepted = (await gql(DISPUTES, { status: 'ACCEPTED' }, key)).data.disputes.edges.map((e: any) => e.node);
+    expect(accepted).toEqual([{ id: disputes[1].id, orderReference: references[1], amount: '1000.00', status: 'ACCEPTED' }]);
+    const open = (await gql(DISPUTES, { status: 'NEEDS_RESPONSE' }, key)).data.disputes.edges.map((e: any) => e.node.id);
+    expect(open.sort()).toEqual([disputes[0].id, disputes[2].id].sort());
+
+    expect(codeOf(await gql(DISPUTES, { after: 'not-a-cursor' }, key))).toBe('VAL400');
+    expect(codeOf(await gql(DISPUTES, { status: 'OPEN' }, key))).toBeDefined();
+    // Another merchant sees none of them, and cannot answer them.
+    const other = await createTestMerchant(t);
+    expect((await gql(DISPUTES, {}, other.keys.test.privateKey)).data.disputes.edges).toEqual([]);
+    expect(codeOf(await gql(ACCEPT, { id: disputes[0].id }, other.keys.test.privateKey))).toBe('DISPUTE_NOT_FOUND');
+  });
+
+  it('lets SUPPORT members answer disputes, VIEWER members only read them, and refuses the public key', async () => {
+    const fresh = await createTestMerchant(t);
+    const [one, two] = [await paid(fresh), await paid(fresh)];
+    const first = await disputeOf(one, fresh.keys.test.privateKey);
+    const second = await disputeOf(two, fresh.keys.test.privateKey);
+    const viewer = await signInMember(t.baseUrl, await addMember(t.baseUrl, fresh.keys.test.privateKey, `viewer-${fresh.subsidiary.id}@team.test`, 'VIEWER'));
+    const support = await signInMember(
+      t.baseUrl,
+      await addMember(t.baseUrl, fresh.keys.test.privateKey, `support-${fresh.subsidiary.id}@team.test`, 'SUPPORT'),
+    );
+    const as = async (session: typeof viewer, query: string, variables: Record<string, unknown>) =>
+      (await graphql(t.baseUrl, query, variables, session.headers('test'))).body;
+
+    expect((await as(viewer, DISPUTES, {})).data.disputes.edges).toHaveLength(2);
+    expect(codeOf(await as(viewer, ACCEPT, { id: first.id }))).toBe('FORBIDDEN');
+    expect(codeOf(await as(viewer, EVIDENCE, { input: { id: first.id, text: 'winning_evidence' } }))).toBe('FORBIDDEN');
+    expect((await orderOf(one, fresh.keys.test.privateKey)).disputes[0].status).toBe('NEEDS_RESPONSE');
+
+    expect((await as(support, EVIDENCE, { input: { id: first.id, text: 'winning_evidence' } })).data.submitDisputeEvidence.status).toBe('UNDER_REVIEW');
+    expect((await as(support, ACCEPT, { id: second.id })).data.acceptDispute.status).toBe('ACCEPTED');
+    expect((await auditOf(fresh, 'dispute.accepted')).map((a: any) => `${a.actor_type} ${a.actor_label}`)).toEqual([
+      `MEMBER support-${fresh.subsidiary.id}@team.test`,
+    ]);
+
+    const pub = fresh.keys.test.publicKey;
+    expect(codeOf(await gql(DISPUTES, {}, pub))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(ACCEPT, { id: second.id }, pub))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(EVIDENCE, { input: { id: second.id, text: 'x' } }, pub))).toBe('FORBIDDEN');
+  });
+
+  it('answers NOT_AVAILABLE_IN_LIVE_MODE with a live key', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    expect(codeOf(await gql(ACCEPT, { id }, m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+    expect(codeOf(await gql(EVIDENCE, { input: { id, text: 'winning_evidence' } }, m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+  });
+
+  it('refuses blank or overlong evidence and unknown disputes, and changes nothing', async () => {
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    expect(codeOf(await evidence(dispute.id, '   '))).toBe('DISPUTE_EVIDENCE_INVALID');
+    expect(codeOf(await evidence(dispute.id, 'x'.repeat(10_001)))).toBe('DISPUTE_EVIDENCE_INVALID');
+    expect(codeOf(await evidence('00000000-0000-4000-8000-000000000000', 'winning_evidence'))).toBe('DISPUTE_NOT_FOUND');
+    expect(codeOf(await gql(ACCEPT, { id: 'not-an-id' }))).toBe('DISPUTE_NOT_FOUND');
+    expect((await orderOf(reference)).disputes[0]).toMatchObject({ status: 'NEEDS_RESPONSE', evidence: null });
+    // The longest evidence allowed goes in.
+    expect((await evidence(dispute.id, 'y'.repeat(10_000))).data.submitDisputeEvidence.status).toBe('UNDER_REVIEW');
+  });
+
+  it('a dispute left unanswered past its deadline is lost (with its webhook), and can no longer be answered', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    const hooked = await createTestMerchant(t, { webhookUrl: r.url });
+    const key = hooked.keys.test.privateKey;
+    const reference = await paid(hooked);
+    const dispute = await disputeOf(reference, key);
+    await sql(`update dispute set evidence_due_by = now() - interval '1 second' where id = ?`, [dispute.id]);
+    expect(codeOf(await gql(EVIDENCE, { input: { id: dispute.id, text: 'winning_evidence' } }, key))).toBe('DISPUTE_NOT_OPEN');
+    const lost = await statusBecomes(reference, 'LOST', key);
+    expect(lost.evidence).toBeNull();
+    const entries = await services().timeline.list(await services().auth.authenticate(key), reference);
+    expect(entries.find((e) => e.event === 'dispute.lost')?.metadata).toMatchObject({ disputeId: dispute.id, expired: true });
+    const hooks = await r.waitForCount(3);
+    expect(hooks.filter((h) => h.json.notify === 'dispute').map((h) => h.json.notifyType)).toEqual(['opened', 'lost']);
+    expect(codeOf(await gql(ACCEPT, { id: dispute.id }, key))).toBe('DISPUTE_NOT_OPEN');
+  });
+
+  it('a processor notice read again (its acknowledgement lost to a crash) opens nothing twice', async () => {
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    await sql(`update sandbox_dispute set acknowledged = null where order_reference = (select processor_reference from checkout_order where reference = ?)`, [
+      reference,
+    ]);
+    await waitFor(
+      async () =>
+        (
+          await sql(
+            `select 1 from sandbox_dispute where acknowledged = 'needs_response' and payment_token in (select payment_token from sandbox_dispute where order_reference = (select processor_reference from checkout_order where reference = ?))`,
+            [reference],
+          )
+        ).length > 0,
+      10_000,
+      'the notice acknowledged again',
+    );
+    expect((await orderOf(reference)).disputes).toEqual([dispute]);
+    expect((await timelineOf(reference)).filter((e) => e === 'dispute.opened')).toHaveLength(1);
+  });
+
+  it('an answer the processor did not take (a failed call) is sent again by the dispute job, and the dispute is then decided', async () => {
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    const processor = (services().disputes as unknown as { processors: { test: SandboxProcessor } }).processors.test;
+    const original = processor.answerDispute;
+    processor.answerDispute = async () => {
+      throw new Error('acquirer unreachable');
+    };
+    let answered;
+    try {
+      answered = await evidence(dispute.id, 'Proof of delivery: winning_evidence');
+    } finally {
+      processor.answerDispute = original;
+    }
+    expect(answered.data.submitDisputeEvidence.status).toBe('UNDER_REVIEW');
+    expect(await sql(`select answer_sent_at from dispute where id = ?`, [dispute.id])).toEqual([{ answer_sent_at: null }]);
+    // Younger answers are left to their request; this one is old enough to send again.
+    await sql(`update dispute set answered_at = now() - interval '10 seconds' where id = ?`, [dispute.id]);
+    await statusBecomes(reference, 'WON');
+    expect(await sql(`select evidence from sandbox_dispute where answer_key = ?`, [dispute.id])).toEqual([{ evidence: 'Proof of delivery: winning_evidence' }]);
+  });
+
+  it("the dashboard summary shows the period's disputed volume per currency, and how much of it was lost", async () => {
+    const fresh = await createTestMerchant(t);
+    const key = fresh.keys.test.privateKey;
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const [one, two] = [await paid(fresh), await paid(fresh)];
+    await disputeOf(one, key);
+    const second = await disputeOf(two, key);
+    await gql(ACCEPT, { id: second.id }, key);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const summary = await gql(
+      `query ($from: DateTimeISO!, $to: DateTimeISO!) { dashboardSummary(from: $from, to: $to) { disputed { currency count amount lost } } }`,
+      { from, to },
+      key,
+    );
+    expect(summary.data.dashboardSummary.disputed).toEqual([{ currency: 'NGN', count: 2, amount: '2000.00', lost: '1000.00' }]);
+  });
+});

@@ -1,0 +1,71 @@
+import {
+  canTransitionDispute,
+  DISPUTE_TRANSITIONS,
+  DisputeTransitionError,
+  newDisputeStatus,
+  OPEN_DISPUTE_STATUSES,
+  transitionDispute,
+  type DisputeActor,
+  type DisputeStatus,
+} from '../../../src/payments/payment-state';
+
+const ACTORS: DisputeActor[] = ['processor', 'merchant', 'expiry'];
+const STATUSES: DisputeStatus[] = ['NEEDS_RESPONSE', 'UNDER_REVIEW', 'WON', 'LOST', 'ACCEPTED'];
+
+describe('dispute state machine: who may move a dispute from which state', () => {
+  it('lists every allowed move: the processor opens and decides, the merchant answers once, the deadline loses an unanswered dispute', () => {
+    expect(DISPUTE_TRANSITIONS.map((t) => `${t.from ?? 'none'} -> ${t.to} by ${t.actor}`)).toEqual([
+      'none -> NEEDS_RESPONSE by processor',
+      'NEEDS_RESPONSE -> UNDER_REVIEW by merchant',
+      'NEEDS_RESPONSE -> ACCEPTED by merchant',
+      'NEEDS_RESPONSE -> LOST by expiry',
+      'UNDER_REVIEW -> WON by processor',
+      'UNDER_REVIEW -> LOST by processor',
+    ]);
+  });
+
+  it('only the processor opens a dispute, and always NEEDS_RESPONSE', () => {
+    expect(newDisputeStatus('processor')).toBe('NEEDS_RESPONSE');
+    for (const actor of ['merchant', 'expiry'] as const) expect(() => newDisputeStatus(actor)).toThrow(DisputeTransitionError);
+    for (const to of STATUSES) for (const actor of ACTORS) expect(canTransitionDispute(null, to, actor)).toBe(to === 'NEEDS_RESPONSE' && actor === 'processor');
+  });
+
+  it('the merchant never decides: it may only answer a dispute that needs a response, with evidence or by accepting it', () => {
+    const moves = DISPUTE_TRANSITIONS.filter((t) => t.actor === 'merchant');
+    expect(moves.every((t) => t.from === 'NEEDS_RESPONSE')).toBe(true);
+    expect(moves.map((t) => t.to).sort()).toEqual(['ACCEPTED', 'UNDER_REVIEW']);
+    expect(canTransitionDispute('NEEDS_RESPONSE', 'WON', 'merchant')).toBe(false);
+    // Once evidence went in, the decision is the processor's: no accepting it any more.
+    expect(canTransitionDispute('UNDER_REVIEW', 'ACCEPTED', 'merchant')).toBe(false);
+    expect(canTransitionDispute('UNDER_REVIEW', 'UNDER_REVIEW', 'merchant')).toBe(false);
+  });
+
+  it('only the processor decides a dispute under review; the clock only loses one left unanswered', () => {
+    for (const to of ['WON', 'LOST'] as const) {
+      expect(canTransitionDispute('UNDER_REVIEW', to, 'processor')).toBe(true);
+      expect(canTransitionDispute('UNDER_REVIEW', to, 'expiry')).toBe(false);
+      expect(canTransitionDispute('UNDER_REVIEW', to, 'merchant')).toBe(false);
+    }
+    expect(DISPUTE_TRANSITIONS.filter((t) => t.actor === 'expiry')).toEqual([{ from: 'NEEDS_RESPONSE', to: 'LOST', actor: 'expiry' }]);
+  });
+
+  it('WON, LOST and ACCEPTED are final for every actor', () => {
+    for (const from of ['WON', 'LOST', 'ACCEPTED'] as const)
+      for (const to of STATUSES) for (const actor of ACTORS) expect(canTransitionDispute(from, to, actor)).toBe(false);
+    const dispute = { status: 'LOST' as DisputeStatus };
+    expect(() => transitionDispute(dispute, 'WON', 'processor')).toThrow(DisputeTransitionError);
+    expect(dispute.status).toBe('LOST');
+  });
+
+  it("refuses a merchant's move with DISPUTE_NOT_OPEN, and moves a dispute when the table allows it", () => {
+    const answered = { status: 'UNDER_REVIEW' as DisputeStatus };
+    expect(() => transitionDispute(answered, 'ACCEPTED', 'merchant')).toThrow(expect.objectContaining({ code: 'DISPUTE_NOT_OPEN' }));
+    const open = { status: 'NEEDS_RESPONSE' as DisputeStatus };
+    transitionDispute(open, 'UNDER_REVIEW', 'merchant');
+    expect(open.status).toBe('UNDER_REVIEW');
+  });
+
+  it('a dispute holds the money (no refund) while it needs a response or is under review', () => {
+    expect(OPEN_DISPUTE_STATUSES).toEqual(['NEEDS_RESPONSE', 'UNDER_REVIEW']);
+  });
+});
