@@ -28,7 +28,7 @@ import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
-import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
+import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, RedisFanout, type EventFanout } from './events/event-fanout';
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './merchants/webhook-endpoint.service';
 import { DashboardSessionService } from './merchants/dashboard-session.service';
@@ -63,7 +63,7 @@ export interface AppServices {
   /** Refunds of paid orders (rules, processor calls, reconciliation). */
   refunds: RefundService;
   orderStatusBus: OrderStatusBus;
-  /** Committed order changes to this instance's bus and dispatcher (LISTEN/NOTIFY on a PostgreSQL server). */
+  /** Committed order changes to this instance's bus and dispatcher (on a PostgreSQL server: LISTEN/NOTIFY, or Redis pub/sub with REDIS_URL). */
   eventFanout: EventFanout;
   /** Webhook delivery: redeliver, test ping, delivery log; the background dispatcher. */
   webhooks: WebhookDispatcher;
@@ -110,7 +110,9 @@ export function createServices(
   const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
   const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
-  const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null);
+  // With REDIS_URL the instances hear each other through Redis: no NOTIFY at commit (the fan-out publishes after it).
+  const events: 'in-process' | 'postgres' | 'redis' = mode !== 'postgres' || !config.databaseUrl ? 'in-process' : config.redisUrl ? 'redis' : 'postgres';
+  const outbox = new OutboxService(config.publicUrl, clock, events === 'postgres' ? EVENTS_CHANNEL : null);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
   const webhooks = new WebhookDispatcher(orm, outbox, signingSecrets, clock, {
     retryDelaysMs: config.webhookRetryDelaysMs,
@@ -123,14 +125,21 @@ export function createServices(
     urlPolicy: webhookUrlPolicy,
   });
   const wake = () => webhooks.wake();
+  const changesSince = (since: Date) => outbox.changesSince(orm.em.fork(), since);
   const eventFanout: EventFanout =
-    mode === 'postgres' && config.databaseUrl
-      ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl, changesSince: (since) => outbox.changesSince(orm.em.fork(), since) })
-      : new InProcessFanout(orderStatusBus, wake);
-  // Changes made here drop this instance's entries at once; the database's NOTIFY (triggers) drops every instance's.
+    events === 'redis'
+      ? new RedisFanout(orderStatusBus, wake, { url: config.redisUrl!, changesSince })
+      : events === 'postgres'
+        ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl!, changesSince })
+        : new InProcessFanout(orderStatusBus, wake);
+  // Changes made here drop this instance's entries at once, and every instance's through the
+  // fan-out: the database's triggers NOTIFY them (LISTEN), or the fan-out publishes them (Redis).
   hearing = () => eventFanout.hearing;
   eventFanout.onTenantChanged((scope) => tenantCaches.invalidate(scope));
-  merchants.onSettingsChanged((scope) => tenantCaches.invalidate(scope));
+  merchants.onSettingsChanged((scope) => {
+    tenantCaches.invalidate(scope);
+    eventFanout.announceTenantChanged(scope);
+  });
   const links = new PaymentLinkService(orm, config.publicUrl, audit);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
