@@ -42,6 +42,8 @@ describeWithRedis('three instances sharing one PostgreSQL database and one Redis
       RATE_LIMIT_CARD_ATTEMPTS_PER_IP: '1000',
       // The survivors reconcile what a dead instance left with the processor.
       SCHEDULER_INTERVAL_MS: '200',
+      // Long enough that only an invalidation, never the caches' own expiry, explains a change seen on another instance.
+      TENANT_CACHE_TTL_MS: '600000',
     };
     [a, b, c] = await Promise.all([
       startTestService(env),
@@ -131,6 +133,24 @@ describeWithRedis('three instances sharing one PostgreSQL database and one Redis
     expect(answers.map((r) => r.status)).toEqual([...Array(PER_IP).fill(401), ...Array(PER_IP).fill(429)]);
   });
 
+  it('refuses on B and C, long before their caches expire, a key rotated on A without a grace period', async () => {
+    const other = await createTestMerchant(a);
+    const { publicKey, privateKey, encryptionKey } = other.keys.test;
+    const fee = (on: string, key: string) =>
+      postEncrypted(on, '/checkout/order/fee', key, encryptionKey, { amount: 1000, paymentOption: 'C', currency: 'NGN' });
+    // The key is cached on B and C.
+    for (const on of [b.baseUrl, c.baseUrl, b.baseUrl, c.baseUrl]) expect((await fee(on, publicKey)).status).toBe(200);
+    const rotated = await request(a.baseUrl, 'POST', '/graphql', {
+      apiKey: privateKey,
+      body: { query: 'mutation { rotateKeys(input: { keys: [PUBLIC], graceSeconds: 0 }) { publicKey } }' },
+    });
+    expect(rotated.body.errors).toBeUndefined();
+    for (const on of [b.baseUrl, c.baseUrl]) {
+      await waitFor(async () => (await fee(on, publicKey)).status === 401, 10_000, `the rotated key refused on ${on}`);
+      expect((await fee(on, rotated.body.data.rotateKeys.publicKey)).status).toBe(200);
+    }
+  }, 30_000);
+
   it('shows a GraphQL subscriber on A a settlement paid through C, and delivers its webhook once', async () => {
     const ws: WsClient = createClient({
       url: `${a.baseUrl.replace('http', 'ws')}/graphql`,
@@ -200,7 +220,9 @@ describeWithRedis('three instances sharing one PostgreSQL database and one Redis
     // A and B settle it from the processor's record once its grace period is over, and deliver its webhook.
     await waitFor(async () => (await statusOf(onC)) === 5, 30_000, 'the order paid on C settled by the survivors');
     await deliveredOnce([onC, ...others]);
-    const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence`, [onC]);
+    const events = await sql(`select e.notify_type from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence`, [
+      onC,
+    ]);
     expect(events).toEqual([{ notify_type: 'successful' }]);
   }, 90_000);
 });
