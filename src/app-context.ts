@@ -31,13 +31,13 @@ import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
-import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, type EventFanout } from './events/event-fanout';
+import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, RedisFanout, type EventFanout } from './events/event-fanout';
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './merchants/webhook-endpoint.service';
 import { DashboardSessionService } from './merchants/dashboard-session.service';
 import { AuditService } from './merchants/audit/audit.service';
 import type { DatabaseMode } from './database';
-import { TenantCaches } from './merchants/tenant-cache';
+import { TenantCaches, type TenantScope } from './merchants/tenant-cache';
 import { ReadRouting } from './db/read-routing';
 
 /** The domain services, wired once; adapters receive this and nothing else. */
@@ -71,7 +71,7 @@ export interface AppServices {
   /** The dispute job: the processor's dispute notices, deadlines, answers to send again. */
   disputeJobs: DisputeJobs;
   orderStatusBus: OrderStatusBus;
-  /** Committed order changes to this instance's bus and dispatcher (LISTEN/NOTIFY on a PostgreSQL server). */
+  /** Committed order changes to this instance's bus and dispatcher (on a PostgreSQL server: LISTEN/NOTIFY, or Redis pub/sub with REDIS_URL). */
   eventFanout: EventFanout;
   /** Webhook delivery: redeliver, test ping, delivery log; the background dispatcher. */
   webhooks: WebhookDispatcher;
@@ -121,7 +121,9 @@ export function createServices(
   const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
   const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);
-  const outbox = new OutboxService(config.publicUrl, clock, mode === 'postgres' ? EVENTS_CHANNEL : null, tenantCaches);
+  // With REDIS_URL the instances hear each other through Redis: no NOTIFY at commit (the fan-out publishes after it).
+  const events: 'in-process' | 'postgres' | 'redis' = mode !== 'postgres' || !config.databaseUrl ? 'in-process' : config.redisUrl ? 'redis' : 'postgres';
+  const outbox = new OutboxService(config.publicUrl, clock, events === 'postgres' ? EVENTS_CHANNEL : null, tenantCaches);
   const signingSecrets = new WebhookSecretService(orm, secrets, clock, audit);
   const webhooks = new WebhookDispatcher(
     orm,
@@ -141,14 +143,22 @@ export function createServices(
     reads,
   );
   const wake = () => webhooks.wake();
+  const changesSince = (since: Date) => outbox.changesSince(orm.em.fork(), since);
   const eventFanout: EventFanout =
-    mode === 'postgres' && config.databaseUrl
-      ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl, changesSince: (since) => outbox.changesSince(orm.em.fork(), since) })
-      : new InProcessFanout(orderStatusBus, wake);
-  // Changes made here drop this instance's entries at once; the database's NOTIFY (triggers) drops every instance's.
+    events === 'redis'
+      ? new RedisFanout(orderStatusBus, wake, { url: config.redisUrl!, changesSince })
+      : events === 'postgres'
+        ? new PostgresFanout(orderStatusBus, wake, { connectionString: config.databaseUrl!, changesSince })
+        : new InProcessFanout(orderStatusBus, wake);
+  // Changes made here drop this instance's entries at once, and every instance's through the
+  // fan-out: the database's triggers NOTIFY them (LISTEN), or the fan-out publishes them (Redis).
   hearing = () => eventFanout.hearing;
   eventFanout.onTenantChanged((scope) => tenantCaches.invalidate(scope));
-  merchants.onSettingsChanged((scope) => tenantCaches.invalidate(scope));
+  const tenantChanged = (scope: TenantScope) => {
+    tenantCaches.invalidate(scope);
+    eventFanout.announceTenantChanged(scope);
+  };
+  merchants.onSettingsChanged(tenantChanged);
   const links = new PaymentLinkService(orm, config.publicUrl, audit, reads);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
@@ -202,7 +212,7 @@ export function createServices(
     orderStatusBus,
     eventFanout,
     webhooks,
-    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit, tenantCaches),
+    webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit, { invalidate: tenantChanged }),
     dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit, memberTotp),
     audit,
     reads,

@@ -28,6 +28,8 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
       await ctx.services.payloads.close(); // the decryption worker threads
       // Emails in flight are sent (or their failure recorded) while the database is still open.
       await ctx.services.teamMail.settled();
+      // A connection the fan-out opened only to publish (the command line's, with REDIS_URL); stopped already by a service.
+      await ctx.services.eventFanout.stop();
     } finally {
       ctx.services.teamMail.close();
       await db.close();

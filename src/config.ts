@@ -66,7 +66,11 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Operations (subscriptions, and queries still running) one GraphQL WebSocket may hold at once. */
   maxSubscriptionsPerSocket: number;
-  /** REDIS_URL: Redis 7 / Valkey 8 holding the rate-limit counters for every instance; undefined: each instance counts in memory. */
+  /**
+   * REDIS_URL: Redis 7 / Valkey 8 holding the rate-limit counters for every instance and carrying
+   * the events between instances (pub/sub instead of NOTIFY); undefined: each instance counts in
+   * memory and PostgreSQL carries the events.
+   */
   redisUrl?: string;
   /** Rate limits per minute (RATE_LIMIT=off: none of them, and no per-IP connection cap). */
   rateLimit: RateLimitConfig;

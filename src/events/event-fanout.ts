@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import type { OrderStatusBus, OrderStatusChange } from './order-status-bus';
 import type { TenantScope } from '../merchants/tenant-cache';
+import { silentLog, type EventLog, type EventTransport } from './event-transport';
+import { PostgresTransport } from './postgres-transport';
+import { RedisTransport } from './redis-transport';
 
-/** The PostgreSQL channel every instance LISTENs on (NOTIFY is per database). */
+/** The channel every instance listens on: PostgreSQL's (NOTIFY is per database) or Redis's. */
 export const EVENTS_CHANNEL = 'pgw_events';
 
 /**
@@ -25,7 +26,7 @@ export type EventNotification =
   | { kind: 'keys'; expiry: KeysExpiry }
   | { kind: 'tenant'; scope: TenantScope };
 
-/** A notification payload (well under PostgreSQL's 8000-byte limit: no order details, only the change). */
+/** A notification payload (well under PostgreSQL's 8000-byte NOTIFY limit: no order details, only the change). */
 export function encodeNotification(notification: EventNotification): string {
   if (notification.kind === 'keys') return JSON.stringify({ k: 'keys', e: notification.expiry.environmentId, at: notification.expiry.expiresAt.toISOString() });
   if (notification.kind === 'tenant') return JSON.stringify({ k: 'tenant', e: notification.scope.environmentId, s: notification.scope.subsidiaryId });
@@ -71,14 +72,6 @@ export function decodeNotification(payload: string | undefined): EventNotificati
   return null;
 }
 
-export interface EventLog {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-export const silentLog: EventLog = { info: () => {}, warn: () => {}, error: () => {} };
-
 /** The listeners of `onKeysExpiry`, shared by both fan-outs. */
 class KeysExpiryListeners {
   private readonly listeners = new Set<(expiry: KeysExpiry) => void>();
@@ -96,27 +89,32 @@ class KeysExpiryListeners {
 /**
  * How committed order changes reach this instance's OrderStatusBus and wake its webhook
  * dispatcher. Callers hand their changes to `afterCommit` after their transaction commits;
- * each change is published exactly once per instance whatever the database mode.
+ * each change is published exactly once per instance whatever the mode.
  */
 export interface EventFanout {
-  readonly mode: 'in-process' | 'postgres';
+  readonly mode: 'in-process' | 'postgres' | 'redis';
   afterCommit(changes: readonly OrderStatusChange[]): void;
   /** Tells every instance (this one included) that some api-keys of an environment stop working. */
   announceKeysExpiry(expiry: KeysExpiry): Promise<void>;
   /** Hears such announcements, from any instance; returns the unsubscribe. */
   onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void;
   /**
-   * Hears changes of tenant settings committed by any instance or tool (the database's triggers
-   * NOTIFY them; the embedded database has no other writer, so nothing arrives there).
+   * Tells the other instances that tenant settings changed here (this instance's caches were
+   * told in-process already). Nothing to do where the database's triggers announce every change.
+   */
+  announceTenantChanged(scope: TenantScope): void;
+  /**
+   * Hears changes of tenant settings committed by any instance (with PostgreSQL LISTEN, also by
+   * any tool: the database's triggers NOTIFY them; the embedded database has no other writer).
    */
   onTenantChanged(listener: (scope: TenantScope) => void): () => void;
   /**
-   * Runs `check` each time a lost LISTEN connection is back, before any event committed
-   * meanwhile is published: whatever was revoked unheard (a rotated key, an ended session) must
-   * be found out first. Returns the unsubscribe.
+   * Runs `check` each time a lost connection is back, before any event committed meanwhile is
+   * published: whatever was revoked unheard (a rotated key, an ended session) must be found out
+   * first. Returns the unsubscribe.
    */
   onReconnected(check: () => Promise<void>): () => void;
-  /** False while changes made elsewhere might go unheard (the LISTEN connection is down). */
+  /** False while changes made elsewhere might go unheard (the listening connection is down). */
   readonly hearing: boolean;
   start(log?: EventLog): Promise<void>;
   stop(): Promise<void>;
@@ -148,6 +146,8 @@ export class InProcessFanout implements EventFanout {
     return this.keysExpiry.add(listener);
   }
 
+  announceTenantChanged(): void {}
+
   onTenantChanged(): () => void {
     return () => undefined;
   }
@@ -161,75 +161,71 @@ export class InProcessFanout implements EventFanout {
   async stop(): Promise<void> {}
 }
 
-export interface PostgresFanoutOptions {
-  connectionString: string;
-  /** Changes committed since an instant (for the gap after a lost LISTEN connection). */
-  changesSince(since: Date): Promise<OrderStatusChange[]>;
-  channel?: string;
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** How often the idle LISTEN connection is checked with a query. */
-  healthCheckMs?: number;
-}
+/** Committed order changes since an instant, oldest first (what a listening connection missed while down). */
+export type ChangesSince = (since: Date) => Promise<OrderStatusChange[]>;
 
 /**
- * PostgreSQL server: OutboxService NOTIFYs in the writing transaction (delivered at commit,
- * to every instance on the database, this one included); this instance holds one LISTEN
- * connection and publishes what arrives to its bus, and wakes its dispatcher when a delivery
- * was added. `afterCommit` does nothing: publishing there too would publish twice.
+ * Several instances on one PostgreSQL server, whose notifications travel through a transport
+ * (PostgreSQL LISTEN/NOTIFY, or Redis pub/sub with REDIS_URL): each instance listens on one
+ * channel, publishes what arrives to its bus, and wakes its dispatcher when a delivery was added.
  *
- * A lost connection is re-established with exponential backoff; events committed meanwhile
- * are read back from the outbox and published, de-duplicated by eventId.
+ * Where the database announces changes (NOTIFY in the writing transaction, delivered at commit
+ * to every instance, this one included), `afterCommit` does nothing: publishing there too would
+ * publish twice. Otherwise `afterCommit` publishes to this instance's bus at once and to the
+ * others through the transport.
+ *
+ * A lost connection is re-established by the transport; meanwhile the tenant caches are
+ * bypassed, and once it is back the reconnection checks run (open sockets' keys), then events
+ * committed meanwhile are read back from the outbox and published, de-duplicated by eventId.
  */
-export class PostgresFanout implements EventFanout {
-  readonly mode = 'postgres' as const;
-  /** `application_name` of the LISTEN connection (lets operators and tests find it). */
-  readonly applicationName = `pgw-events-${randomBytes(4).toString('hex')}`;
-  private readonly channel: string;
-  private client: Client | null = null;
-  private stopped = true;
-  private attempt = 0;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private healthTimer: NodeJS.Timeout | undefined;
+export class SharedFanout implements EventFanout {
   private disconnectedAt: Date | null = null;
   private readonly recent = new Set<string>();
   /** Live notifications held back while missed events are read back. */
   private held: OrderStatusChange[] | null = null;
   private log: EventLog = silentLog;
-  private connecting: Promise<void> | undefined;
+  private started = false;
   private readonly keysExpiry = new KeysExpiryListeners();
   private readonly tenantListeners = new Set<(scope: TenantScope) => void>();
   private readonly reconnectChecks = new Set<() => Promise<void>>();
 
   constructor(
+    readonly mode: 'postgres' | 'redis',
+    protected readonly transport: EventTransport,
     private readonly bus: OrderStatusBus,
     private readonly wake: () => void,
-    private readonly options: PostgresFanoutOptions,
-  ) {
-    this.channel = options.channel ?? EVENTS_CHANNEL;
+    private readonly changesSince: ChangesSince,
+  ) {}
+
+  afterCommit(changes: readonly OrderStatusChange[]): void {
+    if (this.transport.announcedByDatabase || changes.length === 0) return;
+    for (const change of changes) {
+      this.deliver(change);
+      // No delivery flag: the writer's dispatcher is woken here; the others find the delivery when they next poll.
+      this.send({ kind: 'order', change, delivery: false });
+    }
+    this.wake();
   }
 
-  afterCommit(): void {}
-
   /**
-   * NOTIFYs on the LISTEN connection, so every instance hears it (this one through its own
-   * LISTEN). Without that connection, at least this instance is told.
+   * Published through the transport, so every instance hears it (this one through its own
+   * subscription). Without a connection, at least this instance is told.
    */
   async announceKeysExpiry(expiry: KeysExpiry): Promise<void> {
-    const client = this.client;
-    if (client) {
-      try {
-        await client.query('select pg_notify($1, $2)', [this.channel, encodeNotification({ kind: 'keys', expiry })]);
-        return;
-      } catch (err) {
-        this.log.warn({ err }, 'announcing expiring api-keys failed; only this instance is told');
-      }
+    try {
+      await this.transport.publish(encodeNotification({ kind: 'keys', expiry }));
+    } catch (err) {
+      this.log.warn({ err }, 'announcing expiring api-keys failed; only this instance is told');
+      this.keysExpiry.emit(expiry);
     }
-    this.keysExpiry.emit(expiry);
   }
 
   onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void {
     return this.keysExpiry.add(listener);
+  }
+
+  announceTenantChanged(scope: TenantScope): void {
+    if (!this.transport.announcedByDatabase) this.send({ kind: 'tenant', scope });
   }
 
   onTenantChanged(listener: (scope: TenantScope) => void): () => void {
@@ -242,6 +238,63 @@ export class PostgresFanout implements EventFanout {
     return () => this.reconnectChecks.delete(check);
   }
 
+  /** True while the listening connection is up. */
+  get listening(): boolean {
+    return this.transport.listening;
+  }
+
+  get hearing(): boolean {
+    return this.transport.listening;
+  }
+
+  /** Connects once (a failure is logged and retried in the background). */
+  async start(log?: EventLog): Promise<void> {
+    if (log) this.log = log;
+    if (this.started) return;
+    this.started = true;
+    await this.transport.start(
+      {
+        receive: (payload) => this.receive(payload),
+        listening: () => this.listeningAgain(),
+        lost: () => {
+          this.disconnectedAt ??= new Date();
+          // Changes made while not listening are never heard: forget every cached tenant setting now
+          // (and again once listening), so nothing revoked meanwhile is served from a cache.
+          this.tenantChangedEverywhere();
+        },
+      },
+      this.log,
+    );
+  }
+
+  /** Stops listening; also closes a connection opened only to publish (the command line's). */
+  async stop(): Promise<void> {
+    this.started = false;
+    await this.transport.stop();
+  }
+
+  /** Publishes through the transport after commit; a failure is logged (the outbox keeps the event). */
+  private send(notification: EventNotification): void {
+    this.transport.publish(encodeNotification(notification)).catch((err: unknown) => {
+      this.log.warn({ err, kind: notification.kind }, 'publishing an event to the other instances failed');
+    });
+  }
+
+  private async listeningAgain(): Promise<void> {
+    const gapStart = this.disconnectedAt;
+    this.disconnectedAt = null;
+    if (!gapStart) return;
+    // Notifications arriving from now on wait until the checks and the read-back are done.
+    const held: OrderStatusChange[] = [];
+    this.held = held;
+    this.tenantChangedEverywhere();
+    this.log.info({}, 'event connection restored');
+    await Promise.all(
+      [...this.reconnectChecks].map((check) => check().catch((err: unknown) => this.log.error({ err }, 'a check after the event connection returned failed'))),
+    );
+    await this.catchUp(gapStart, held);
+  }
+
   private tenantChangedEverywhere(): void {
     for (const listener of this.tenantListeners) {
       try {
@@ -252,120 +305,6 @@ export class PostgresFanout implements EventFanout {
     }
   }
 
-  /** True while the LISTEN connection is up. */
-  get listening(): boolean {
-    return this.client !== null;
-  }
-
-  get hearing(): boolean {
-    return this.client !== null;
-  }
-
-  /** Connects once (a failure is logged and retried in the background). */
-  async start(log?: EventLog): Promise<void> {
-    if (log) this.log = log;
-    if (!this.stopped) return;
-    this.stopped = false;
-    await this.connect();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.reconnectTimer);
-    clearInterval(this.healthTimer);
-    await this.connecting;
-    const client = this.client;
-    this.client = null;
-    if (client) await client.end().catch(() => undefined);
-  }
-
-  private connect(): Promise<void> {
-    this.connecting ??= this.doConnect().finally(() => (this.connecting = undefined));
-    return this.connecting;
-  }
-
-  private async doConnect(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.options.connectionString, application_name: this.applicationName, keepAlive: true });
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost) return;
-      lost = true;
-      if (this.client === client) this.client = null;
-      client.removeAllListeners('notification');
-      client.end().catch(() => undefined);
-      if (this.stopped) return;
-      this.disconnectedAt ??= new Date();
-      // Changes made while not listening are never heard: forget every cached tenant setting now
-      // (and again once listening, below), so nothing revoked meanwhile is served from a cache.
-      this.tenantChangedEverywhere();
-      this.log.warn({ err }, 'event LISTEN connection lost; reconnecting');
-      this.scheduleReconnect();
-    };
-    client.on('error', (err) => onLost(err));
-    client.on('end', () => onLost());
-    client.on('notification', (msg) => {
-      if (msg.channel === this.channel) this.receive(msg.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`listen "${this.channel}"`);
-    } catch (err) {
-      onLost(err as Error);
-      return;
-    }
-    if (lost) return;
-    if (this.stopped) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.client = client;
-    this.attempt = 0;
-    this.startHealthCheck(client, onLost);
-    const gapStart = this.disconnectedAt;
-    this.disconnectedAt = null;
-    if (gapStart) {
-      // Notifications arriving from now on wait until the checks and the read-back are done.
-      const held: OrderStatusChange[] = [];
-      this.held = held;
-      this.tenantChangedEverywhere();
-      this.log.info({}, 'event LISTEN connection restored');
-      await Promise.all(
-        [...this.reconnectChecks].map((check) =>
-          check().catch((err: unknown) => this.log.error({ err }, 'a check after the LISTEN connection returned failed')),
-        ),
-      );
-      await this.catchUp(gapStart, held);
-    }
-  }
-
-  /** After a connection attempt still in progress (maybe one already lost again), connect unless connected. */
-  private async reconnect(): Promise<void> {
-    await this.connecting;
-    if (this.stopped || this.client) return;
-    await this.connect();
-  }
-
-  private scheduleReconnect(): void {
-    clearTimeout(this.reconnectTimer);
-    const base = Math.min(this.options.maxBackoffMs ?? 10_000, (this.options.minBackoffMs ?? 100) * 2 ** this.attempt);
-    this.attempt = Math.min(this.attempt + 1, 20);
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
-    this.reconnectTimer = setTimeout(() => void this.reconnect(), delay);
-    this.reconnectTimer.unref();
-  }
-
-  private startHealthCheck(client: Client, onLost: (err?: Error) => void): void {
-    clearInterval(this.healthTimer);
-    const every = this.options.healthCheckMs ?? 30_000;
-    this.healthTimer = setInterval(() => {
-      if (this.client !== client) return;
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('LISTEN connection health check timed out')), 5_000).unref());
-      Promise.race([client.query('select 1'), timeout]).catch((err: Error) => onLost(err));
-    }, every);
-    this.healthTimer.unref();
-  }
-
   /**
    * Publishes what was committed while no connection listened (the lookback covers commit
    * lag). Notifications arriving meanwhile wait until the read-back is published, so each
@@ -374,7 +313,7 @@ export class PostgresFanout implements EventFanout {
   private async catchUp(since: Date, held: OrderStatusChange[]): Promise<void> {
     this.held = held;
     try {
-      const changes = await this.options.changesSince(new Date(since.getTime() - 10_000));
+      const changes = await this.changesSince(new Date(since.getTime() - 10_000));
       for (const change of changes) this.publish(change);
     } catch (err) {
       this.log.error({ err }, 'catching up on missed events failed');
@@ -396,11 +335,14 @@ export class PostgresFanout implements EventFanout {
       for (const listener of this.tenantListeners) listener(notification.scope);
       return;
     }
-    if (notification.kind === 'order') {
-      if (this.held) this.held.push(notification.change);
-      else this.publish(notification.change);
-    }
+    if (notification.kind === 'order') this.deliver(notification.change);
     if (notification.kind === 'wake' || notification.delivery) this.wake();
+  }
+
+  /** To the bus now, or after the read-back in progress. */
+  private deliver(change: OrderStatusChange): void {
+    if (this.held) this.held.push(change);
+    else this.publish(change);
   }
 
   private publish(change: OrderStatusChange): void {
@@ -408,5 +350,40 @@ export class PostgresFanout implements EventFanout {
     this.recent.add(change.eventId);
     if (this.recent.size > 10_000) this.recent.delete(this.recent.values().next().value as string);
     this.bus.publish(change);
+  }
+}
+
+export interface PostgresFanoutOptions {
+  connectionString: string;
+  changesSince: ChangesSince;
+  channel?: string;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** How often the idle LISTEN connection is checked with a query. */
+  healthCheckMs?: number;
+}
+
+/** The fan-out over PostgreSQL LISTEN/NOTIFY (a PostgreSQL server without REDIS_URL). */
+export class PostgresFanout extends SharedFanout {
+  /** `application_name` of the LISTEN connection (lets operators and tests find it). */
+  readonly applicationName: string;
+
+  constructor(bus: OrderStatusBus, wake: () => void, options: PostgresFanoutOptions) {
+    const transport = new PostgresTransport({ ...options, channel: options.channel ?? EVENTS_CHANNEL });
+    super('postgres', transport, bus, wake, options.changesSince);
+    this.applicationName = transport.applicationName;
+  }
+}
+
+/** The fan-out over Redis pub/sub (REDIS_URL set): PostgreSQL keeps the outbox and sends no NOTIFY. */
+export class RedisFanout extends SharedFanout {
+  constructor(bus: OrderStatusBus, wake: () => void, options: { url: string; changesSince: ChangesSince; channel?: string; healthCheckMs?: number }) {
+    super(
+      'redis',
+      new RedisTransport({ url: options.url, channel: options.channel ?? EVENTS_CHANNEL, healthCheckMs: options.healthCheckMs }),
+      bus,
+      wake,
+      options.changesSince,
+    );
   }
 }

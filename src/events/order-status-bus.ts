@@ -13,8 +13,8 @@ export const SUBSCRIBER_BUFFER = 1000;
 
 /**
  * Fan-out of committed order state changes to live subscribers in this process; the
- * EventFanout feeds it (from PostgreSQL LISTEN/NOTIFY across instances, or after commit in
- * the embedded mode). Topics are environments, so a subscriber only ever sees its own
+ * EventFanout feeds it (across instances from PostgreSQL LISTEN/NOTIFY or Redis pub/sub, or
+ * after commit in the embedded mode). Topics are environments, so a subscriber only ever sees its own
  * tenant's changes.
  *
  * A plain set of subscribers per environment with one small queue each: publishing to N

@@ -46,14 +46,15 @@ function deliveryOf(row: any): Omit<RecordedDelivery, 'event'> {
  * outbox): the webhook body frozen with the order's full state, a per-order sequence number,
  * and a pending delivery when the environment has a webhook URL. Nothing is published
  * before commit: the caller hands the returned change to the EventFanout after committing.
- * On a PostgreSQL server the same transaction also NOTIFYs `notifyChannel`, which PostgreSQL
- * delivers to every instance's LISTEN connection at commit (and never on rollback).
+ * With PostgreSQL LISTEN/NOTIFY the same transaction also NOTIFYs `notifyChannel`, which
+ * PostgreSQL delivers to every instance's LISTEN connection at commit (and never on rollback);
+ * with Redis pub/sub nothing is sent here and the fan-out publishes after commit.
  */
 export class OutboxService {
   constructor(
     private readonly publicUrl: string,
     private readonly clock: Clock,
-    /** The NOTIFY channel on a PostgreSQL server; null in the embedded mode (NOTIFY does not leave PGlite). */
+    /** The NOTIFY channel with LISTEN/NOTIFY; null in the embedded mode (NOTIFY does not leave PGlite) and with Redis. */
     private readonly notifyChannel: string | null = null,
     caches?: TenantCaches,
   ) {

@@ -10,7 +10,7 @@ import type { DeliveryState } from './webhook-delivery.entity';
 import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from '../merchants/webhook-url';
-import { silentLog, type EventLog } from './event-fanout';
+import { silentLog, type EventLog } from './event-transport';
 import { claimDueDeliveries, type ClaimedDelivery } from './webhook-claim';
 import type { ReadRouting } from '../db/read-routing';
 import { WebhookDeliveryLog } from './webhook-delivery-log';

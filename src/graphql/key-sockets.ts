@@ -57,7 +57,7 @@ export class KeySockets {
 
   /**
    * Checks every open socket's key (or session) now, closing those that no longer work: after
-   * a time in which revocations may have gone unheard (the LISTEN connection was down).
+   * a time in which revocations may have gone unheard (the event connection was down).
    */
   async checkAll(): Promise<void> {
     await Promise.all([...this.byEnvironment.keys()].map((environmentId) => this.check(environmentId)));

@@ -293,7 +293,8 @@ export class MerchantService {
   /**
    * Calls `listener` after each committed change of tenant settings made here (keys, fee
    * bearer), at once and in-process: this instance's caches must not wait for the database's
-   * notification, which every instance (this one too) receives a moment later.
+   * notification, which every instance (this one too) receives a moment later; when Redis
+   * carries the events, the caller publishes the change to the other instances from here.
    */
   onSettingsChanged(listener: (scope: TenantScope) => void): () => void {
     this.settingsChangedListeners.add(listener);

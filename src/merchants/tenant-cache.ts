@@ -28,7 +28,7 @@ export interface TenantCachesOptions {
   maxEntries?: number;
   now?: () => number;
   /**
-   * False while changes made elsewhere might go unheard (the LISTEN connection is down): the
+   * False while changes made elsewhere might go unheard (the event connection is down): the
    * caches are then emptied and bypassed, so nothing stale is served meanwhile.
    */
   hearing?: () => boolean;
@@ -39,7 +39,8 @@ export interface TenantCachesOptions {
  * environment's encryption keys, fee rules and fee bearer, the merchant record), kept
  * correct across instances by invalidation: every change to the tables they read is
  * announced through the database (triggers NOTIFY in the writing transaction, so every
- * instance hears it at commit) and by the writing service in-process; each entry also
+ * instance hears it at commit) or, when Redis carries the events, published by the writing
+ * service after commit, and by the writing service in-process; each entry also
  * expires after a safety TTL. Invalidation is conservative: a load that started before an
  * invalidation is answered but not kept. Values whose validity depends on time (key expiry)
  * must be checked at use by the caller; the cache never decides that.

@@ -12,8 +12,11 @@ export class WebhookEndpointService {
     private readonly orm: MikroORM,
     private readonly policy: WebhookUrlPolicy,
     private readonly audit: AuditService,
-    /** Dropped for the environment once a change committed (other instances hear webhook_endpoint's trigger). */
-    private readonly caches?: TenantCaches,
+    /**
+     * Dropped for the environment once a change committed: here, and on every other instance
+     * through the event fan-out (LISTEN hears webhook_endpoint's trigger; Redis is told).
+     */
+    private readonly caches?: Pick<TenantCaches, 'invalidate'>,
   ) {}
 
   /** The environment's active webhook URL, or null. */

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedisClient, REDIS_CONNECT_TIMEOUT_MS, redisClient } from '../db/redis';
 import type { Count, CounterStore, Limit } from './counter-store';
 import { retryAfterSeconds, type Verdict } from './rate-limiter';
 
@@ -43,13 +44,6 @@ interface CounterCommands {
 }
 
 /**
- * How long a counter may take before the request goes on without it. Short: the check sits in
- * front of every request, and an unreachable Redis must cost a request milliseconds, not seconds.
- */
-const COMMAND_TIMEOUT_MS = 500;
-const CONNECT_TIMEOUT_MS = 2000;
-
-/**
  * The counters in Redis (7 or later) or Valkey (8), shared by every instance that names the same
  * server: a limit holds for the whole deployment. Commands never wait for a connection: while
  * the server is unreachable they fail at once (no offline queue, no retry of a command), and the
@@ -60,16 +54,9 @@ export class RedisCounterStore implements CounterStore {
   private readonly commands: CounterCommands;
 
   constructor(url: string, onConnectionChange: (state: 'ready' | 'lost', error?: Error) => void) {
-    this.client = new Redis(url, {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      // Closing: a connection that does not end at once is destroyed (a lost one never reports its end).
-      disconnectTimeout: 100,
-      // Reconnect for ever, at most every 2 s.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-    });
+    // The shared options: a counter that takes over half a second lets the request go on without
+    // it (the check sits in front of every request: an unreachable Redis costs milliseconds, not seconds).
+    this.client = redisClient(url);
     this.client.defineCommand('pgwRateHit', { lua: HIT });
     this.client.defineCommand('pgwRateCheck', { numberOfKeys: 1, lua: CHECK });
     this.commands = this.client as unknown as CounterCommands;
@@ -90,7 +77,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   /** Resolves once connected, or after `timeoutMs` (the counters then fail until the server answers). */
-  async connected(timeoutMs: number = CONNECT_TIMEOUT_MS): Promise<boolean> {
+  async connected(timeoutMs: number = REDIS_CONNECT_TIMEOUT_MS): Promise<boolean> {
     if (this.client.status === 'ready') return true;
     let timer: NodeJS.Timeout | undefined;
     let onReady: (() => void) | undefined;
@@ -121,12 +108,8 @@ export class RedisCounterStore implements CounterStore {
     return ms < 0 ? { allowed: true } : { allowed: false, retryAfterSeconds: retryAfterSeconds(ms) };
   }
 
-  async close(): Promise<void> {
-    if (this.client.status === 'ready') {
-      await this.client.quit().catch(() => this.client.disconnect());
-    } else {
-      this.client.disconnect();
-    }
+  close(): Promise<void> {
+    return closeRedisClient(this.client);
   }
 }
 

@@ -177,8 +177,8 @@ describe('docker-compose.yml', () => {
     expect(pg.restart).toBe('unless-stopped');
   });
 
-  it('runs two instances of the image with the same secrets, after the database is healthy and migrated', () => {
-    expect(gateways).toHaveLength(2);
+  it('runs three instances of the image with the same secrets, after the database is healthy and migrated', () => {
+    expect(gateways).toHaveLength(3);
     for (const name of gateways) {
       const g = services[name];
       expect(g.build).toBe('.');
@@ -193,9 +193,11 @@ describe('docker-compose.yml', () => {
       expect(g.healthcheck.test.join(' ')).toContain('/health/ready');
       expect(g.ports).toBeUndefined(); // reached through the balancer only
     }
-    const [a, b] = gateways.map((name) => services[name]);
-    expect(a.environment).toEqual(b.environment);
-    expect(a.image).toBe(b.image);
+    const [a, ...others] = gateways.map((name) => services[name]);
+    for (const other of others) {
+      expect(other.environment).toEqual(a.environment);
+      expect(other.image).toBe(a.image);
+    }
     // Migrations run once, from the same image, before the instances start.
     expect(services.migrate.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
     expect(services.migrate.image).toBe(a.image);
@@ -203,7 +205,7 @@ describe('docker-compose.yml', () => {
     expect(services.migrate.environment.MASTER_KEY).toBe(a.environment.MASTER_KEY);
   });
 
-  it('shares the rate-limit counters of both instances through Valkey, which is never published', () => {
+  it('shares the rate-limit counters and the events of every instance through Valkey, which is never published', () => {
     const valkey = services.valkey;
     expect(valkey.image).toMatch(/^valkey\/valkey:8\./);
     expect(valkey.restart).toBe('unless-stopped');
