@@ -32,6 +32,15 @@ describe('dashboard disputes in Chromium', () => {
     const reference = await payOrder(t.baseUrl, m.keys.test, '4000000000000259', `DP-E2E-${Date.now()}`);
     await waitFor(async () => (await disputes()).length === 1, 10_000, 'the dispute to open');
 
+    // The order's page shows the open dispute, offers no refund while it is open, and leads to its answer.
+    await page.goto(`${t.baseUrl}/dashboard/orders/${encodeURIComponent(reference)}`);
+    const onOrder = page.locator('section', { has: page.getByRole('heading', { name: 'Disputes', exact: true }) }).locator('tr.dispute');
+    await onOrder.waitFor();
+    expect(await onOrder.locator('td').allTextContents()).toEqual(['NGN 1,000.00', 'Fraudulent', 'Needs response', expect.any(String), expect.any(String)]);
+    expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Answer it on the Disputes page' }).click();
+    await page.waitForURL(/\/dashboard\/disputes\?status=NEEDS_RESPONSE$/);
+
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Disputes', exact: true }).click();
     await page.getByRole('heading', { name: 'Disputes' }).waitFor();
     const row = page.locator('tr.dispute', { hasText: reference });

@@ -22,14 +22,14 @@ const STATUSES: [string, string][] = [
   ['LOST', 'Lost'],
   ['ACCEPTED', 'Accepted'],
 ];
-const STATUS_LABELS: Record<string, string> = Object.fromEntries(STATUSES);
-const TONES: Record<string, string> = { WON: 'ok', LOST: 'bad', ACCEPTED: 'bad' };
+export const STATUS_LABELS: Record<string, string> = Object.fromEntries(STATUSES);
+export const TONES: Record<string, string> = { WON: 'ok', LOST: 'bad', ACCEPTED: 'bad' };
 /** The service's limit on evidence text. */
 const MAX_EVIDENCE = 10_000;
 /** A deadline this close is highlighted. */
 const SOON_MS = 2 * 86_400_000;
 
-interface Dispute {
+export interface Dispute {
   id: string;
   orderReference: string;
   amount: string;
@@ -41,7 +41,7 @@ interface Dispute {
 }
 
 /** The deadline of a dispute that still needs an answer, marked when it is past or within two days. */
-function Due(props: { dispute: Dispute }) {
+export function Due(props: { dispute: Dispute }) {
   const d = props.dispute;
   if (d.status !== 'NEEDS_RESPONSE') return <>{when(d.evidenceDueBy)}</>;
   const left = Date.parse(d.evidenceDueBy) - Date.now();

@@ -4,6 +4,7 @@ import { ALL_STATUS_CHANGES, OrderTable } from './overview';
 import { ErrorNote, followUp, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
 import { REFUND_FIELDS, RefundsSection } from './order-refunds';
 import { CAPTURE_FIELDS, CaptureSection } from './order-capture';
+import { DISPUTE_FIELDS, DisputesSection } from './order-disputes';
 
 const PAGE_SIZE = 20;
 
@@ -162,7 +163,7 @@ const ORDER = `query Order($reference: String!) {
     customer { firstName lastName emailAddress mobileNumber countryShortName }
     orderPayments { orderPaymentReference paymentOption status responseCode responseMessage dateCreated }
     cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear cardIssuer }
-    ${CAPTURE_FIELDS} ${REFUND_FIELDS}
+    ${CAPTURE_FIELDS} ${REFUND_FIELDS} ${DISPUTE_FIELDS}
   }
   orderTimeline(reference: $reference) { id event description source createdAt }
 }`;
@@ -256,6 +257,7 @@ export function OrderPage(props: { reference: string }) {
       </section>
       <CaptureSection reference={o.orderReference} order={o} statusId={status.statusId} reload={order.reload} />
       <RefundsSection reference={o.orderReference} order={o} reload={order.reload} />
+      <DisputesSection order={o} />
       <section class="panel" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
         <ol class="timeline">
