@@ -8,6 +8,7 @@ import {
   encryptPayload,
   verifyWebhook,
   WebhookVerificationError,
+  type DisputeErrorCode,
   type OrderStatusChange,
   type WebSocketConstructor,
   type CreateOrderRequest,
@@ -19,6 +20,8 @@ import { EVENTS_ENV, createScratchDatabase, startReceiver, waitFor, type Receive
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 const CARD = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing };
+/** The sandbox approves it after 3-D Secure, then opens a dispute for the full amount. */
+const DISPUTED_CARD = { ...CARD, cardNumber: '4000000000000259' };
 let counter = 0;
 
 function orderRequest(overrides: { description?: string; amount?: number } = {}): CreateOrderRequest {
@@ -71,7 +74,8 @@ describe('the merchant SDK drives the real service', () => {
     const scratch = await createScratchDatabase('sdk');
     dropDatabase = scratch.drop;
     receiver = await startReceiver();
-    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
+    // The dispute job runs every 200 ms, as it would every few seconds in production.
+    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DISPUTE_POLL_INTERVAL_MS: '200' });
     m = await createTestMerchant(t, { name: 'SDK Coffee', webhookUrl: receiver.url });
     client = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.publicKey, encryptionKey: m.keys.test.encryptionKey });
     server = new CheckoutClient({ baseUrl: t.baseUrl, apiKey: m.keys.test.privateKey, encryptionKey: m.keys.test.encryptionKey });
@@ -345,6 +349,71 @@ describe('the merchant SDK drives the real service', () => {
       const again = await gqlPrivate.voidOrder({ reference: toVoid }).catch((e: unknown) => e);
       expect(again).toBeInstanceOf(GraphQLRequestError);
       expect(again).toMatchObject({ code: 'VOID_NOT_ALLOWED' });
+    });
+
+    it('lists the disputes of payments with the disputed card, wins one with evidence and accepts another; a second answer is refused with its code', async () => {
+      const disputedPayment = async () => {
+        const input = orderRequest();
+        await client.createOrder(input);
+        const paid = await client.payOrder({ reference: input.order.reference, paymentOption: 'C', country: 'NG', card: DISPUTED_CARD });
+        await authenticate(paid.data.paymentDetail.redirectUrl);
+        return input.order.reference;
+      };
+      const [toWin, toAccept] = [await disputedPayment(), await disputedPayment()];
+      // The processor's notices arrive with the dispute job: wait for both disputes to open.
+      const all = await waitFor(
+        async () => {
+          const page = await gqlPrivate.disputes({ status: 'NEEDS_RESPONSE' });
+          return page.edges.length === 2 && page.edges.map((e) => e.node);
+        },
+        10_000,
+        'both disputes to open',
+      );
+      expect(all.map((d) => d.orderReference).sort()).toEqual([toWin, toAccept].sort());
+      const won = all.find((d) => d.orderReference === toWin)!;
+      expect(won).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        orderReference: toWin,
+        amount: '1000.00',
+        currency: 'NGN',
+        reason: 'fraudulent',
+        status: 'NEEDS_RESPONSE',
+        evidenceDueBy: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        evidence: null,
+        decidedAt: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      expect((await gqlPrivate.order(toWin)).disputes).toEqual([won]);
+
+      // One per page, newest first: the cursor leads to the other.
+      const first = await gqlPrivate.disputes({ first: 1 });
+      expect(first.pageInfo.hasNextPage).toBe(true);
+      const second = await gqlPrivate.disputes({ first: 1, after: first.pageInfo.endCursor! });
+      expect(second.pageInfo.hasNextPage).toBe(false);
+      const paged = [first.edges[0]!.node, second.edges[0]!.node];
+      expect(paged.map((d) => d.id).sort()).toEqual(all.map((d) => d.id).sort());
+      expect(paged[0]!.createdAt >= paged[1]!.createdAt).toBe(true);
+
+      const answered = await gqlPrivate.submitDisputeEvidence({ id: won.id, text: 'Signed proof of delivery: winning_evidence' });
+      expect(answered).toMatchObject({ id: won.id, status: 'UNDER_REVIEW', evidence: 'Signed proof of delivery: winning_evidence', decidedAt: null });
+      const again = await gqlPrivate.submitDisputeEvidence({ id: won.id, text: 'More proof' }).catch((e: unknown) => e);
+      expect(again).toBeInstanceOf(GraphQLRequestError);
+      expect(again).toMatchObject({ code: 'DISPUTE_NOT_OPEN' satisfies DisputeErrorCode });
+      await expect(gqlPrivate.acceptDispute(won.id)).rejects.toMatchObject({ code: 'DISPUTE_NOT_OPEN' satisfies DisputeErrorCode });
+      const decided = await waitFor(async () => (await gqlPrivate.disputes({ status: 'WON' })).edges[0]?.node, 10_000, 'the dispute to be won');
+      expect(decided).toMatchObject({ id: won.id, orderReference: toWin, status: 'WON', decidedAt: expect.any(String) });
+
+      const accepted = await gqlPrivate.acceptDispute(all.find((d) => d.orderReference === toAccept)!.id);
+      expect(accepted).toMatchObject({ orderReference: toAccept, status: 'ACCEPTED', decidedAt: expect.any(String) });
+      expect((await gqlPrivate.disputes({ status: 'ACCEPTED' })).edges.map((e) => e.node)).toEqual([accepted]);
+      // Accepted: the bank keeps the money, so nothing is left to refund.
+      expect(await gqlPrivate.order(toAccept)).toMatchObject({ amountRefundable: '0.00', disputes: [accepted] });
+      await expect(gqlPrivate.acceptDispute(accepted.id)).rejects.toMatchObject({ code: 'DISPUTE_NOT_OPEN' });
+
+      await expect(gqlPrivate.acceptDispute('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'DISPUTE_NOT_FOUND' });
+      await expect(gqlPrivate.submitDisputeEvidence({ id: accepted.id, text: '   ' })).rejects.toMatchObject({ code: 'DISPUTE_EVIDENCE_INVALID' });
+      await expect(gqlPublic.disputes()).rejects.toMatchObject({ code: 'FORBIDDEN' });
     });
 
     it('sets the webhook URL and rotates keys; the SDK works with the new keys and not the old', async () => {

@@ -1,6 +1,7 @@
 import { GraphQLRequestError } from './errors';
 import type { FetchLike } from './client';
 import { REFUND_FIELDS, type CaptureMethod, type CaptureOrderInput, type GqlRefund, type RefundOrderInput, type VoidOrderInput } from './after-sale';
+import { DISPUTE_FIELDS, type DisputeConnection, type DisputesArgs, type GqlDispute, type SubmitDisputeEvidenceInput } from './disputes';
 
 /** A GraphQL document that carries the types of its result and variables. */
 export interface TypedOperation<TData, TVariables> {
@@ -109,6 +110,8 @@ export interface GqlOrder {
   amountRefundable: Decimal;
   /** Oldest first. */
   refunds: GqlRefund[];
+  /** Oldest first. */
+  disputes: GqlDispute[];
 }
 
 export interface TimelineEntry {
@@ -165,7 +168,7 @@ const ORDER_FIELDS = `orderReference paymentReference productName amount totalAm
   orderPayments { orderPaymentReference paymentOption statusId status responseCode responseMessage }
   customer { firstName lastName emailAddress countryShortName mobileNumber }
   cardDetails { cardType cardFirstSixDigits cardLastFourDigits cardExpiryMonth cardExpiryYear }
-  amountRefunded amountRefundable refunds { ${REFUND_FIELDS} }`;
+  amountRefunded amountRefundable refunds { ${REFUND_FIELDS} } disputes { ${DISPUTE_FIELDS} }`;
 
 /** The typed operations the client's methods run; usable with `GraphQLClient.request` too. */
 export const operations = {
@@ -190,6 +193,14 @@ export const operations = {
   voidOrder: operation<{ voidOrder: GqlOrder }, { input: VoidOrderInput }>(
     `mutation VoidOrder($input: VoidOrderInput!) { voidOrder(input: $input) { ${ORDER_FIELDS} } }`,
   ),
+  disputes: operation<{ disputes: DisputeConnection }, DisputesArgs>(
+    `query Disputes($first: Int, $after: String, $status: DisputeStatus) {
+      disputes(first: $first, after: $after, status: $status) { pageInfo { hasNextPage endCursor } edges { cursor node { ${DISPUTE_FIELDS} } } } }`,
+  ),
+  submitDisputeEvidence: operation<{ submitDisputeEvidence: GqlDispute }, { input: SubmitDisputeEvidenceInput }>(
+    `mutation SubmitDisputeEvidence($input: SubmitDisputeEvidenceInput!) { submitDisputeEvidence(input: $input) { ${DISPUTE_FIELDS} } }`,
+  ),
+  acceptDispute: operation<{ acceptDispute: GqlDispute }, { id: string }>(`mutation AcceptDispute($id: ID!) { acceptDispute(id: $id) { ${DISPUTE_FIELDS} } }`),
   orderTimeline: operation<{ orderTimeline: TimelineEntry[] }, { reference: string }>(
     `query OrderTimeline($reference: String!) { orderTimeline(reference: $reference) { id event description source metadata createdAt } }`,
   ),
@@ -324,6 +335,24 @@ export class GraphQLClient {
   /** Releases the money held for an Authorized order: the order becomes Voided. Private key. */
   async voidOrder(input: VoidOrderInput): Promise<GqlOrder> {
     return (await this.request(operations.voidOrder, { input })).voidOrder;
+  }
+
+  /** The key's environment's disputes, newest first, of one `status` or all; private key. */
+  async disputes(args: DisputesArgs = {}): Promise<DisputeConnection> {
+    return (await this.request(operations.disputes, args)).disputes;
+  }
+
+  /**
+   * Answers a NEEDS_RESPONSE dispute with evidence, once, before `evidenceDueBy`: the dispute,
+   * now UNDER_REVIEW until the processor decides WON or LOST. Private key. Refusals: `DisputeErrorCode`.
+   */
+  async submitDisputeEvidence(input: SubmitDisputeEvidenceInput): Promise<GqlDispute> {
+    return (await this.request(operations.submitDisputeEvidence, { input })).submitDisputeEvidence;
+  }
+
+  /** Gives up a NEEDS_RESPONSE dispute: the dispute, now ACCEPTED, its amount off the order's balance. Private key. */
+  async acceptDispute(id: string): Promise<GqlDispute> {
+    return (await this.request(operations.acceptDispute, { id })).acceptDispute;
   }
 
   /** Oldest first; needs the private key. */

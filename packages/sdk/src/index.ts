@@ -9,4 +9,5 @@ export { encryptPayload, parseEncryptionKey, blocksFor, EncryptionKeyError, MIN_
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks';
 export * from './graphql';
 export type { CaptureMethod, CaptureOrderInput, GqlRefund, RefundOrderInput, RefundStatus, VoidOrderInput } from './after-sale';
+export type { DisputeConnection, DisputeErrorCode, DisputesArgs, DisputeStatus, GqlDispute, SubmitDisputeEvidenceInput } from './disputes';
 export type * from './types';
