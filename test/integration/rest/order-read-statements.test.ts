@@ -1,5 +1,5 @@
 import { startTestService, type TestService } from '../../support/service';
-import { postEncrypted, request } from '../../support/http';
+import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { countStatements, type StatementCount } from '../../support/statement-count';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -17,6 +17,7 @@ describe('statements sent to PostgreSQL by order verify and order status', () =>
   let m: CreatedMerchant;
   let reference: string;
   let plainReference: string;
+  let manualLinkId: number;
   beforeAll(async () => {
     t = await startTestService();
     m = await createTestMerchant(t, { name: 'Read Budget Books' });
@@ -34,19 +35,37 @@ describe('statements sent to PostgreSQL by order verify and order status', () =>
       });
       expect(created.body.statusCode).toBe('01');
     };
+    const manual = await graphql(
+      t.baseUrl,
+      `
+        mutation ($input: CreatePaymentLinkInput!) {
+          createPaymentLink(input: $input) {
+            id
+            captureMethod
+          }
+        }
+      `,
+      { input: { name: 'Held tent', description: 'Four-person tent', paymentType: 'MC', currency: 'NGN', authOption: 'NOAUTH', captureMethod: 'MANUAL' } },
+      { 'api-key': m.keys.test.privateKey },
+    );
+    expect(manual.body.data.createPaymentLink.captureMethod).toBe('MANUAL');
+    manualLinkId = manual.body.data.createPaymentLink.id;
+    createOrder = create;
     reference = `READ-${process.pid}-${Date.now()}`;
     plainReference = `${reference}-PLAIN`;
     await create(reference, link.id);
     await create(plainReference);
     // A settled card payment: the order has a link, a customer, a payment and a card to show.
-    const paid = await postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, {
-      reference,
+    expect((await payByCard(reference)).body.statusCode).toBe('00');
+  });
+  let createOrder: (ref: string, paymentLinkId?: number) => Promise<void>;
+  const payByCard = (ref: string) =>
+    postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      reference: ref,
       paymentOption: 'C',
       country: 'NG',
       card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' },
     });
-    expect(paid.body.statusCode).toBe('00');
-  });
   afterAll(async () => {
     await t.close();
   });
@@ -112,5 +131,41 @@ describe('statements sent to PostgreSQL by order verify and order status', () =>
     }
     expect((await status(reference)).body).toMatchObject({ is_final_status: true, requery_needed: false });
     expect((await status(plainReference)).body).toMatchObject({ is_final_status: false, requery_needed: true, requery_type: 'status' });
+  });
+
+  it('shows an Authorized order (not final) and a Voided one (final) as the complete order does', async () => {
+    const held = `${reference}-HELD`;
+    const voided = `${reference}-VOID`;
+    for (const ref of [held, voided]) {
+      await createOrder(ref, manualLinkId);
+      expect((await payByCard(ref)).body).toMatchObject({ statusCode: '00', message: 'Order payment authorized' });
+    }
+    const voidAnswer = await graphql(
+      t.baseUrl,
+      `
+        mutation ($input: VoidOrderInput!) {
+          voidOrder(input: $input) {
+            status
+          }
+        }
+      `,
+      { input: { reference: voided } },
+      {
+        'api-key': m.keys.test.privateKey,
+      },
+    );
+    expect(voidAnswer.body.data.voidOrder.status).toBe('Voided');
+    for (const [ref, statusId, final] of [
+      [held, 6, false],
+      [voided, 7, true],
+    ] as const) {
+      const aggregate = await complete(ref);
+      const answer = await status(ref);
+      expect(JSON.stringify(answer.body.data)).toBe(JSON.stringify(orderStatusView(aggregate.order, aggregate.subsidiary.id).record));
+      expect(answer.body).toMatchObject({ is_final_status: final, data: { payment_status: statusId } });
+      const details = (await verify(ref)).body.data;
+      expect(JSON.stringify(details)).toBe(JSON.stringify(orderDetailsView(aggregate, t.service.runtime.ctx.config.publicUrl)));
+      expect(details).toMatchObject({ statusId, status: statusId === 6 ? 'Authorized' : 'Voided' });
+    }
   });
 });
