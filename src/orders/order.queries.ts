@@ -38,6 +38,145 @@ export interface NewPlainOrder {
   captureMethod: CaptureMethod;
 }
 
+/** The order's columns order/status shows (orderStatusView in src/rest). */
+const STATUS_COLUMNS = [
+  'id',
+  'environment_id',
+  'reference',
+  'payment_reference',
+  'payment_link_id',
+  'customer_id',
+  'total_charged_amount',
+  'status_id',
+  'currency',
+  'fee',
+  'subsidiary_fee',
+  'customer_fee',
+  'payment_method',
+  'payment_response_code',
+  'payment_response_message',
+  'provider_response_date',
+  'date_payment_confirmed',
+  'narration',
+  'remarks',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** The order as order/status reads it: only the columns its answer shows (relations as references holding their id). */
+export type OrderStatusRead = Pick<
+  Order,
+  | 'id'
+  | 'environment'
+  | 'reference'
+  | 'paymentReference'
+  | 'paymentLink'
+  | 'customer'
+  | 'totalChargedAmount'
+  | 'statusId'
+  | 'currency'
+  | 'fee'
+  | 'subsidiaryFee'
+  | 'customerFee'
+  | 'paymentMethod'
+  | 'paymentResponseCode'
+  | 'paymentResponseMessage'
+  | 'providerResponseDate'
+  | 'datePaymentConfirmed'
+  | 'narration'
+  | 'remarks'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+/**
+ * The columns the order details (orderDetailsView, what order/verify answers) read, per table;
+ * the customer's name, e-mail, mobile and country for orders written before snapshots.
+ */
+const DETAILS_COLUMNS = {
+  order: [
+    'id',
+    'reference',
+    'payment_reference',
+    'narration',
+    'remarks',
+    'total_charged_amount',
+    'status_id',
+    'payment_method',
+    'payment_response_code',
+    'payment_response_message',
+    'currency',
+    'recurring_payment_id',
+    'recurring_payment_reference',
+    'fee',
+    'fee_rate',
+    'subsidiary_fee',
+    'customer_fee',
+    'created_at',
+    'updated_at',
+    'date_payment_confirmed',
+    'customer_email',
+    'customer_first_name',
+    'customer_last_name',
+    'customer_mobile',
+    'customer_country',
+  ],
+  customer: ['id', 'email', 'first_name', 'last_name', 'mobile', 'country', 'is_blacklisted', 'reason_blacklisted', 'date_created', 'date_updated'],
+  link: ['id', 'environment_id', 'name', 'description', 'reference', 'amount', 'currency', 'logo', 'customer_limit', 'is_active', 'date_created'],
+  linkType: ['id', 'code', 'payment_link_name'],
+  payment: [
+    'id',
+    'reference',
+    'payment_option_id',
+    'payment_option',
+    'status_id',
+    'response_code',
+    'response_message',
+    'instrument',
+    'remarks',
+    'date_created',
+    'date_updated',
+  ],
+  card: [
+    'id',
+    'order_payment_id',
+    'environment_id',
+    'status',
+    'country',
+    'card_token',
+    'card_expiry_month',
+    'card_expiry_year',
+    'card_type',
+    'card_issuer',
+    'card_first_six_digits',
+    'card_last_four_digits',
+    'date_created',
+  ],
+} as const;
+
+/** How the rows of an order read (aggregateSelect) become the order, its payments and cards. */
+interface AggregateMappers {
+  order: EntityRowMapper<Order>;
+  customer: EntityRowMapper<Customer>;
+  link: EntityRowMapper<PaymentLink>;
+  linkType: EntityRowMapper<PaymentLinkType>;
+  payment: EntityRowMapper<OrderPayment>;
+  card: EntityRowMapper<CardDetail>;
+}
+
+/** The order of (environment $1, reference $2) with its customer, link and type, payments and cards: one row per (payment, card). */
+function aggregateSelect(mappers: EntityRowMapper<object>[]): string {
+  return `select ${mappers.map((m) => m.selectList).join(', ')}
+          from checkout_order o
+          left join customer c on c.id = o.customer_id
+          left join payment_link l on l.id = o.payment_link_id
+          left join payment_link_type t on t.id = l.type_id
+          left join order_payment p on p.order_id = o.id
+          left join card_detail d on d.order_payment_id = p.id
+         where o.environment_id = $1::int and o.reference = $2::varchar
+         order by p.id, d.id`;
+}
+
 /** Runs one statement with `?` placeholders, e.g. in the caller's transaction. */
 export type ExecuteSql = (sql: string, params: unknown[]) => Promise<Row[]>;
 
@@ -61,6 +200,11 @@ export class OrderQueries {
   private readonly createStatement: PreparedStatement;
   private readonly aggregateStatement: PreparedStatement;
   private readonly subsidiaryStatement: PreparedStatement;
+  private readonly statusOrder: EntityRowMapper<Order>;
+  private readonly statusStatement: PreparedStatement;
+  private readonly wide: AggregateMappers;
+  private readonly details: AggregateMappers;
+  private readonly detailsStatement: PreparedStatement;
   private readonly run: RunSql;
 
   constructor(orm: MikroORM) {
@@ -106,18 +250,28 @@ export class OrderQueries {
         select ord.id as order_id, cust.* from ord, cust`,
     };
 
-    this.aggregateStatement = {
-      name: 'pgw_order_aggregate_v1',
-      text: `select ${[this.order, this.customer, this.link, this.linkType, this.payment, this.card].map((m) => m.selectList).join(', ')}
-          from checkout_order o
-          left join customer c on c.id = o.customer_id
-          left join payment_link l on l.id = o.payment_link_id
-          left join payment_link_type t on t.id = l.type_id
-          left join order_payment p on p.order_id = o.id
-          left join card_detail d on d.order_payment_id = p.id
-         where o.environment_id = $1::int and o.reference = $2::varchar
-         order by p.id, d.id`,
+    this.wide = { order: this.order, customer: this.customer, link: this.link, linkType: this.linkType, payment: this.payment, card: this.card };
+    this.aggregateStatement = { name: 'pgw_order_aggregate_v1', text: aggregateSelect(Object.values(this.wide)) };
+
+    // order/status: the order's own columns its answer shows (orderStatusView), no join.
+    this.statusOrder = new EntityRowMapper(orm, Order, { alias: 'o', columns: STATUS_COLUMNS, prefix: 's_' });
+    this.statusStatement = {
+      name: 'pgw_order_status_v1',
+      text: `select ${this.statusOrder.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar`,
     };
+
+    // order/verify: the columns of the order details (orderDetailsView) and nothing else.
+    const narrow = <T extends object>(entity: new () => T, alias: string, columns: readonly string[]) =>
+      new EntityRowMapper(orm, entity, { alias, columns, prefix: `${alias}_` });
+    this.details = {
+      order: narrow(Order, 'o', DETAILS_COLUMNS.order),
+      customer: narrow(Customer, 'c', DETAILS_COLUMNS.customer),
+      link: narrow(PaymentLink, 'l', DETAILS_COLUMNS.link),
+      linkType: narrow(PaymentLinkType, 't', DETAILS_COLUMNS.linkType),
+      payment: narrow(OrderPayment, 'p', DETAILS_COLUMNS.payment),
+      card: narrow(CardDetail, 'd', DETAILS_COLUMNS.card),
+    };
+    this.detailsStatement = { name: 'pgw_order_details_v1', text: aggregateSelect(Object.values(this.details)) };
 
     this.subsidiaryStatement = { name: 'pgw_subsidiary_v1', text: `select ${this.subsidiary.selectList} from subsidiary s where s.id = $1::int` };
   }
@@ -201,19 +355,38 @@ export class OrderQueries {
   /** The order of (environment, reference) with its customer, link and type, payments and cards (by id); null when there is none. */
   async findAggregate(environmentId: number, reference: string): Promise<{ order: Order; payments: OrderPayment[]; cards: CardDetail[] } | null> {
     const rows = await this.run(this.aggregateStatement, [environmentId, reference]);
+    return this.assemble(rows, this.wide);
+  }
+
+  /** What order/status shows of the order of (environment, reference), in one narrow statement; null when there is none. */
+  async findStatus(environmentId: number, reference: string): Promise<OrderStatusRead | null> {
+    const rows = await this.run(this.statusStatement, [environmentId, reference]);
+    return rows[0] ? this.statusOrder.map(rows[0]) : null;
+  }
+
+  /**
+   * What order/verify shows of the order of (environment, reference): the order details'
+   * columns of the order, its customer, link and type, payments and cards, in one narrow
+   * statement; the objects hold only those columns (the order details view reads no other).
+   */
+  async findDetails(environmentId: number, reference: string): Promise<{ order: Order; payments: OrderPayment[]; cards: CardDetail[] } | null> {
+    return this.assemble(await this.run(this.detailsStatement, [environmentId, reference]), this.details);
+  }
+
+  private assemble(rows: Row[], m: AggregateMappers): { order: Order; payments: OrderPayment[]; cards: CardDetail[] } | null {
     const first = rows[0];
     if (!first) return null;
-    const order = this.order.map(first)!;
-    order.customer = this.customer.map(first);
-    const link = this.link.map(first);
-    if (link) link.type = this.linkType.map(first)!;
+    const order = m.order.map(first)!;
+    order.customer = m.customer.map(first);
+    const link = m.link.map(first);
+    if (link) link.type = m.linkType.map(first)!;
     order.paymentLink = link;
     const payments: OrderPayment[] = [];
     const cards: CardDetail[] = [];
     for (const row of rows) {
-      const payment = this.payment.map(row);
+      const payment = m.payment.map(row);
       if (payment && payments[payments.length - 1]?.id !== payment.id) payments.push(payment);
-      const card = this.card.map(row);
+      const card = m.card.map(row);
       if (card) cards.push(card);
     }
     cards.sort((a, b) => a.id - b.id);

@@ -22,13 +22,20 @@ import { Customer } from './customer.entity';
 import { Order } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
-import { OrderQueries, type ExecuteSql } from './order.queries';
+import { OrderQueries, type ExecuteSql, type OrderStatusRead } from './order.queries';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import type { ReadRouting } from '../db/read-routing';
 import { OrderLists, type ListedOrder, type OrderListWants } from './order-lists';
 import { dashboardSummaryOf, type DashboardSummary } from './order-summary';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
+
+/** An order reference as given, trimmed; absent or blank is the documented required-field error. */
+function referenceOf(reference: string | null | undefined): string {
+  const ref = typeof reference === 'string' ? reference.trim() : '';
+  if (!ref) throw requiredField('Reference');
+  return ref;
+}
 
 export interface CreateOrderInput {
   customer?: { firstname?: string | null; lastname?: string | null; mobile?: string | null; country?: string | null; email?: string | null } | null;
@@ -287,8 +294,7 @@ export class OrderService {
 
   /** The tenant's order by reference, with payments, cards, link and customer. */
   async getAggregate(tenant: Tenant, reference: string | null | undefined, em?: EntityManager): Promise<OrderAggregate> {
-    const ref = typeof reference === 'string' ? reference.trim() : '';
-    if (!ref) throw requiredField('Reference');
+    const ref = referenceOf(reference);
     if (!em) {
       // One prepared statement (OrderQueries) and the cached merchant record.
       const [found, subsidiary] = await Promise.all([this.queries.findAggregate(tenant.environmentId, ref), this.subsidiaryOf(tenant.subsidiaryId)]);
@@ -298,6 +304,20 @@ export class OrderService {
     const order = await em.findOne(Order, { environment: tenant.environmentId, reference: ref }, { populate: ['customer', 'paymentLink', 'paymentLink.type'] });
     if (!order) throw orderNotFound();
     return this.aggregateOf(em, order, tenant.subsidiaryId);
+  }
+
+  /** What order/status shows of the tenant's order: its own columns only, in one narrow statement (no merchant, customer, link or payments). */
+  async getStatus(tenant: Tenant, reference: string | null | undefined): Promise<OrderStatusRead> {
+    const order = await this.queries.findStatus(tenant.environmentId, referenceOf(reference));
+    if (!order) throw orderNotFound();
+    return order;
+  }
+
+  /** The order details (what order/verify answers) of the tenant's order, read in one narrow statement: only what the details show. */
+  async getDetails(tenant: Tenant, reference: string | null | undefined): Promise<Pick<OrderAggregate, 'order' | 'payments' | 'cards'>> {
+    const found = await this.queries.findDetails(tenant.environmentId, referenceOf(reference));
+    if (!found) throw orderNotFound();
+    return found;
   }
 
   /**

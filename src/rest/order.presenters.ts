@@ -6,6 +6,7 @@ import { type OrderAggregate } from '../orders/order.service';
 import { ORDER_STATUS_NAMES, isFinalStatus } from '../orders/order-status';
 import type { FeeQuote } from '../fees/fee.service';
 import { customerSnapshotOf } from '../orders/customer-snapshot';
+import type { OrderStatusRead } from '../orders/order.queries';
 
 /** order/create `data`. */
 export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
@@ -52,15 +53,14 @@ export function orderCreatedView(a: OrderAggregate, paypalEnabled: boolean) {
   };
 }
 
-/** order/status `data` (snake_case) and the Envelope B extras. */
-export function orderStatusView(a: OrderAggregate) {
-  const { order } = a;
+/** order/status `data` (snake_case) and the Envelope B extras; the merchant's id is the tenant's. */
+export function orderStatusView(order: OrderStatusRead, subsidiaryId: number) {
   const final = isFinalStatus(order.statusId);
   const record = {
     payment_reference: order.paymentReference,
     order_reference: order.reference,
     product_id: order.paymentLink?.id ?? 0,
-    subsidiary_id: a.subsidiary.id,
+    subsidiary_id: subsidiaryId,
     wallet_id: typeof order.environment === 'object' ? order.environment.id : order.environment,
     customer_id: order.customer?.id ?? 0,
     total_charged_amount: moneyNumber(order.totalChargedAmount),
@@ -78,8 +78,8 @@ export function orderStatusView(a: OrderAggregate) {
     remarks: order.remarks,
     parent_transaction_id: null,
     id: order.id,
-    created_by: a.subsidiary.id,
-    updated_by: a.subsidiary.id,
+    created_by: subsidiaryId,
+    updated_by: subsidiaryId,
     deleted_by: null,
     date_created: formatTimestamp(order.createdAt),
     date_updated: formatTimestamp(order.updatedAt),

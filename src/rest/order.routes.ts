@@ -75,8 +75,8 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
     const plaintext = await readEncryptedBody(request, ctx.services);
     return respond(ctx, request, reply, plaintext, async () => {
       const input = readInput(StatusPlaintext, plaintext, PLAINTEXT);
-      const aggregate = await orders.getAggregate(tenantOf(request), textOf(input.reference));
-      const { record, extras } = orderStatusView(aggregate);
+      const tenant = tenantOf(request);
+      const { record, extras } = orderStatusView(await orders.getStatus(tenant, textOf(input.reference)), tenant.subsidiaryId);
       return ok(envelopeB(record, 'Order Status fetched successfully', extras));
     });
   });
@@ -115,8 +115,8 @@ export async function registerOrderRoutes(app: FastifyInstance, ctx: AppContext)
     authorize(tenantOf(request), 'read');
     return respond(ctx, request, reply, request.body, async () => {
       const input = readInput(VerifyBody, request.body ?? {});
-      const aggregate = await orders.getAggregate(tenantOf(request), textOf(input.reference));
-      return ok(envelopeA(orderDetailsView(aggregate, ctx.config.publicUrl), '00', 'Order details fetched successfully'));
+      const details = await orders.getDetails(tenantOf(request), textOf(input.reference));
+      return ok(envelopeA(orderDetailsView(details, ctx.config.publicUrl), '00', 'Order details fetched successfully'));
     });
   });
 }
