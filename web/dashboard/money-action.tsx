@@ -41,6 +41,8 @@ export interface MoneyActionProps {
   done: () => void;
   /** Hands the answer to the caller to show, when this button goes away with the state it changed (capture, void). */
   onOutcome?: (outcome: ActionOutcome) => void;
+  /** False when there is nothing left to act on (a refund took the whole balance): the button goes, the last answer stays. */
+  available?: boolean;
 }
 
 /** An amount as people type it: digits with at most two decimals (the service checks the rest: more than zero, within the balance). */
@@ -114,7 +116,7 @@ export function MoneyAction(props: MoneyActionProps) {
 
   return (
     <div class="money-action">
-      {step === 'closed' && (
+      {step === 'closed' && props.available !== false && (
         <button type="button" onClick={open}>
           {props.label}
         </button>

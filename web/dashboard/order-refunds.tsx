@@ -55,9 +55,11 @@ export function RefundsSection(props: { reference: string; order: any; reload: (
         <dt>Balance</dt>
         <dd data-field="amount-refundable">{money(o.amountRefundable, o.currencyName)}</dd>
       </dl>
-      {may('payments.write') && positive(o.amountRefundable) && (
+      {may('payments.write') && (
         <MoneyAction
           label="Refund"
+          // A refund of the whole balance leaves nothing to refund: the button goes, its answer stays on screen.
+          available={positive(o.amountRefundable)}
           currency={o.currencyName}
           amount={{ label: 'Amount to refund', initial: o.amountRefundable, hint: `At most the balance, ${money(o.amountRefundable, o.currencyName)}.` }}
           reason={{ label: 'Reason', maxLength: 500 }}
