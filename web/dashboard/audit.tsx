@@ -1,6 +1,6 @@
 import { AuditActions } from '../../src/merchants/audit/audit-actions';
 import { currentEnvironment, gql } from './api';
-import { FilterForm, InputField, SelectField, usePages } from './filters';
+import { endOfDay, FilterForm, InputField, SelectField, startOfDay, usePages } from './filters';
 import { ErrorNote, useData, useLocation, when, Pager } from './ui';
 
 const AUDIT_LOG = `query ($filter: AuditLogFilter, $first: Int, $after: String) {
@@ -28,9 +28,9 @@ function filterOf(query: URLSearchParams): Record<string, string> {
   const actor = query.get('actor');
   if (actor) filter.actorType = actor;
   const from = query.get('from');
-  if (from) filter.from = new Date(`${from}T00:00:00`).toISOString();
+  if (from) filter.from = startOfDay(from);
   const to = query.get('to');
-  if (to) filter.to = new Date(new Date(`${to}T00:00:00`).getTime() + 86_400_000).toISOString();
+  if (to) filter.to = endOfDay(to);
   return filter;
 }
 

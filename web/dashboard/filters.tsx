@@ -14,6 +14,16 @@ export function usePages(key: string): { cursors: Cursors; setCursors: (update: 
   return { cursors, setCursors, after: cursors[cursors.length - 1] ?? null };
 }
 
+/** The start of the local day `day` ("2026-11-26"), as the API takes a date-time. */
+export function startOfDay(day: string): string {
+  return new Date(`${day}T00:00:00`).toISOString();
+}
+
+/** The end of the local day `day` (the next day's start): a filter's `to` day is included whole. */
+export function endOfDay(day: string): string {
+  return new Date(new Date(`${day}T00:00:00`).getTime() + 86_400_000).toISOString();
+}
+
 /**
  * A list's filter form: its fields' values go to the page's query string (trimmed, empty ones left
  * out, then the `keep` parameters of the current query), so a filtered list can be linked to and

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, may, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
-import { FilterForm, InputField, SelectField, usePages } from './filters';
+import { endOfDay, FilterForm, InputField, SelectField, startOfDay, usePages } from './filters';
 import { ErrorNote, followUp, Link, messageOf, money, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
 import { REFUND_FIELDS, RefundsSection } from './order-refunds';
 import { CAPTURE_FIELDS, CaptureSection } from './order-capture';
@@ -34,9 +34,9 @@ function filterOf(query: URLSearchParams): Record<string, unknown> {
   const method = query.get('method');
   if (method) filter.paymentMethod = method;
   const from = query.get('from');
-  if (from) filter.createdFrom = new Date(`${from}T00:00:00`).toISOString();
+  if (from) filter.createdFrom = startOfDay(from);
   const to = query.get('to');
-  if (to) filter.createdTo = new Date(new Date(`${to}T00:00:00`).getTime() + 86_400_000).toISOString();
+  if (to) filter.createdTo = endOfDay(to);
   const email = query.get('email');
   if (email) filter.search = email;
   const link = query.get('link');
