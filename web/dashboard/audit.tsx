@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
 import { AuditActions } from '../../src/merchants/audit/audit-actions';
 import { currentEnvironment, gql } from './api';
-import { ErrorNote, navigate, useData, useLocation, when, Pager } from './ui';
+import { endOfDay, FilterForm, InputField, SelectField, startOfDay, usePages } from './filters';
+import { ErrorNote, useData, useLocation, when, Pager } from './ui';
 
 const AUDIT_LOG = `query ($filter: AuditLogFilter, $first: Int, $after: String) {
   auditLog(filter: $filter, first: $first, after: $after) {
@@ -11,7 +11,7 @@ const AUDIT_LOG = `query ($filter: AuditLogFilter, $first: Int, $after: String) 
 }`;
 
 const PAGE_SIZE = 50;
-const ACTIONS: string[] = Object.values(AuditActions);
+const ACTIONS: [string, string][] = [['', 'Any action'], ...Object.values(AuditActions).map((a): [string, string] => [a, a])];
 const ACTORS: [string, string][] = [
   ['', 'Anyone'],
   ['MEMBER', 'Member'],
@@ -28,9 +28,9 @@ function filterOf(query: URLSearchParams): Record<string, string> {
   const actor = query.get('actor');
   if (actor) filter.actorType = actor;
   const from = query.get('from');
-  if (from) filter.from = new Date(`${from}T00:00:00`).toISOString();
+  if (from) filter.from = startOfDay(from);
   const to = query.get('to');
-  if (to) filter.to = new Date(new Date(`${to}T00:00:00`).getTime() + 86_400_000).toISOString();
+  if (to) filter.to = endOfDay(to);
   return filter;
 }
 
@@ -38,9 +38,7 @@ function filterOf(query: URLSearchParams): Record<string, string> {
 export function AuditLog() {
   const { query } = useLocation();
   const key = query.toString();
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  useEffect(() => setCursors([null]), [key]);
-  const after = cursors[cursors.length - 1] ?? null;
+  const { cursors, setCursors, after } = usePages(key);
   const filter = filterOf(query);
   const list = useData(() => gql(AUDIT_LOG, { filter, first: PAGE_SIZE, after }), [key, after]);
   const entries = (list.data?.auditLog.edges ?? []).map((e: any) => e.node);
@@ -50,57 +48,22 @@ export function AuditLog() {
     <>
       <h1>Audit log</h1>
       <p class="muted">Every change made through any interface, and every dashboard sign-in. Entries are never changed or deleted.</p>
-      <form
-        class="filters"
-        aria-label="Filter the audit log"
-        key={key}
-        onSubmit={(e) => {
-          e.preventDefault();
-          const data = new FormData(e.currentTarget as HTMLFormElement);
-          const params = new URLSearchParams();
-          for (const [name, value] of data) if (typeof value === 'string' && value.trim() !== '') params.set(name, value.trim());
-          navigate(`/dashboard/audit${params.toString() ? `?${params}` : ''}`);
-        }}
-      >
-        <div class="field">
-          <label for="a-action">Action</label>
-          <select id="a-action" name="action">
-            <option value="">Any action</option>
-            {ACTIONS.map((a) => (
-              <option value={a} selected={a === query.get('action')}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="a-actor">Actor</label>
-          <select id="a-actor" name="actor">
-            {ACTORS.map(([v, l]) => (
-              <option value={v} selected={v === (query.get('actor') ?? '')}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="a-from">From</label>
-          <input id="a-from" name="from" type="date" defaultValue={query.get('from') ?? ''} />
-        </div>
-        <div class="field">
-          <label for="a-to">To</label>
-          <input id="a-to" name="to" type="date" defaultValue={query.get('to') ?? ''} />
-        </div>
-        <div class="actions">
-          <button type="submit">Apply filters</button>
-          <button type="button" class="secondary" onClick={() => navigate('/dashboard/audit')}>
-            Clear
-          </button>
+      <FilterForm
+        label="Filter the audit log"
+        path="/dashboard/audit"
+        query={query}
+        clear
+        actions={
           <a class="button secondary" href={csv} download>
             Download CSV
           </a>
-        </div>
-      </form>
+        }
+      >
+        <SelectField id="a-action" name="action" label="Action" options={ACTIONS} value={query.get('action') ?? ''} />
+        <SelectField id="a-actor" name="actor" label="Actor" options={ACTORS} value={query.get('actor') ?? ''} />
+        <InputField id="a-from" name="from" label="From" type="date" value={query.get('from') ?? ''} />
+        <InputField id="a-to" name="to" label="To" type="date" value={query.get('to') ?? ''} />
+      </FilterForm>
       <ErrorNote error={list.error} />
       {list.data && (
         <>

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { gql, may } from './api';
-import { displayStatus, ErrorNote, Link, messageOf, money, navigate, Pager, useData, useLocation, when } from './ui';
+import { FilterForm, SelectField, usePages } from './filters';
+import { displayStatus, ErrorNote, Link, messageOf, money, Pager, useData, useLocation, when } from './ui';
 
 const PAGE_SIZE = 20;
 
@@ -120,10 +121,8 @@ export function Disputes() {
   const { query } = useLocation();
   const key = query.toString();
   const status = query.get('status') || null;
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const { cursors, setCursors, after } = usePages(key);
   const [notice, setNotice] = useState<string>();
-  useEffect(() => setCursors([null]), [key]);
-  const after = cursors[cursors.length - 1] ?? null;
   const list = useData(() => gql(DISPUTES, { first: PAGE_SIZE, after, status }), [key, after]);
   const disputes: Dispute[] = (list.data?.disputes.edges ?? []).map((e: { node: Dispute }) => e.node);
   const answering = may('payments.write');
@@ -132,30 +131,9 @@ export function Disputes() {
     <>
       <h1>Disputes</h1>
       <p class="muted">Chargebacks the cardholders' banks opened. Answer each before its deadline, with evidence or by accepting it.</p>
-      <form
-        class="filters"
-        aria-label="Filter disputes"
-        key={key}
-        onSubmit={(e) => {
-          e.preventDefault();
-          const chosen = String(new FormData(e.currentTarget as HTMLFormElement).get('status') ?? '');
-          navigate(`/dashboard/disputes${chosen ? `?status=${chosen}` : ''}`);
-        }}
-      >
-        <div class="field">
-          <label for="d-status">Status</label>
-          <select id="d-status" name="status">
-            {STATUSES.map(([v, l]) => (
-              <option value={v} selected={v === (status ?? '')}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="actions">
-          <button type="submit">Apply filters</button>
-        </div>
-      </form>
+      <FilterForm label="Filter disputes" path="/dashboard/disputes" query={query}>
+        <SelectField id="d-status" name="status" label="Status" options={STATUSES} value={status ?? ''} />
+      </FilterForm>
       {notice && <p role="status">{notice}</p>}
       <ErrorNote error={list.error} />
       {list.data && (

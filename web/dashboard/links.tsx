@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { currentSession, gql, may } from './api';
+import { usePages } from './filters';
 import { CopyButton, ErrorNote, Link, messageOf, money, navigate, useData, useLocation, when, Pager } from './ui';
 
 const PAGE_SIZE = 10;
@@ -87,9 +88,7 @@ function LinkRow(props: { link: any; onChange: () => void }) {
 export function PaymentLinks() {
   const { query } = useLocation();
   const search = query.get('q') ?? '';
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  useEffect(() => setCursors([null]), [search]);
-  const after = cursors[cursors.length - 1] ?? null;
+  const { cursors, setCursors, after } = usePages(search);
   const list = useData(() => gql(LINKS, { filter: search ? { search } : null, first: PAGE_SIZE, after }), [search, after]);
   return (
     <>

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, may, subscribe } from './api';
 import { ALL_STATUS_CHANGES, OrderTable } from './overview';
-import { ErrorNote, followUp, Link, messageOf, money, navigate, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
+import { endOfDay, FilterForm, InputField, SelectField, startOfDay, usePages } from './filters';
+import { ErrorNote, followUp, Link, messageOf, money, ORDER_STATUSES, Status, useData, useLocation, when, Pager } from './ui';
 import { REFUND_FIELDS, RefundsSection } from './order-refunds';
 import { CAPTURE_FIELDS, CaptureSection } from './order-capture';
 import { DISPUTE_FIELDS, DisputesSection } from './order-disputes';
@@ -33,9 +34,9 @@ function filterOf(query: URLSearchParams): Record<string, unknown> {
   const method = query.get('method');
   if (method) filter.paymentMethod = method;
   const from = query.get('from');
-  if (from) filter.createdFrom = new Date(`${from}T00:00:00`).toISOString();
+  if (from) filter.createdFrom = startOfDay(from);
   const to = query.get('to');
-  if (to) filter.createdTo = new Date(new Date(`${to}T00:00:00`).getTime() + 86_400_000).toISOString();
+  if (to) filter.createdTo = endOfDay(to);
   const email = query.get('email');
   if (email) filter.search = email;
   const link = query.get('link');
@@ -47,9 +48,7 @@ function filterOf(query: URLSearchParams): Record<string, unknown> {
 export function Orders() {
   const { query } = useLocation();
   const key = query.toString();
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  useEffect(() => setCursors([null]), [key]);
-  const after = cursors[cursors.length - 1] ?? null;
+  const { cursors, setCursors, after } = usePages(key);
   const list = useData(() => gql(ORDERS, { filter: filterOf(query), first: PAGE_SIZE, after }), [key, after]);
   const [live, setLive] = useState<Record<string, { status: string; statusId: number }>>({});
   const firstPage = useRef(true);
@@ -79,59 +78,13 @@ export function Orders() {
   return (
     <>
       <h1>Orders</h1>
-      <form
-        class="filters"
-        aria-label="Filter orders"
-        key={key}
-        onSubmit={(e) => {
-          e.preventDefault();
-          const data = new FormData(e.currentTarget as HTMLFormElement);
-          const params = new URLSearchParams();
-          for (const [name, value] of data) if (typeof value === 'string' && value.trim() !== '') params.set(name, value.trim());
-          const link = query.get('link');
-          if (link) params.set('link', link);
-          navigate(`/dashboard/orders${params.toString() ? `?${params}` : ''}`);
-        }}
-      >
-        <div class="field">
-          <label for="f-status">Status</label>
-          <select id="f-status" name="status">
-            {STATUSES.map(([v, l]) => (
-              <option value={v} selected={v === (query.get('status') ?? '')}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-method">Payment method</label>
-          <select id="f-method" name="method">
-            {METHODS.map(([v, l]) => (
-              <option value={v} selected={v === (query.get('method') ?? '')}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-from">Created from</label>
-          <input id="f-from" name="from" type="date" defaultValue={query.get('from') ?? ''} />
-        </div>
-        <div class="field">
-          <label for="f-to">Created to</label>
-          <input id="f-to" name="to" type="date" defaultValue={query.get('to') ?? ''} />
-        </div>
-        <div class="field">
-          <label for="f-email">Customer email</label>
-          <input id="f-email" name="email" type="email" defaultValue={query.get('email') ?? ''} />
-        </div>
-        <div class="actions">
-          <button type="submit">Apply filters</button>
-          <button type="button" class="secondary" onClick={() => navigate('/dashboard/orders')}>
-            Clear
-          </button>
-        </div>
-      </form>
+      <FilterForm label="Filter orders" path="/dashboard/orders" query={query} keep={['link']} clear>
+        <SelectField id="f-status" name="status" label="Status" options={STATUSES} value={query.get('status') ?? ''} />
+        <SelectField id="f-method" name="method" label="Payment method" options={METHODS} value={query.get('method') ?? ''} />
+        <InputField id="f-from" name="from" label="Created from" type="date" value={query.get('from') ?? ''} />
+        <InputField id="f-to" name="to" label="Created to" type="date" value={query.get('to') ?? ''} />
+        <InputField id="f-email" name="email" label="Customer email" type="email" value={query.get('email') ?? ''} />
+      </FilterForm>
       {query.get('link') && <LinkShown id={Number(query.get('link'))} />}
       <ErrorNote error={list.error} />
       {list.data && (

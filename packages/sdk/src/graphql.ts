@@ -2,6 +2,9 @@ import { GraphQLRequestError } from './errors';
 import type { FetchLike } from './client';
 import { REFUND_FIELDS, type CaptureMethod, type CaptureOrderInput, type GqlRefund, type RefundOrderInput, type VoidOrderInput } from './after-sale';
 import { DISPUTE_FIELDS, type DisputeConnection, type DisputesArgs, type GqlDispute, type SubmitDisputeEvidenceInput } from './disputes';
+import { openSubscription, type Subscription, type SubscriptionHandlers, type WebSocketConstructor } from './subscription';
+
+export type { Subscription, SubscriptionHandlers, WebSocketConstructor, WebSocketLike } from './subscription';
 
 /** A GraphQL document that carries the types of its result and variables. */
 export interface TypedOperation<TData, TVariables> {
@@ -225,19 +228,6 @@ export const operations = {
 
 // ---------------------------------------------------------------- client
 
-/** The WebSocket constructor: the global one in browsers and Node 22+, or `ws` in Node 20. */
-export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
-
-export interface WebSocketLike {
-  readonly readyState: number;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-}
-
 export interface GraphQLClientOptions {
   baseUrl: string;
   /** The merchant's public or private key (operations on order data need the private key). */
@@ -247,18 +237,6 @@ export interface GraphQLClientOptions {
   fetch?: FetchLike;
   /** For subscriptions; the global WebSocket by default. */
   webSocketImpl?: WebSocketConstructor;
-}
-
-export interface SubscriptionHandlers<TData> {
-  next(data: TData): void;
-  error?(error: unknown): void;
-  complete?(): void;
-}
-
-export interface Subscription {
-  /** Resolves once the server acknowledged the connection and the subscription was sent. */
-  readonly ready: Promise<void>;
-  unsubscribe(): void;
 }
 
 /** A small GraphQL client over fetch (queries, mutations) and graphql-ws (subscriptions). */
@@ -400,78 +378,6 @@ export class GraphQLClient {
     const Impl = this.options.webSocketImpl ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Impl) throw new Error('No WebSocket implementation: pass one as options.webSocketImpl (e.g. the ws package).');
     const socket = new Impl(this.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
-    const id = '1';
-    let finished = false;
-    let resolveReady!: () => void;
-    let rejectReady!: (e: unknown) => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      resolveReady = resolve;
-      rejectReady = reject;
-    });
-    ready.catch(() => undefined);
-    const finish = (error?: unknown) => {
-      if (finished) return;
-      finished = true;
-      if (error !== undefined) {
-        rejectReady(error);
-        handlers.error?.(error);
-      } else {
-        handlers.complete?.();
-      }
-    };
-    socket.onopen = () => {
-      const payload: Record<string, string> = {};
-      if (this.options.apiKey) payload['api-key'] = this.options.apiKey;
-      socket.send(JSON.stringify({ type: 'connection_init', payload }));
-    };
-    socket.onmessage = (event) => {
-      let message: { type?: string; id?: string; payload?: any };
-      try {
-        message = JSON.parse(String(event.data));
-      } catch {
-        return;
-      }
-      switch (message.type) {
-        case 'connection_ack':
-          socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: typeof op === 'string' ? op : op.document, variables } }));
-          resolveReady();
-          break;
-        case 'ping':
-          socket.send(JSON.stringify({ type: 'pong' }));
-          break;
-        case 'next':
-          if (message.id !== id) break;
-          if (message.payload?.errors?.length) {
-            const errors = message.payload.errors;
-            finish(new GraphQLRequestError(errors[0]?.extensions?.code ?? null, 200, errors, message.payload.data ?? null));
-            socket.close(1000);
-          } else {
-            handlers.next(message.payload.data as TData);
-          }
-          break;
-        case 'error': {
-          const errors = Array.isArray(message.payload) ? message.payload : [{ message: 'subscription error' }];
-          finish(new GraphQLRequestError(errors[0]?.extensions?.code ?? null, 200, errors, null));
-          socket.close(1000);
-          break;
-        }
-        case 'complete':
-          finish();
-          socket.close(1000);
-          break;
-      }
-    };
-    socket.onerror = () => undefined; // onclose follows with the reason
-    socket.onclose = (event) => {
-      if (!finished) finish(new Error(`The subscription socket closed (${event.code}${event.reason ? ` ${event.reason}` : ''}).`));
-    };
-    return {
-      ready,
-      unsubscribe() {
-        if (!finished && socket.readyState === 1) socket.send(JSON.stringify({ id, type: 'complete' }));
-        finished = true;
-        socket.close(1000);
-      },
-    };
+    return openSubscription(socket, this.options, typeof op === 'string' ? op : op.document, variables, handlers);
   }
 }

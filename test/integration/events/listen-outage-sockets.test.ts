@@ -2,12 +2,8 @@ import 'reflect-metadata';
 import { PostgresFanout } from '../../../src/events/event-fanout';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
-import { request } from '../../support/http';
-import { addMember, signInMember } from '../../support/members';
-import { closedWithin, WsSession } from '../graphql/ws-session';
-import { createScratchDatabase, payOrder, sleep, waitFor } from './helpers';
-
-const STATUS = 'subscription { orderStatusChanged { reference statusId status } }';
+import { changeUnheard, expectForbiddenClosedBeforeMissedEvents, openSocketsOnB } from '../../support/outage-sockets';
+import { createScratchDatabase } from './helpers';
 
 /**
  * Two instances on one database of this file's own. While instance B's LISTEN connection is
@@ -33,67 +29,23 @@ describe('GraphQL WebSockets after a LISTEN outage', () => {
     await drop();
   }, 30_000);
 
-  const events = (s: WsSession, reference: string) =>
-    s.messages.filter((msg) => msg.type === 'next' && msg.payload?.data?.orderStatusChanged?.reference === reference);
-
   it('closes (4403) the sockets of a key rotated unheard and of a member removed unheard, before publishing what was missed; the others get every event', async () => {
     const m = await createTestMerchant(a);
     const fanout = b.service.runtime.ctx.services.eventFanout as PostgresFanout;
     expect(fanout).toBeInstanceOf(PostgresFanout);
 
     // On B: a socket with the private key, one of a member's dashboard session, one with the public key.
-    const member = await addMember(a.baseUrl, m.keys.test.privateKey, 'leaving@outage.example', 'SUPPORT');
-    const privateSocket = await WsSession.open(b.baseUrl, { 'api-key': m.keys.test.privateKey });
-    const signedIn = await signInMember(b.baseUrl, member);
-    const sessionSocket = await WsSession.open(
-      b.baseUrl,
-      { 'csrf-token': signedIn.body.csrfToken, environment: 'test' },
-      { cookie: signedIn.cookie, origin: b.baseUrl },
-    );
-    const publicSocket = await WsSession.open(b.baseUrl, { 'api-key': m.keys.test.publicKey });
-    const sockets = [privateSocket, sessionSocket, publicSocket];
-    for (const s of sockets) s.subscribe('status', STATUS);
-    // Every subscription is live: an order paid on A reaches all three through B.
-    const before = await payOrder(a.baseUrl, m.keys.test);
-    for (const s of sockets) await waitFor(() => events(s, before).length >= 2, 10_000, 'the first order on every socket');
-
+    const sockets = await openSocketsOnB(a, b, m, 'leaving@outage.example');
     // B's LISTEN connection stays down while A rotates the private key and an order is paid.
     const sql = (q: string, p: unknown[] = []) => a.service.runtime.ctx.orm.em.getConnection().execute(q, p);
-    let killing = true;
-    const killer = (async () => {
-      while (killing) {
-        await sql('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [fanout.applicationName]);
-        await sleep(10);
-      }
-    })();
-    let during: string;
-    try {
-      await waitFor(() => !fanout.listening, 5_000, "B's LISTEN connection to drop");
-      const removed = await request(a.baseUrl, 'POST', '/graphql', {
-        apiKey: m.keys.test.privateKey,
-        body: { query: `mutation { removeMember(email: "${member.email}") }` },
-      });
-      expect(removed.body.data.removeMember).toBe(true);
-      const rotated = await request(a.baseUrl, 'POST', '/graphql', {
-        apiKey: m.keys.test.privateKey,
-        body: { query: 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 0 }) { privateKey } }' },
-      });
-      expect(rotated.body.errors).toBeUndefined();
-      during = await payOrder(a.baseUrl, m.keys.test);
-    } finally {
-      killing = false;
-      await killer;
-    }
-    await waitFor(() => fanout.listening, 10_000, "B's LISTEN connection to return");
+    const during = await changeUnheard(a, m, sockets.member, {
+      connection: "B's LISTEN connection",
+      cut: () => sql('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [fanout.applicationName]),
+      hearing: () => fanout.listening,
+    });
 
-    // The missed events are published on B (the public key's socket gets them)...
-    await waitFor(() => events(publicSocket, during).length >= 2, 10_000, 'the missed events on the public socket');
-    // ...but the sockets of the rotated key and of the removed member's session were closed first and got none.
-    for (const s of [privateSocket, sessionSocket]) {
-      expect(await closedWithin(s, 5_000)).toEqual({ code: 4403, reason: expect.stringContaining('Forbidden') });
-      expect(events(s, during)).toEqual([]);
-    }
-    expect(publicSocket.isOpen).toBe(true);
-    publicSocket.close();
+    // The missed events are published on B, to the public key's socket only: the other two are closed first.
+    await expectForbiddenClosedBeforeMissedEvents(sockets, during);
+    sockets.publicSocket.close();
   }, 60_000);
 });
