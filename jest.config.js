@@ -24,6 +24,7 @@ module.exports = {
   moduleNameMapper: { '^otplib$': '<rootDir>/test/support/otplib.cjs' },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30000,
+  // Generous: a service start or a 4096-bit key on a loaded 2-core machine can take tens of seconds.
+  testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -1,6 +1,7 @@
 import { PROVISIONED_KEY } from './global-setup';
 import type { ProvisionedDatabase } from './postgres-server';
 import { assertNoProcessLeft, TEST_RUN_VARIABLE } from './test-processes';
+import { reportWorkersThatDidNotExit } from './worker-exit';
 
 /**
  * Stops the PostgreSQL the run started (or drops the databases it made on a local server), then
@@ -10,6 +11,7 @@ export default async function globalTeardown(): Promise<void> {
   const database = (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY] as ProvisionedDatabase | undefined;
   delete (globalThis as Record<symbol, unknown>)[PROVISIONED_KEY];
   await database?.release();
+  reportWorkersThatDidNotExit();
   const runId = process.env[TEST_RUN_VARIABLE];
   if (runId) assertNoProcessLeft(runId);
 }

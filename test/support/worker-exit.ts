@@ -1,0 +1,111 @@
+import { createHook } from 'node:async_hooks';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TEST_RUN_VARIABLE } from './test-processes';
+
+/**
+ * Why a Jest worker did not exit. At the end of a run Jest tells each worker to stop and gives it
+ * half a second to leave on its own; a worker whose event loop is still held by something (a
+ * timer, a socket, a worker thread) is killed and Jest prints "A worker process has failed to exit
+ * gracefully", naming nothing. The per-file check (open-handles.ts) sees only what a file opened
+ * between its setup and its teardown; this watch covers the worker's whole life.
+ *
+ * `watchWorkerExit()` (once per worker process) remembers every live resource with the test file
+ * that was running when it was created. When Jest tells the worker to stop and the worker is
+ * still alive 300 ms later, it writes what is still open, and from which file, to a report in
+ * the run's directory; the global teardown prints the reports (`reportWorkersThatDidNotExit`).
+ */
+
+const INSTALLED = Symbol.for('pgw.test.worker-exit-watch');
+/** Short-lived requests that never hold a worker on their own. */
+const IGNORED = new Set([
+  'PROMISE',
+  'TickObject',
+  'Microtask',
+  'Immediate',
+  'FSREQCALLBACK',
+  'FSREQPROMISE',
+  'WRITEWRAP',
+  'SHUTDOWNWRAP',
+  'GETADDRINFOREQWRAP',
+  'QUERYWRAP',
+  'TCPCONNECTWRAP',
+  'PIPECONNECTWRAP',
+  'ZLIB',
+  'RANDOMBYTESREQUEST',
+  'PBKDF2REQUEST',
+  'SCRYPTREQUEST',
+  'KEYPAIRGENREQUEST',
+  'SIGNREQUEST',
+  'HASHREQUEST',
+  'CIPHERREQUEST',
+  'DERIVEBITSREQUEST',
+  'CHECKPRIMEREQUEST',
+]);
+
+interface Live {
+  type: string;
+  file: string;
+  resource: { hasRef?: () => boolean };
+}
+
+let currentFile = '(between files)';
+
+function reportDirectory(): string | undefined {
+  const run = process.env[TEST_RUN_VARIABLE];
+  return run ? path.join(os.tmpdir(), `pgw-worker-exit-${run}`) : undefined;
+}
+
+/** Called by the test environment when a file starts; installs the watch on the first call. */
+export function watchWorkerExit(testFile: string): void {
+  currentFile = path.relative(process.cwd(), testFile);
+  const holder = process as unknown as Record<symbol, boolean>;
+  const directory = reportDirectory();
+  if (holder[INSTALLED] || !directory || !process.send) return;
+  holder[INSTALLED] = true;
+
+  const live = new Map<number, Live>();
+  createHook({
+    init(id, type, _trigger, resource) {
+      if (!IGNORED.has(type)) live.set(id, { type, file: currentFile, resource: resource as Live['resource'] });
+    },
+    destroy(id) {
+      live.delete(id);
+    },
+  }).enable();
+
+  // jest-worker's child removes its 'message' listener when told to end, then waits to exit.
+  const removeListener = process.removeListener.bind(process);
+  process.removeListener = ((event: string, listener: (...args: unknown[]) => void) => {
+    if (event === 'message') {
+      setTimeout(() => {
+        const holding = [...live.values()].filter(({ resource }) => {
+          try {
+            return typeof resource.hasRef === 'function' ? resource.hasRef() : false;
+          } catch {
+            return false;
+          }
+        });
+        const lines = [
+          `worker ${process.pid}: still running 300 ms after Jest told it to stop`,
+          `  active resources: ${JSON.stringify(process.getActiveResourcesInfo())}`,
+          ...holding.map(({ type, file }) => `  ${type}, created while ${file} ran`),
+        ];
+        fs.mkdirSync(directory, { recursive: true });
+        fs.writeFileSync(path.join(directory, `${process.pid}.txt`), `${lines.join('\n')}\n`);
+      }, 300).unref();
+    }
+    return removeListener(event, listener);
+  }) as typeof process.removeListener;
+}
+
+/** Prints (and removes) the reports of workers that did not exit; returns how many there were. */
+export function reportWorkersThatDidNotExit(): number {
+  const directory = reportDirectory();
+  if (!directory || !fs.existsSync(directory)) return 0;
+  const reports = fs.readdirSync(directory).map((name) => fs.readFileSync(path.join(directory, name), 'utf8'));
+  fs.rmSync(directory, { recursive: true, force: true });
+  if (reports.length > 0) process.stderr.write(`\n[test teardown] ${reports.length} Jest worker(s) did not exit on their own:\n${reports.join('')}`);
+  return reports.length;
+}
