@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config';
 import { openRuntime } from '../src/bootstrap';
 import { generateRsaKeyMaterial } from '../src/crypto/encryption-key';
 import { benchDatabaseEnv, freePort } from './bench-env';
+import { redisServerProgram, startBenchRedis, type BenchRedis } from './bench-redis';
 import { orderPlaintext, type LoadRequest, type LoadResult } from './order-load';
 import type { BenchRow, BenchSection } from './report';
 
@@ -172,6 +173,9 @@ export async function runHotPathsBench(): Promise<BenchSection> {
   const baseline = ipc('baselines/irreducible-server.js');
   const lines: string[] = [];
   const rows: BenchRow[] = [];
+  // The variant's own processes (create2048-redis), stopped with the others.
+  const extraServices: Ipc[] = [];
+  let redis: BenchRedis | undefined;
   try {
     const poolSize = Number(process.env.DATABASE_POOL_SIZE ?? 10);
     await service.call({
@@ -245,10 +249,10 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       key: string;
       target: 'service' | 'baseline';
       /** The process whose CPU time is measured, when not the target's own (the pay's baseline is the service's order create). */
-      proc?: 'service' | 'baseline';
+      proc?: 'service' | 'baseline' | Ipc;
       request: (round: number) => LoadRequest;
     }
-    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500 };
+    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500, 'create2048-redis': 4000 };
     const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
     const cases: Array<[Case, Case]> = [
       [
@@ -406,13 +410,65 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     ]);
     // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
     const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
+
+    // create2048-redis (only when named): the same 2048-bit create on two more service processes with
+    // the rate limits on (as deployed), one counting in a redis-server of the bench's own (REDIS_URL),
+    // the other in memory; the one without Redis is the baseline of the pair.
+    if (only?.includes('create2048-redis')) {
+      const program = redisServerProgram();
+      if (program === undefined) {
+        lines.push('  create2048-redis: skipped: no redis-server (or valkey-server) on PATH');
+      } else {
+        redis = await startBenchRedis(program);
+        const limited = { ...env, RATE_LIMIT: 'true', RATE_LIMIT_PER_KEY: '10000000', RATE_LIMIT_PER_IP: '10000000' };
+        const started = await Promise.all(
+          [{ REDIS_URL: redis.url }, {}].map(async (extra) => {
+            const port = await freePort();
+            const proc = ipc('hot-service.js');
+            extraServices.push(proc);
+            await proc.call({
+              cmd: 'start',
+              env: { ...limited, ...extra, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_POOL_SIZE: String(poolSize) },
+            });
+            return { proc, url: `http://127.0.0.1:${port}/checkout/order/create` };
+          }),
+        );
+        const [withRedis, withoutRedis] = started as [{ proc: Ipc; url: string }, { proc: Ipc; url: string }];
+        const createOn = (url: string, prefix: string, n: number, durationMs: number): LoadRequest => ({
+          url,
+          apiKey: m2048.keys.test.publicKey,
+          kind: 'create',
+          encryptionKey: m2048.keys.test.encryptionKey,
+          referencePrefix: `${prefix}-${stamp}`,
+          count: n,
+          concurrency: CONCURRENCY,
+          durationMs,
+        });
+        for (const [side, prefix] of [
+          [withRedis, 'WR'],
+          [withoutRedis, 'WM'],
+        ] as const) {
+          const warmed = await load(createOn(side.url, prefix, warmCount, 60_000));
+          if (warmed.ok < warmCount) throw new Error(`bench: create2048-redis warm-up failed: ${warmed.firstFailure}`);
+        }
+        cases.push([
+          { key: 'create2048-redis', target: 'service', proc: withRedis.proc, request: (r) => createOn(withRedis.url, `R${r}`, count('create2048'), roundMs) },
+          {
+            key: 'create2048-redis',
+            target: 'baseline',
+            proc: withoutRedis.proc,
+            request: (r) => createOn(withoutRedis.url, `RM${r}`, count('create2048'), roundMs),
+          },
+        ]);
+      }
+    }
     const chosen = only ? cases.filter(([c]) => only.includes(c.key)) : cases;
     const measuredKey = (key: string) => chosen.some(([c]) => c.key === key);
 
     const results = new Map<string, Measured>();
     let peakRss = 0;
     const measure = async (c: Case, round: number) => {
-      const proc = (c.proc ?? c.target) === 'service' ? service : baseline;
+      const proc = typeof c.proc === 'object' ? c.proc : (c.proc ?? c.target) === 'service' ? service : baseline;
       const gen = ipc('order-load.js');
       try {
         await gen.call(c.request(round));
@@ -520,6 +576,13 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     );
     row('create4096', 'order create, 4096-bit', `≥ 0.9× a baseline decrypting on every core (${os.availableParallelism()} worker threads)`, (r) => r >= 0.9);
     row('verify', 'order verify', '≥ 0.6× one SELECT', (r) => r >= 0.6);
+    row(
+      'create2048-redis',
+      'order create, 2048-bit, REDIS_URL (baseline: the same without Redis)',
+      '≥ 0.9× the same service counting its rate limits in memory',
+      (r) => r >= 0.9,
+      'both with the rate limits on (per-key limit raised so that none refuses); the baseline is the service without REDIS_URL',
+    );
     row('status', 'order status (encrypted)', '≥ 0.6× decrypt + one SELECT', (r) => r >= 0.6);
     row(
       'pay',
@@ -548,6 +611,11 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     await service.call({ cmd: 'exit' }).catch(() => undefined);
     service.child.kill('SIGKILL');
     baseline.child.kill('SIGKILL');
+    for (const proc of extraServices) {
+      await proc.call({ cmd: 'exit' }).catch(() => undefined);
+      proc.child.kill('SIGKILL');
+    }
+    await redis?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   return { name: 'REST hot paths: order create, verify and status against their irreducible baselines; card pay against order create', lines, rows };

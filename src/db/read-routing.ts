@@ -97,6 +97,14 @@ export class ReadRouting {
     return this.replica;
   }
 
+  /**
+   * Whether a caller's writes change where its reads go: only with a replica and a window after
+   * writes. Without, `wrote` does nothing and adapters need not report writes at all (no hook per request).
+   */
+  get tracksWriters(): boolean {
+    return this.replica !== undefined && this.options.afterWriteMs > 0;
+  }
+
   /** Records that `caller` has just written: its reads go to the primary for the window. */
   wrote(caller: string | undefined): void {
     if (!this.replica || caller === undefined || this.options.afterWriteMs === 0) return;

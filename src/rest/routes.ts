@@ -91,7 +91,8 @@ export async function registerRestShim(app: FastifyInstance, ctx: AppContext): P
     // Response schemas document what the presenters build (and a test holds them to it); the body is serialised as built.
     scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
     scope.addHook('onRequest', authenticateRequest(ctx.services));
-    scope.addHook('onSend', rememberWriters(ctx.services));
+    // Only where a write moves the caller's reads (a read replica): otherwise no hook runs per request.
+    if (ctx.services.reads.tracksWriters) scope.addHook('onSend', rememberWriters(ctx.services));
     await register(scope);
   };
   for (const { prefix, aliasOf } of BASE_PATHS) {

@@ -89,4 +89,12 @@ describe('the read routing of list reads', () => {
     expect(await reads.for('key:2')('select 1 as one', [])).toEqual([{ one: 1 }]);
     expect(notices).toEqual([]);
   });
+
+  it('asks adapters to report writes only with a replica and a window after writes', () => {
+    const pool = openReplicaPool(TEST_DATABASE_URL, 1);
+    pools.push(pool);
+    expect(new ReadRouting(db.orm, null, { afterWriteMs: 5000 }).tracksWriters).toBe(false);
+    expect(new ReadRouting(db.orm, pool, { afterWriteMs: 0 }).tracksWriters).toBe(false);
+    expect(new ReadRouting(db.orm, pool, { afterWriteMs: 5000 }).tracksWriters).toBe(true);
+  });
 });
