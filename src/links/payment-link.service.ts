@@ -15,7 +15,8 @@ import { Frequency } from './frequency.entity';
 import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
 import { boundedCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
-import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
+import { EntityRowMapper } from '../db/row-mapper';
+import { LINK_COLUMNS, LINK_ROW, LINK_TYPE_ROW } from './link-row';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 import { lockLinkForPayment, PAID_STATUSES, type OrderBeingPaid, type Supersede } from './link-usage';
 
@@ -49,36 +50,6 @@ export function linkListFilter(criteria: PaymentLinkFilter): PaymentLinkFilter {
     createdTo: criteria.createdTo ?? undefined,
   };
 }
-
-const LINK_ROW: RowColumns = {
-  alias: 'l',
-  prefix: '',
-  columns: [
-    'id',
-    'environment_id',
-    'name',
-    'description',
-    'reference',
-    'amount',
-    'currency',
-    'auth_option',
-    'capture_method',
-    'mobile',
-    'background_image',
-    'website',
-    'logo',
-    'customer_limit',
-    'frequency_id',
-    'number_of_payments',
-    'is_active',
-    'date_created',
-    'date_updated',
-  ],
-};
-const LINK_TYPE_ROW: RowColumns = { alias: 't', prefix: 't_', columns: ['id', 'code', 'payment_link_name'] };
-
-/** Every column a link list row reads (the link and its type). */
-export const LINK_COLUMNS = `${selectColumns(LINK_ROW)}, ${selectColumns(LINK_TYPE_ROW)}`;
 
 /** How the audit log names a link: its id and public reference. */
 function linkTarget(link: PaymentLink): string {

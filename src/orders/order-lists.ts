@@ -12,6 +12,7 @@ import { paymentMethodCodes, type OrderListFilter } from './order-filter';
 import { boundedCount, Conditions, type Counted, type Row, type RunSql } from '../db/sql';
 import type { ReadRouting } from '../db/read-routing';
 import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
+import { LINK_TYPE_ROW, linkRowAs } from '../links/link-row';
 import type { SummaryCell } from './order-summary';
 
 /** An order of a list page: the columns every read model of an order shows, no entity behind it. */
@@ -61,33 +62,11 @@ const CUSTOMER_COLUMNS: RowColumns = {
   prefix: 'c_',
   columns: ['id', 'email', 'first_name', 'last_name', 'mobile', 'country', 'is_blacklisted', 'reason_blacklisted', 'date_created', 'date_updated'],
 };
-const LINK_COLUMNS: RowColumns = {
-  alias: 'l',
-  prefix: 'l_',
-  columns: [
-    'id',
-    'name',
-    'description',
-    'reference',
-    'amount',
-    'currency',
-    'auth_option',
-    'capture_method',
-    'mobile',
-    'background_image',
-    'website',
-    'logo',
-    'customer_limit',
-    'is_active',
-    'date_created',
-    'date_updated',
-    'environment_id',
-  ],
-};
-const LINK_TYPE_COLUMNS: RowColumns = { alias: 't', prefix: 't_', columns: ['id', 'code', 'payment_link_name'] };
+// The link's columns are the link lists' own (links/link-row.ts), under the prefix `l_`.
+const LINK_COLUMNS = linkRowAs('l_');
 
 /** Every column a list row of an order reads (the order, its customer record, its link and link type). */
-export const ORDER_COLUMNS = [BASE_COLUMNS, CUSTOMER_COLUMNS, LINK_COLUMNS, LINK_TYPE_COLUMNS].map(selectColumns).join(', ');
+export const ORDER_COLUMNS = [BASE_COLUMNS, CUSTOMER_COLUMNS, LINK_COLUMNS, LINK_TYPE_ROW].map(selectColumns).join(', ');
 
 /** What a list page reads beyond the order's own columns (only what the query asked for). */
 export interface OrderListWants {
@@ -110,7 +89,7 @@ class ListedOrderMapper {
     this.order = new EntityRowMapper(orm, Order, BASE_COLUMNS);
     this.customer = new EntityRowMapper(orm, Customer, CUSTOMER_COLUMNS);
     this.link = new EntityRowMapper(orm, PaymentLink, LINK_COLUMNS);
-    this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_COLUMNS);
+    this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_ROW);
   }
 
   /** The SELECT list: the order's columns, and its customer's and link's when joined. */

@@ -167,6 +167,47 @@ describe('lists at scale', () => {
     );
   });
 
+  it("shows an order's payment link in a list page with every value the paymentLink query answers, subscription terms included", async () => {
+    const LINK_FIELDS = `id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption captureMethod
+      limit frequencyId numberOfPayments logo website mobile backgroundImage appEnvironmentId dateCreated dateUpdated`;
+    const created = await gql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+      input: {
+        name: 'Club',
+        description: 'Weekly',
+        paymentType: 'SUB',
+        amount: '250',
+        limit: 9,
+        frequencyId: 2,
+        numberOfPayments: 3,
+        website: 'https://m.test',
+      },
+    });
+    expect(created.errors).toBeUndefined();
+    const id = created.data.createPaymentLink.id;
+    const reference = `LS-LINK-${process.pid}`;
+    const res = await gql(CREATE_ORDER, {
+      input: {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'club@example.test' },
+        amount: '250',
+        currency: 'NGN',
+        reference,
+        redirectUrl: 'https://m.test/back',
+        paymentLinkId: id,
+      },
+    });
+    expect(res.errors).toBeUndefined();
+    const link = await gql(`query ($id: Int!) { paymentLink(id: $id) { ${LINK_FIELDS} } }`, { id });
+    expect(link.data.paymentLink).toMatchObject({ frequencyId: 2, numberOfPayments: 3 });
+    const page = await gql(
+      `query ($f: OrderFilterInput) { orders(first: 5, filter: $f) { edges { node { orderReference paymentLink { ${LINK_FIELDS} } } } } }`,
+      {
+        f: { paymentLinkId: id },
+      },
+    );
+    expect(page.errors).toBeUndefined();
+    expect(page.data.orders.edges).toEqual([{ node: { orderReference: reference, paymentLink: link.data.paymentLink } }]);
+  });
+
   describe('orders', () => {
     let other: CreatedMerchant;
     let otherEnv: number;
