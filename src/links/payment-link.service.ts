@@ -14,7 +14,7 @@ import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
 import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
-import { boundedCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
+import { boundedCount, pageAndCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
 import { EntityRowMapper } from '../db/row-mapper';
 import { LINK_COLUMNS, LINK_ROW, LINK_TYPE_ROW } from './link-row';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
@@ -214,14 +214,19 @@ export class PaymentLinkService {
     const where = this.sqlWhere(tenant, filter);
     const keyset = after ? ' and (l.date_created, l.id) < (?, ?)' : '';
     const run = this.listReads(tenant);
+    const page = {
+      sql: `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`,
+      params: [...where.params, ...(after ? [after.createdAt, after.id] : []), limit],
+    };
+    const countOf = { selectOne: `select 1 from payment_link l where ${where.sql}`, params: where.params };
+    // Page and count in one statement (one round trip) when both are wanted.
+    if (want.count && limit > 0) {
+      const { rows, ...counted } = await pageAndCount(run, { ...page, order: 'p.date_created desc, p.id desc', key: 'id' }, countOf);
+      return { rows: rows.map((r) => this.linkOf(r)), ...counted };
+    }
     const [rows, counted] = await Promise.all([
-      limit > 0
-        ? run(
-            `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`,
-            [...where.params, ...(after ? [after.createdAt, after.id] : []), limit],
-          )
-        : Promise.resolve([]),
-      want.count ? boundedCount(run, `select 1 from payment_link l where ${where.sql}`, where.params) : Promise.resolve(undefined),
+      limit > 0 ? run(page.sql, page.params) : Promise.resolve([]),
+      want.count ? boundedCount(run, countOf.selectOne, countOf.params) : Promise.resolve(undefined),
     ]);
     return { rows: rows.map((r) => this.linkOf(r)), ...counted };
   }

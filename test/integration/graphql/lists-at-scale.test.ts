@@ -168,9 +168,13 @@ describe('lists at scale', () => {
   });
 
   it("shows an order's payment link in a list page with every value the paymentLink query answers, subscription terms included", async () => {
+    // A merchant of its own: the links/all test below counts this merchant's links.
+    const own = await createTestMerchant(t);
+    const ownGql = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': own.keys.test.privateKey })).body;
     const LINK_FIELDS = `id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption captureMethod
       limit frequencyId numberOfPayments logo website mobile backgroundImage appEnvironmentId dateCreated dateUpdated`;
-    const created = await gql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+    const created = await ownGql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
       input: {
         name: 'Club',
         description: 'Weekly',
@@ -185,7 +189,7 @@ describe('lists at scale', () => {
     expect(created.errors).toBeUndefined();
     const id = created.data.createPaymentLink.id;
     const reference = `LS-LINK-${process.pid}`;
-    const res = await gql(CREATE_ORDER, {
+    const res = await ownGql(CREATE_ORDER, {
       input: {
         customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'club@example.test' },
         amount: '250',
@@ -196,9 +200,9 @@ describe('lists at scale', () => {
       },
     });
     expect(res.errors).toBeUndefined();
-    const link = await gql(`query ($id: Int!) { paymentLink(id: $id) { ${LINK_FIELDS} } }`, { id });
+    const link = await ownGql(`query ($id: Int!) { paymentLink(id: $id) { ${LINK_FIELDS} } }`, { id });
     expect(link.data.paymentLink).toMatchObject({ frequencyId: 2, numberOfPayments: 3 });
-    const page = await gql(
+    const page = await ownGql(
       `query ($f: OrderFilterInput) { orders(first: 5, filter: $f) { edges { node { orderReference paymentLink { ${LINK_FIELDS} } } } } }`,
       {
         f: { paymentLinkId: id },
@@ -206,6 +210,30 @@ describe('lists at scale', () => {
     );
     expect(page.errors).toBeUndefined();
     expect(page.data.orders.edges).toEqual([{ node: { orderReference: reference, paymentLink: link.data.paymentLink } }]);
+  });
+
+  it('answers totalCount with an empty page: no rows at all, and a page after the last row', async () => {
+    const own = await createTestMerchant(t);
+    const ownGql = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': own.keys.test.privateKey })).body;
+    const LISTS = `query ($after: String) { orders(first: 2, after: $after) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } }
+      paymentLinks(first: 2, after: $after) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } } }`;
+    const empty = (await ownGql(LISTS)).data;
+    expect(empty.orders).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(empty.paymentLinks).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    for (const name of ['One', 'Two']) {
+      const made = await ownGql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+        input: { name, description: name, paymentType: 'MC' },
+      });
+      expect(made.errors).toBeUndefined();
+    }
+    const first = await ownGql(`{ paymentLinks(first: 2) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } } }`);
+    expect(first.data.paymentLinks).toMatchObject({ totalCount: 2, pageInfo: { hasNextPage: false } });
+    expect(first.data.paymentLinks.edges).toHaveLength(2);
+    const after = await ownGql(`query ($after: String) { paymentLinks(first: 2, after: $after) { totalCount edges { cursor } } }`, {
+      after: first.data.paymentLinks.pageInfo.endCursor,
+    });
+    expect(after.data.paymentLinks).toEqual({ totalCount: 2, edges: [] });
   });
 
   describe('orders', () => {
