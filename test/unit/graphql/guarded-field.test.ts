@@ -20,7 +20,7 @@ describe('guardedField', () => {
     const read = jest.fn(() => 'secret');
     let refused: unknown;
     try {
-      guardedField(contextWith(tenantOf('public'), new Promise(() => undefined)), 'read', read);
+      void guardedField(contextWith(tenantOf('public'), new Promise(() => undefined)), 'read', read);
     } catch (err) {
       refused = err;
     }
