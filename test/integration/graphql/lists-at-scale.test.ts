@@ -305,6 +305,51 @@ describe('lists at scale', () => {
     });
   });
 
+  it('REST links/all follows edits of a link and answers links whose stored JSON text is missing with the same bytes', async () => {
+    const own = await createTestMerchant(t);
+    const ownGql = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': own.keys.test.privateKey })).body;
+    const ownEnv = (await t.service.runtime.ctx.services.auth.authenticate(own.keys.test.privateKey)).environmentId;
+    const ids: number[] = [];
+    for (const name of ['First "one"', 'Second']) {
+      const made = await ownGql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+        input: { name, description: 'd', paymentType: 'MC', amount: '12.50' },
+      });
+      expect(made.errors).toBeUndefined();
+      ids.push(made.data.createPaymentLink.id);
+    }
+    const edited = await ownGql(`mutation ($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { id } }`, {
+      id: ids[0],
+      input: { name: 'Renamed \\ one', description: 'new', paymentType: 'SC', amount: '99' },
+    });
+    expect(edited.errors).toBeUndefined();
+    await ownGql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { id } }`, { id: ids[1] });
+    const tenant = await t.service.runtime.ctx.services.auth.authenticate(own.keys.test.publicKey);
+    const links = t.service.runtime.ctx.services.links;
+    const expected = async () => JSON.stringify((await links.list(tenant)).map((l) => paymentLinkView(l, links.paymentLinkUrl(l), 'list')));
+    const all = async () => (await fetch(`${t.baseUrl}/checkout/links/all`, { headers: { 'api-key': own.keys.test.publicKey } })).text();
+    const stored = await all();
+    expect(stored).toBe(await expected());
+    expect(JSON.parse(stored).map((l: any) => [l.name, l.paymentType, l.isActive, l.amount])).toEqual([
+      ['Second', 'Multiple Charge', false, 12.5],
+      ['Renamed \\ one', 'Single Charge', true, 99],
+    ]);
+    // Every write kept the link's text on its row.
+    const [kept] = await sql(`select count(*)::int as n from payment_link where environment_id = ? and list_json_tail is not null`, [ownEnv]);
+    expect(kept.n).toBe(2);
+    // As a row written with triggers off (a bulk load) would be: no stored text.
+    await sql(`alter table payment_link disable trigger payment_link_list_json`);
+    try {
+      await sql(`update payment_link set list_json_head = null, list_json_body = null, list_json_tail = null where environment_id = ? and id = ?`, [
+        ownEnv,
+        ids[0],
+      ]);
+    } finally {
+      await sql(`alter table payment_link enable trigger payment_link_list_json`);
+    }
+    expect(await all()).toBe(stored);
+  });
+
   it('REST links/all answers the same bytes as the list view of each link serialised', async () => {
     const names = ['Plain', 'Quote " and \\ back', 'Ctrl \u0001 tab \t é ✓ 😀', '</script>'];
     for (let i = 0; i < 4; i += 1) {
