@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config';
 import { createService, type Service } from '../src/bootstrap';
 import { EXACT_COUNT_BOUND } from '../src/db/sql';
 import { ORDER_COLUMNS } from '../src/orders/order-lists';
-import { LINK_COLUMNS } from '../src/links/payment-link.service';
+import { LINK_COLUMNS } from '../src/links/link-row';
 import { benchDatabaseEnv, freePort } from './bench-env';
 import type { GraphqlLoadRequest, GraphqlLoadResult } from './graphql-load';
 import type { BenchRow, BenchSection } from './report';

@@ -116,9 +116,38 @@ export interface Counted {
  */
 export async function boundedCount(execute: (sql: string, params: unknown[]) => Promise<Row[]>, selectOne: string, params: unknown[]): Promise<Counted> {
   const [row] = await execute(`select count(*)::int as n from (${selectOne} limit ${EXACT_COUNT_BOUND + 1}) s`, params);
-  const n = Number(row?.n ?? 0);
+  return countedFrom(Number(row?.n ?? 0), execute, selectOne, params);
+}
+
+/** The count as `boundedCount` answers it, from `n` rows counted up to the bound: beyond it, the planner's estimate (one more statement). */
+async function countedFrom(n: number, execute: (sql: string, params: unknown[]) => Promise<Row[]>, selectOne: string, params: unknown[]): Promise<Counted> {
   if (n <= EXACT_COUNT_BOUND) return { totalCount: n, totalCountIsEstimate: false };
   const [plan] = await execute(`explain (format json) ${selectOne}`, params);
   const planRows = Number((plan?.['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }> | undefined)?.[0]?.Plan['Plan Rows'] ?? 0);
   return { totalCount: Math.max(EXACT_COUNT_BOUND + 1, Math.round(planRows)), totalCountIsEstimate: true };
+}
+
+/** The column of `pageAndCount`'s statement that carries the count (a name no table of ours has). */
+const COUNT_COLUMN = 'pgw_bounded_count';
+
+/**
+ * A list page and its bounded count (as `boundedCount`) in one statement, one round trip: the
+ * count's single row left-joined with the page, so an empty page still answers the count.
+ * `page.sql` is the page's complete SELECT (its own ORDER BY and LIMIT); `order` orders the
+ * joined rows again by the page's output columns (`p.…`), since a join keeps no order; `key`
+ * is a page column never null in a page row. Beyond the bound, the estimate takes a second statement.
+ */
+export async function pageAndCount(
+  execute: (sql: string, params: unknown[]) => Promise<Row[]>,
+  page: { sql: string; params: unknown[]; order: string; key: string },
+  count: { selectOne: string; params: unknown[] },
+): Promise<{ rows: Row[] } & Counted> {
+  const joined = await execute(
+    `select p.*, c.n as ${COUNT_COLUMN} from (select count(*)::int as n from (${count.selectOne} limit ${EXACT_COUNT_BOUND + 1}) s) c
+       left join (${page.sql}) p on true order by ${page.order}`,
+    [...count.params, ...page.params],
+  );
+  const n = Number(joined[0]?.[COUNT_COLUMN] ?? 0);
+  const rows = joined[0]?.[page.key] === null || joined[0]?.[page.key] === undefined ? [] : joined;
+  return { rows, ...(await countedFrom(n, execute, count.selectOne, count.params)) };
 }

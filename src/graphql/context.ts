@@ -17,6 +17,8 @@ export interface GraphqlContext {
   log: RequestLog;
   /** Resolves (once) the tenant of the api-key; throws `unauthenticated` without a valid key. */
   tenant(): Promise<Tenant>;
+  /** The tenant once `tenant()` has resolved (undefined before, or when it failed): lets a field check a permission without a promise. */
+  knownTenant(): Tenant | undefined;
   /**
    * Called when a mutation has run: its caller (if the operation authenticated one) reads its
    * lists from the primary for a while, so that they show what it wrote (src/db/read-routing.ts).
@@ -36,6 +38,7 @@ export function createGraphqlContext(
   request: FastifyRequest,
 ): GraphqlContext {
   let tenant: Promise<Tenant> | undefined;
+  let known: Tenant | undefined;
   let caller: string | undefined;
   return {
     services: app.services,
@@ -50,8 +53,9 @@ export function createGraphqlContext(
           : app.services.auth.authenticate(headers.apiKey)
       ).then((found) => {
         caller = callerOf(found);
-        return { ...found, ip: request.ip };
+        return (known = { ...found, ip: request.ip });
       })),
+    knownTenant: () => known,
     wrote: () => app.services.reads.wrote(caller),
     isAdmin: adminTokenMatches(app.config.adminToken, headers.adminToken),
     ip: request.ip,

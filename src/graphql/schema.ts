@@ -10,6 +10,7 @@ import { PasswordResetResolver } from './merchants/password-reset.resolver';
 import { AccountResolver } from './merchants/account.resolver';
 import { PaymentLinkResolver } from './links/payment-link.resolver';
 import { OrderResolver } from './orders/order.resolver';
+import { OrderPrivateFieldsResolver } from './orders/order-private-fields.resolver';
 import { RefundResolver, RefundSummaryResolver } from './orders/refund.resolver';
 import { DisputeResolver, DisputeSummaryResolver } from './orders/dispute.resolver';
 import { ReferenceResolver } from './reference/reference.resolver';
@@ -21,6 +22,7 @@ export const RESOLVERS = [
   MerchantResolver,
   PaymentLinkResolver,
   OrderResolver,
+  OrderPrivateFieldsResolver,
   RefundResolver,
   RefundSummaryResolver,
   DisputeResolver,

@@ -14,8 +14,9 @@ import { PaymentLinkType } from './payment-link-type.entity';
 import { Frequency } from './frequency.entity';
 import { linkNotFound } from './link-errors';
 import { hasLimit, linkStatus, type LinkShape, type PaymentLinkStatus } from './link-status';
-import { boundedCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
-import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
+import { boundedCount, pageAndCount, sqlRunner, type Counted, type RunSql } from '../db/sql';
+import { EntityRowMapper } from '../db/row-mapper';
+import { LINK_COLUMNS, LINK_ROW, LINK_TYPE_ROW } from './link-row';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
 import { lockLinkForPayment, PAID_STATUSES, type OrderBeingPaid, type Supersede } from './link-usage';
 
@@ -49,36 +50,6 @@ export function linkListFilter(criteria: PaymentLinkFilter): PaymentLinkFilter {
     createdTo: criteria.createdTo ?? undefined,
   };
 }
-
-const LINK_ROW: RowColumns = {
-  alias: 'l',
-  prefix: '',
-  columns: [
-    'id',
-    'environment_id',
-    'name',
-    'description',
-    'reference',
-    'amount',
-    'currency',
-    'auth_option',
-    'capture_method',
-    'mobile',
-    'background_image',
-    'website',
-    'logo',
-    'customer_limit',
-    'frequency_id',
-    'number_of_payments',
-    'is_active',
-    'date_created',
-    'date_updated',
-  ],
-};
-const LINK_TYPE_ROW: RowColumns = { alias: 't', prefix: 't_', columns: ['id', 'code', 'payment_link_name'] };
-
-/** Every column a link list row reads (the link and its type). */
-export const LINK_COLUMNS = `${selectColumns(LINK_ROW)}, ${selectColumns(LINK_TYPE_ROW)}`;
 
 /** How the audit log names a link: its id and public reference. */
 function linkTarget(link: PaymentLink): string {
@@ -209,23 +180,32 @@ export class PaymentLinkService {
   /**
    * REST links/all: the tenant's links, newest first, as the JSON text of the list (the list
    * style of `paymentLinkView`, byte for byte: its field order, money as JSON numbers without
-   * trailing zeros, timestamps as ISO 8601 UTC with milliseconds and no zone), built by
-   * PostgreSQL in the one query that reads them. `null` when `id` is given and not the tenant's.
+   * trailing zeros, timestamps as ISO 8601 UTC with milliseconds and no zone), concatenated by
+   * PostgreSQL in the one query that reads them. Each link's text is kept on its row by a
+   * trigger (migration 20261128030000) in three fragments, around the link type's name and the
+   * URL prefix; a row without them is written here as the trigger would. `null` when `id` is
+   * given and not the tenant's.
    */
   async listJson(tenant: Tenant, filter: { id?: number } = {}): Promise<string | null> {
     const where = this.sqlWhere(tenant, filter);
     const j = (sql: string) => `coalesce(to_json(${sql})::text, 'null')`;
+    const written =
+      `'{"id":' || l.id || ',"name":' || ${j('l.name')} || ',"paymentType":' || t.payment_type ||` +
+      ` ',"logo":' || ${j('l.logo')} || ',"amount":' || coalesce(trim_scale(l.amount)::text, 'null') ||` +
+      ` ',"dateCreated":"' || to_char(l.date_created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') || '"' ||` +
+      ` ',"reference":' || ${j('l.reference')} || ',"createdBy":null,"creatorEmail":null,"isActive":' || l.is_active::text ||` +
+      ` ',"currency":' || ${j('l.currency')} || ',"limit":' || coalesce(l.customer_limit::text, 'null') ||` +
+      ` ',"paymentLinkUrl":' || to_json(u.prefix || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||` +
+      ` ',"paymentLinkType":null,"paymentLinkCode":null,"description":' || ${j('l.description')} || '}'`;
     const [row] = await this.listReads(tenant)(
       `select count(*)::int as n, '[' || coalesce(string_agg(
-         '{"id":' || l.id || ',"name":' || ${j('l.name')} || ',"paymentType":' || ${j('t.payment_link_name')} || ',"logo":' || ${j('l.logo')} ||
-         ',"amount":' || coalesce(trim_scale(l.amount)::text, 'null') ||
-         ',"dateCreated":"' || to_char(l.date_created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') || '"' ||
-         ',"reference":' || ${j('l.reference')} || ',"createdBy":null,"creatorEmail":null,"isActive":' || l.is_active::text ||
-         ',"currency":' || ${j('l.currency')} || ',"limit":' || coalesce(l.customer_limit::text, 'null') ||
-         ',"paymentLinkUrl":' || to_json(?::text || l.reference)::text || ',"appEnvironmentId":' || l.environment_id ||
-         ',"paymentLinkType":null,"paymentLinkCode":null,"description":' || ${j('l.description')} || '}',
+         case when l.list_json_tail is null then ${written}
+              else l.list_json_head || t.payment_type || l.list_json_body || u.url || l.list_json_tail end,
          ',' order by l.date_created desc, l.id desc), '') || ']' as json
-         from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}`,
+         from payment_link l
+         join (select id, ${j('payment_link_name')} as payment_type from payment_link_type) t on t.id = l.type_id
+         cross join (select x.prefix, substr(x.quoted, 2, length(x.quoted) - 2) as url from (select p as prefix, to_json(p)::text as quoted from (select ?::text as p) a) x) u
+        where ${where.sql}`,
       [paymentLinkUrl(this.publicUrl, ''), ...where.params],
     );
     if (filter.id !== undefined && row?.n === 0) return null;
@@ -243,14 +223,19 @@ export class PaymentLinkService {
     const where = this.sqlWhere(tenant, filter);
     const keyset = after ? ' and (l.date_created, l.id) < (?, ?)' : '';
     const run = this.listReads(tenant);
+    const page = {
+      sql: `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`,
+      params: [...where.params, ...(after ? [after.createdAt, after.id] : []), limit],
+    };
+    const countOf = { selectOne: `select 1 from payment_link l where ${where.sql}`, params: where.params };
+    // Page and count in one statement (one round trip) when both are wanted.
+    if (want.count && limit > 0) {
+      const { rows, ...counted } = await pageAndCount(run, { ...page, order: 'p.date_created desc, p.id desc', key: 'id' }, countOf);
+      return { rows: rows.map((r) => this.linkOf(r)), ...counted };
+    }
     const [rows, counted] = await Promise.all([
-      limit > 0
-        ? run(
-            `select ${LINK_COLUMNS} from payment_link l join payment_link_type t on t.id = l.type_id where ${where.sql}${keyset} order by l.date_created desc, l.id desc limit ?`,
-            [...where.params, ...(after ? [after.createdAt, after.id] : []), limit],
-          )
-        : Promise.resolve([]),
-      want.count ? boundedCount(run, `select 1 from payment_link l where ${where.sql}`, where.params) : Promise.resolve(undefined),
+      limit > 0 ? run(page.sql, page.params) : Promise.resolve([]),
+      want.count ? boundedCount(run, countOf.selectOne, countOf.params) : Promise.resolve(undefined),
     ]);
     return { rows: rows.map((r) => this.linkOf(r)), ...counted };
   }

@@ -9,9 +9,10 @@ import { Customer } from './customer.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { paymentMethodCodes, type OrderListFilter } from './order-filter';
-import { boundedCount, Conditions, type Counted, type Row, type RunSql } from '../db/sql';
+import { boundedCount, Conditions, pageAndCount, type Counted, type Row, type RunSql } from '../db/sql';
 import type { ReadRouting } from '../db/read-routing';
 import { EntityRowMapper, selectColumns, type RowColumns } from '../db/row-mapper';
+import { LINK_TYPE_ROW, linkRowAs } from '../links/link-row';
 import type { SummaryCell } from './order-summary';
 
 /** An order of a list page: the columns every read model of an order shows, no entity behind it. */
@@ -61,33 +62,11 @@ const CUSTOMER_COLUMNS: RowColumns = {
   prefix: 'c_',
   columns: ['id', 'email', 'first_name', 'last_name', 'mobile', 'country', 'is_blacklisted', 'reason_blacklisted', 'date_created', 'date_updated'],
 };
-const LINK_COLUMNS: RowColumns = {
-  alias: 'l',
-  prefix: 'l_',
-  columns: [
-    'id',
-    'name',
-    'description',
-    'reference',
-    'amount',
-    'currency',
-    'auth_option',
-    'capture_method',
-    'mobile',
-    'background_image',
-    'website',
-    'logo',
-    'customer_limit',
-    'is_active',
-    'date_created',
-    'date_updated',
-    'environment_id',
-  ],
-};
-const LINK_TYPE_COLUMNS: RowColumns = { alias: 't', prefix: 't_', columns: ['id', 'code', 'payment_link_name'] };
+// The link's columns are the link lists' own (links/link-row.ts), under the prefix `l_`.
+const LINK_COLUMNS = linkRowAs('l_');
 
 /** Every column a list row of an order reads (the order, its customer record, its link and link type). */
-export const ORDER_COLUMNS = [BASE_COLUMNS, CUSTOMER_COLUMNS, LINK_COLUMNS, LINK_TYPE_COLUMNS].map(selectColumns).join(', ');
+export const ORDER_COLUMNS = [BASE_COLUMNS, CUSTOMER_COLUMNS, LINK_COLUMNS, LINK_TYPE_ROW].map(selectColumns).join(', ');
 
 /** What a list page reads beyond the order's own columns (only what the query asked for). */
 export interface OrderListWants {
@@ -110,7 +89,7 @@ class ListedOrderMapper {
     this.order = new EntityRowMapper(orm, Order, BASE_COLUMNS);
     this.customer = new EntityRowMapper(orm, Customer, CUSTOMER_COLUMNS);
     this.link = new EntityRowMapper(orm, PaymentLink, LINK_COLUMNS);
-    this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_COLUMNS);
+    this.linkType = new EntityRowMapper(orm, PaymentLinkType, LINK_TYPE_ROW);
   }
 
   /** The SELECT list: the order's columns, and its customer's and link's when joined. */
@@ -196,24 +175,36 @@ export class OrderLists {
     const where = this.conditions(tenant, filter);
     const statusIds = filter.statusIds ?? [];
     const run = this.reads.for(callerOf(tenant));
-    const [rows, counted] = await Promise.all([
-      limit > 0 ? this.pageRows(run, where, statusIds, limit, after, want) : Promise.resolve([]),
-      want.count ? this.count(run, where, statusIds) : Promise.resolve(undefined),
-    ]);
+    let rows: Row[];
+    let counted: Counted | undefined;
+    if (want.count && limit > 0) {
+      // Page and count in one statement (one round trip).
+      ({ rows, ...counted } = await pageAndCount(
+        run,
+        { ...this.pageStatement(where, statusIds, limit, after, want), order: 'p.created_at desc, p.id desc', key: 'id' },
+        this.countStatement(where, statusIds),
+      ));
+    } else if (limit > 0) {
+      const page = this.pageStatement(where, statusIds, limit, after, want);
+      rows = await run(page.sql, page.params);
+    } else {
+      rows = [];
+      if (want.count) counted = await this.count(run, where, statusIds);
+    }
     const orders = rows.map((r) => this.rows.map(r));
     let listed: ListedOrder[] = orders.map((order) => ({ order, payments: [], cards: [] }));
     if (want.payments && orders.length > 0) listed = await this.withPayments(run, orders);
     return { rows: listed, ...counted };
   }
 
-  private async pageRows(
-    run: RunSql,
+  /** The page's SELECT: the ids of the page from the index (one ordered scan per status), then their rows and the joins asked for. */
+  private pageStatement(
     where: Conditions,
     statusIds: number[],
     limit: number,
     after: { createdAt: Date; id: number } | undefined,
     want: OrderListWants,
-  ): Promise<Row[]> {
+  ): { sql: string; params: unknown[] } {
     const keyset = after ? ' and (o.created_at, o.id) < (?, ?)' : '';
     const keysetParams = after ? [after.createdAt, after.id] : [];
     // One status: its index gives the order. Several: one ordered, limited scan per status
@@ -231,21 +222,26 @@ export class OrderLists {
           };
     const customer = want.customer !== false;
     const link = want.paymentLink !== false;
-    return run(
-      `select ${this.rows.selectList({ customer, link })}
+    return {
+      sql: `select ${this.rows.selectList({ customer, link })}
          from ${ids.sql} p join checkout_order o on o.id = p.id
          ${customer ? 'left join customer c on c.id = o.customer_id' : ''}
          ${link ? 'left join payment_link l on l.id = o.payment_link_id left join payment_link_type t on t.id = l.type_id' : ''}
         order by o.created_at desc, o.id desc`,
-      ids.params,
-    );
+      params: ids.params,
+    };
+  }
+
+  /** The `select 1` of every matching order, for the bounded count. */
+  private countStatement(where: Conditions, statusIds: number[]): { selectOne: string; params: unknown[] } {
+    const status = statusIds.length ? ` and o.status_id in (${statusIds.map(() => '?').join(', ')})` : '';
+    return { selectOne: `select 1 from checkout_order o where ${where.sql}${status}`, params: [...where.params, ...statusIds] };
   }
 
   /** Exact up to EXACT_COUNT_BOUND, PostgreSQL's estimate beyond. */
   private async count(run: RunSql, where: Conditions, statusIds: number[]): Promise<Counted> {
-    const status = statusIds.length ? ` and o.status_id in (${statusIds.map(() => '?').join(', ')})` : '';
-    const params = [...where.params, ...statusIds];
-    return boundedCount(run, `select 1 from checkout_order o where ${where.sql}${status}`, params);
+    const { selectOne, params } = this.countStatement(where, statusIds);
+    return boundedCount(run, selectOne, params);
   }
 
   /** The orders' payments and their cards, by id, from where the page was read. */

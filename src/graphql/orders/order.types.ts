@@ -1,4 +1,4 @@
-import { Authorized, Field, Float, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { DecimalScalar } from '../scalars';
 import { PageInfo } from '../connection';
@@ -107,11 +107,10 @@ export class OrderType {
   amountAuthorized!: string | null;
   @Field(() => [OrderPaymentType]) orderPayments!: OrderPaymentType[];
   // Customer and card data need the private key wherever an order is returned (payOrder and
-  // createOrder included): public keys sit in browsers.
-  @Authorized('read')
+  // createOrder included): public keys sit in browsers. Checked by OrderPrivateFieldsResolver
+  // (the `read` permission, as `@Authorized('read')` would, without a promise per order).
   @Field(() => CustomerType, { description: 'Needs the private key.' })
   customer!: CustomerType;
-  @Authorized('read')
   @Field(() => [CardDetailType], { description: 'Needs the private key.' })
   cardDetails!: CardDetailType[];
   @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;

@@ -167,6 +167,75 @@ describe('lists at scale', () => {
     );
   });
 
+  it("shows an order's payment link in a list page with every value the paymentLink query answers, subscription terms included", async () => {
+    // A merchant of its own: the links/all test below counts this merchant's links.
+    const own = await createTestMerchant(t);
+    const ownGql = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': own.keys.test.privateKey })).body;
+    const LINK_FIELDS = `id name description reference isActive amount currency paymentLinkUrl paymentLinkCode paymentLinkType authOption captureMethod
+      limit frequencyId numberOfPayments logo website mobile backgroundImage appEnvironmentId dateCreated dateUpdated`;
+    const created = await ownGql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+      input: {
+        name: 'Club',
+        description: 'Weekly',
+        paymentType: 'SUB',
+        amount: '250',
+        limit: 9,
+        frequencyId: 2,
+        numberOfPayments: 3,
+        website: 'https://m.test',
+      },
+    });
+    expect(created.errors).toBeUndefined();
+    const id = created.data.createPaymentLink.id;
+    const reference = `LS-LINK-${process.pid}`;
+    const res = await ownGql(CREATE_ORDER, {
+      input: {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'club@example.test' },
+        amount: '250',
+        currency: 'NGN',
+        reference,
+        redirectUrl: 'https://m.test/back',
+        paymentLinkId: id,
+      },
+    });
+    expect(res.errors).toBeUndefined();
+    const link = await ownGql(`query ($id: Int!) { paymentLink(id: $id) { ${LINK_FIELDS} } }`, { id });
+    expect(link.data.paymentLink).toMatchObject({ frequencyId: 2, numberOfPayments: 3 });
+    const page = await ownGql(
+      `query ($f: OrderFilterInput) { orders(first: 5, filter: $f) { edges { node { orderReference paymentLink { ${LINK_FIELDS} } } } } }`,
+      {
+        f: { paymentLinkId: id },
+      },
+    );
+    expect(page.errors).toBeUndefined();
+    expect(page.data.orders.edges).toEqual([{ node: { orderReference: reference, paymentLink: link.data.paymentLink } }]);
+  });
+
+  it('answers totalCount with an empty page: no rows at all, and a page after the last row', async () => {
+    const own = await createTestMerchant(t);
+    const ownGql = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': own.keys.test.privateKey })).body;
+    const LISTS = `query ($after: String) { orders(first: 2, after: $after) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } }
+      paymentLinks(first: 2, after: $after) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } } }`;
+    const empty = (await ownGql(LISTS)).data;
+    expect(empty.orders).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(empty.paymentLinks).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    for (const name of ['One', 'Two']) {
+      const made = await ownGql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+        input: { name, description: name, paymentType: 'MC' },
+      });
+      expect(made.errors).toBeUndefined();
+    }
+    const first = await ownGql(`{ paymentLinks(first: 2) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } } }`);
+    expect(first.data.paymentLinks).toMatchObject({ totalCount: 2, pageInfo: { hasNextPage: false } });
+    expect(first.data.paymentLinks.edges).toHaveLength(2);
+    const after = await ownGql(`query ($after: String) { paymentLinks(first: 2, after: $after) { totalCount edges { cursor } } }`, {
+      after: first.data.paymentLinks.pageInfo.endCursor,
+    });
+    expect(after.data.paymentLinks).toEqual({ totalCount: 2, edges: [] });
+  });
+
   describe('orders', () => {
     let other: CreatedMerchant;
     let otherEnv: number;
@@ -234,6 +303,51 @@ describe('lists at scale', () => {
       }
       expect(seen).toEqual(expected);
     });
+  });
+
+  it('REST links/all follows edits of a link and answers links whose stored JSON text is missing with the same bytes', async () => {
+    const own = await createTestMerchant(t);
+    const ownGql = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': own.keys.test.privateKey })).body;
+    const ownEnv = (await t.service.runtime.ctx.services.auth.authenticate(own.keys.test.privateKey)).environmentId;
+    const ids: number[] = [];
+    for (const name of ['First "one"', 'Second']) {
+      const made = await ownGql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { id } }`, {
+        input: { name, description: 'd', paymentType: 'MC', amount: '12.50' },
+      });
+      expect(made.errors).toBeUndefined();
+      ids.push(made.data.createPaymentLink.id);
+    }
+    const edited = await ownGql(`mutation ($id: Int!, $input: EditPaymentLinkInput!) { editPaymentLink(id: $id, input: $input) { id } }`, {
+      id: ids[0],
+      input: { name: 'Renamed \\ one', description: 'new', paymentType: 'SC', amount: '99' },
+    });
+    expect(edited.errors).toBeUndefined();
+    await ownGql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { id } }`, { id: ids[1] });
+    const tenant = await t.service.runtime.ctx.services.auth.authenticate(own.keys.test.publicKey);
+    const links = t.service.runtime.ctx.services.links;
+    const expected = async () => JSON.stringify((await links.list(tenant)).map((l) => paymentLinkView(l, links.paymentLinkUrl(l), 'list')));
+    const all = async () => (await fetch(`${t.baseUrl}/checkout/links/all`, { headers: { 'api-key': own.keys.test.publicKey } })).text();
+    const stored = await all();
+    expect(stored).toBe(await expected());
+    expect(JSON.parse(stored).map((l: any) => [l.name, l.paymentType, l.isActive, l.amount])).toEqual([
+      ['Second', 'Multiple Charge', false, 12.5],
+      ['Renamed \\ one', 'Single Charge', true, 99],
+    ]);
+    // Every write kept the link's text on its row.
+    const [kept] = await sql(`select count(*)::int as n from payment_link where environment_id = ? and list_json_tail is not null`, [ownEnv]);
+    expect(kept.n).toBe(2);
+    // As a row written with triggers off (a bulk load) would be: no stored text.
+    await sql(`alter table payment_link disable trigger payment_link_list_json`);
+    try {
+      await sql(`update payment_link set list_json_head = null, list_json_body = null, list_json_tail = null where environment_id = ? and id = ?`, [
+        ownEnv,
+        ids[0],
+      ]);
+    } finally {
+      await sql(`alter table payment_link enable trigger payment_link_list_json`);
+    }
+    expect(await all()).toBe(stored);
   });
 
   it('REST links/all answers the same bytes as the list view of each link serialised', async () => {
