@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { Client as PgClient } from 'pg';
+import { Redis } from 'ioredis';
 
 /**
  * The receiving end of the events bench, in a process of its own so that its clock readings
@@ -13,9 +14,13 @@ import { Client as PgClient } from 'pg';
  */
 export type SinkCommand =
   | { cmd: 'subscribe'; urls: string[]; apiKey: string; count: number }
+  /** Plain `ws` sockets to the bare baseline server: each `next` message it sends counts as an arrival. */
+  | { cmd: 'subscribe-plain'; urls: string[]; count: number }
   | { cmd: 'unsubscribe' }
   | { cmd: 'receivers'; count: number }
   | { cmd: 'listen'; databaseUrl: string; channel: string }
+  | { cmd: 'listen-redis'; redisUrl: string; channel: string }
+  | { cmd: 'unlisten' }
   | { cmd: 'counts' }
   | { cmd: 'collect' };
 
@@ -33,6 +38,8 @@ export interface SinkArrivals {
 const now = () => performance.timeOrigin + performance.now();
 
 let clients: Client[] = [];
+let plainSockets: WebSocket[] = [];
+const listeners: Array<{ close(): Promise<unknown> }> = [];
 let arrivals: SinkArrivals = { subscriptions: [], webhooks: [], notifications: [], errors: [] };
 const servers: http.Server[] = [];
 
@@ -71,6 +78,44 @@ async function subscribe(urls: string[], apiKey: string, count: number): Promise
   return clients.length;
 }
 
+async function subscribePlain(urls: string[], count: number): Promise<number> {
+  const opened: Array<Promise<void>> = [];
+  for (let i = 0; i < count; i += 1) {
+    const socket = new WebSocket(urls[i % urls.length]!);
+    socket.on('message', (data: Buffer) => {
+      const at = now();
+      try {
+        const m = JSON.parse(data.toString('utf8')) as { type?: string; payload?: { data?: { orderStatusChanged?: { reference?: string } } } };
+        const reference = m.payload?.data?.orderStatusChanged?.reference;
+        if (m.type === 'next' && reference) arrivals.subscriptions.push([reference, at]);
+      } catch {
+        // not a message of ours
+      }
+    });
+    opened.push(
+      new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      }),
+    );
+    plainSockets.push(socket);
+    if (i % 50 === 49) await Promise.all(opened.slice(-50));
+  }
+  await Promise.all(opened);
+  return plainSockets.length;
+}
+
+/** Notes when a commit's notification is handed out (the earliest sign of the commit the sink can see). */
+function heard(payload: string | undefined): void {
+  const at = now();
+  try {
+    const n = JSON.parse(payload ?? '') as { k?: string; c?: { reference?: string; eventId?: string } };
+    if (n.k === 'order' && n.c?.reference) arrivals.notifications.push([n.c.reference, at, n.c.eventId ?? '']);
+  } catch {
+    // not an order change
+  }
+}
+
 async function startReceivers(count: number): Promise<string[]> {
   const urls: string[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -101,11 +146,16 @@ async function handle(command: SinkCommand): Promise<unknown> {
   switch (command.cmd) {
     case 'subscribe':
       return subscribe(command.urls, command.apiKey, command.count);
+    case 'subscribe-plain':
+      return subscribePlain(command.urls, command.count);
     case 'unsubscribe': {
       const closing = clients;
       clients = [];
       await Promise.all(closing.map((c) => Promise.resolve(c.dispose())));
-      return closing.length;
+      const plain = plainSockets;
+      plainSockets = [];
+      for (const socket of plain) socket.terminate();
+      return closing.length + plain.length;
     }
     case 'receivers':
       return startReceivers(command.count);
@@ -113,16 +163,21 @@ async function handle(command: SinkCommand): Promise<unknown> {
       // A LISTEN connection of our own: when PostgreSQL hands out a commit's notification.
       const client = new PgClient({ connectionString: command.databaseUrl });
       await client.connect();
-      client.on('notification', (msg) => {
-        const at = now();
-        try {
-          const n = JSON.parse(msg.payload ?? '') as { k?: string; c?: { reference?: string; eventId?: string } };
-          if (n.k === 'order' && n.c?.reference) arrivals.notifications.push([n.c.reference, at, n.c.eventId ?? '']);
-        } catch {
-          // not an order change
-        }
-      });
+      client.on('notification', (msg) => heard(msg.payload));
       await client.query(`listen "${command.channel}"`);
+      listeners.push({ close: () => client.end() });
+      return true;
+    }
+    case 'listen-redis': {
+      // With REDIS_URL the writer publishes each change to Redis after its commit.
+      const redis = new Redis(command.redisUrl);
+      redis.on('message', (_channel: string, message: string) => heard(message));
+      await redis.subscribe(command.channel);
+      listeners.push({ close: () => redis.quit() });
+      return true;
+    }
+    case 'unlisten': {
+      await Promise.all(listeners.splice(0).map((l) => l.close().catch(() => undefined)));
       return true;
     }
     case 'counts':

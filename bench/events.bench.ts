@@ -13,6 +13,7 @@ import { SANDBOX_OTP } from '../src/payments/sandbox/sandbox.processor';
 import { EVENTS_CHANNEL } from '../src/events/event-fanout';
 import { webhookDestination } from '../src/merchants/webhook-url';
 import { benchDatabaseEnv, freePort } from './bench-env';
+import { redisServerProgram, startBenchRedis } from './bench-redis';
 import { formatCount, percentile, type BenchRow, type BenchSection } from './report';
 import type { SinkArrivals, SinkCommand } from './events-sink';
 
@@ -83,10 +84,9 @@ function cpuMs(pid: number | undefined): number {
     return Number.NaN;
   }
 }
-const servicesCpuMs = (services: ServiceProcess[]) => services.reduce((sum, s) => sum + cpuMs(s.child.pid), 0);
 
 /** One instance of the built service (`node dist/src/main.js`), as it runs in production. */
-async function spawnService(databaseUrl: string): Promise<ServiceProcess> {
+async function spawnService(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-events-'));
@@ -111,6 +111,11 @@ async function spawnService(databaseUrl: string): Promise<ServiceProcess> {
       RATE_LIMIT: 'off',
       MAX_CONNECTIONS_PER_IP: '0',
       DECRYPT_THREADS: '0',
+      // Dispatcher settings to try (e.g. WEBHOOK_ENDPOINT_CONCURRENCY=4 npm run bench -- events).
+      ...Object.fromEntries(
+        ['WEBHOOK_CONCURRENCY', 'WEBHOOK_ENDPOINT_CONCURRENCY', 'WEBHOOK_MERCHANT_CONCURRENCY'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+      ),
+      ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -366,6 +371,189 @@ async function asyncHooksCost(): Promise<{ offNs: number; onNs: number }> {
 
 const fmt = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(1) : Math.round(n)} ms` : 'n/a');
 
+/** The driver's configuration: the domain services on the scratch database, delivering no webhooks itself. */
+function driverConfig(databaseUrl: string, dataDir: string, redisUrl?: string) {
+  return loadConfig({
+    ...benchDatabaseEnv(),
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SCHEDULER_INTERVAL_MS: '0',
+    WEBHOOK_CONCURRENCY: '0',
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    DATABASE_POOL_SIZE: '16',
+    DECRYPT_THREADS: '0',
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  });
+}
+
+async function stopServices(services: ServiceProcess[]): Promise<void> {
+  for (const s of services) if (s.child.exitCode === null) s.child.kill('SIGTERM');
+  await Promise.all(services.map((s) => new Promise<void>((resolve) => (s.child.exitCode !== null ? resolve() : s.child.once('exit', () => resolve())))));
+  services.length = 0;
+}
+
+/** A bare `ws` broadcaster (bench/ws-baseline-server.ts) hearing the same channel as the service. */
+async function startBaselineServer(databaseUrl: string, redisUrl?: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(path.join(__dirname, 'ws-baseline-server.js'), [JSON.stringify({ databaseUrl, channel: EVENTS_CHANNEL, redisUrl })], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`bench: the ws baseline server exited with ${code}`)));
+  });
+  return { url: `ws://127.0.0.1:${port}/`, child };
+}
+
+interface SubscriberRound {
+  settled: number;
+  failures: string[];
+  lags: number[];
+  expected: number;
+  /** CPU of the serving processes per message delivered, µs (idle time included). */
+  cpuPerMessageUs: number;
+  callP50: number;
+  warm: boolean;
+  errors: number;
+}
+
+/**
+ * SUBSCRIBERS sockets spread over `urls` (graphql-ws subscribers of orderStatusChanged, or
+ * plain sockets to the baseline broadcasters), a few warm-up settlements until every socket
+ * hears one, then `probes` settled at SUBSCRIBER_RATE: the latency from each commit to each arrival.
+ */
+async function subscriberRound(
+  runtime: Runtime,
+  sink: Sink,
+  target: { urls: string[]; pids: Array<number | undefined>; plain: boolean; apiKey: string },
+  probes: PendingPayment[],
+  warmups: PendingPayment[],
+): Promise<SubscriberRound> {
+  if (target.plain) await sink.call<number>({ cmd: 'subscribe-plain', urls: target.urls, count: SUBSCRIBERS });
+  else await sink.call<number>({ cmd: 'subscribe', urls: target.urls, apiKey: target.apiKey, count: SUBSCRIBERS });
+  const arrived = async () => (await sink.call<{ subscriptions: number }>({ cmd: 'counts' })).subscriptions;
+  // A graphql-ws subscription is registered on the server shortly after its socket connects:
+  // changes until every subscriber has one are warm-up.
+  let warm = false;
+  for (const probe of warmups) {
+    await sink.call({ cmd: 'collect' });
+    await settleAtRate(runtime, [probe], 1);
+    warm = await waitFor('warm-up', async () => (await arrived()) >= SUBSCRIBERS, 5_000);
+    if (warm) break;
+  }
+  await sink.call({ cmd: 'collect' });
+  const cpu = () => target.pids.reduce<number>((sum, pid) => sum + cpuMs(pid), 0);
+  const cpuBefore = cpu();
+  const run = await settleAtRate(runtime, probes, SUBSCRIBER_RATE);
+  const expected = run.settled.length * SUBSCRIBERS;
+  await waitFor('subscribers', async () => (await arrived()) >= expected);
+  const cpuPerMessageUs = ((cpu() - cpuBefore) * 1000) / Math.max(1, expected);
+  const arrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
+  await sink.call({ cmd: 'unsubscribe' });
+  const committed = new Map(
+    commitTimes(
+      run.settled.map((s) => [s.reference, s.committedAt]),
+      arrivals.notifications,
+      0,
+    ),
+  );
+  const lags = arrivals.subscriptions.flatMap(([reference, at]) => (committed.has(reference) ? [at - committed.get(reference)!] : []));
+  return {
+    settled: run.settled.length,
+    failures: run.failures,
+    lags,
+    expected,
+    cpuPerMessageUs,
+    callP50: percentile(
+      run.settled.map((s) => s.committedAt - s.startedAt),
+      50,
+    ),
+    warm,
+    errors: arrivals.errors.length,
+  };
+}
+
+/**
+ * The subscriber measurement over one transport: first the baseline (a bare `ws` broadcaster
+ * per instance, hearing the same commits), then the service's graphql-ws subscribers, each with
+ * its own settlements of the same merchant at the same rate.
+ */
+async function subscriberPhase(
+  transport: 'NOTIFY' | 'Redis',
+  runtime: Runtime,
+  sink: Sink,
+  services: ServiceProcess[],
+  tenant: Tenant,
+  apiKey: string,
+  databaseUrl: string,
+  redisUrl?: string,
+): Promise<{ lines: string[]; row: BenchRow }> {
+  const per = SUBSCRIBER_CHANGES + 3;
+  const made = await pendingPayments(runtime, [tenant], 2 * per, transport === 'NOTIFY' ? 'SN' : 'SR');
+  const baselineServers = await Promise.all(services.map(() => startBaselineServer(databaseUrl, redisUrl)));
+  let base: SubscriberRound;
+  try {
+    base = await subscriberRound(
+      runtime,
+      sink,
+      { urls: baselineServers.map((b) => b.url), pids: baselineServers.map((b) => b.child.pid), plain: true, apiKey },
+      made.slice(3, per),
+      made.slice(0, 3),
+    );
+  } finally {
+    for (const b of baselineServers) b.child.kill('SIGKILL');
+  }
+  const svc = await subscriberRound(
+    runtime,
+    sink,
+    { urls: services.map((s) => s.wsUrl), pids: services.map((s) => s.child.pid), plain: false, apiKey },
+    made.slice(per + 3),
+    made.slice(per, per + 3),
+  );
+  const stats = (r: SubscriberRound) => ({
+    p50: percentile(r.lags, 50),
+    p99: percentile(r.lags, 99),
+    max: percentile(r.lags, 100),
+    missing: r.expected - r.lags.length,
+  });
+  const b = stats(base);
+  const v = stats(svc);
+  const describe = (r: SubscriberRound, x: ReturnType<typeof stats>) =>
+    `p50 ${fmt(x.p50)}, p99 ${fmt(x.p99)}, max ${fmt(x.max)}; ${formatCount(r.lags.length)} arrivals${x.missing > 0 ? `, ${formatCount(x.missing)} missing` : ''}` +
+    `${r.failures.length ? `, ${r.failures.length} settlements failed (${r.failures[0]})` : ''}${r.warm ? '' : ' (warm-up incomplete)'}; ` +
+    `CPU per message delivered ${Math.round(r.cpuPerMessageUs)} µs; settlement call p50 ${fmt(r.callP50)}`;
+  const via = transport === 'NOTIFY' ? 'PostgreSQL NOTIFY (no REDIS_URL)' : 'Redis pub/sub (REDIS_URL, a redis-server of the bench)';
+  const lines = [
+    `subscribers via ${via}: ${formatCount(SUBSCRIBERS)} sockets over ${services.length} processes, one merchant environment, ${SUBSCRIBER_CHANGES} settlements at ${SUBSCRIBER_RATE}/s each`,
+    `  baseline, bare ws broadcaster (same channel, same message, serialised once): commit → socket ${describe(base, b)}`,
+    `  service, graphql-ws orderStatusChanged subscribers:                           commit → socket ${describe(svc, v)}`,
+  ];
+  const met = v.missing === 0 && svc.failures.length === 0 && v.p99 < 100;
+  const row: BenchRow = {
+    path: `settlement commit → graphql-ws subscriber, ${formatCount(SUBSCRIBERS)} subscribers on ${services.length} instances, via ${transport}`,
+    target: 'p99 < 100 ms',
+    service: `p99 ${fmt(v.p99)}, p50 ${fmt(v.p50)}`,
+    baseline: `bare ws broadcast: p99 ${fmt(b.p99)}, p50 ${fmt(b.p50)}`,
+    // Latency: the service's p99 over the baseline's (1× is as fast as a bare broadcast).
+    ratio: v.p99 / b.p99,
+    met,
+    note: met
+      ? 'ratio: p99 over the baseline p99'
+      : v.missing > 0
+        ? `${formatCount(v.missing)} of ${formatCount(svc.expected)} arrivals missing`
+        : `p99 ${fmt(v.p99)}`,
+    data: {
+      transport,
+      subscribers: SUBSCRIBERS,
+      instances: services.length,
+      changes: svc.settled,
+      service: { ...v, cpuPerMessageUs: svc.cpuPerMessageUs, errors: svc.errors, callP50Ms: svc.callP50 },
+      baseline: { ...b, cpuPerMessageUs: base.cpuPerMessageUs, callP50Ms: base.callP50 },
+    },
+  };
+  return { lines, row };
+}
+
 /**
  * Event latency on a PostgreSQL server, two instances of the built service sharing it:
  * (1) status change → graphql-ws subscriber, 1,000 subscribers spread over both instances;
@@ -376,7 +564,7 @@ const fmt = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(1) : Math
  */
 export async function runEventsBench(): Promise<BenchSection> {
   const name = 'Events: status change → subscriber and → webhook (two instances, one PostgreSQL)';
-  const subscriberPath = `status change → subscriber, ${formatCount(SUBSCRIBERS)} subscribers on ${INSTANCES} instances`;
+  const subscriberPath = `settlement commit → graphql-ws subscriber, ${formatCount(SUBSCRIBERS)} subscribers on ${INSTANCES} instances`;
   const webhookPath = `status change → webhook received (2xx receiver) at ${SETTLE_RATE} settlements/s`;
   const subscriberTarget = 'p99 < 100 ms';
   const webhookTarget = 'p99 < 1 s';
@@ -402,90 +590,52 @@ export async function runEventsBench(): Promise<BenchSection> {
   let runtime: Runtime | undefined;
   try {
     // The driver: the domain services on the scratch database (migrating it), delivering nothing.
-    runtime = await openRuntime(
-      loadConfig({
-        ...benchDatabaseEnv(),
-        DATABASE_URL: scratch.url,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'silent',
-        SCHEDULER_INTERVAL_MS: '0',
-        WEBHOOK_CONCURRENCY: '0',
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-        DATABASE_POOL_SIZE: '16',
-        DECRYPT_THREADS: '0',
-      }),
-      { migrate: true },
-    );
+    runtime = await openRuntime(driverConfig(scratch.url, dataDir), { migrate: true });
     for (let i = 0; i < INSTANCES; i += 1) services.push(await spawnService(scratch.url));
     const { merchants, auth } = runtime.ctx.services;
 
-    // (1) Subscribers.
+    // (1) Subscribers: NOTIFY (no REDIS_URL), then Redis pub/sub with a redis-server of the bench's own.
     const watched = await merchants.createMerchant({ name: 'Bench Events Subscribed', country: 'NG', supportEmail: 'subs@bench.test', keyBits: 2048 });
     const watchedTenant = await auth.authenticate(watched.keys.test.privateKey);
     await sink.call({ cmd: 'listen', databaseUrl: scratch.url, channel: EVENTS_CHANNEL });
-    const probes = await pendingPayments(runtime, [watchedTenant], SUBSCRIBER_CHANGES + 3, 'S');
-    await sink.call<number>({ cmd: 'subscribe', urls: services.map((s) => s.wsUrl), apiKey: watched.keys.test.publicKey, count: SUBSCRIBERS });
-    // Each subscription is registered on the server shortly after the socket connects: changes
-    // until every subscriber has one are warm-up.
-    let warm = false;
-    for (const probe of probes.splice(0, 3)) {
-      await sink.call({ cmd: 'collect' });
-      await settleAtRate(runtime, [probe], 1);
-      warm = await waitFor('warm-up', async () => (await sink.call<{ subscriptions: number }>({ cmd: 'counts' })).subscriptions >= SUBSCRIBERS, 5_000);
-      if (warm) break;
+    const onlyWebhooks = process.env.BENCH_EVENTS_ONLY === 'webhooks';
+    if (!onlyWebhooks) {
+      const notifyPhase = await subscriberPhase('NOTIFY', runtime, sink, services, watchedTenant, watched.keys.test.publicKey, scratch.url);
+      lines.push(...notifyPhase.lines);
+      rows.push(notifyPhase.row);
     }
-    await sink.call({ cmd: 'collect' });
-    const cpuBefore = servicesCpuMs(services);
-    const subscribed = await settleAtRate(runtime, probes, SUBSCRIBER_RATE);
-    const expected = subscribed.settled.length * SUBSCRIBERS;
-    await waitFor('subscribers', async () => (await sink.call<{ subscriptions: number }>({ cmd: 'counts' })).subscriptions >= expected);
-    const cpuPerMessageUs = ((servicesCpuMs(services) - cpuBefore) * 1000) / Math.max(1, expected);
-    const subArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
-    await sink.call({ cmd: 'unsubscribe' });
-    {
-      const committed = new Map(
-        commitTimes(
-          subscribed.settled.map((s) => [s.reference, s.committedAt]),
-          subArrivals.notifications,
-          0,
-        ),
-      );
-      const lags = subArrivals.subscriptions.flatMap(([reference, at]) => (committed.has(reference) ? [at - committed.get(reference)!] : []));
-      const missing = expected - lags.length;
-      const p50 = percentile(lags, 50);
-      const p99 = percentile(lags, 99);
-      const max = percentile(lags, 100);
-      const callP50 = percentile(
-        subscribed.settled.map((s) => s.committedAt - s.startedAt),
-        50,
-      );
-      lines.push(
-        `subscribers: ${formatCount(SUBSCRIBERS)} graphql-ws sockets (${SUBSCRIBERS / INSTANCES} per instance), one environment; ` +
-          `${subscribed.settled.length} settlements at ${SUBSCRIBER_RATE}/s, each to every subscriber: ${formatCount(lags.length)} arrivals` +
-          `${missing > 0 ? `, ${formatCount(missing)} missing` : ''}${subscribed.failures.length ? `, ${subscribed.failures.length} settlements failed (${subscribed.failures[0]})` : ''}${warm ? '' : ' (warm-up incomplete)'}`,
-        `  commit → subscriber: p50 ${fmt(p50)}, p99 ${fmt(p99)}, max ${fmt(max)} (the settlement call itself: p50 ${fmt(callP50)}); ` +
-          `service CPU per message delivered: ${Math.round(cpuPerMessageUs)} µs (both instances, idle time included)`,
-      );
-      const met = missing === 0 && subscribed.failures.length === 0 && p99 < 100;
-      rows.push({
-        path: subscriberPath,
-        target: subscriberTarget,
-        service: `p99 ${fmt(p99)}, p50 ${fmt(p50)}`,
-        met,
-        note: met ? undefined : missing > 0 ? `${formatCount(missing)} of ${formatCount(expected)} arrivals missing` : `p99 ${fmt(p99)}`,
-        data: {
-          subscribers: SUBSCRIBERS,
-          instances: INSTANCES,
-          changes: subscribed.settled.length,
-          arrivals: lags.length,
-          missing,
-          p50Ms: p50,
-          p99Ms: p99,
-          maxMs: max,
-          errors: subArrivals.errors.length,
-          serviceCpuPerMessageUs: cpuPerMessageUs,
-        },
-      });
+    if (!onlyWebhooks && process.env.BENCH_EVENTS_REDIS !== 'off') {
+      const program = redisServerProgram();
+      const redis = program ? await startBenchRedis(program) : undefined;
+      if (!redis) {
+        lines.push('subscribers with REDIS_URL: skipped: no redis-server (or valkey-server) on PATH');
+      } else {
+        const redisServices: ServiceProcess[] = [];
+        let redisRuntime: Runtime | undefined;
+        try {
+          await sink.call({ cmd: 'listen-redis', redisUrl: redis.url, channel: EVENTS_CHANNEL });
+          redisRuntime = await openRuntime(driverConfig(scratch.url, dataDir, redis.url), { migrate: false });
+          for (let i = 0; i < INSTANCES; i += 1) redisServices.push(await spawnService(scratch.url, { REDIS_URL: redis.url }));
+          const redisPhase = await subscriberPhase(
+            'Redis',
+            redisRuntime,
+            sink,
+            redisServices,
+            watchedTenant,
+            watched.keys.test.publicKey,
+            scratch.url,
+            redis.url,
+          );
+          lines.push(...redisPhase.lines);
+          rows.push(redisPhase.row);
+        } finally {
+          await stopServices(redisServices);
+          await redisRuntime?.close();
+          await sink.call({ cmd: 'unlisten' });
+          await sink.call({ cmd: 'listen', databaseUrl: scratch.url, channel: EVENTS_CHANNEL });
+          await redis.stop();
+        }
+      }
     }
 
     // (2) Webhooks at SETTLE_RATE: (a) orders settling through the domain, (b) the same event
@@ -568,6 +718,8 @@ export async function runEventsBench(): Promise<BenchSection> {
       });
 
       // (b) The same writes from a SQL generator at the full rate.
+      const serviceCpu = () => services.reduce<number>((sum, s) => sum + cpuMs(s.child.pid), 0);
+      const genCpuBefore = serviceCpu();
       const generated = await generateEvents(
         scratch.url,
         tenants.map((t, i) => ({ environmentId: t.environmentId, url: receiverUrls[i]! })),
@@ -575,13 +727,16 @@ export async function runEventsBench(): Promise<BenchSection> {
         GENERATED_SECONDS,
       );
       await waitFor('generated webhooks', async () => (await sink.call<{ webhooks: number }>({ cmd: 'counts' })).webhooks >= generated.committed.length);
+      const genCpuPerWebhookMs = (serviceCpu() - genCpuBefore) / Math.max(1, generated.committed.length);
       const genArrivals = await sink.call<SinkArrivals>({ cmd: 'collect' });
       const gen = webhookLags(commitTimes(generated.committed, genArrivals.notifications, 2), genArrivals.webhooks, 2);
       const genRate = (generated.committed.length * 1000) / generated.elapsedMs;
       lines.push(
         `webhooks (b): ${formatCount(generated.committed.length)} settlement events written by a SQL generator (per event one statement: the outbox row, its delivery and the NOTIFY, as a settlement writes them) ` +
           `at ${Math.round(genRate)}/s${generated.failures ? `, ${generated.failures} failed` : ''}`,
-        `  commit → webhook received: p50 ${fmt(gen.p50)}, p99 ${fmt(gen.p99)}, max ${fmt(gen.max)}${gen.missing > 0 ? `; ${formatCount(gen.missing)} not received within ${WAIT_MS / 1000} s` : ''}`,
+        `  commit → webhook received: p50 ${fmt(gen.p50)}, p99 ${fmt(gen.p99)}, max ${fmt(gen.max)}${gen.missing > 0 ? `; ${formatCount(gen.missing)} not received within ${WAIT_MS / 1000} s` : ''}; ` +
+          `service CPU per webhook delivered: ${genCpuPerWebhookMs.toFixed(2)} ms (both instances: claim, sign, POST, record), ` +
+          `${((genCpuPerWebhookMs * SETTLE_RATE) / 1000).toFixed(2)} cores at ${SETTLE_RATE}/s`,
       );
       const genRateOk = genRate >= SETTLE_RATE * 0.95;
       const genMet = gen.missing === 0 && generated.failures === 0 && genRateOk && gen.p99 < 1000;
@@ -597,7 +752,15 @@ export async function runEventsBench(): Promise<BenchSection> {
             : !genRateOk
               ? `the generator reached ${Math.round(genRate)} events/s`
               : `p99 ${fmt(gen.p99)}`,
-        data: { events: generated.committed.length, rate: genRate, missing: gen.missing, p50Ms: gen.p50, p99Ms: gen.p99, maxMs: gen.max },
+        data: {
+          events: generated.committed.length,
+          rate: genRate,
+          missing: gen.missing,
+          p50Ms: gen.p50,
+          p99Ms: gen.p99,
+          maxMs: gen.max,
+          serviceCpuPerWebhookMs: genCpuPerWebhookMs,
+        },
       });
     }
     const hooks = await asyncHooksCost();
@@ -608,8 +771,7 @@ export async function runEventsBench(): Promise<BenchSection> {
     lines.push(`  load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)}`);
   } finally {
     sink.close();
-    for (const s of services) s.child.kill('SIGTERM');
-    await Promise.all(services.map((s) => new Promise<void>((resolve) => (s.child.exitCode !== null ? resolve() : s.child.once('exit', () => resolve())))));
+    await stopServices(services);
     await runtime?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
     await scratch.drop();

@@ -72,6 +72,18 @@ export function decodeNotification(payload: string | undefined): EventNotificati
   return null;
 }
 
+/**
+ * Changes whose transaction also added a webhook delivery, as the outbox wrote them. The change
+ * itself keeps the shape subscribers see; this tells the fan-out, where the database does not
+ * announce changes (Redis), to wake every instance's dispatcher rather than only the writer's.
+ */
+const changesWithDelivery = new WeakSet<OrderStatusChange>();
+
+/** Notes that `change`'s transaction added a webhook delivery (the outbox, as it writes one). */
+export function noteDeliveryAdded(change: OrderStatusChange): void {
+  changesWithDelivery.add(change);
+}
+
 /** The listeners of `onKeysExpiry`, shared by both fan-outs. */
 class KeysExpiryListeners {
   private readonly listeners = new Set<(expiry: KeysExpiry) => void>();
@@ -201,8 +213,9 @@ export class SharedFanout implements EventFanout {
     if (this.transport.announcedByDatabase || changes.length === 0) return;
     for (const change of changes) {
       this.deliver(change);
-      // No delivery flag: the writer's dispatcher is woken here; the others find the delivery when they next poll.
-      this.send({ kind: 'order', change, delivery: false });
+      // A change that added a delivery wakes every instance's dispatcher (the writer's may have no
+      // free worker, or none at all); the others are not woken for changes without one.
+      this.send({ kind: 'order', change, delivery: changesWithDelivery.has(change) });
     }
     this.wake();
   }

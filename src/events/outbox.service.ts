@@ -8,7 +8,7 @@ import type { DeliveryState } from './webhook-delivery.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import { encodeNotification, type EventNotification } from './event-fanout';
+import { encodeNotification, noteDeliveryAdded, type EventNotification } from './event-fanout';
 import { webhookDestination } from '../merchants/webhook-url';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 
@@ -157,6 +157,7 @@ export class OutboxService {
       'all',
       trx,
     );
+    if (url !== null) noteDeliveryAdded(change);
     return change;
   }
 

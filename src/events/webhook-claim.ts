@@ -1,5 +1,4 @@
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import type { Execute } from './outbox.service';
 
 /** A delivery a worker holds the lease of. */
 export interface ClaimedDelivery {
@@ -22,19 +21,35 @@ export interface ClaimedDelivery {
 /** Serialises claims across instances, so the per-URL limit holds exactly (claims take milliseconds). */
 const CLAIM_LOCK_KEY = 7_305_114_002;
 
+/** A pooled connection of the pg driver, as MikroORM's pool hands it out. */
+export interface ClaimConnection {
+  query(text: string): Promise<unknown>;
+}
+
 /**
- * Takes the lease of up to `limits.max` due deliveries, in the caller's transaction: at most
+ * Takes the lease of up to `limits.max` due deliveries, committed before returning: at most
  * `endpointConcurrency` in flight per destination and `merchantConcurrency` per merchant,
  * counting the leases other workers hold, oldest due first; rows another worker is claiming
  * are skipped (FOR UPDATE SKIP LOCKED).
+ *
+ * One message, one round trip: the claim lock, then the claim, sent together as one simple
+ * query, which PostgreSQL runs as one transaction (rolled back whole on an error), each
+ * statement with a fresh snapshot, so the claim sees every lease committed before the lock was
+ * granted. The lock is held only while the server runs the claim, never across a round trip
+ * to a busy instance (which, with BEGIN … COMMIT, kept every other instance's claims waiting).
+ * A simple query takes no parameters: the values (integers and instants made here) are written
+ * in as literals.
  */
 export async function claimDueDeliveries(
-  execute: Execute,
+  connection: ClaimConnection,
   now: Date,
   lease: Date,
   limits: { endpointConcurrency: number; merchantConcurrency: number; max: number },
 ): Promise<ClaimedDelivery[]> {
-  await execute('select pg_advisory_xact_lock(?)', [CLAIM_LOCK_KEY]);
+  const values = [now, now, now, limits.endpointConcurrency, limits.merchantConcurrency, limits.max, now, lease];
+  let n = 0;
+  const claim = CLAIM_SQL.replace(/\?/g, () => literal(values[n++]));
+  const results = (await connection.query(`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}); ${claim}`)) as Array<{ rows: unknown[] }>;
   const rows: Array<{
     id: string | number;
     url: string;
@@ -46,8 +61,30 @@ export async function claimDueDeliveries(
     subsidiary_id: number;
     mode: EnvironmentMode;
     next_attempt_at: Date | string;
-  }> = await execute(
-    `with leased as (
+  }> = results[1]!.rows as never;
+  return rows.map((r) => ({
+    id: String(r.id),
+    url: r.url,
+    attemptCount: r.attempt_count,
+    lease,
+    eventId: r.event_id,
+    orderId: r.order_id,
+    orderReference: r.order_reference,
+    body: r.body,
+    subsidiaryId: r.subsidiary_id,
+    mode: r.mode,
+    lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
+  }));
+}
+
+/** An integer or an instant as an SQL literal (the instant as the pg driver would send it: ISO 8601, UTC). */
+function literal(value: unknown): string {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return `'${value.toISOString()}'::timestamptz`;
+  throw new Error(`webhook claim: ${String(value)} is not an integer or an instant`);
+}
+
+const CLAIM_SQL = `with leased as (
          select d.destination, env.subsidiary_id
            from webhook_delivery d
            join outbox_event e on e.id = d.event_id
@@ -81,20 +118,4 @@ export async function claimDueDeliveries(
          from picked, outbox_event e, app_environment env
         where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
        returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id,
-                 (select o.reference from checkout_order o where o.id = e.order_id) as order_reference, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`,
-    [now, now, now, limits.endpointConcurrency, limits.merchantConcurrency, limits.max, now, lease],
-  );
-  return rows.map((r) => ({
-    id: String(r.id),
-    url: r.url,
-    attemptCount: r.attempt_count,
-    lease,
-    eventId: r.event_id,
-    orderId: r.order_id,
-    orderReference: r.order_reference,
-    body: r.body,
-    subsidiaryId: r.subsidiary_id,
-    mode: r.mode,
-    lagMs: Math.max(0, now.getTime() - new Date(r.next_attempt_at).getTime()),
-  }));
-}
+                 (select o.reference from checkout_order o where o.id = e.order_id) as order_reference, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`;

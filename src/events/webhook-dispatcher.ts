@@ -11,7 +11,7 @@ import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from '../merchants/webhook-url';
 import { silentLog, type EventLog } from './event-transport';
-import { claimDueDeliveries, type ClaimedDelivery } from './webhook-claim';
+import { claimDueDeliveries, type ClaimConnection, type ClaimedDelivery } from './webhook-claim';
 import type { ReadRouting } from '../db/read-routing';
 import { WebhookDeliveryLog } from './webhook-delivery-log';
 import { deliveryView, type WebhookDeliveryFilter, type WebhookDeliveryView } from './webhook-delivery.view';
@@ -266,7 +266,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Claims up to `max` due deliveries and leases them; committed before returning. Leases of
+   * Claims up to `max` due deliveries and leases them in one round trip; committed before returning. Leases of
    * every instance count against two allowances, so that no receiver and no merchant can hold
    * the dispatcher: at most `endpointConcurrency` in flight per destination and at most
    * `merchantConcurrency` per merchant. Among what fits, merchants with fewer requests in
@@ -276,7 +276,17 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
     const { endpointConcurrency, merchantConcurrency } = this.options;
-    return this.inTransaction((execute) => claimDueDeliveries(execute, now, lease, { endpointConcurrency, merchantConcurrency, max }));
+    // A connection of MikroORM's pool, used directly: the claim is one message (see claimDueDeliveries).
+    const pool = this.orm.em.getConnection().getKnex().client as unknown as {
+      acquireConnection(): Promise<ClaimConnection>;
+      releaseConnection(connection: ClaimConnection): Promise<void>;
+    };
+    const connection = await pool.acquireConnection();
+    try {
+      return await claimDueDeliveries(connection, now, lease, { endpointConcurrency, merchantConcurrency, max });
+    } finally {
+      await pool.releaseConnection(connection);
+    }
   }
 
   private async deliver(job: ClaimedDelivery): Promise<void> {

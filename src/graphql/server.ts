@@ -4,6 +4,7 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import websocket from '@fastify/websocket';
 import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import { CloseCode, type Context as WsContext } from 'graphql-ws';
+import { sharedSubscribe } from './shared-subscribe';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
@@ -227,6 +228,8 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
     schema,
     // Never put an internal error's text in a close reason.
     isProd: true,
+    // A change reaching many subscribers of one operation is executed once for all of them.
+    subscribe: sharedSubscribe,
     // The api-key travels in connectionParams; a bad one closes the socket (4403) before any operation.
     onConnect: async (socket) => {
       const apiKey = apiKeyOf(socket.connectionParams);
