@@ -106,6 +106,11 @@ export class FeeService {
    * option turned on, and the amount is at least the option's minimum (minimums.ts), which also
    * keeps every fee below the amount it is taken from.
    */
+  /** Reads the environment's fee settings into the cache (no statement when cached): a transaction that checks a payment next needs no other connection. */
+  async warm(environmentId: number): Promise<void> {
+    await this.settingsOf(environmentId);
+  }
+
   async assertPayable(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<void> {
     const settings = await this.settingsOf(tenant.environmentId);
     if (option === 'PAYPAL' && !settings.paypalEnabled) throw paypalDisabled();
