@@ -106,16 +106,21 @@ export class FeeService {
    * option turned on, and the amount is at least the option's minimum (minimums.ts), which also
    * keeps every fee below the amount it is taken from.
    */
-  /** Reads the environment's fee settings into the cache (no statement when cached): a transaction that checks a payment next needs no other connection. */
-  async warm(environmentId: number): Promise<void> {
-    await this.settingsOf(environmentId);
+  async assertPayable(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<void> {
+    (await this.payableRules(tenant))(amount, option, currencyCode);
   }
 
-  async assertPayable(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<void> {
+  /**
+   * assertPayable as a check that reads nothing more: the settings are read (or taken from the
+   * cache) now, so that a transaction can run the check without a second connection.
+   */
+  async payableRules(tenant: Tenant): Promise<(amount: Money, option: PaymentOptionCode, currencyCode: string) => void> {
     const settings = await this.settingsOf(tenant.environmentId);
-    if (option === 'PAYPAL' && !settings.paypalEnabled) throw paypalDisabled();
-    const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
-    assertAtLeastMinimum(amount, option, currencyCode, this.ruleOf(settings, option, currencyCode), minor);
+    return (amount, option, currencyCode) => {
+      if (option === 'PAYPAL' && !settings.paypalEnabled) throw paypalDisabled();
+      const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
+      assertAtLeastMinimum(amount, option, currencyCode, this.ruleOf(settings, option, currencyCode), minor);
+    };
   }
 
   async quote(tenant: Tenant, input: FeeQuoteInput): Promise<FeeQuote> {

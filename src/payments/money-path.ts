@@ -102,13 +102,14 @@ export class PlainMoneyPath {
    */
   async recordCardAttempt(tenant: Tenant, reference: string, method: PaymentMethod, country: string, card: ValidCard): Promise<RecordedAttempt | null> {
     if (method !== 'C') return null;
-    // The fee settings cached first: the checks inside the transaction then read no other connection.
-    await this.fees.warm(tenant.environmentId);
+    // The fee settings read first: inside the transaction, a read on a second connection could
+    // wait for a pool that transactions waiting for this one's locks hold.
+    const assertPayable = await this.fees.payableRules(tenant);
     return this.plain(async (run) => {
       const locked = await this.queries.lockForAttempt(run, tenant.environmentId, reference);
       if (!locked) throw orderNotFound();
       const { order, link } = locked;
-      await this.fees.assertPayable(tenant, new Money(order.amount), method, order.currency);
+      assertPayable(new Money(order.amount), method, order.currency);
       // The order's fee is the card's (computed at creation) unless it was paid with PayPal before.
       if (order.paymentMethod === 'PAYPAL') throw elsewhere();
       assertOrderPayable(order);
