@@ -92,6 +92,11 @@ export class PaymentQueries {
     this.payment = new EntityRowMapper(orm, OrderPayment, 'q');
     this.lockedPayment = new EntityRowMapper(orm, OrderPayment, 'p');
     this.card = new EntityRowMapper(orm, CardDetail, 'd');
+    // The link is locked FOR SHARE: the plain path only takes links that cannot be used up, whose
+    // rules need no count and so no exclusive lock. A change of the link (deactivated, given a
+    // Limit) waits for the pays holding it, as it waits for a FOR UPDATE; pays on one link no
+    // longer wait for each other. A link that can be used up sends its pay to the entity-manager
+    // path (after this transaction is rolled back), which locks it FOR UPDATE and counts usage.
     const linkOf = `l as (select ${this.link.selectList} from payment_link l where l.id = (select "o__payment_link_id" from o)`;
 
     // Order first, then its link: the order the entity manager's paths lock in.
@@ -99,7 +104,7 @@ export class PaymentQueries {
       name: 'pgw_pay_attempt_lock_v1',
       text: `with o as (
           select ${this.order.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar for update
-        ), ${linkOf} for update)
+        ), ${linkOf} for share)
         select o.*, l.*, ${this.linkType.selectList} from o left join l on true left join payment_link_type t on t.id = l."l__type_id"`,
     };
 
@@ -140,7 +145,7 @@ export class PaymentQueries {
           left join card_detail d on d.order_payment_id = q.id`;
     this.settlementLock = {
       name: 'pgw_pay_settlement_lock_v1',
-      text: `with target as (select $2::int as id, $1::int as order_id), ${lockedAttempt}, ${linkOf} and (select count(*) from p) >= 0 for update)
+      text: `with target as (select $2::int as id, $1::int as order_id), ${lockedAttempt}, ${linkOf} and (select count(*) from p) >= 0 for share)
         select x.*, l.*, ${this.linkType.selectList}
           from (${assembled}) x left join l on true left join payment_link_type t on t.id = l."l__type_id"
          order by x."q__id", x."d__id"`,
