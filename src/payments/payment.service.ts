@@ -75,8 +75,9 @@ const DEFAULT_AUTHORIZATION_TTL_MS = 168 * 3_600_000;
 
 /**
  * The payment engine, the one public face of payments/: request checks (pay-validation.ts),
- * every status change (settlement.ts, the only user of the table in payment-state.ts), the
- * background jobs (payment-jobs.ts) and the choice of processor (processor.ts) sit behind it.
+ * every status change (settlement.ts, and for the common card pay money-path.ts in plain SQL,
+ * both deciding through attempt-rules.ts and the table in payment-state.ts), the background
+ * jobs (payment-jobs.ts) and the choice of processor (processor.ts) sit behind it.
  *
  * No processor call is made inside a database transaction: an attempt is recorded first
  * (order and payment Processing, committed), the processor is called with the attempt's

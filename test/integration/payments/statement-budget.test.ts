@@ -82,6 +82,44 @@ describe('statements sent to PostgreSQL by the money path', () => {
     expectExactly(count, PAY);
   });
 
+  it('reads nothing on a second connection while its transactions are open, even with every tenant cache cold', async () => {
+    // TENANT_CACHE_TTL_MS=0: no per-instance cache, so fee settings, merchant record, webhook URL
+    // are read on every pay. Read inside a transaction, each must use that transaction's own
+    // connection (or come before it): a second pooled connection can be held by pays waiting for
+    // this one's locks.
+    const cold = await startTestService({ TENANT_CACHE_TTL_MS: '0' });
+    try {
+      const cm = await createTestMerchant(cold, { name: 'Cold Books', webhookUrl: 'https://hooks.example.test/cold' });
+      const link = (
+        await request(cold.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: cm.keys.test.privateKey,
+          body: { Name: 'Cold link', Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
+        })
+      ).body.data.paymentLink;
+      const reference = `COLD-${Date.now()}`;
+      const created = await postEncrypted(cold.baseUrl, '/checkout/order/create', cm.keys.test.publicKey, cm.keys.test.encryptionKey, {
+        customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+        order: { amount: 1500, reference, description: 'Cold', currency: 'NGN' },
+        payment: { RedirectUrl: 'https://shop.example.test/back', paymentLinkId: link.id },
+      });
+      expect(created.body.statusCode).toBe('01');
+      let answer: Awaited<ReturnType<typeof postEncrypted>> | undefined;
+      const count = await countStatements(cold.service, async () => {
+        answer = await postEncrypted(cold.baseUrl, '/checkout/order/pay', cm.keys.test.publicKey, cm.keys.test.encryptionKey, {
+          reference,
+          paymentOption: 'C',
+          country: 'NG',
+          card,
+        });
+      });
+      expect(answer!.body.statusCode).toBe('00');
+      expect(count.transactions).toBe(2);
+      expect(count.besideOpenTransaction).toEqual([]);
+    } finally {
+      await cold.close();
+    }
+  });
+
   it('settles a 3-D Secure completion in exactly 8 statements and 2 transactions, then the page claims the way back in 1', async () => {
     const complete = async (reference: string) => {
       const paid = await pay(reference);
