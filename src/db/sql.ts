@@ -73,6 +73,45 @@ export function sqlRunner(from: MikroORM | ConnectionSource): RunSql {
   };
 }
 
+/** Runs `work` in one transaction (BEGIN … COMMIT) on one connection; any failure rolls it back and is thrown again. */
+export type SqlTransaction = <T>(work: (run: RunSql) => Promise<T>) => Promise<T>;
+
+/**
+ * Transactions of hand-written SQL on MikroORM's pool (see RunSql): BEGIN, the statements `work`
+ * runs (all on the one connection it holds), COMMIT; ROLLBACK when `work` or the COMMIT fails.
+ * For the money path's plain SQL; everything else uses the entity manager's transactions.
+ */
+export function sqlTransactions(orm: MikroORM): SqlTransaction {
+  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+  return async <T>(work: (run: RunSql) => Promise<T>): Promise<T> => {
+    const connection = await client.acquireConnection();
+    const run = async <R>(query: string | PreparedStatement, params: unknown[]) => {
+      // `?` placeholders numbered, as sqlRunner does (short texts only: the outbox's cache fills).
+      const config = typeof query === 'string' ? { text: numberPlaceholders(query), values: params } : { name: query.name, text: query.text, values: params };
+      return (await connection.query(config)).rows as R[];
+    };
+    try {
+      await connection.query({ text: 'begin', values: [] });
+      let result: T;
+      try {
+        result = await work(run as RunSql);
+      } catch (err) {
+        await connection.query({ text: 'rollback', values: [] }).catch(() => undefined);
+        throw err;
+      }
+      await connection.query({ text: 'commit', values: [] });
+      return result;
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  };
+}
+
+function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${(n += 1)}`);
+}
+
 /** Runs a named prepared statement once (see RunSql); a service running many keeps a `sqlRunner`. */
 export function runPrepared<R = Row>(orm: MikroORM, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
   return sqlRunner(orm)<R>(statement, values);

@@ -15,6 +15,23 @@ import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 /** Runs one statement in the caller's transaction. */
 export type Execute = (sql: string, params: unknown[]) => Promise<any[]>;
 
+/** An order change's outbox event as it is to be written: the event, its delivery (when `url`), the NOTIFY (when `notifyChannel`). */
+export interface OutboxRow {
+  eventId: string;
+  environmentId: number;
+  orderId: number;
+  notifyType: string;
+  sequence: number;
+  /** The frozen webhook body, as JSON text. */
+  payload: string;
+  createdAt: Date;
+  url: string | null;
+  destination: string | null;
+  nextAttemptAt: Date;
+  notifyChannel: string | null;
+  notification: string | null;
+}
+
 /** A delivery as written, with the event it delivers (what the delivery log shows). */
 export interface RecordedDelivery {
   id: string;
@@ -100,17 +117,60 @@ export class OutboxService {
     notifyType: 'successful' | 'failed' | 'pending' | 'authorized' | 'voided',
   ): Promise<OrderStatusChange> {
     if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
-    const order: Order = aggregate.order;
-    const eventId = randomUUID();
-    const environmentId = typeof order.environment === 'object' ? order.environment.id : (order.environment as number);
     const connection = em.getConnection();
     const trx = em.getTransactionContext();
     const inTransaction: Execute = (sql, params) => connection.execute(sql, params, 'all', trx);
+    const { change, row } = await this.composeOrderChange(inTransaction, aggregate, notifyType);
+    const params: unknown[] = [
+      row.eventId,
+      row.environmentId,
+      row.orderId,
+      row.notifyType,
+      row.sequence,
+      row.payload,
+      row.createdAt,
+      row.url,
+      row.destination,
+      row.nextAttemptAt,
+      row.url !== null,
+    ];
+    let notify = '';
+    if (row.notifyChannel) {
+      notify = ', pg_notify(?, ?)';
+      params.push(row.notifyChannel, row.notification);
+    }
+    await inTransaction(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, ?, 'transaction', ?, ?, ?::json, ?) returning id
+       ), delivery as (
+         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
+       )
+       select 1${notify}`,
+      params,
+    );
+    return change;
+  }
+
+  /**
+   * The event of an order state change as it is to be written (the caller writes it in its own
+   * transaction, see recordOrderChange): the webhook body frozen with the order as it now stands,
+   * the webhook URL (none for `pending`: only outcomes go to webhooks) and the NOTIFY text.
+   * `execute` (the caller's transaction) serves the endpoint and mode lookups on a cache miss.
+   */
+  async composeOrderChange(
+    execute: Execute,
+    aggregate: OrderAggregate,
+    notifyType: 'successful' | 'failed' | 'pending' | 'authorized' | 'voided',
+  ): Promise<{ change: OrderStatusChange; row: OutboxRow }> {
+    const order: Order = aggregate.order;
+    const eventId = randomUUID();
+    const environmentId = typeof order.environment === 'object' ? order.environment.id : (order.environment as number);
     const payload = {
       notify: 'transaction',
       notifyType,
       eventId,
-      livemode: await this.livemode(inTransaction, environmentId),
+      livemode: await this.livemode(execute, environmentId),
       sequence: order.eventSequence,
       data: orderDetailsView(aggregate, this.publicUrl),
       status: 'success',
@@ -126,39 +186,24 @@ export class OutboxService {
       sequence: order.eventSequence,
     };
     // Only outcomes are announced to webhooks (Successful, Failed, Authorized, Voided); every change reaches subscribers.
-    const url = notifyType === 'pending' ? null : await this.endpointUrl(inTransaction, environmentId);
-    const params: unknown[] = [
+    const url = notifyType === 'pending' ? null : await this.endpointUrl(execute, environmentId);
+    const row: OutboxRow = {
       eventId,
       environmentId,
-      order.id,
+      orderId: order.id,
       notifyType,
-      order.eventSequence,
-      JSON.stringify(payload),
-      new Date(),
+      sequence: order.eventSequence,
+      payload: JSON.stringify(payload),
+      createdAt: new Date(),
       url,
-      url === null ? null : webhookDestination(url),
-      this.clock.now(),
-      url !== null,
-    ];
-    let notify = '';
-    if (this.notifyChannel) {
-      notify = ', pg_notify(?, ?)';
-      params.push(this.notifyChannel, encodeNotification({ kind: 'order', change, delivery: url !== null }));
-    }
-    await connection.execute(
-      `with event as (
-         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-         values (?, ?, ?, 'transaction', ?, ?, ?::json, ?) returning id
-       ), delivery as (
-         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
-       )
-       select 1${notify}`,
-      params,
-      'all',
-      trx,
-    );
+      destination: url === null ? null : webhookDestination(url),
+      nextAttemptAt: this.clock.now(),
+      notifyChannel: this.notifyChannel,
+      notification: this.notifyChannel ? encodeNotification({ kind: 'order', change, delivery: url !== null }) : null,
+    };
+    // Whoever writes the row commits the delivery with it; the fan-out after that commit reads this mark.
     if (url !== null) noteDeliveryAdded(change);
-    return change;
+    return { change, row };
   }
 
   /**

@@ -107,10 +107,20 @@ export class FeeService {
    * keeps every fee below the amount it is taken from.
    */
   async assertPayable(tenant: Tenant, amount: Money, option: PaymentOptionCode, currencyCode: string): Promise<void> {
+    (await this.payableRules(tenant))(amount, option, currencyCode);
+  }
+
+  /**
+   * assertPayable as a check that reads nothing more: the settings are read (or taken from the
+   * cache) now, so that a transaction can run the check without a second connection.
+   */
+  async payableRules(tenant: Tenant): Promise<(amount: Money, option: PaymentOptionCode, currencyCode: string) => void> {
     const settings = await this.settingsOf(tenant.environmentId);
-    if (option === 'PAYPAL' && !settings.paypalEnabled) throw paypalDisabled();
-    const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
-    assertAtLeastMinimum(amount, option, currencyCode, this.ruleOf(settings, option, currencyCode), minor);
+    return (amount, option, currencyCode) => {
+      if (option === 'PAYPAL' && !settings.paypalEnabled) throw paypalDisabled();
+      const minor = currencyOf(currencyCode)?.minorUnits ?? 2;
+      assertAtLeastMinimum(amount, option, currencyCode, this.ruleOf(settings, option, currencyCode), minor);
+    };
   }
 
   async quote(tenant: Tenant, input: FeeQuoteInput): Promise<FeeQuote> {

@@ -4,7 +4,7 @@ import { validationError, type DomainError } from '../shared/errors';
 import { Money } from '../shared/money';
 import { OrderStatus } from '../orders/order-status';
 import { PaymentLink } from './payment-link.entity';
-import { hasLimit, linkRefusal, usedUp, type LinkUsage } from './link-status';
+import { hasLimit, linkRefusal, usedUp, type LinkShape, type LinkUsage } from './link-status';
 import { DEFAULT_SUBSCRIPTION_TERMS } from './payment-link-input';
 
 /**
@@ -111,6 +111,16 @@ export async function linkUsage(
 }
 
 /**
+ * The part of a locked link's rules that needs no count: a disabled link refuses (throws).
+ * Answers whether the link can be used up (single charge, or a Limit): then its usage must be
+ * counted (lockLinkForPayment); otherwise the link allows the payment.
+ */
+export function checkLockedLink(link: LinkShape): 'count usage' | 'allowed' {
+  if (!link.isActive) throw linkRefusal('DISABLED');
+  return hasLimit(link) ? 'count usage' : 'allowed';
+}
+
+/**
  * A payment-link order's rules when it is paid (link-status.ts), checked under the link's row
  * lock so concurrent payments on one link are serialised; answers the locked link.
  *
@@ -122,7 +132,7 @@ export async function linkUsage(
  */
 export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
   const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
-  if (!link.isActive) throw linkRefusal('DISABLED');
+  checkLockedLink(link);
   const statusIds = stage === 'settle' ? PAID : PAID_OR_IN_PROGRESS;
   const usage = () => linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
   // A link without a limit (not single charge, no Limit) is never used up: nothing to count.

@@ -349,6 +349,11 @@ export class OrderService {
     return dashboardSummaryOf(from, to, await this.lists.summaryCells(tenant, from, to));
   }
 
+  /** The aggregate of rows read by the caller (plain SQL, in its transaction: `execute` reads the merchant on a cache miss). */
+  async aggregateOfRows(rows: Pick<OrderAggregate, 'order' | 'payments' | 'cards'>, subsidiaryId: number, execute: ExecuteSql): Promise<OrderAggregate> {
+    return { ...rows, subsidiary: await this.subsidiaryOf(subsidiaryId, execute) };
+  }
+
   async aggregateOf(em: EntityManager, order: Order, subsidiaryId: number): Promise<OrderAggregate> {
     await em.populate(order, ['customer', 'paymentLink', 'paymentLink.type']);
     // Read models only (presenters, the outbox body): the payments and cards as plain rows, in the caller's transaction.

@@ -15,13 +15,15 @@ import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
-import { assertOrderPayable, validatePayRequest, type PayOrderInput } from './pay-validation';
+import { assertOrderPayable, validatePayRequest, type PayOrderInput, type ValidPayment } from './pay-validation';
+import { attemptStartedEntry } from './attempt-rules';
 import { PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
 import { requireProcessorFor, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
+import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type RecordedAttempt, type ResumeStep } from './money-path';
 import { PaymentJobs } from './payment-jobs';
 import { CaptureService } from './capture.service';
 import type { AuditService } from '../merchants/audit/audit.service';
@@ -48,8 +50,7 @@ export interface AuthenticationOutcome {
   status: 'successful' | 'authorized' | 'failed' | 'processing';
 }
 
-/** The authentication page of a payment attempt was asked for under the other method's address. */
-export const AUTHENTICATION_NOT_FOUND = 'Authentication not found';
+export { AUTHENTICATION_NOT_FOUND } from './money-path';
 
 export interface PaymentServiceOptions {
   publicUrl: string;
@@ -74,8 +75,9 @@ const DEFAULT_AUTHORIZATION_TTL_MS = 168 * 3_600_000;
 
 /**
  * The payment engine, the one public face of payments/: request checks (pay-validation.ts),
- * every status change (settlement.ts, the only user of the table in payment-state.ts), the
- * background jobs (payment-jobs.ts) and the choice of processor (processor.ts) sit behind it.
+ * every status change (settlement.ts, and for the common card pay money-path.ts in plain SQL,
+ * both deciding through attempt-rules.ts and the table in payment-state.ts), the background
+ * jobs (payment-jobs.ts) and the choice of processor (processor.ts) sit behind it.
  *
  * No processor call is made inside a database transaction: an attempt is recorded first
  * (order and payment Processing, committed), the processor is called with the attempt's
@@ -90,6 +92,8 @@ export class PaymentService {
   private readonly crashAfterProcessorCall: boolean;
   private readonly settlement: PaymentSettlement;
   private readonly jobs: PaymentJobs;
+  /** The common card pay, its settlement and the authentication pages' answers, in plain SQL (money-path.ts). */
+  private readonly plain: PlainMoneyPath;
   /** Capture later: captures and voids of Authorized orders (capture.service.ts). */
   readonly captures: CaptureService;
 
@@ -116,6 +120,7 @@ export class PaymentService {
       processorDeadlineMs: options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS,
       reconcileGraceMs: options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS,
     };
+    this.plain = new PlainMoneyPath(orm, this.settlement, orders, outbox, fees, clock);
     this.jobs = new PaymentJobs(orm, this.settlement, processors, clock, deadlines);
     this.captures = new CaptureService(
       orm,
@@ -146,7 +151,54 @@ export class PaymentService {
   async pay(tenant: Tenant, input: PayOrderInput): Promise<PayResult> {
     const { reference, method, country, card } = validatePayRequest(input, this.clock.now());
     const processor = requireProcessorFor(this.processors, tenant.mode);
+    // 1. Record the attempt (short transaction, committed before the processor is called):
+    //    the common card pay in plain SQL, anything else through the entity manager.
+    const attempt =
+      (card && (await this.plain.recordCardAttempt(tenant, reference, method, country, card))) ||
+      (await this.recordAttempt(tenant, { reference, method, country, card }));
 
+    // 2. Call the processor, with no transaction open. A failure here leaves the attempt
+    //    Processing, for reconciliation from the processor's record.
+    const result: ProcessorResult = card
+      ? await processor.authorizeCard({
+          ...card.secret,
+          expiryMonth: card.expiryMonth,
+          expiryYear: card.expiryYear,
+          amount: attempt.amount,
+          currency: attempt.currency,
+          reference: attempt.processorReference,
+          environmentId: tenant.environmentId,
+          threeDSecure: attempt.threeDSecure,
+          idempotencyKey: attempt.key,
+        })
+      : await processor.startPaypal({
+          amount: attempt.amount,
+          currency: attempt.currency,
+          reference: attempt.processorReference,
+          environmentId: tenant.environmentId,
+          idempotencyKey: attempt.key,
+        });
+    if (this.crashAfterProcessorCall) crashNow();
+
+    // 3. Settle (second transaction), unless reconciliation already did.
+    const { aggregate, payment } = await this.settle(attempt.paymentId, result, attempt.orderId);
+    const pending = payment.statusId === OrderStatus.PendingAuthentication;
+    return {
+      aggregate,
+      payment,
+      redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order),
+      // An Authorized order's payment is over for the customer: the merchant captures or voids it later.
+      final: isFinalStatus(aggregate.order.statusId) || aggregate.order.statusId === OrderStatus.Authorized,
+    };
+  }
+
+  /** A processor's answer to a request's call: the common case in plain SQL, anything else through the entity manager. */
+  private async settle(paymentId: number, result: ProcessorResult, orderId: number) {
+    return (await this.plain.settle(paymentId, orderId, result)) ?? (await this.settlement.settleReturning(paymentId, result, 'processor', orderId));
+  }
+
+  /** Records an attempt through the entity manager: PayPal, a fee to recompute, a link that can be used up (supersession). */
+  private async recordAttempt(tenant: Tenant, { reference, method, country, card }: ValidPayment & { reference: string }): Promise<RecordedAttempt> {
     // The option's rules (turned on, the amount at least its minimum) and its fee, read outside
     // any transaction. The fee follows the option actually paid with: quoted here when it differs
     // from the option the order's fee was computed for (card, at creation; an order whose fee is
@@ -191,9 +243,8 @@ export class PaymentService {
           cardLastFourDigits: card.lastFour,
         });
       }
-      this.timeline.record(em, order, TimelineEvents.paymentInitiated, 'system', `${PAYMENT_OPTION_LABELS[method]} started`, {
-        orderPaymentReference: payment.reference,
-      });
+      const started = attemptStartedEntry(method, payment.reference);
+      this.timeline.record(em, order, started.event, 'system', started.description, started.metadata);
       await em.flush();
       return {
         paymentId: payment.id,
@@ -206,40 +257,7 @@ export class PaymentService {
       };
     });
     this.settlement.committed(changes);
-
-    // 2. Call the processor, with no transaction open. A failure here leaves the attempt
-    //    Processing, for reconciliation from the processor's record.
-    const result: ProcessorResult = card
-      ? await processor.authorizeCard({
-          ...card.secret,
-          expiryMonth: card.expiryMonth,
-          expiryYear: card.expiryYear,
-          amount: attempt.amount,
-          currency: attempt.currency,
-          reference: attempt.processorReference,
-          environmentId: tenant.environmentId,
-          threeDSecure: attempt.threeDSecure,
-          idempotencyKey: attempt.key,
-        })
-      : await processor.startPaypal({
-          amount: attempt.amount,
-          currency: attempt.currency,
-          reference: attempt.processorReference,
-          environmentId: tenant.environmentId,
-          idempotencyKey: attempt.key,
-        });
-    if (this.crashAfterProcessorCall) crashNow();
-
-    // 3. Settle (second transaction), unless reconciliation already did.
-    const { aggregate, payment } = await this.settlement.settleReturning(attempt.paymentId, result, 'processor', attempt.orderId);
-    const pending = payment.statusId === OrderStatus.PendingAuthentication;
-    return {
-      aggregate,
-      payment,
-      redirectUrl: pending ? this.authenticationUrl(payment) : merchantRedirect(aggregate.order),
-      // An Authorized order's payment is over for the customer: the merchant captures or voids it later.
-      final: isFinalStatus(aggregate.order.statusId) || aggregate.order.statusId === OrderStatus.Authorized,
-    };
+    return attempt;
   }
 
   /** Public: the 3-D Secure / PayPal pages look up a payment by its unguessable reference, for their own method only. */
@@ -261,9 +279,26 @@ export class PaymentService {
    * transaction; only its result settles the payment.
    */
   async completeAuthentication(paymentReference: string, proof: AuthenticationProof): Promise<AuthenticationOutcome> {
-    const changes: OrderStatusChange[] = [];
     const actor: Extract<PaymentActor, 'otp_page' | 'paypal_page'> = proof.method === 'C' ? 'otp_page' : 'paypal_page';
-    const step = await this.orm.em.fork().transactional(async (em) => {
+    const step = (await this.plain.resume(paymentReference, proof.method, actor)) ?? (await this.resumeAttempt(paymentReference, proof, actor));
+
+    if (step.kind === 'call') {
+      const processor = requireProcessorFor(this.processors, step.mode);
+      const result =
+        proof.method === 'C'
+          ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
+          : await processor.completePaypal(paymentReference, step.token, proof.approve);
+      const { aggregate } = await this.settle(step.paymentId, result, step.orderId);
+      return outcomeOf(aggregate.order);
+    }
+    if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
+    return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
+  }
+
+  /** An authentication page's answer through the entity manager (the plain path leaves it an expired authentication). */
+  private async resumeAttempt(paymentReference: string, proof: AuthenticationProof, actor: 'otp_page' | 'paypal_page'): Promise<ResumeStep> {
+    const changes: OrderStatusChange[] = [];
+    const step = await this.orm.em.fork().transactional(async (em): Promise<ResumeStep> => {
       const found = await em.findOne(OrderPayment, { reference: paymentReference });
       if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
       const { order, payment } = await this.settlement.lockAttempt(em, found.id, found.order.id);
@@ -278,18 +313,7 @@ export class PaymentService {
       return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: order.environment.mode, token: payment.processorToken! };
     });
     this.settlement.committed(changes);
-
-    if (step.kind === 'call') {
-      const processor = requireProcessorFor(this.processors, step.mode);
-      const result =
-        proof.method === 'C'
-          ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
-          : await processor.completePaypal(paymentReference, step.token, proof.approve);
-      const { aggregate } = await this.settlement.settleReturning(step.paymentId, result, 'processor', step.orderId);
-      return outcomeOf(aggregate.order);
-    }
-    if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
-    return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
+    return step;
   }
 
   /**

@@ -4,7 +4,7 @@ import { DomainError } from '../shared/errors';
 import { Money } from '../shared/money';
 import type { Clock } from '../shared/clock';
 import { Order } from '../orders/order.entity';
-import { OrderStatus, type OrderStatusId } from '../orders/order-status';
+import { OrderStatus } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import { CardDetail } from '../orders/card-detail.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
@@ -14,10 +14,9 @@ import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import type { PaymentLink } from '../links/payment-link.entity';
-import { processorCallClock, ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
-import { randomReference } from '../shared/random';
+import { ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
 import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
-import { PAYMENT_OPTION_IDS, PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
+import { authenticationEntry, awaitAuthentication, endAttempt, resumeAttemptRows, startAttempt, takeProcessorDetails } from './attempt-rules';
 import type { SubscriptionBooks } from './subscription-books';
 import type { AuthorizationAction } from './authorization-action.entity';
 
@@ -43,8 +42,9 @@ export interface AttemptStart {
 }
 
 /**
- * The only caller of the transitions table (payment-state.ts): every status change of an
- * order and its payments is made here. An attempt starts (a pay request, a renewal), resumes
+ * With attempt-rules.ts (the attempt's changes as functions of its rows, which the plain-SQL
+ * common path in money-path.ts applies too), the only caller of the transitions table
+ * (payment-state.ts): every status change of an order and its payments is made here or there. An attempt starts (a pay request, a renewal), resumes
  * (an authentication page's answer) and ends: a processor answer (or a reconciliation, an
  * expiry, a supersession) applied under the order's and the payment's row locks, once; the
  * link rules re-checked on approval; the subscription's books kept; then, once for every
@@ -79,36 +79,22 @@ export class PaymentSettlement {
    * called): the order moves to Processing by `start.actor`, and its payment is made, Processing.
    */
   beginAttempt(em: EntityManager, order: Order, start: AttemptStart): OrderPayment {
-    transition(order, OrderStatus.Processing, start.actor, start.method);
-    order.paymentMethod = start.method;
-    order.paymentResponseCode = ResponseCodes.processing.code;
-    order.paymentResponseMessage = ResponseCodes.processing.message;
-    return em.create(OrderPayment, {
-      order,
-      reference: randomReference('OP', 20),
-      paymentOptionId: PAYMENT_OPTION_IDS[start.method]!,
-      paymentOption: PAYMENT_OPTION_LABELS[start.method]!,
-      statusId: OrderStatus.Processing,
-      responseCode: ResponseCodes.processing.code,
-      responseMessage: ResponseCodes.processing.message,
-      amount: order.totalChargedAmount,
-      fee: order.fee,
-      processorToken: start.processorToken ?? null,
-      processingStartedAt: processorCallClock(),
-      instrument: start.instrument,
-    });
+    return em.create(OrderPayment, { order, ...startAttempt(order, start) });
   }
 
   /** An authentication page's answer goes to the processor: the attempt (locked by the caller) is Processing again. */
   resumeAttempt(order: Order, payment: OrderPayment, actor: 'otp_page' | 'paypal_page', method: PaymentMethod): void {
-    transition(payment, OrderStatus.Processing, actor, method);
-    transition(order, OrderStatus.Processing, actor, method);
-    payment.processingStartedAt = processorCallClock();
+    resumeAttemptRows(order, payment, actor, method);
   }
 
   /** A payment-link order left unpaid past its expiry (locked by the caller, still Initiated) fails: `Z4`, no attempt. */
   async expireUnpaidOrder(em: EntityManager, order: Order, changes: OrderStatusChange[]): Promise<void> {
     await this.settle(em, order, null, { kind: 'declined', token: null, issuer: '', ...ResponseCodes.orderExpired }, 'expiry', changes);
+  }
+
+  /** When an authentication asked for now expires. */
+  authenticationDeadline(): Date {
+    return new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
   }
 
   private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
@@ -121,7 +107,8 @@ export class PaymentSettlement {
     return () => this.outcomeListeners.delete(listener);
   }
 
-  private noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
+  /** An outcome of a transaction not committed yet: reported by `committed(changes)`. */
+  noteOutcome(changes: OrderStatusChange[], outcome: PaymentOutcome): void {
     const noted = this.uncommittedOutcomes.get(changes);
     if (noted) noted.push(outcome);
     else this.uncommittedOutcomes.set(changes, [outcome]);
@@ -206,38 +193,17 @@ export class PaymentSettlement {
     changes: OrderStatusChange[],
   ): Promise<OrderAggregate> {
     const method = methodOfOption(payment.paymentOptionId);
-    const card = await this.cardOf(em, payment);
-    if (card && result.token !== null && !card.cardToken) card.cardToken = result.token;
-    if (card && result.issuer && !card.cardIssuer) card.cardIssuer = result.issuer;
-    if (result.token && !payment.processorToken) payment.processorToken = result.token;
-    payment.processingStartedAt = null;
+    takeProcessorDetails(payment, await this.cardOf(em, payment), result);
 
     if (result.kind === 'challenge') {
-      transition(payment, OrderStatus.PendingAuthentication, actor, method);
-      transition(order, OrderStatus.PendingAuthentication, actor, method);
-      payment.responseCode = ResponseCodes.pending.code;
-      payment.responseMessage = ResponseCodes.pending.message;
-      payment.authenticationExpiresAt ??= new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
-      order.paymentResponseCode = ResponseCodes.pending.code;
-      order.paymentResponseMessage = ResponseCodes.pending.message;
+      awaitAuthentication(order, payment, actor, method, this.authenticationDeadline());
       return this.publish(em, order, { method, status: 'pending', code: ResponseCodes.pending.code, actor }, changes);
     }
 
     const final: FinalProcessorResult = result;
-    if (payment.authenticationExpiresAt !== null) {
-      // The answer to an authentication page (a first call that needed none has no deadline).
-      const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
-      this.timeline.record(
-        em,
-        order,
-        passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
-        'system',
-        passed ? 'Customer authenticated' : final.message,
-        {
-          orderPaymentReference: payment.reference,
-        },
-      );
-    }
+    // The answer to an authentication page (a first call that needed none has no deadline).
+    const authenticated = authenticationEntry(payment, final);
+    if (authenticated) this.timeline.record(em, order, authenticated.event, 'system', authenticated.description, authenticated.metadata);
     if (final.kind === 'approved' && order.paymentLink && order.recurringPaymentId === null) {
       // The link's rules were enforced when the attempt started (under the link's lock, counting
       // attempts in progress). If they changed since (link deactivated, limit lowered), the
@@ -278,54 +244,16 @@ export class PaymentSettlement {
     actor: PaymentActor,
     changes: OrderStatusChange[],
   ): Promise<OrderAggregate> {
-    const now = this.clock.now();
     const method = payment ? methodOfOption(payment.paymentOptionId) : null;
-    const approved = result.kind === 'approved';
-    // An approved payment of an order captured later is held, not taken (docs/capture.md).
-    const held = approved && payment !== null && order.captureMethod === 'MANUAL';
-    const statusId: OrderStatusId = held ? OrderStatus.Authorized : approved ? OrderStatus.Successful : OrderStatus.Failed;
-    const answer = held ? ResponseCodes.authorized : result;
-    if (payment) transition(payment, statusId, actor, method);
-    transition(order, statusId, actor, method);
-    if (payment) {
-      payment.responseCode = answer.code;
-      payment.responseMessage = answer.message;
-      payment.authenticationExpiresAt = null;
-      payment.processingStartedAt = null;
+    const card = payment ? await this.cardOf(em, payment) : null;
+    const { held, approved, entry } = endAttempt(order, payment, card, result, actor, method, this.clock.now());
+    if (payment && this.subscriptions && !held) {
+      if (order.recurringPaymentId !== null) await this.subscriptions.recordCharge(em, order, approved);
+      else if (approved) await this.subscriptions.setUp(em, order, payment);
     }
-    order.paymentResponseCode = answer.code;
-    order.paymentResponseMessage = answer.message;
-    order.providerResponseDate = now;
-    if (held) {
-      order.authorizedAt = now;
-      order.authorizedAmount = order.amount;
-    } else if (approved) order.datePaymentConfirmed = now;
-    if (payment) {
-      const card = await this.cardOf(em, payment);
-      if (card) card.status = approved;
-      if (this.subscriptions && !held) {
-        if (order.recurringPaymentId !== null) await this.subscriptions.recordCharge(em, order, approved);
-        else if (approved) await this.subscriptions.setUp(em, order, payment);
-      }
-    }
-    if (held) {
-      this.timeline.record(em, order, TimelineEvents.authorized, 'system', 'Payment authorized: the money is held until the merchant captures it', {
-        responseCode: result.code,
-        amount: order.totalChargedAmount,
-      });
-      return this.publish(em, order, { method, status: 'authorized', code: result.code, actor }, changes);
-    }
-    this.timeline.record(
-      em,
-      order,
-      approved ? TimelineEvents.settled : TimelineEvents.failed,
-      'system',
-      approved ? 'Payment successful' : `Payment failed: ${result.message}`,
-      {
-        responseCode: result.code,
-      },
-    );
-    return this.publish(em, order, { method, status: approved ? 'successful' : 'failed', code: result.code, actor }, changes);
+    this.timeline.record(em, order, entry.event, 'system', entry.description, entry.metadata);
+    const status = held ? 'authorized' : approved ? 'successful' : 'failed';
+    return this.publish(em, order, { method, status, code: result.code, actor }, changes);
   }
 
   /**

@@ -8,6 +8,12 @@ export interface StatementCount {
   transactions: number;
   /** The sandbox processor's statements (its own table): in live mode that is a call to the acquirer, not our database. */
   processorStatements: string[];
+  /**
+   * Statements sent on another connection while one of the work's transactions was open: a
+   * transaction that waits for a second pooled connection can wait for ever once transactions
+   * hold the whole pool.
+   */
+  besideOpenTransaction: string[];
 }
 
 interface PgQueryable {
@@ -27,19 +33,24 @@ export async function countStatements(service: Service, work: () => Promise<unkn
   const knexClient = service.runtime.ctx.orm.em.getConnection().getKnex().client as unknown as { driver: { Client: { prototype: PgQueryable } } };
   const proto = knexClient.driver.Client.prototype;
   const original = proto.query;
-  const result: StatementCount = { statements: [], transactions: 0, processorStatements: [] };
+  const result: StatementCount = { statements: [], transactions: 0, processorStatements: [], besideOpenTransaction: [] };
   const inTransaction = new WeakSet<object>();
+  const open = new Set<object>();
   proto.query = function (this: object, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
     const text = (typeof first === 'string' ? first : (first?.text ?? '')).trim();
     if (PROCESSOR_TABLE.test(text)) result.processorStatements.push(text);
     else if (text) {
+      if (open.size > (open.has(this) ? 1 : 0)) result.besideOpenTransaction.push(text);
       result.statements.push(text);
       if (/^begin\b/i.test(text)) {
         inTransaction.add(this);
+        open.add(this);
         result.transactions += 1;
-      } else if (/^(commit|rollback)\b/i.test(text)) inTransaction.delete(this);
-      else if (!inTransaction.has(this) && WRITES.test(text)) result.transactions += 1;
+      } else if (/^(commit|rollback)\b/i.test(text)) {
+        inTransaction.delete(this);
+        open.delete(this);
+      } else if (!inTransaction.has(this) && WRITES.test(text)) result.transactions += 1;
     }
     return original.apply(this, args);
   };

@@ -1,0 +1,325 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PreparedStatement, Row, RunSql } from '../db/sql';
+import { EntityRowMapper } from '../db/row-mapper';
+import { Order } from '../orders/order.entity';
+import { Customer } from '../orders/customer.entity';
+import { OrderPayment } from '../orders/order-payment.entity';
+import { CardDetail } from '../orders/card-detail.entity';
+import { PaymentLink } from '../links/payment-link.entity';
+import { PaymentLinkType } from '../links/payment-link-type.entity';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import type { TimelineEntry } from './attempt-rules';
+import type { OutboxRow } from '../events/outbox.service';
+
+/** An order locked for an attempt, with its link (locked too) and the link's type. */
+export interface LockedForAttempt {
+  order: Order;
+  link: PaymentLink | null;
+}
+
+/** An attempt locked for its settlement: the order (with customer and link), the payment, every payment of the order and their cards. */
+export interface LockedForSettlement {
+  order: Order;
+  payment: OrderPayment;
+  payments: OrderPayment[];
+  cards: CardDetail[];
+  subsidiaryId: number;
+  mode: EnvironmentMode;
+}
+
+/** The new attempt's rows, as attempt-rules.ts decided them. */
+export interface NewAttempt {
+  orderId: number;
+  environmentId: number;
+  order: Pick<Order, 'statusId' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'updatedAt'>;
+  payment: Pick<
+    OrderPayment,
+    | 'reference'
+    | 'paymentOptionId'
+    | 'paymentOption'
+    | 'statusId'
+    | 'responseCode'
+    | 'responseMessage'
+    | 'amount'
+    | 'fee'
+    | 'processorToken'
+    | 'processingStartedAt'
+    | 'instrument'
+    | 'dateCreated'
+  >;
+  card: Pick<CardDetail, 'country' | 'cardExpiryMonth' | 'cardExpiryYear' | 'cardType' | 'cardFirstSixDigits' | 'cardLastFourDigits'>;
+  entry: TimelineEntry;
+}
+
+/** A settlement's writes: the order, payment and card as changed, the timeline entries, the outbox event (with delivery and NOTIFY). */
+export interface SettlementWrite {
+  order: Order;
+  payment: OrderPayment;
+  card: CardDetail | null;
+  entries: TimelineEntry[];
+  event: OutboxRow;
+}
+
+const ORDER_UPDATE = `status_id = $2::smallint, payment_response_code = $3::varchar, payment_response_message = $4::text,
+  provider_response_date = $5::timestamptz, date_payment_confirmed = $6::timestamptz, event_sequence = $7::int, version = version + 1, updated_at = $8::timestamptz`;
+
+/**
+ * The money path's SQL (a card pay, a 3-D Secure answer and their settlement), each one
+ * prepared statement: lock what an attempt or its settlement reads, then write everything it
+ * changes in one statement. No rule lives here (attempt-rules.ts, link-status.ts and
+ * payment-state.ts decide on the rows this answers, shaped as the entities by EntityRowMapper).
+ */
+export class PaymentQueries {
+  private readonly order: EntityRowMapper<Order>;
+  private readonly customer: EntityRowMapper<Customer>;
+  private readonly link: EntityRowMapper<PaymentLink>;
+  private readonly linkType: EntityRowMapper<PaymentLinkType>;
+  private readonly payment: EntityRowMapper<OrderPayment>;
+  private readonly lockedPayment: EntityRowMapper<OrderPayment>;
+  private readonly card: EntityRowMapper<CardDetail>;
+  private readonly attemptLock: PreparedStatement;
+  private readonly attemptWrite: PreparedStatement;
+  private readonly settlementLock: PreparedStatement;
+  private readonly resumeLock: PreparedStatement;
+  private readonly settlementWrite: PreparedStatement;
+  private readonly resumeWrite: PreparedStatement;
+
+  constructor(orm: MikroORM) {
+    this.order = new EntityRowMapper(orm, Order, 'o');
+    this.customer = new EntityRowMapper(orm, Customer, 'c');
+    this.link = new EntityRowMapper(orm, PaymentLink, 'l');
+    this.linkType = new EntityRowMapper(orm, PaymentLinkType, 't');
+    this.payment = new EntityRowMapper(orm, OrderPayment, 'q');
+    this.lockedPayment = new EntityRowMapper(orm, OrderPayment, 'p');
+    this.card = new EntityRowMapper(orm, CardDetail, 'd');
+    // The link is locked FOR SHARE: the plain path only takes links that cannot be used up, whose
+    // rules need no count and so no exclusive lock. A change of the link (deactivated, given a
+    // Limit) waits for the pays holding it, as it waits for a FOR UPDATE; pays on one link no
+    // longer wait for each other. A link that can be used up sends its pay to the entity-manager
+    // path (after this transaction is rolled back), which locks it FOR UPDATE and counts usage.
+    const linkOf = `l as (select ${this.link.selectList} from payment_link l where l.id = (select "o__payment_link_id" from o)`;
+
+    // Order first, then its link: the order the entity manager's paths lock in.
+    this.attemptLock = {
+      name: 'pgw_pay_attempt_lock_v1',
+      text: `with o as (
+          select ${this.order.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar for update
+        ), ${linkOf} for share)
+        select o.*, l.*, ${this.linkType.selectList} from o left join l on true left join payment_link_type t on t.id = l."l__type_id"`,
+    };
+
+    this.attemptWrite = {
+      name: 'pgw_pay_attempt_write_v1',
+      text: `with ord as (
+          update checkout_order set status_id = $2::smallint, payment_method = $3::varchar, payment_response_code = $4::varchar,
+            payment_response_message = $5::text, version = version + 1, updated_at = $6::timestamptz
+          where id = $1::int returning id
+        ), pay as (
+          insert into order_payment (order_id, reference, payment_option_id, payment_option, status_id, response_code, response_message,
+            instrument, remarks, amount, fee, processor_token, authentication_expires_at, processing_started_at, returned_to_merchant_at, date_created, date_updated)
+          select id, $7::varchar, $8::smallint, $9::varchar, $10::smallint, $11::varchar, $12::text,
+            $13::text, '', $14::numeric, $15::numeric, $16::varchar, null, $17::timestamptz, null, $18::timestamptz, $18::timestamptz from ord
+          returning id
+        ), card as (
+          insert into card_detail (order_payment_id, environment_id, status, country, card_token, card_expiry_month, card_expiry_year,
+            card_type, card_issuer, card_first_six_digits, card_last_four_digits, date_created)
+          select id, $19::int, false, $20::varchar, null, $21::char(2), $22::char(2), $23::varchar, '', $24::char(6), $25::char(4), $18::timestamptz from pay
+        ), timeline as (
+          insert into timeline_event (order_id, event, source, description, metadata, created_at)
+          select id, $26::varchar, 'system', $27::text, $28::json, $18::timestamptz from ord
+        )
+        select pay.id as payment_id from pay`,
+    };
+
+    // Order, then payment, then link (each lock waits for the one before: the subqueries run first).
+    const lockedAttempt = `o as (
+          select ${this.order.selectList}, e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
+            from checkout_order o join app_environment e on e.id = o.environment_id where o.id = (select order_id from target) for update of o
+        ), p as (
+          select ${this.lockedPayment.selectList} from order_payment p where p.id = (select id from target) and p.order_id = (select "o__id" from o) for update
+        )`;
+    const assembled = `select o.*, p.*, ${this.customer.selectList}, ${this.payment.selectList}, ${this.card.selectList}
+          from o left join p on true
+          left join customer c on c.id = o."o__customer_id"
+          left join order_payment q on q.order_id = o."o__id"
+          left join card_detail d on d.order_payment_id = q.id`;
+    this.settlementLock = {
+      name: 'pgw_pay_settlement_lock_v1',
+      text: `with target as (select $2::int as id, $1::int as order_id), ${lockedAttempt}, ${linkOf} and (select count(*) from p) >= 0 for share)
+        select x.*, l.*, ${this.linkType.selectList}
+          from (${assembled}) x left join l on true left join payment_link_type t on t.id = l."l__type_id"
+         order by x."q__id", x."d__id"`,
+    };
+    // A 3-D Secure or PayPal page's answer: the payment by its reference, its order locked first (no link: resuming asks nothing of it).
+    this.resumeLock = {
+      name: 'pgw_pay_resume_lock_v1',
+      text: `with target as (select id, order_id from order_payment where reference = $1::varchar), ${lockedAttempt}
+        ${assembled} order by q.id, d.id`,
+    };
+
+    this.settlementWrite = {
+      name: 'pgw_pay_settlement_write_v1',
+      text: `with ord as (
+          update checkout_order set ${ORDER_UPDATE} where id = $1::int returning id
+        ), pay as (
+          update order_payment set status_id = $10::smallint, response_code = $11::varchar, response_message = $12::text, processor_token = $13::varchar,
+            authentication_expires_at = $14::timestamptz, processing_started_at = $15::timestamptz, date_updated = $16::timestamptz
+          where id = $9::int returning id
+        ), card as (
+          update card_detail set card_token = $18::varchar, card_issuer = $19::varchar, status = $20::boolean where id = $17::int
+        ), timeline as (
+          insert into timeline_event (order_id, event, source, description, metadata, created_at)
+          select $1::int, e.event, 'system', e.description, e.metadata::json, $8::timestamptz
+            from unnest($21::text[], $22::text[], $23::text[]) with ordinality as e(event, description, metadata, n) order by e.n
+        ), event as (
+          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+          values ($24::uuid, $25::int, $1::int, 'transaction', $26::varchar, $7::int, $27::json, $28::timestamptz) returning id
+        ), delivery as (
+          insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $29::text, $30::text, $31::timestamptz from event where $32::boolean
+        )
+        select case when $33::text is not null then pg_notify($33::text, $34::text) end as notified`,
+    };
+
+    this.resumeWrite = {
+      name: 'pgw_pay_resume_write_v1',
+      text: `with ord as (
+          update checkout_order set status_id = $2::smallint, version = version + 1, updated_at = $3::timestamptz where id = $1::int returning id
+        )
+        update order_payment set status_id = $5::smallint, processing_started_at = $6::timestamptz, date_updated = $3::timestamptz
+         where id = $4::int and exists (select 1 from ord)`,
+    };
+  }
+
+  /** Locks the order of (environment, reference) and its link; null when there is no such order. */
+  async lockForAttempt(run: RunSql, environmentId: number, reference: string): Promise<LockedForAttempt | null> {
+    const [row] = await run(this.attemptLock, [environmentId, reference]);
+    if (!row) return null;
+    const order = this.order.map(row)!;
+    const link = this.link.map(row);
+    if (link) link.type = this.linkType.map(row)!;
+    order.paymentLink = link;
+    return { order, link };
+  }
+
+  /** Writes a new attempt: the order's change, the payment, its card and the timeline entry. Answers the payment's id. */
+  async insertAttempt(run: RunSql, a: NewAttempt): Promise<number> {
+    const { order: o, payment: p, card: c } = a;
+    const [row] = await run(this.attemptWrite, [
+      a.orderId,
+      o.statusId,
+      o.paymentMethod,
+      o.paymentResponseCode,
+      o.paymentResponseMessage,
+      o.updatedAt,
+      p.reference,
+      p.paymentOptionId,
+      p.paymentOption,
+      p.statusId,
+      p.responseCode,
+      p.responseMessage,
+      p.instrument,
+      p.amount,
+      p.fee,
+      p.processorToken,
+      p.processingStartedAt,
+      p.dateCreated,
+      a.environmentId,
+      c.country,
+      c.cardExpiryMonth,
+      c.cardExpiryYear,
+      c.cardType,
+      c.cardFirstSixDigits,
+      c.cardLastFourDigits,
+      a.entry.event,
+      a.entry.description,
+      a.entry.metadata === null ? null : JSON.stringify(a.entry.metadata),
+    ]);
+    if (!row) throw new Error(`order ${a.orderId}: the attempt was not written`);
+    return row.payment_id as number;
+  }
+
+  /** Locks order, payment and link of an attempt; null when the payment is not of that order. */
+  async lockForSettlement(run: RunSql, orderId: number, paymentId: number): Promise<(LockedForSettlement & { link: PaymentLink | null }) | null> {
+    const rows = await run(this.settlementLock, [orderId, paymentId]);
+    const locked = this.assemble(rows);
+    if (!locked) return null;
+    const link = this.link.map(rows[0]!);
+    if (link) link.type = this.linkType.map(rows[0]!)!;
+    locked.order.paymentLink = link;
+    return { ...locked, link };
+  }
+
+  /** Locks the order, then the payment of `reference`; null when there is no such payment. */
+  async lockForResume(run: RunSql, reference: string): Promise<LockedForSettlement | null> {
+    return this.assemble(await run(this.resumeLock, [reference]));
+  }
+
+  /** An authentication page's answer goes to the processor: order and payment as resumeAttemptRows left them. */
+  async writeResume(
+    run: RunSql,
+    order: Pick<Order, 'id' | 'statusId' | 'updatedAt'>,
+    payment: Pick<OrderPayment, 'id' | 'statusId' | 'processingStartedAt'>,
+  ): Promise<void> {
+    await run(this.resumeWrite, [order.id, order.statusId, order.updatedAt, payment.id, payment.statusId, payment.processingStartedAt]);
+  }
+
+  /** Writes a settlement in one statement (see SettlementWrite). */
+  async writeSettlement(run: RunSql, w: SettlementWrite): Promise<void> {
+    const { order: o, payment: p, card: c, event: e } = w;
+    await run(this.settlementWrite, [
+      o.id,
+      o.statusId,
+      o.paymentResponseCode,
+      o.paymentResponseMessage,
+      o.providerResponseDate,
+      o.datePaymentConfirmed,
+      o.eventSequence,
+      o.updatedAt,
+      p.id,
+      p.statusId,
+      p.responseCode,
+      p.responseMessage,
+      p.processorToken,
+      p.authenticationExpiresAt,
+      p.processingStartedAt,
+      p.dateUpdated,
+      c?.id ?? null,
+      c?.cardToken ?? null,
+      c?.cardIssuer ?? null,
+      c?.status ?? null,
+      w.entries.map((x) => x.event),
+      w.entries.map((x) => x.description),
+      w.entries.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))),
+      e.eventId,
+      e.environmentId,
+      e.notifyType,
+      e.payload,
+      e.createdAt,
+      e.url,
+      e.destination,
+      e.nextAttemptAt,
+      e.url !== null,
+      e.notifyChannel,
+      e.notification,
+    ]);
+  }
+
+  private assemble(rows: Row[]): LockedForSettlement | null {
+    const first = rows[0];
+    const payment = first ? this.lockedPayment.map(first) : null;
+    if (!first || !payment) return null;
+    const order = this.order.map(first)!;
+    order.customer = this.customer.map(first);
+    const payments: OrderPayment[] = [];
+    const cards: CardDetail[] = [];
+    for (const row of rows) {
+      const listed = this.payment.map(row);
+      // The locked row of the attempt itself (read under its lock), the others as read.
+      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === payment.id ? payment : listed);
+      const card = this.card.map(row);
+      if (card) cards.push(card);
+    }
+    cards.sort((a, b) => a.id - b.id);
+    return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode };
+  }
+}
