@@ -23,7 +23,7 @@ const SECTIONS: SectionEntry[] = [
   { name: 'hotpaths', load: () => import('./hotpaths.bench.js').then((m) => m.runHotPathsBench), inDefault: true, budgetMs: 210_000 },
   { name: 'graphql', load: () => import('./graphql.bench.js').then((m) => m.runGraphqlBench), inDefault: true, budgetMs: 120_000 },
   { name: 'datascale', load: () => import('./datascale.bench.js').then((m) => m.runDataScaleBench), inDefault: true, budgetMs: 120_000 },
-  { name: 'events', load: () => import('./events.bench.js').then((m) => m.runEventsBench), inDefault: true, budgetMs: 90_000 },
+  { name: 'events', load: () => import('./events.bench.js').then((m) => m.runEventsBench), inDefault: true, budgetMs: 120_000 },
   { name: 'notify', load: () => import('./notify.bench.js').then((m) => m.runNotifyBench), inDefault: false },
   { name: 'decrypt', load: () => import('./decrypt.bench.js').then((m) => m.runDecryptBench), inDefault: false },
   { name: 'webhook', load: () => import('./webhook.bench.js').then((m) => m.runWebhookBench), inDefault: false },
