@@ -127,8 +127,11 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
 
     await query(replicaDb, 'select pg_wal_replay_resume()');
     const until = Date.now() + 30_000;
-    while (!references(await asOther(ORDERS), 'orders').includes(reference)) {
-      if (Date.now() > until) throw new Error('the order never reached the replica after replay resumed');
+    // The link was written after the order: wait for both, not for the order alone.
+    const replayed = async () =>
+      references(await asOther(ORDERS), 'orders').includes(reference) && references(await asOther(LINKS), 'paymentLinks').includes(linkReference);
+    while (!(await replayed())) {
+      if (Date.now() > until) throw new Error('the order and the link never reached the replica after replay resumed');
       await new Promise((r) => setTimeout(r, 100));
     }
     expect((await asOther(TIMELINE, { reference })).data.orderTimeline.map((e: { event: string }) => e.event)).toEqual(['order.created']);
