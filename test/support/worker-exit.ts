@@ -79,6 +79,16 @@ export function watchWorkerExit(testFile: string): void {
   const removeListener = process.removeListener.bind(process);
   process.removeListener = ((event: string, listener: (...args: unknown[]) => void) => {
     if (event === 'message') {
+      // Also note how long the exit itself took (Node ends worker threads and runs 'exit'
+      // listeners after the loop empties): a worker killed with no report was slow there.
+      const asked = Date.now();
+      const stages = path.join(directory, `${process.pid}.stages`);
+      const note = (stage: string) => {
+        fs.mkdirSync(directory, { recursive: true });
+        fs.appendFileSync(stages, `${stage} ${Date.now() - asked} ms after Jest asked it to stop\n`);
+      };
+      process.once('beforeExit', () => note('beforeExit'));
+      process.once('exit', () => note('exit'));
       setTimeout(() => {
         const holding = [...live.values()].filter(({ resource }) => {
           try {
@@ -104,7 +114,14 @@ export function watchWorkerExit(testFile: string): void {
 export function reportWorkersThatDidNotExit(): number {
   const directory = reportDirectory();
   if (!directory || !fs.existsSync(directory)) return 0;
-  const reports = fs.readdirSync(directory).map((name) => fs.readFileSync(path.join(directory, name), 'utf8'));
+  const names = fs.readdirSync(directory);
+  const reports = names.filter((name) => name.endsWith('.txt')).map((name) => fs.readFileSync(path.join(directory, name), 'utf8'));
+  // A worker Jest killed although nothing held its loop: say how far its exit had come.
+  for (const name of names.filter((n) => n.endsWith('.stages'))) {
+    const stages = fs.readFileSync(path.join(directory, name), 'utf8');
+    const exitMs = Number(/^exit (\d+) ms/m.exec(stages)?.[1] ?? NaN);
+    if (!(exitMs < 300)) reports.push(`worker ${name.replace('.stages', '')}: slow to exit\n${stages.replace(/^/gm, '  ')}`);
+  }
   fs.rmSync(directory, { recursive: true, force: true });
   if (reports.length > 0) process.stderr.write(`\n[test teardown] ${reports.length} Jest worker(s) did not exit on their own:\n${reports.join('')}`);
   return reports.length;
