@@ -23,6 +23,7 @@ import { Migration20261127040000_refunds } from './Migration20261127040000_refun
 import { Migration20261127050000_capture_later } from './Migration20261127050000_capture_later';
 import { Migration20261127060000_disputes } from './Migration20261127060000_disputes';
 import { Migration20261128030000_link_list_json } from './Migration20261128030000_link_list_json';
+import { Migration20261128060000_capture_idempotency_key } from './Migration20261128060000_capture_idempotency_key';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127050000_capture_later', class: Migration20261127050000_capture_later },
   { name: 'Migration20261127060000_disputes', class: Migration20261127060000_disputes },
   { name: 'Migration20261128030000_link_list_json', class: Migration20261128030000_link_list_json },
+  { name: 'Migration20261128060000_capture_idempotency_key', class: Migration20261128060000_capture_idempotency_key },
 ];

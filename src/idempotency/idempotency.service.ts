@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, validationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import type { Tenant } from '../merchants/tenant';
+import { isIdempotencyKey } from '../shared/idempotency-key';
 
 export interface StoredResponse {
   status: number;
@@ -31,7 +32,6 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RETENTION_MS = 24 * 3600 * 1000;
 /** A key still "in progress" after this long belongs to a request whose process died: it is released. */
 const ABANDONED_MS = 60 * 1000;
@@ -52,7 +52,7 @@ export class IdempotencyService {
   ) {}
 
   static validateKey(key: string): void {
-    if (!KEY_PATTERN.test(key)) throw validationError('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+    if (!isIdempotencyKey(key)) throw validationError('The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
   }
 
   /**

@@ -1,4 +1,5 @@
-import { Entity, Index, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, OptionalProps, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Order } from '../orders/order.entity';
 
 export type AuthorizationActionKind = 'capture' | 'void';
@@ -25,8 +26,11 @@ export interface CaptureQuote {
   expression: `create unique index "authorization_action_one_pending_per_order" on "authorization_action" ("order_id") where "state" = 'pending'`,
 })
 @Index({ name: 'authorization_action_state_created_at_index', properties: ['state', 'createdAt'] })
+// The merchant's idempotency key: one capture or void per key in an environment.
+@Unique({ name: 'authorization_action_environment_merchant_key_unique', properties: ['environment', 'merchantKey'] })
 export class AuthorizationAction {
-  [OptionalProps]?: 'amount' | 'quote' | 'state' | 'responseCode' | 'responseMessage' | 'settledAt' | 'createdAt';
+  [OptionalProps]?:
+    'amount' | 'quote' | 'state' | 'responseCode' | 'responseMessage' | 'settledAt' | 'createdAt' | 'environment' | 'merchantKey' | 'requestedAmount';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -47,6 +51,22 @@ export class AuthorizationAction {
 
   @Property({ type: 'json', nullable: true })
   quote: CaptureQuote | null = null;
+
+  /** The order's environment: the scope of the merchant's key. Null only on rows written before merchant keys existed and not backfilled. */
+  @ManyToOne(() => AppEnvironment, { deleteRule: 'cascade', nullable: true })
+  environment: AppEnvironment | null = null;
+
+  /**
+   * The merchant's idempotencyKey of the captureOrder / voidOrder that asked for it (unique per
+   * environment), null when none was given or the clock asked. A retry with the key finds this
+   * action, and through it the processor's key below.
+   */
+  @Property({ type: 'string', length: 255, nullable: true })
+  merchantKey: string | null = null;
+
+  /** A capture's amount as asked (null: "all that was authorized"): a repeat of the key must ask the same. */
+  @Property({ type: 'decimal', precision: 20, scale: 4, nullable: true })
+  requestedAmount: string | null = null;
 
   /** Sent with every processor call of this action (`capture:<orderId>`, `void:<orderId>`). */
   @Property({ type: 'string', length: 60 })

@@ -1,8 +1,9 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { DomainError, requiredField } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import { Money, parseAmount, type AmountProblem } from '../shared/money';
+import { idempotencyKeyReused, readIdempotencyKey } from '../shared/idempotency-key';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
 import { AuditActions, auditOriginOf, SYSTEM_ACTOR, type AuditOrigin, type AuditService } from '../merchants/audit/audit.service';
@@ -22,10 +23,13 @@ export interface CaptureOrderInput {
   reference?: string | null;
   /** Decimal text; absent: all that was authorized. */
   amount?: string | null;
+  /** The merchant's key: a retry with it answers this capture (docs/capture.md). */
+  idempotencyKey?: string | null;
 }
 
 export interface VoidOrderInput {
   reference?: string | null;
+  idempotencyKey?: string | null;
 }
 
 export interface CaptureServiceOptions {
@@ -40,6 +44,29 @@ export interface CaptureServiceOptions {
 const captureNotAllowed = (message: string) => new DomainError('conflict', message, 'CAPTURE_NOT_ALLOWED');
 const voidNotAllowed = (message: string) => new DomainError('conflict', message, 'VOID_NOT_ALLOWED');
 const captureAmountInvalid = (message: string) => new DomainError('validation', message, 'CAPTURE_AMOUNT_INVALID');
+const refusedCode = (kind: AuthorizationActionKind) => (kind === 'capture' ? 'CAPTURE_NOT_ALLOWED' : 'VOID_NOT_ALLOWED');
+/** The processor refused the capture or void: what the request (and any retry of its key) answers. */
+const processorRefused = (kind: AuthorizationActionKind, message: string) =>
+  new DomainError('payment_declined', `The processor refused the ${kind}: ${message}`, refusedCode(kind));
+/** A retry of a key whose call is still with the processor (no answer, no record yet). */
+const keyInProgress = (kind: AuthorizationActionKind) =>
+  new DomainError('conflict', `The ${kind} of this idempotencyKey is still in progress: retry later.`, refusedCode(kind));
+
+/** A merchant's key and the request it came with. */
+interface KeyedRequest {
+  key: string;
+  kind: AuthorizationActionKind;
+  reference: string;
+  /** As asked (null: all that was authorized; always null for a void). */
+  amount: Money | null;
+}
+
+/** Whether a key's earlier action was asked by the same request: the same operation, order and amount as asked (a missing amount matches only a missing amount). */
+function sameKeyedRequest(earlier: AuthorizationAction, keyed: KeyedRequest): boolean {
+  const asked = earlier.requestedAmount === null ? null : new Money(earlier.requestedAmount);
+  const sameAmount = asked === null ? keyed.amount === null : keyed.amount !== null && asked.eq(keyed.amount);
+  return earlier.kind === keyed.kind && earlier.order.reference === keyed.reference && sameAmount;
+}
 
 const AMOUNT_PROBLEMS: Record<AmountProblem, string> = {
   invalid: 'The amount must be a number.',
@@ -48,11 +75,18 @@ const AMOUNT_PROBLEMS: Record<AmountProblem, string> = {
   too_precise: 'The amount must have at most 2 decimal places.',
 };
 
-/** The amount to capture: all of `authorized` when none is given, else a positive amount of at most two decimals, at most `authorized`. */
-export function captureAmount(value: string | null | undefined, authorized: string): Money {
-  if (value === undefined || value === null) return new Money(authorized);
+/** The amount asked for: null when none is given, else a positive amount of at most two decimals. */
+export function requestedCaptureAmount(value: string | null | undefined): Money | null {
+  if (value === undefined || value === null) return null;
   const parsed = parseAmount(value, 2);
   if (typeof parsed === 'string') throw captureAmountInvalid(AMOUNT_PROBLEMS[parsed]);
+  return parsed;
+}
+
+/** The amount to capture: all of `authorized` when none is given, else a positive amount of at most two decimals, at most `authorized`. */
+export function captureAmount(value: string | null | undefined, authorized: string): Money {
+  const parsed = requestedCaptureAmount(value);
+  if (parsed === null) return new Money(authorized);
   if (parsed.gt(authorized)) throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(authorized).toFixed(2)}).`);
   return parsed;
 }
@@ -68,7 +102,19 @@ interface Claim {
 }
 
 /** What asks for a capture or a void: the merchant (by reference) or the clock (by order id). */
-type Request = { kind: AuthorizationActionKind; actor: Extract<PaymentActor, 'capture' | 'void' | 'expiry'>; amount?: Money; quote?: CaptureQuote };
+type Request = {
+  kind: AuthorizationActionKind;
+  actor: Extract<PaymentActor, 'capture' | 'void' | 'expiry'>;
+  amount?: Money;
+  quote?: CaptureQuote;
+  /** The merchant's key and what it asks (the reference, the amount as given); absent: no key. */
+  keyed?: KeyedRequest;
+};
+
+/** The claim, or the earlier action of the merchant's key (nothing recorded). */
+type Claimed = { kind: 'claim'; claim: Claim } | { kind: 'earlier'; action: AuthorizationAction };
+
+const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_unique';
 
 /**
  * Capture later (docs/capture.md): an Authorized order's money is taken (captureOrder, all or
@@ -93,8 +139,35 @@ export class CaptureService {
     private readonly audit?: AuditService,
   ) {}
 
+  /** Requests of one merchant key being handled in this process: a concurrent one waits for it (one processor call). */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
   async capture(tenant: Tenant, input: CaptureOrderInput): Promise<OrderAggregate> {
     const reference = this.begin(tenant, input.reference);
+    const key = readIdempotencyKey(input.idempotencyKey);
+    const keyed = key === null ? undefined : { key, kind: 'capture' as const, reference, amount: requestedCaptureAmount(input.amount) };
+    return this.oncePerKey(tenant, keyed, () => this.captureNow(tenant, reference, input, keyed));
+  }
+
+  async void(tenant: Tenant, input: VoidOrderInput): Promise<OrderAggregate> {
+    const reference = this.begin(tenant, input.reference);
+    const key = readIdempotencyKey(input.idempotencyKey);
+    const keyed = key === null ? undefined : { key, kind: 'void' as const, reference, amount: null };
+    return this.oncePerKey(tenant, keyed, async () => {
+      if (keyed) {
+        const earlier = await this.earlierOfKey(this.orm.em.fork(), tenant, keyed);
+        if (earlier) return this.answerEarlier(tenant, earlier, keyed);
+      }
+      return this.run(tenant, reference, { kind: 'void', actor: 'void', keyed });
+    });
+  }
+
+  private async captureNow(tenant: Tenant, reference: string, input: CaptureOrderInput, keyed: KeyedRequest | undefined): Promise<OrderAggregate> {
+    if (keyed) {
+      // A retry of the key answers what the key was first used for, whatever the order's status now.
+      const earlier = await this.earlierOfKey(this.orm.em.fork(), tenant, keyed);
+      if (earlier) return this.answerEarlier(tenant, earlier, keyed);
+    }
     const current = await this.orm.em
       .fork()
       .findOne(Order, { environment: tenant.environmentId, reference }, { fields: ['amount', 'currency', 'paymentMethod', 'statusId'] });
@@ -110,11 +183,50 @@ export class CaptureService {
       customerFee: q.customerFee,
       totalChargedAmount: q.totalChargedAmount,
     };
-    return this.run(tenant, reference, { kind: 'capture', actor: 'capture', amount, quote });
+    return this.run(tenant, reference, { kind: 'capture', actor: 'capture', amount, quote, keyed });
   }
 
-  async void(tenant: Tenant, input: VoidOrderInput): Promise<OrderAggregate> {
-    return this.run(tenant, this.begin(tenant, input.reference), { kind: 'void', actor: 'void' });
+  /**
+   * Runs `work` for a merchant key once at a time in this process: a request arriving while
+   * another of the same key (and environment) is being handled waits for it to end, then finds
+   * its action. Across processes the order's row lock and the key's unique index decide.
+   */
+  private async oncePerKey<T>(tenant: Tenant, keyed: KeyedRequest | undefined, work: () => Promise<T>): Promise<T> {
+    if (!keyed) return work();
+    const id = `${tenant.environmentId}:${keyed.key}`;
+    for (let running = this.inFlight.get(id); running; running = this.inFlight.get(id)) await running.catch(() => undefined);
+    const mine = work();
+    this.inFlight.set(id, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.inFlight.get(id) === mine) this.inFlight.delete(id);
+    }
+  }
+
+  /** The capture or void the merchant's key asked for before, with its order, or null. */
+  private async earlierOfKey(em: EntityManager, tenant: Tenant, keyed: KeyedRequest): Promise<AuthorizationAction | null> {
+    return em.findOne(AuthorizationAction, { environment: tenant.environmentId, merchantKey: keyed.key }, { populate: ['order'], refresh: true });
+  }
+
+  /**
+   * The answer to a retry of a key: refused when it asks for something else; else the first
+   * answer: the order (captured or voided), or the processor's refusal. A call still pending is
+   * settled first from the processor's record of its own key (the answer was lost); with no record
+   * yet, the call is still on its way and the retry is refused as in progress.
+   */
+  private async answerEarlier(tenant: Tenant, earlier: AuthorizationAction, keyed: KeyedRequest): Promise<OrderAggregate> {
+    if (!sameKeyedRequest(earlier, keyed)) throw idempotencyKeyReused('a capture or void');
+    let action = earlier;
+    if (action.state === 'pending') {
+      const processor = processorFor(this.processors, tenant.mode)!;
+      const record = await processor.lookup(action.idempotencyKey);
+      if (!record || record.kind === 'challenge') throw keyInProgress(action.kind);
+      await this.settle(action.id, record, auditOriginOf(tenant));
+      action = (await this.earlierOfKey(this.orm.em.fork(), tenant, keyed))!;
+    }
+    if (action.state === 'failed') throw processorRefused(action.kind, action.responseMessage ?? '');
+    return this.orders.getAggregate(tenant, keyed.reference);
   }
 
   /** Voids every authorization left uncaptured past AUTHORIZATION_TTL_HOURS; returns how many. */
@@ -183,22 +295,37 @@ export class CaptureService {
   /** Records the request (committed), calls the processor with no transaction open, applies its answer; answers the order as it then stands. */
   private async run(tenant: Tenant, reference: string, request: Request): Promise<OrderAggregate> {
     const origin = auditOriginOf(tenant);
-    const claim = (await this.orm.em.fork().transactional(async (em) => {
-      const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!order) throw orderNotFound();
-      return this.claimLocked(em, order, request, request.kind === 'capture' ? captureNotAllowed : voidNotAllowed);
-    }))!;
+    const claimed = await this.claimForMerchant(tenant, reference, request);
+    if (claimed.kind === 'earlier') return this.answerEarlier(tenant, claimed.action, request.keyed!);
+    const claim = claimed.claim;
     const processor = processorFor(this.processors, claim.mode)!;
     const result =
       request.kind === 'capture'
         ? await processor.capture({ token: claim.token, amount: claim.total, currency: claim.currency, idempotencyKey: claim.idempotencyKey })
         : await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
     await this.settle(claim.actionId, result, origin);
-    if (result.kind !== 'approved') {
-      const refused = `The processor refused the ${request.kind}: ${result.message}`;
-      throw new DomainError('payment_declined', refused, request.kind === 'capture' ? 'CAPTURE_NOT_ALLOWED' : 'VOID_NOT_ALLOWED');
-    }
+    if (result.kind !== 'approved') throw processorRefused(request.kind, result.message);
     return this.orders.getAggregate(tenant, reference);
+  }
+
+  /**
+   * Step 1 of a merchant's request, committed: under the order's row lock, the earlier action of
+   * its key if there is one (a request of the same key that got there first), else the claim.
+   */
+  private async claimForMerchant(tenant: Tenant, reference: string, request: Request): Promise<Claimed> {
+    try {
+      return await this.orm.em.fork().transactional(async (em): Promise<Claimed> => {
+        const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!order) throw orderNotFound();
+        const earlier = request.keyed ? await this.earlierOfKey(em, tenant, request.keyed) : null;
+        if (earlier) return { kind: 'earlier', action: earlier };
+        return { kind: 'claim', claim: (await this.claimLocked(em, order, request, request.kind === 'capture' ? captureNotAllowed : voidNotAllowed))! };
+      });
+    } catch (err) {
+      // The same key used at the same moment on another order: the other request's action won.
+      if (!request.keyed || !(err instanceof UniqueConstraintViolationException) || !err.message.includes(MERCHANT_KEY_CONSTRAINT)) throw err;
+      return { kind: 'earlier', action: (await this.earlierOfKey(this.orm.em.fork(), tenant, request.keyed))! };
+    }
   }
 
   /**
@@ -228,6 +355,11 @@ export class CaptureService {
       actor: request.actor,
       amount: request.amount ? request.amount.toFixed(2) : null,
       quote: request.quote ?? null,
+      environment: order.environment,
+      merchantKey: request.keyed?.key ?? null,
+      requestedAmount: request.keyed?.amount?.toFixed(2) ?? null,
+      // The processor's key stays one per order and kind, whoever asks: a retry with the merchant's
+      // key finds this action and so this key; no two calls ever capture one authorization twice.
       idempotencyKey: `${request.kind}:${order.id}`,
     });
     await em.flush();

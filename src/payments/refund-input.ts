@@ -1,5 +1,6 @@
 import { DomainError, requiredField, validationError } from '../shared/errors';
 import { parseAmount, type Money } from '../shared/money';
+import { idempotencyKeyReused as keyReused, readIdempotencyKey } from '../shared/idempotency-key';
 
 /** A refund as asked for: the order, the amount (absent: all that remains), why, and the caller's idempotency key. */
 export interface RefundOrderInput {
@@ -18,15 +19,13 @@ export interface RefundRequestInput {
 }
 
 export const MAX_REFUND_REASON_LENGTH = 500;
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The order is not one a refund may be asked of (not paid, or a dispute on it is open). */
 export const refundNotAllowed = (message: string): DomainError => new DomainError('conflict', message, 'REFUND_NOT_ALLOWED');
 /** Zero, negative, more than two decimals, or more than the balance. */
 export const refundAmountInvalid = (message: string): DomainError => new DomainError('validation', message, 'REFUND_AMOUNT_INVALID');
 /** The idempotency key was used before with another order or amount. */
-export const idempotencyKeyReused = (): DomainError =>
-  new DomainError('conflict', 'This idempotencyKey was already used for a refund of another order or amount.', 'IDEMPOTENCY_KEY_REUSED');
+export const idempotencyKeyReused = (): DomainError => keyReused('a refund');
 
 /** Checks a refund request before anything is read or written. */
 export function readRefundInput(input: RefundOrderInput): RefundRequestInput {
@@ -42,7 +41,6 @@ export function readRefundInput(input: RefundOrderInput): RefundRequestInput {
   }
   const reason = typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : null;
   if (reason && reason.length > MAX_REFUND_REASON_LENGTH) throw validationError(`The reason must be at most ${MAX_REFUND_REASON_LENGTH} characters.`);
-  const idempotencyKey = input.idempotencyKey ?? null;
-  if (idempotencyKey !== null && !KEY_PATTERN.test(idempotencyKey)) throw validationError('The idempotencyKey must be 1 to 255 visible ASCII characters.');
+  const idempotencyKey = readIdempotencyKey(input.idempotencyKey);
   return { reference, amount, reason, idempotencyKey };
 }

@@ -256,11 +256,23 @@ export class CaptureOrderInput {
   @Field() reference!: string;
   @Field(() => DecimalScalar, { nullable: true, description: 'At most the amount authorized, at most two decimals; absent: all of it.' })
   amount?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The same key with the same reference and amount answers the first capture again without capturing anything more; with another, IDEMPOTENCY_KEY_REUSED. Per environment, shared with voidOrder.',
+  })
+  idempotencyKey?: string | null;
 }
 
 @InputType()
 export class VoidOrderInput {
   @Field() reference!: string;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The same key with the same reference answers the first void again; with another request, IDEMPOTENCY_KEY_REUSED. Per environment, shared with captureOrder.',
+  })
+  idempotencyKey?: string | null;
 }
 
 @InputType()
