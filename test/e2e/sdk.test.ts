@@ -340,12 +340,19 @@ describe('the merchant SDK drives the real service', () => {
       const [toCapture, toVoid] = [await held(), await held()];
       expect(await gqlPrivate.order(toCapture)).toMatchObject({ statusId: 6, status: 'Authorized', captureMethod: 'MANUAL', amountAuthorized: '1000.00' });
 
-      const captured = await gqlPrivate.captureOrder({ reference: toCapture, amount: '600' });
+      const captured = await gqlPrivate.captureOrder({ reference: toCapture, amount: '600', idempotencyKey: 'sdk-capture-1' });
       expect(captured).toMatchObject({ orderReference: toCapture, statusId: 5, status: 'Successful', amount: '600.00', amountAuthorized: '1000.00' });
+      // A retry with the key answers the first capture; the key with another amount is refused.
+      expect(await gqlPrivate.captureOrder({ reference: toCapture, amount: '600', idempotencyKey: 'sdk-capture-1' })).toEqual(captured);
+      await expect(gqlPrivate.captureOrder({ reference: toCapture, amount: '500', idempotencyKey: 'sdk-capture-1' })).rejects.toMatchObject({
+        code: 'IDEMPOTENCY_KEY_REUSED',
+      });
       await expect(gqlPrivate.captureOrder({ reference: toCapture })).rejects.toMatchObject({ code: 'CAPTURE_NOT_ALLOWED' });
 
       await expect(gqlPublic.voidOrder({ reference: toVoid })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-      expect(await gqlPrivate.voidOrder({ reference: toVoid })).toMatchObject({ orderReference: toVoid, statusId: 7, status: 'Voided' });
+      const voided = await gqlPrivate.voidOrder({ reference: toVoid, idempotencyKey: 'sdk-void-1' });
+      expect(voided).toMatchObject({ orderReference: toVoid, statusId: 7, status: 'Voided' });
+      expect(await gqlPrivate.voidOrder({ reference: toVoid, idempotencyKey: 'sdk-void-1' })).toEqual(voided);
       const again = await gqlPrivate.voidOrder({ reference: toVoid }).catch((e: unknown) => e);
       expect(again).toBeInstanceOf(GraphQLRequestError);
       expect(again).toMatchObject({ code: 'VOID_NOT_ALLOWED' });

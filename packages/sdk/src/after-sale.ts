@@ -9,10 +9,18 @@ export interface CaptureOrderInput {
   reference: string;
   /** At most the amount authorized, at most two decimals; absent: all of it. */
   amount?: Decimal | null;
+  /**
+   * The same key with the same reference and amount answers the first capture again and captures
+   * nothing more; with another reference or amount (or for a void), IDEMPOTENCY_KEY_REUSED. Per
+   * environment, shared with voidOrder.
+   */
+  idempotencyKey?: string | null;
 }
 
 export interface VoidOrderInput {
   reference: string;
+  /** The same key with the same reference answers the first void again; with another request, IDEMPOTENCY_KEY_REUSED. Per environment, shared with captureOrder. */
+  idempotencyKey?: string | null;
 }
 
 /** PENDING: with the processor; SUCCEEDED and FAILED are final. */

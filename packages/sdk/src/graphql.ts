@@ -305,12 +305,16 @@ export class GraphQLClient {
     return (await this.request(operations.refundOrder, { input })).refundOrder;
   }
 
-  /** Takes all (no `amount`) or part of an Authorized order's held money, once: the order, now Successful. Private key. */
+  /**
+   * Takes all (no `amount`) or part of an Authorized order's held money, once: the order, now
+   * Successful. Private key. Give an `idempotencyKey` to send it again safely after a timeout: the
+   * same key and input answer the first capture (the order as it now stands) and capture nothing more.
+   */
   async captureOrder(input: CaptureOrderInput): Promise<GqlOrder> {
     return (await this.request(operations.captureOrder, { input })).captureOrder;
   }
 
-  /** Releases the money held for an Authorized order: the order becomes Voided. Private key. */
+  /** Releases the money held for an Authorized order: the order becomes Voided. Private key. An `idempotencyKey` makes a retry answer the first void. */
   async voidOrder(input: VoidOrderInput): Promise<GqlOrder> {
     return (await this.request(operations.voidOrder, { input })).voidOrder;
   }
