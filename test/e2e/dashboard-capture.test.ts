@@ -26,6 +26,15 @@ describe('dashboard capture and void in Chromium', () => {
   const gql = async (query: string, variables: Record<string, unknown>) =>
     (await graphql(t.baseUrl, query, variables, { 'api-key': m.keys.test.privateKey })).body;
   const orderOf = async (reference: string) => (await gql(ORDER, { reference })).data.order;
+  /** The merchant keys the order's captures and voids were asked with. */
+  const keysOf = async (reference: string) =>
+    (
+      (await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute(`select a.merchant_key from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ?`, [reference])) as Array<{
+        merchant_key: string | null;
+      }>
+    ).map((r) => r.merchant_key);
   const button = (p: Page, name: string) => p.getByRole('button', { name, exact: true });
   const shownStatus = async (p: Page) => (await p.locator('.order-status .status').textContent())!.trim();
 
@@ -94,6 +103,8 @@ describe('dashboard capture and void in Chromium', () => {
 
     await page.getByRole('status').getByText('Captured NGN 600.00.').waitFor();
     expect(await orderOf(reference)).toEqual({ statusId: 5, status: 'Successful', amount: '600.00', amountAuthorized: '1000.00' });
+    // The capture carried the form's own idempotency key.
+    expect(await keysOf(reference)).toEqual([expect.stringMatching(/^dashboard-[0-9a-f]{32}$/)]);
     await page.locator('.order-status').getByText('Successful').waitFor();
     expect(await button(page, 'Capture').count()).toBe(0);
     expect(await button(page, 'Void').count()).toBe(0);
@@ -112,6 +123,7 @@ describe('dashboard capture and void in Chromium', () => {
     await page.getByRole('status').getByText("Voided: the NGN 1,000.00 held on the customer's card is released.").waitFor();
     await page.locator('.order-status').getByText('Voided').waitFor();
     expect((await orderOf(reference)).statusId).toBe(7);
+    expect(await keysOf(reference)).toEqual([expect.stringMatching(/^dashboard-[0-9a-f]{32}$/)]);
 
     const held = await heldOrder();
     await page.goto(`${t.baseUrl}/dashboard/orders`);

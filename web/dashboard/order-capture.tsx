@@ -30,6 +30,8 @@ const VOID_REFUSALS: Record<string, RefusalShown> = {
 /**
  * An Authorized order's held money: how much, and for a member who may move money "Capture"
  * (all of it by default, or part; once) and "Void" (release the hold), each after a confirmation.
+ * Each opened form sends its own idempotency key, as the refund form does: a double submission
+ * captures or voids once and both answers agree.
  * The answer stays shown after the order has moved on (Successful or Voided).
  */
 export function CaptureSection(props: { reference: string; order: any; statusId: number; reload: () => void }) {
@@ -66,8 +68,8 @@ export function CaptureSection(props: { reference: string; order: any; statusId:
                 question={(amount) => `Capture ${amount} from the customer's card?`}
                 confirm="Confirm capture"
                 sending="Capturing…"
-                run={({ amount }) =>
-                  run(CAPTURE, { reference: props.reference, amount }, (a) =>
+                run={({ amount, key }) =>
+                  run(CAPTURE, { reference: props.reference, amount, idempotencyKey: key }, (a) =>
                     a.statusId === OrderStatus.Successful
                       ? { tone: 'ok', text: `Captured ${money(a.amount, a.currencyName)}.` }
                       : { tone: 'wait', text: 'The capture is with the processor; the status changes when it answers.' },
@@ -83,8 +85,8 @@ export function CaptureSection(props: { reference: string; order: any; statusId:
                 question={() => `Void this payment and release the ${heldWords} held on the customer's card?`}
                 confirm="Confirm void"
                 sending="Voiding…"
-                run={() =>
-                  run(VOID, { reference: props.reference }, (a) =>
+                run={({ key }) =>
+                  run(VOID, { reference: props.reference, idempotencyKey: key }, (a) =>
                     a.statusId === OrderStatus.Voided
                       ? { tone: 'ok', text: `Voided: the ${heldWords} held on the customer's card is released.` }
                       : { tone: 'wait', text: 'The void is with the processor; the status changes when it answers.' },
