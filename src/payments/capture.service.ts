@@ -125,7 +125,10 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * the processor; the other is refused. The call carries the idempotency key `capture:<orderId>`
  * or `void:<orderId>`; its answer is applied in a second transaction by the settlement (the
  * transitions table), or, when the answer was lost, from the processor's record by
- * `reconcilePending`.
+ * `reconcilePending`. The merchant's optional idempotencyKey is kept on the action (unique per
+ * environment): a retry of the same request answers that action (settling it first from the
+ * processor's record of its key when it is still pending), another request with the key is
+ * IDEMPOTENCY_KEY_REUSED, and requests of one key in this process run one after the other.
  */
 export class CaptureService {
   constructor(
