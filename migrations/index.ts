@@ -22,6 +22,7 @@ import { Migration20261127030000_member_only_sessions } from './Migration2026112
 import { Migration20261127040000_refunds } from './Migration20261127040000_refunds';
 import { Migration20261127050000_capture_later } from './Migration20261127050000_capture_later';
 import { Migration20261127060000_disputes } from './Migration20261127060000_disputes';
+import { Migration20261128050000_email_outbox } from './Migration20261128050000_email_outbox';
 import { Migration20261128030000_link_list_json } from './Migration20261128030000_link_list_json';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
@@ -50,4 +51,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127050000_capture_later', class: Migration20261127050000_capture_later },
   { name: 'Migration20261127060000_disputes', class: Migration20261127060000_disputes },
   { name: 'Migration20261128030000_link_list_json', class: Migration20261128030000_link_list_json },
+  { name: 'Migration20261128050000_email_outbox', class: Migration20261128050000_email_outbox },
 ];
