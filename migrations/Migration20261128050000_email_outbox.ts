@@ -4,18 +4,18 @@ import { Migration } from '@mikro-orm/migrations';
  * The team's emails (invitations, password resets), written in the transaction that makes the
  * link they announce and sent afterwards by the email sender, which leases due rows (FOR UPDATE
  * SKIP LOCKED), retries with backoff and gives up after a bound. The body holds the link: it is
- * sealed under the master key (`sealed_body`) and cleared once the email is sent or given up.
+ * sealed under the master key (`body_sealed`) and cleared once the email is sent or given up.
  */
 export class Migration20261128050000_email_outbox extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table "email_outbox" (
-      "id" uuid primary key,
+      "id" bigserial primary key,
       "kind" varchar(32) not null,
       "subsidiary_id" int null,
       "environment_id" int null,
       "recipient" varchar(320) not null,
       "subject" text not null,
-      "sealed_body" text null,
+      "body_sealed" text null,
       "attempts" int not null default 0,
       "next_attempt_at" timestamptz(6) not null default now(),
       "lease_until" timestamptz(6) null,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../crypto/secret-box';
 import type { OutgoingMail } from '../mail/mailer';
@@ -20,8 +19,8 @@ export interface ClaimedEmail {
   mail: OutgoingMail | null;
 }
 
-/** The associated data of a sealed body: a body copied to another row does not open. */
-const contextOf = (id: string): string => `email-outbox:${id}`;
+/** The associated data of a sealed body (by the row's id): a body copied to another row does not open. */
+export const emailBodyContext = (id: number | string): string => `email-outbox:${id}`;
 
 /**
  * The table of the team's emails (`email_outbox`). An email is queued in the transaction that
@@ -40,16 +39,17 @@ export class EmailOutbox {
     em: EntityManager,
     email: { kind: TeamMailKind; subsidiaryId: number | null; environmentId?: number | null; mail: OutgoingMail },
   ): Promise<string> {
-    const id = randomUUID();
-    const sealed = this.secrets.seal(JSON.stringify({ text: email.mail.text, html: email.mail.html }), contextOf(id));
-    await em
-      .getConnection()
-      .execute(
-        `insert into email_outbox (id, kind, subsidiary_id, environment_id, recipient, subject, sealed_body) values (?, ?, ?, ?, ?, ?, ?)`,
-        [id, email.kind, email.subsidiaryId, email.environmentId ?? null, email.mail.to, email.mail.subject, sealed],
-        'run',
-        em.getTransactionContext(),
-      );
+    const connection = em.getConnection();
+    // The id first: the body is sealed in the row's own context.
+    const [next]: { id: string }[] = await connection.execute(`select nextval('email_outbox_id_seq') as id`, [], 'all', em.getTransactionContext());
+    const id = String(next!.id);
+    const sealed = this.secrets.seal(JSON.stringify({ text: email.mail.text, html: email.mail.html }), emailBodyContext(id));
+    await connection.execute(
+      `insert into email_outbox (id, kind, subsidiary_id, environment_id, recipient, subject, body_sealed) values (?, ?, ?, ?, ?, ?, ?)`,
+      [id, email.kind, email.subsidiaryId, email.environmentId ?? null, email.mail.to, email.mail.subject, sealed],
+      'run',
+      em.getTransactionContext(),
+    );
     return id;
   }
 
@@ -62,12 +62,12 @@ export class EmailOutbox {
     if (ids && ids.length === 0) return [];
     const only = ids ? ` and id in (${ids.map(() => '?').join(', ')})` : '';
     const rows: {
-      id: string;
+      id: string | number;
       kind: TeamMailKind;
       subsidiary_id: number | null;
       recipient: string;
       subject: string;
-      sealed_body: string | null;
+      body_sealed: string | null;
       attempts: number;
       lease_until: Date | string;
     }[] = await this.orm.em.getConnection().execute(
@@ -80,11 +80,11 @@ export class EmailOutbox {
                 limit ?
                 for update skip locked) due
         where o.id = due.id
-        returning o.id, o.kind, o.subsidiary_id, o.recipient, o.subject, o.sealed_body, o.attempts, o.lease_until`,
+        returning o.id, o.kind, o.subsidiary_id, o.recipient, o.subject, o.body_sealed, o.attempts, o.lease_until`,
       [leaseMs, ...(ids ?? []), max],
     );
     return rows.map((r) => ({
-      id: r.id,
+      id: String(r.id),
       kind: r.kind,
       subsidiaryId: r.subsidiary_id,
       recipient: r.recipient,
@@ -99,7 +99,7 @@ export class EmailOutbox {
     await this.orm.em
       .getConnection()
       .execute(
-        `update email_outbox set sent_at = clock_timestamp(), sealed_body = null, lease_until = null, last_error = null where id = ? and sent_at is null`,
+        `update email_outbox set sent_at = clock_timestamp(), body_sealed = null, lease_until = null, last_error = null where id = ? and sent_at is null`,
         [id],
       );
   }
@@ -121,7 +121,7 @@ export class EmailOutbox {
   async markFailed(email: ClaimedEmail, error: string, then: (em: EntityManager) => Promise<void>): Promise<boolean> {
     return this.orm.em.fork().transactional(async (em) => {
       const rows: unknown[] = await em.getConnection().execute(
-        `update email_outbox set failed_at = clock_timestamp(), sealed_body = null, lease_until = null, last_error = ?
+        `update email_outbox set failed_at = clock_timestamp(), body_sealed = null, lease_until = null, last_error = ?
           where id = ? and lease_until = ? and sent_at is null and failed_at is null returning id`,
         [error, email.id, email.lease],
         'all',
@@ -133,10 +133,10 @@ export class EmailOutbox {
     });
   }
 
-  private open(row: { id: string; recipient: string; subject: string; sealed_body: string | null }): OutgoingMail | null {
-    if (row.sealed_body === null) return null;
+  private open(row: { id: string | number; recipient: string; subject: string; body_sealed: string | null }): OutgoingMail | null {
+    if (row.body_sealed === null) return null;
     try {
-      const body = JSON.parse(this.secrets.open(row.sealed_body, contextOf(row.id))) as { text: string; html: string };
+      const body = JSON.parse(this.secrets.open(row.body_sealed, emailBodyContext(row.id))) as { text: string; html: string };
       return { to: row.recipient, subject: row.subject, text: body.text, html: body.html };
     } catch {
       return null;

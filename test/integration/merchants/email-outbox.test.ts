@@ -17,12 +17,12 @@ const invite = async (t: TestService, m: CreatedMerchant, email: string) => {
   return r.body.data.inviteMember.invitationUrl as string;
 };
 
-type Row = { recipient: string; attempts: number; sent_at: Date | null; failed_at: Date | null; sealed_body: string | null; last_error: string | null };
+type Row = { recipient: string; attempts: number; sent_at: Date | null; failed_at: Date | null; body_sealed: string | null; last_error: string | null };
 const rowsTo = (t: TestService, recipient: string): Promise<Row[]> =>
   t.service.runtime.ctx.orm.em
     .fork()
     .getConnection()
-    .execute(`select recipient, attempts, sent_at, failed_at, sealed_body, last_error from email_outbox where recipient = ?`, [recipient]);
+    .execute(`select recipient, attempts, sent_at, failed_at, body_sealed, last_error from email_outbox where recipient = ?`, [recipient]);
 
 /** The team's emails go through the email_outbox table: queued with their link, sent by a sender that leases them. */
 describe('team emails are durable (email_outbox)', () => {
@@ -44,8 +44,8 @@ describe('team emails are durable (email_outbox)', () => {
       const [queued] = await rowsTo(first, 'survivor@outbox.test');
       expect(queued).toMatchObject({ attempts: 0, sent_at: null });
       // Sealed: the link is not in the row in clear.
-      expect(queued!.sealed_body).toMatch(/^v1\./);
-      expect(queued!.sealed_body).not.toContain(url.split('/').pop());
+      expect(queued!.body_sealed).toMatch(/^v1\./);
+      expect(queued!.body_sealed).not.toContain(url.split('/').pop());
     } finally {
       await first.close();
     }
@@ -59,7 +59,7 @@ describe('team emails are durable (email_outbox)', () => {
         const rows = await rowsTo(second, 'survivor@outbox.test');
         return rows[0]?.sent_at ? rows : false;
       });
-      expect(sent).toMatchObject({ attempts: 1, sealed_body: null, failed_at: null });
+      expect(sent).toMatchObject({ attempts: 1, body_sealed: null, failed_at: null });
     } finally {
       await second.close();
     }
@@ -96,7 +96,7 @@ describe('team emails are durable (email_outbox)', () => {
         const rows = await rowsTo(t, 'retried@outbox.test');
         return rows[0]?.sent_at ? rows : false;
       });
-      expect(row).toMatchObject({ attempts: 3, failed_at: null, sealed_body: null, last_error: null });
+      expect(row).toMatchObject({ attempts: 3, failed_at: null, body_sealed: null, last_error: null });
       await t.service.runtime.ctx.services.teamMail.settled();
       expect(smtp.received.filter((r) => r.to.includes('retried@outbox.test'))).toHaveLength(1);
       const audited = await t.service.runtime.ctx.orm.em
