@@ -4,6 +4,9 @@ import { request } from '../../support/http';
 import { startSmtpServer, type TestSmtpServer } from '../../support/smtp';
 import { waitFor } from '../events/helpers';
 import { DomainError } from '../../../src/shared/errors';
+import { EmailOutbox } from '../../../src/merchants/email-outbox';
+import { SecretBox, parseMasterKey } from '../../../src/crypto/secret-box';
+import { TEST_MASTER_KEY } from '../../support/database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 const INVITE = `mutation ($input: InviteMemberInput!) { inviteMember(input: $input) { invitationUrl } }`;
@@ -62,6 +65,32 @@ describe('team emails are durable (email_outbox)', () => {
       expect(sent).toMatchObject({ attempts: 1, body_sealed: null, failed_at: null });
     } finally {
       await second.close();
+    }
+  });
+
+  it('an email whose sender died holding its lease (claimed, never marked) is sent by another instance once the lease ends', async () => {
+    const first = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
+    try {
+      const m = await createTestMerchant(first);
+      const url = await invite(first, m, 'orphan@outbox.test');
+      const orm = first.service.runtime.ctx.orm;
+      const [{ id }] = await orm.em.fork().getConnection().execute(`select id from email_outbox where recipient = 'orphan@outbox.test'`);
+      // A sender takes the lease (1 ms here) and dies before sending or marking anything.
+      const claimed = await new EmailOutbox(orm, new SecretBox(parseMasterKey(TEST_MASTER_KEY))).claim(10, 1, [String(id)]);
+      expect(claimed.map((c) => [c.recipient, c.attempts, c.mail?.text.includes(url)])).toEqual([['orphan@outbox.test', 1, true]]);
+      const second = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '20' });
+      try {
+        expect((await smtp.waitForMail('orphan@outbox.test')).text).toContain(url);
+        const [row] = await waitFor(async () => {
+          const rows = await rowsTo(second, 'orphan@outbox.test');
+          return rows[0]?.sent_at ? rows : false;
+        });
+        expect(row).toMatchObject({ attempts: 2, body_sealed: null });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
     }
   });
 
