@@ -37,8 +37,12 @@ export class EmailSender {
   private nextRetryAt = Number.POSITIVE_INFINITY;
   /** Passes in progress (the loop's and drain()'s). */
   private readonly inflight = new Set<Promise<number>>();
-  /** Queued here and not yet settled: sent first, without waiting for the poll. */
-  private readonly mine = new Set<string>();
+  /**
+   * Queued here and not yet settled, with when: sent first, without waiting for the poll. An id
+   * whose transaction rolled back, or that another instance took, is forgotten after a lease's
+   * time (the poll covers whatever is left).
+   */
+  private readonly mine = new Map<string, number>();
 
   constructor(
     private readonly outbox: EmailOutbox,
@@ -53,7 +57,7 @@ export class EmailSender {
 
   /** An email this instance queued (and committed): sent at once by the loop, or by drain(). */
   queued(id: string): void {
-    this.mine.add(id);
+    this.mine.set(id, Date.now());
   }
 
   /** Starts the loop (no-op with a poll interval of 0, or when started). */
@@ -81,7 +85,7 @@ export class EmailSender {
    * (one may hold some of them): resolves once each has been sent, put off for a retry or given up.
    */
   async drain(): Promise<void> {
-    while (this.mine.size > 0 && (await this.runOnce([...this.mine])) > 0);
+    while (this.mine.size > 0 && (await this.runOnce(this.ours())) > 0);
     await Promise.allSettled([...this.inflight]);
   }
 
@@ -116,6 +120,8 @@ export class EmailSender {
     try {
       if (email.mail !== null && email.attempts < max) {
         const delay = this.options.retryDelaysMs[email.attempts - 1]!;
+        // The retry is everyone's: due on the poll (or this instance's timer for it).
+        this.mine.delete(email.id);
         if (await this.outbox.markRetry(email, reason, delay)) {
           this.nextRetryAt = Math.min(this.nextRetryAt, Date.now() + delay);
           this.hooks.retrying(email, reason);
@@ -130,6 +136,13 @@ export class EmailSender {
     }
   }
 
+  /** The ids of `mine`, after forgetting those queued longer than a lease ago. */
+  private ours(): string[] {
+    const forget = Date.now() - EMAIL_LEASE_MS;
+    for (const [id, at] of this.mine) if (at < forget) this.mine.delete(id);
+    return [...this.mine.keys()];
+  }
+
   private async runLoop(): Promise<void> {
     let failures = 0;
     while (this.running) {
@@ -139,7 +152,7 @@ export class EmailSender {
       let claimed = 0;
       try {
         // Ours first, at once; everyone's (retries, other instances', leases run out) on the poll.
-        if (this.mine.size > 0) claimed += await this.runOnce([...this.mine]);
+        if (this.mine.size > 0) claimed += await this.runOnce(this.ours());
         if (poll) {
           this.nextPollAt = now + this.options.pollIntervalMs;
           if (now >= this.nextRetryAt) this.nextRetryAt = Number.POSITIVE_INFINITY;
