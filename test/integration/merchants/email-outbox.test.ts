@@ -138,6 +138,28 @@ describe('team emails are durable (email_outbox)', () => {
     }
   });
 
+  it('an email refused at every attempt is given up after the last one: marked failed, its body cleared, the failure audited once', async () => {
+    const t = await startTestService({ SMTP_URL: smtp.url, EMAIL_RETRY_DELAYS_MS: '0,0' });
+    try {
+      const m = await createTestMerchant(t);
+      smtp.refuseNext(3);
+      await invite(t, m, 'given-up@outbox.test');
+      const [row] = await waitFor(async () => {
+        const rows = await rowsTo(t, 'given-up@outbox.test');
+        return rows[0]?.failed_at ? rows : false;
+      });
+      expect(row).toMatchObject({ attempts: 3, sent_at: null, body_sealed: null, last_error: expect.stringContaining('554') });
+      const audited = await t.service.runtime.ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute(`select target from audit_entry where subsidiary_id = ? and action = 'email.failed'`, [m.subsidiary.id]);
+      expect(audited).toEqual([{ target: 'invitation email to given-up@outbox.test' }]);
+      expect(smtp.received.filter((r) => r.to.includes('given-up@outbox.test'))).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('two instances sending the same queue at once deliver each email exactly once', async () => {
     // Neither sends on its own: the test runs their passes, all at once.
     const a = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
