@@ -1,4 +1,5 @@
 import { startTestService, type TestService } from '../../support/service';
+import { createScratchDatabase } from '../../support/scratch-database';
 import { createTestMerchant } from '../../support/merchants';
 import { request } from '../../support/http';
 import { startSmtpServer, type TestSmtpServer } from '../../support/smtp';
@@ -30,16 +31,22 @@ const rowsTo = (t: TestService, recipient: string): Promise<Row[]> =>
 /** The team's emails go through the email_outbox table: queued with their link, sent by a sender that leases them. */
 describe('team emails are durable (email_outbox)', () => {
   let smtp: TestSmtpServer;
+  // The senders here send every due email of their database: a database of this file's own,
+  // so that they never send another file's emails, nor another file's senders these.
+  let scratch: { url: string; drop(): Promise<void> } | undefined;
+  const start = (env: Record<string, string>) => startTestService({ DATABASE_URL: scratch!.url, ...env });
   beforeAll(async () => {
+    scratch = await createScratchDatabase('email_outbox');
     smtp = await startSmtpServer();
   });
   afterAll(async () => {
     await smtp?.close();
+    await scratch?.drop();
   });
 
   it('an invitation committed by an instance stopped before sending is emailed by the next instance; its body is sealed while queued and cleared once sent', async () => {
     // EMAIL_POLL_INTERVAL_MS=0: this instance queues but never sends (as if killed right after the commit).
-    const first = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
+    const first = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
     let url: string;
     try {
       const m = await createTestMerchant(first);
@@ -54,7 +61,7 @@ describe('team emails are durable (email_outbox)', () => {
     }
     expect(smtp.received.filter((r) => r.to.includes('survivor@outbox.test'))).toEqual([]);
 
-    const second = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '20' });
+    const second = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '20' });
     try {
       const mail = await smtp.waitForMail('survivor@outbox.test');
       expect(mail.text).toContain(url);
@@ -69,7 +76,7 @@ describe('team emails are durable (email_outbox)', () => {
   });
 
   it('an email whose sender died holding its lease (claimed, never marked) is sent by another instance once the lease ends', async () => {
-    const first = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
+    const first = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
     try {
       const m = await createTestMerchant(first);
       const url = await invite(first, m, 'orphan@outbox.test');
@@ -78,7 +85,7 @@ describe('team emails are durable (email_outbox)', () => {
       // A sender takes the lease (1 ms here) and dies before sending or marking anything.
       const claimed = await new EmailOutbox(orm, new SecretBox(parseMasterKey(TEST_MASTER_KEY))).claim(10, 1, [String(id)]);
       expect(claimed.map((c) => [c.recipient, c.attempts, c.mail?.text.includes(url)])).toEqual([['orphan@outbox.test', 1, true]]);
-      const second = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '20' });
+      const second = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '20' });
       try {
         expect((await smtp.waitForMail('orphan@outbox.test')).text).toContain(url);
         const [row] = await waitFor(async () => {
@@ -95,7 +102,7 @@ describe('team emails are durable (email_outbox)', () => {
   });
 
   it('an invitation whose transaction rolls back queues no email', async () => {
-    const t = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
+    const t = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
     try {
       const m = await createTestMerchant(t);
       const { members } = t.service.runtime.ctx.services;
@@ -114,7 +121,7 @@ describe('team emails are durable (email_outbox)', () => {
   });
 
   it('an email the SMTP server refuses is retried and then delivered, once, with no failure audited', async () => {
-    const t = await startTestService({ SMTP_URL: smtp.url, EMAIL_RETRY_DELAYS_MS: '0,0,0' });
+    const t = await start({ SMTP_URL: smtp.url, EMAIL_RETRY_DELAYS_MS: '0,0,0' });
     try {
       const m = await createTestMerchant(t);
       smtp.refuseNext(2);
@@ -139,7 +146,7 @@ describe('team emails are durable (email_outbox)', () => {
   });
 
   it('an email refused at every attempt is given up after the last one: marked failed, its body cleared, the failure audited once', async () => {
-    const t = await startTestService({ SMTP_URL: smtp.url, EMAIL_RETRY_DELAYS_MS: '0,0' });
+    const t = await start({ SMTP_URL: smtp.url, EMAIL_RETRY_DELAYS_MS: '0,0' });
     try {
       const m = await createTestMerchant(t);
       smtp.refuseNext(3);
@@ -162,8 +169,8 @@ describe('team emails are durable (email_outbox)', () => {
 
   it('two instances sending the same queue at once deliver each email exactly once', async () => {
     // Neither sends on its own: the test runs their passes, all at once.
-    const a = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
-    const b = await startTestService({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
+    const a = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
+    const b = await start({ SMTP_URL: smtp.url, EMAIL_POLL_INTERVAL_MS: '0' });
     try {
       const m = await createTestMerchant(a);
       const emails = Array.from({ length: 24 }, (_, i) => `racer${i}@outbox.test`);
