@@ -22,6 +22,7 @@ import { Migration20261127030000_member_only_sessions } from './Migration2026112
 import { Migration20261127040000_refunds } from './Migration20261127040000_refunds';
 import { Migration20261127050000_capture_later } from './Migration20261127050000_capture_later';
 import { Migration20261127060000_disputes } from './Migration20261127060000_disputes';
+import { Migration20261128050000_email_outbox } from './Migration20261128050000_email_outbox';
 import { Migration20261128030000_link_list_json } from './Migration20261128030000_link_list_json';
 import { Migration20261128060000_capture_idempotency_key } from './Migration20261128060000_capture_idempotency_key';
 
@@ -51,5 +52,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127050000_capture_later', class: Migration20261127050000_capture_later },
   { name: 'Migration20261127060000_disputes', class: Migration20261127060000_disputes },
   { name: 'Migration20261128030000_link_list_json', class: Migration20261128030000_link_list_json },
+  { name: 'Migration20261128050000_email_outbox', class: Migration20261128050000_email_outbox },
   { name: 'Migration20261128060000_capture_idempotency_key', class: Migration20261128060000_capture_idempotency_key },
 ];

@@ -48,7 +48,7 @@ export interface AppServices {
   members: MemberService;
   /** Members' password resets: emailed links, links made by an owner or admin, setting the password. */
   passwordResets: PasswordResetService;
-  /** The team's emails (invitations, password resets), sent after commit when SMTP_URL is set. */
+  /** The team's emails (invitations, password resets): queued with their link, sent by the email sender when SMTP_URL is set. */
   teamMail: TeamMail;
   /** A member's own second factor (TOTP and recovery codes), also checked at sign-in. */
   memberTotp: MemberTotpService;
@@ -117,7 +117,7 @@ export function createServices(
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
   // Email goes out only with SMTP_URL; the domain sees the Mailer, never the transport.
   const mailer: Mailer | null = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.smtpFrom) : null;
-  const teamMail = new TeamMail(orm, audit, mailer);
+  const teamMail = new TeamMail(orm, audit, mailer, secrets, { retryDelaysMs: config.emailRetryDelaysMs, pollIntervalMs: config.emailPollIntervalMs });
   const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
   const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);

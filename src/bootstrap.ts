@@ -26,7 +26,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const close = async () => {
     try {
       await ctx.services.payloads.close(); // the decryption worker threads
-      // Emails in flight are sent (or their failure recorded) while the database is still open.
+      // Background work queues its emails while the database is still open (a command-line run also sends its own).
       await ctx.services.teamMail.settled();
       // A connection the fan-out opened only to publish (the command line's, with REDIS_URL); stopped already by a service.
       await ctx.services.eventFanout.stop();
@@ -64,7 +64,7 @@ export async function createService(config: Config, options: { clock?: Clock; lo
   const runtime = await openRuntime(config, options);
   try {
     const app = await buildApp(runtime.ctx, { logger: options.logger });
-    const { payments, recurring, refunds, disputes, disputeJobs, eventFanout, webhooks } = runtime.ctx.services;
+    const { payments, recurring, refunds, disputes, disputeJobs, eventFanout, webhooks, teamMail } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
     refunds.onFault = (err, id) => app.log.error({ err, refundId: id }, 'refund call to the processor failed; left pending for reconciliation');
     disputes.onFault = (err, id) => app.log.error({ err, disputeId: id }, 'dispute answer to the processor failed; sent again by the dispute job');
@@ -80,6 +80,8 @@ export async function createService(config: Config, options: { clock?: Clock; lo
     // Listening before the server answers: a subscriber never misses a change committed after it subscribed.
     await eventFanout.start(app.log);
     webhooks.start(app.log);
+    // The email sender: queued team emails, sent, retried, given up (with SMTP_URL).
+    teamMail.start((err) => app.log.error({ err }, 'sending queued emails failed; retried on the next pass'));
     let closing: Promise<void> | undefined;
     return {
       runtime,
@@ -88,7 +90,7 @@ export async function createService(config: Config, options: { clock?: Clock; lo
         (closing ??= (async () => {
           // Stop accepting connections at once and finish the requests in flight, while the
           // background jobs wind down (each bounded: a webhook attempt by its timeout).
-          await Promise.all([app.close(), scheduler.stop(), disputeJobs.stop(), webhooks.stop()]);
+          await Promise.all([app.close(), scheduler.stop(), disputeJobs.stop(), webhooks.stop(), teamMail.stop()]);
           await eventFanout.stop();
           await runtime.close();
         })()),

@@ -97,6 +97,10 @@ export interface Config {
   smtpUrl?: string;
   /** SMTP_FROM: the sender of those emails. */
   smtpFrom: string;
+  /** Delays between attempts at one email (EMAIL_RETRY_DELAYS_MS); after the last, the email is given up and audited. */
+  emailRetryDelaysMs: number[];
+  /** How often an idle email sender looks for due emails queued by other instances (EMAIL_POLL_INTERVAL_MS); 0: this instance sends none. */
+  emailPollIntervalMs: number;
 }
 
 export interface RateLimitConfig {
@@ -130,6 +134,9 @@ export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [
 ];
 
 export const MAX_WEBHOOK_RETRIES = 100;
+/** Five attempts at an email over about two and a half hours. */
+export const DEFAULT_EMAIL_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+
 export const MAX_WEBHOOK_RETRY_DELAY_MS = 30 * 24 * 3_600_000;
 
 type Env = Record<string, string | undefined>;
@@ -242,6 +249,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
+  let emailRetryDelaysMs = DEFAULT_EMAIL_RETRY_DELAYS_MS;
+  const emailDelaysRaw = value('EMAIL_RETRY_DELAYS_MS');
+  if (emailDelaysRaw !== undefined) {
+    const parts = emailDelaysRaw.split(',').map((p) => p.trim());
+    if (parts.length > 20 || parts.some((p) => !/^\d+$/.test(p) || Number(p) > 24 * 3_600_000)) {
+      problems.push(`EMAIL_RETRY_DELAYS_MS must be at most 20 comma-separated delays in ms of at most a day each (got "${emailDelaysRaw}")`);
+    } else {
+      emailRetryDelaysMs = parts.map(Number);
+    }
+  }
+
   const webhookAllowedNetworks: string[] = [];
   const networksRaw = value('WEBHOOK_ALLOWED_NETWORKS');
   if (networksRaw !== undefined) {
@@ -323,6 +341,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tenantCacheTtlMs: integer('TENANT_CACHE_TTL_MS', 5_000, 0, 600_000),
     smtpUrl,
     smtpFrom,
+    emailRetryDelaysMs,
+    emailPollIntervalMs: integer('EMAIL_POLL_INTERVAL_MS', 5000, 0, 600_000),
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer(

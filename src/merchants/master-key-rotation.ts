@@ -3,6 +3,7 @@ import { CHECK_CONTEXT, CHECK_PLAINTEXT, MasterKeyMismatchError } from '../crypt
 import { SecretBox } from '../crypto/secret-box';
 import { SIGNING_SECRET_STORE } from './webhook-secret.service';
 import { TOTP_SECRET_STORE } from './member-totp.service';
+import { emailBodyContext } from './email-outbox';
 
 /**
  * Every column holding a value sealed under MASTER_KEY, with the context (associated data) its
@@ -20,6 +21,8 @@ export const SEALED_COLUMNS = [
   // Members' TOTP secrets: on, and waiting for the first code of an enrolment.
   { table: 'merchant_member', key: 'id', column: TOTP_SECRET_STORE.active.column, context: TOTP_SECRET_STORE.active.context },
   { table: 'merchant_member', key: 'id', column: TOTP_SECRET_STORE.pending.column, context: TOTP_SECRET_STORE.pending.context },
+  // The bodies of team emails not yet sent (they hold invitation and password-reset links).
+  { table: 'email_outbox', key: 'id', column: 'body_sealed', context: (id: number) => emailBodyContext(id) },
 ] as const;
 
 export interface MasterKeyRotation {

@@ -76,7 +76,7 @@ export class MemberService {
     const email = normalizeEmail(input.email);
     const role = parseMemberRole(input.role);
     authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
-    const { invitation, merchantName } = await this.inTeam(principal, async (em, sql) => {
+    const invitation = await this.inTeam(principal, async (em, sql) => {
       authorize(await currentMember(em, principal), 'members', { concernsOwner: role === 'OWNER' });
       if ((await sql(`select 1 from merchant_member where subsidiary_id = ? and lower(email) = ?`, [principal.subsidiaryId, email])).length) {
         throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
@@ -84,22 +84,29 @@ export class MemberService {
       const invitation = await recordInvitation(em, { subsidiaryId: principal.subsidiaryId, email, role, now: this.clock.now(), publicUrl: this.publicUrl });
       await this.audit.recordFor(em, principal, AuditActions.memberInvited, `${email} as ${role}`);
       const [merchant] = await sql<{ name: string }>(`select name from subsidiary where id = ?`, [principal.subsidiaryId]);
-      return { invitation, merchantName: merchant!.name };
+      // Its email is queued with it (with SMTP_URL): committed together, or not at all.
+      await this.queueInvitationEmail(em, principal.subsidiaryId, merchant!.name, invitation);
+      return invitation;
     });
-    // Committed: the email goes out now, in the background (with SMTP_URL), and never fails the invitation.
-    this.mailInvitation(principal.subsidiaryId, merchantName, invitation);
+    // Committed: the email goes out now, in the background, and never fails the invitation.
+    this.mail.announce();
     return invitation;
   }
 
-  /** Emails an invitation already committed (when email is configured); the answer never waits for it. */
-  mailInvitation(subsidiaryId: number, merchantName: string, invitation: InvitationView): void {
-    this.mail.invitation(subsidiaryId, {
+  /** Queues the email of an invitation in the transaction that records it (when email is configured); announceInvitations() after commit. */
+  queueInvitationEmail(em: EntityManager, subsidiaryId: number, merchantName: string, invitation: InvitationView): Promise<void> {
+    return this.mail.queueInvitation(em, subsidiaryId, {
       merchantName,
       email: invitation.email,
       role: invitation.role,
       url: invitation.invitationUrl,
       expiresAt: invitation.expiresAt,
     });
+  }
+
+  /** Invitation emails were queued by a transaction that committed: they are sent now, in the background. */
+  announceInvitations(): void {
+    this.mail.announce();
   }
 
   /**

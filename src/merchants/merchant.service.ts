@@ -121,7 +121,7 @@ export class MerchantService {
     private readonly rsaBits: number = DEFAULT_ENCRYPTION_KEY_BITS,
     private readonly webhookUrlPolicy: WebhookUrlPolicy = { allowPrivate: false },
     /** Invites the first owner of a new merchant (createMerchant with an owner email). */
-    private readonly team?: Pick<MemberService, 'inviteFirstOwner' | 'mailInvitation'>,
+    private readonly team?: Pick<MemberService, 'inviteFirstOwner' | 'queueInvitationEmail' | 'announceInvitations'>,
   ) {}
 
   /**
@@ -189,6 +189,8 @@ export class MerchantService {
         target: `merchant ${subsidiary.id} ${name}`,
       });
       invitation = ownerEmail === null ? null : await this.team!.inviteFirstOwner(em, subsidiary.id, ownerEmail);
+      // The first owner's invitation email is queued with the merchant (with SMTP_URL).
+      if (invitation) await this.team!.queueInvitationEmail(em, subsidiary.id, name, invitation);
       return {
         subsidiary: { id: subsidiary.id, name, country, supportEmail },
         webhookSecret: webhookSecrets.test,
@@ -197,8 +199,8 @@ export class MerchantService {
         ...(invitation ? { owner: { email: invitation.email, invitationUrl: invitation.invitationUrl } } : {}),
       };
     });
-    // Committed: the first owner's invitation is emailed too (with SMTP_URL), never failing the creation.
-    if (invitation) this.team!.mailInvitation(created.subsidiary.id, name, invitation);
+    // Committed: the first owner's invitation email goes out now, never failing the creation.
+    if (invitation) this.team!.announceInvitations();
     return created;
   }
 

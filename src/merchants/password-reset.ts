@@ -52,7 +52,7 @@ export class PasswordResetService {
    */
   requestPasswordReset(emailInput: unknown, from: { ip?: string | null } = {}): true {
     const email = normalizeEmail(emailInput);
-    this.mail.passwordResets(async (send) => {
+    this.mail.passwordResets(async (queue) => {
       const memberships: { id: number; subsidiary_id: number; email: string; name: string }[] = await this.orm.em
         .fork()
         .getConnection()
@@ -61,8 +61,8 @@ export class PasswordResetService {
           [email],
         );
       for (const member of memberships) {
-        const link = await this.orm.em.fork().transactional(async (em) => {
-          const issued = await this.issue(sqlOf(em), member.id);
+        await this.orm.em.fork().transactional(async (em) => {
+          const link = await this.issue(sqlOf(em), member.id);
           // Nobody is signed in: the service acts on an anonymous request, from its address.
           await this.audit.record(em, {
             actor: SYSTEM_ACTOR,
@@ -71,9 +71,9 @@ export class PasswordResetService {
             subsidiaryId: member.subsidiary_id,
             target: member.email,
           });
-          return issued;
+          // The email (sealed: it holds the link) is queued with the link it announces.
+          await queue(em, member.subsidiary_id, { merchantName: member.name, email: member.email, url: link.resetUrl, expiresAt: link.expiresAt });
         });
-        await send(member.subsidiary_id, { merchantName: member.name, email: member.email, url: link.resetUrl, expiresAt: link.expiresAt });
       }
     });
     return true;

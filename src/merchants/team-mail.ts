@@ -1,37 +1,61 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { SecretBox } from '../crypto/secret-box';
 import type { Mailer, OutgoingMail } from '../mail/mailer';
 import { AuditActions, SYSTEM_ACTOR, type AuditService } from './audit/audit.service';
+import { EmailOutbox, type ClaimedEmail, type TeamMailKind } from './email-outbox';
+import { EmailSender, type EmailSenderOptions } from './email-sender';
 import type { MemberRole } from './member-role';
 
-/** What an email of the team is about. */
-export type TeamMailKind = 'invitation' | 'password_reset';
+export type { TeamMailKind } from './email-outbox';
 
-/** The outcome of one email (or of the work that was to send it), as the domain reports it after the fact. */
+/** The outcome of one email (or of the work that was to queue it), as the domain reports it after the fact. */
 export interface TeamMailOutcome {
   kind: TeamMailKind;
   /** The merchant it was sent for; null when the work failed before one was known. */
   subsidiaryId: number | null;
-  result: 'sent' | 'failed';
+  /** `retry`: this attempt failed, another follows; `failed`: given up (or the work that was to queue it failed). */
+  result: 'sent' | 'retry' | 'failed';
   /** Why it failed (the transport's or the database's message). */
   reason?: string;
 }
 
+/** Queues an email of the team in the caller's transaction. */
+export type QueueResetMail = (em: EntityManager, subsidiaryId: number, reset: ResetMailContent) => Promise<void>;
+
 /**
- * The team's emails (invitations, password resets), sent through the `Mailer` the composition
- * root hands in, or not at all without one (`SMTP_URL` unset). Sending happens in the background,
- * after the change that asked for it has committed, and never fails that change: a failed send
- * is reported to the listeners (the business-event log) and written to the merchant's audit log
- * (`email.failed`). `settled()` waits for the sends in flight, before the database closes.
+ * The team's emails (invitations, password resets) with `SMTP_URL` set; without it nothing is
+ * queued and nothing sent (the links are answered, and printed by the command line). Each email
+ * is queued in the transaction that makes its link (`email_outbox`), so a committed invitation
+ * always has its email and a rolled-back one never does; the email sender sends it after
+ * commit, retries it, and after the last attempt records the failure in the merchant's audit
+ * log (`email.failed`), once. Outcomes go to the listeners (the business-event log).
  */
 export class TeamMail {
   private readonly pending = new Set<Promise<void>>();
   private readonly listeners = new Set<(outcome: TeamMailOutcome) => void>();
+  private readonly outbox: EmailOutbox;
+  private readonly sender: EmailSender | null;
+  /** Set by start(): a service's loop sends the queue; a command-line run sends its own emails on settled(). */
+  private serviceOwned = false;
+  private fault: (err: unknown) => void = () => {};
 
   constructor(
-    private readonly orm: MikroORM,
+    orm: MikroORM,
     private readonly audit: AuditService,
     private readonly mailer: Mailer | null,
-  ) {}
+    secrets: SecretBox,
+    options: EmailSenderOptions = { retryDelaysMs: [], pollIntervalMs: 0 },
+  ) {
+    this.outbox = new EmailOutbox(orm, secrets);
+    this.sender = mailer
+      ? new EmailSender(this.outbox, mailer, options, {
+          sent: (email) => this.report({ kind: email.kind, subsidiaryId: email.subsidiaryId, result: 'sent' }),
+          retrying: (email, reason) => this.report({ kind: email.kind, subsidiaryId: email.subsidiaryId, result: 'retry', reason }),
+          failed: (em, email, reason) => this.givenUp(em, email, reason),
+          fault: (err) => this.fault(err),
+        })
+      : null;
+  }
 
   /** Whether email goes out at all (SMTP_URL is set). */
   get enabled(): boolean {
@@ -44,21 +68,64 @@ export class TeamMail {
     return () => this.listeners.delete(listener);
   }
 
-  /** Emails an invitation to join the merchant's team, in the background. */
-  invitation(subsidiaryId: number, invitation: { merchantName: string; email: string; role: MemberRole; url: string; expiresAt: Date }): void {
-    if (!this.mailer) return;
-    this.inBackground('invitation', () => this.send('invitation', subsidiaryId, invitationMail(invitation)));
+  /** Starts this instance's email sender (with SMTP_URL and a poll interval); faults (database errors) go to `onFault`. */
+  start(onFault?: (err: unknown) => void): void {
+    this.serviceOwned = true;
+    if (onFault) this.fault = onFault;
+    this.sender?.start();
   }
 
-  /** Runs work that sends password-reset emails (it looks up who to send to first), in the background. */
-  passwordResets(work: (send: (subsidiaryId: number, reset: ResetMailContent) => Promise<void>) => Promise<void>): void {
-    if (!this.mailer) return;
-    this.inBackground('password_reset', () => work((subsidiaryId, reset) => this.send('password_reset', subsidiaryId, resetMail(reset))));
+  /** Stops the sender without draining the queue: what is left is sent by the next instance. */
+  async stop(): Promise<void> {
+    await this.sender?.stop();
   }
 
-  /** Resolves once every email in flight has been sent or has failed (and been recorded). */
+  /** One pass of the sender over every due email (tests, operations); answers how many were attempted. */
+  async runOnce(): Promise<number> {
+    return this.sender ? this.sender.runOnce() : 0;
+  }
+
+  /** Queues the invitation's email in `em`'s transaction; call announce() once it committed. */
+  async queueInvitation(
+    em: EntityManager,
+    subsidiaryId: number,
+    invitation: { merchantName: string; email: string; role: MemberRole; url: string; expiresAt: Date },
+  ): Promise<void> {
+    if (!this.sender) return;
+    this.sender.queued(await this.outbox.queue(em, { kind: 'invitation', subsidiaryId, mail: invitationMail(invitation) }));
+  }
+
+  /** Emails queued by a transaction that has now committed: the sender sends them at once. */
+  announce(): void {
+    this.sender?.wake();
+  }
+
+  /**
+   * Runs work that queues password-reset emails (it looks up who to send to first, then queues
+   * each in the transaction that makes its link), in the background; the sender is woken after.
+   */
+  passwordResets(work: (queue: QueueResetMail) => Promise<void>): void {
+    const sender = this.sender;
+    if (!sender) return;
+    this.inBackground('password_reset', async () => {
+      await work(async (em, subsidiaryId, reset) =>
+        sender.queued(await this.outbox.queue(em, { kind: 'password_reset', subsidiaryId, mail: resetMail(reset) })),
+      );
+      this.announce();
+    });
+  }
+
+  /**
+   * Resolves once the background work has queued its emails and each due email this instance
+   * queued has had an attempt (sent, put off for a retry, or given up): a command-line run
+   * returns after sending its emails (a failed one stays queued for a service to retry). A
+   * service whose sender was stopped (or never started) leaves the queue to the next instance.
+   */
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    if (this.sender && (!this.serviceOwned || this.sender.started)) {
+      await this.sender.drain().catch((err: unknown) => this.fault(err));
+    }
   }
 
   /** Closes the transport. */
@@ -73,20 +140,16 @@ export class TeamMail {
     this.pending.add(running);
   }
 
-  private async send(kind: TeamMailKind, subsidiaryId: number, mail: OutgoingMail): Promise<void> {
-    try {
-      await this.mailer!.send(mail);
-    } catch (err) {
-      this.report({ kind, subsidiaryId, result: 'failed', reason: reasonOf(err) });
-      await this.audit.record(this.orm.em.fork(), {
+  private async givenUp(em: EntityManager, email: ClaimedEmail, reason: string): Promise<void> {
+    if (email.subsidiaryId !== null) {
+      await this.audit.record(em, {
         actor: SYSTEM_ACTOR,
         action: AuditActions.emailFailed,
-        subsidiaryId,
-        target: `${kind === 'invitation' ? 'invitation' : 'password reset'} email to ${mail.to}`,
+        subsidiaryId: email.subsidiaryId,
+        target: `${email.kind === 'invitation' ? 'invitation' : 'password reset'} email to ${email.recipient}`,
       });
-      return;
     }
-    this.report({ kind, subsidiaryId, result: 'sent' });
+    this.report({ kind: email.kind, subsidiaryId: email.subsidiaryId, result: 'failed', reason });
   }
 
   private report(outcome: TeamMailOutcome): void {

@@ -35,7 +35,7 @@ interface KeysRotated {
 interface MailOutcome {
   kind: string;
   subsidiaryId: number | null;
-  result: 'sent' | 'failed';
+  result: 'sent' | 'retry' | 'failed';
   reason?: string;
 }
 
@@ -103,7 +103,7 @@ export function logBusinessEvents(log: FastifyBaseLogger, sources: BusinessEvent
     sources.teamMail.onOutcome((m) => {
       const fields = { event: `email.${m.result}`, kind: m.kind, subsidiaryId: m.subsidiaryId };
       if (m.result === 'sent') log.info(fields, 'email sent');
-      else log.warn({ ...fields, reason: m.reason }, 'email failed');
+      else log.warn({ ...fields, reason: m.reason }, m.result === 'retry' ? 'email attempt failed; tried again later' : 'email failed');
     }),
   ];
   return () => stops.forEach((stop) => stop());

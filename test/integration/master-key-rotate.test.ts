@@ -134,6 +134,7 @@ describe('master-key:rotate', () => {
         'test_webhook_secret_previous.secret_sealed': 1,
         'merchant_member.totp_secret_sealed': 1,
         'merchant_member.totp_pending_secret_sealed': 1,
+        'email_outbox.body_sealed': 0,
       },
       keyFile: null,
     });

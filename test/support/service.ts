@@ -36,6 +36,10 @@ export async function startTestService(env: Record<string, string> = {}, options
     // Test files share one database and some run on a hand-moved clock: no background webhook
     // delivery unless a test asks for it (test/integration/events), or calls webhooks.runOnce().
     WEBHOOK_CONCURRENCY: '0',
+    // Emails (with SMTP_URL) are sent at once by the instance that queued them; one retry, at
+    // once; a rare poll, so that a test's service seldom sends another file's queued email.
+    EMAIL_RETRY_DELAYS_MS: '0',
+    EMAIL_POLL_INTERVAL_MS: '60000',
     // 4096-bit keys (the default) take about a second each to generate: most tests use 2048,
     // the tests about key sizes ask for 4096 explicitly.
     ENCRYPTION_KEY_BITS: '2048',

@@ -20,6 +20,10 @@ export interface TestSmtpServer {
   waitForMail(to: string, match?: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   /** Makes every later message fail (the server answers 554 to the DATA command) or succeed again. */
   refuse(refusing: boolean): void;
+  /** Makes the next `count` messages fail (554), then accepts again. */
+  refuseNext(count: number): void;
+  /** Resolves with the next message accepted. */
+  nextMail(): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -27,6 +31,8 @@ export interface TestSmtpServer {
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   let refusing = false;
+  let refuseCount = 0;
+  const waiting: ((mail: ReceivedMail) => void)[] = [];
   const server = new SMTPServer({
     authOptional: true,
     allowInsecureAuth: true,
@@ -37,16 +43,22 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        if (refusing) return callback(Object.assign(new Error('Mailbox unavailable (refused by the test)'), { responseCode: 554 }));
+        if (refuseCount > 0) refuseCount -= 1;
+        else if (!refusing) return accept();
+        return callback(Object.assign(new Error('Mailbox unavailable (refused by the test)'), { responseCode: 554 }));
+      });
+      function accept() {
         const raw = Buffer.concat(chunks).toString('utf8');
-        received.push({
+        const mail = {
           ...parseMessage(raw),
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
-        });
+        };
+        received.push(mail);
         callback();
-      });
+        for (const resolve of waiting.splice(0)) resolve(mail);
+      }
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -60,6 +72,8 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       return found!;
     },
     refuse: (value) => (refusing = value),
+    refuseNext: (count) => (refuseCount = count),
+    nextMail: () => new Promise((resolve) => waiting.push(resolve)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
