@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config';
 import { createService, type Service } from '../src/bootstrap';
-import { benchDatabaseEnv, freePort } from './bench-env';
+import { benchDatabaseEnv, freePort, scratchDatabase } from './bench-env';
 import type { BenchRow, BenchSection } from './report';
 
 /**
@@ -53,28 +53,6 @@ async function measure(label: string, once: () => Promise<unknown>): Promise<Mea
     roundMediansMs.push(median(times));
   }
   return { label, medianMs: median(roundMediansMs), roundMediansMs, sample };
-}
-
-async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = new URL(process.env.BENCH_DATABASE_URL!);
-  const name = `${base.pathname.replace(/^\//, '')}_scale`;
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`bench: unsafe database name ${name}`);
-  const admin = new URL(base.toString());
-  admin.pathname = '/postgres';
-  const run = async (sql: string) => {
-    const c = new Client({ connectionString: admin.toString() });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`drop database if exists "${name}" with (force)`);
-  await run(`create database "${name}"`);
-  const url = new URL(base.toString());
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists "${name}" with (force)`) };
 }
 
 /**
@@ -151,7 +129,7 @@ export async function runDataScaleBench(): Promise<BenchSection> {
       ],
     };
   }
-  const scratch = await scratchDatabase();
+  const scratch = await scratchDatabase(process.env.BENCH_DATABASE_URL!, 'scale');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-scale-'));
   const port = await freePort();
   let service: Service | undefined;

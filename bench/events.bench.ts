@@ -5,14 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { loadConfig } from '../src/config';
 import { openRuntime, type Runtime } from '../src/bootstrap';
 import type { Tenant } from '../src/merchants/tenant';
 import { SANDBOX_OTP } from '../src/payments/sandbox/sandbox.processor';
 import { EVENTS_CHANNEL } from '../src/events/event-fanout';
 import { webhookDestination } from '../src/merchants/webhook-url';
-import { benchDatabaseEnv, freePort } from './bench-env';
+import { benchDatabaseEnv, freePort, scratchDatabase } from './bench-env';
 import { redisServerProgram, startBenchRedis } from './bench-redis';
 import { formatCount, percentile, type BenchRow, type BenchSection } from './report';
 import type { SinkArrivals, SinkCommand } from './events-sink';
@@ -134,28 +134,6 @@ async function spawnService(databaseUrl: string, extraEnv: Record<string, string
     await sleep(100);
   }
   return { wsUrl: `ws://127.0.0.1:${port}/graphql`, child, stderr: () => stderr };
-}
-
-/** A fresh database on the benchmark's PostgreSQL server, beside BENCH_DATABASE_URL's. */
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = new URL(serverUrl);
-  const name = `${url.pathname.replace(/^\//, '') || 'pgw_bench'}_events`;
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`bench: unsafe database name ${name}`);
-  const admin = async (statement: string) => {
-    const adminUrl = new URL(serverUrl);
-    adminUrl.pathname = '/postgres';
-    const client = new Client({ connectionString: adminUrl.toString() });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`drop database if exists "${name}" with (force)`);
-  await admin(`create database "${name}"`);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`).catch(() => undefined) };
 }
 
 interface PendingPayment {
@@ -583,7 +561,7 @@ export async function runEventsBench(): Promise<BenchSection> {
 
   const lines: string[] = [];
   const rows: BenchRow[] = [];
-  const scratch = await scratchDatabase(serverUrl);
+  const scratch = await scratchDatabase(serverUrl, 'events');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-events-driver-'));
   const sink = new Sink();
   const services: ServiceProcess[] = [];

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config';
 import { openRuntime } from '../src/bootstrap';
 import { EVENTS_CHANNEL, encodeNotification } from '../src/events/event-fanout';
 import { webhookDestination } from '../src/merchants/webhook-url';
-import { benchDatabaseEnv } from './bench-env';
+import { benchDatabaseEnv, scratchDatabase } from './bench-env';
 import { formatCount, percentile, type BenchSection } from './report';
 
 /** Settlements committing at once: one connection each. */
@@ -34,7 +34,7 @@ export async function runNotifyBench(): Promise<BenchSection> {
   const serverUrl = process.env.BENCH_DATABASE_URL;
   if (!serverUrl) return { name, lines: ['skipped: needs a PostgreSQL server: set BENCH_DATABASE_URL'] };
   const phaseMs = Math.max(1000, Number(process.env.BENCH_DURATION_MS ?? 5000));
-  const scratch = await scratchDatabase(serverUrl);
+  const scratch = await scratchDatabase(serverUrl, 'notify');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-notify-'));
   const listeners: Client[] = [];
   let pool: Pool | undefined;
@@ -206,26 +206,4 @@ async function runPhase(pool: Pool, orders: BenchOrder[], notify: boolean, ms: n
   );
   result.elapsedMs = performance.now() - start;
   return result;
-}
-
-/** A fresh database on the benchmark's PostgreSQL server, beside BENCH_DATABASE_URL's. */
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = new URL(serverUrl);
-  const name = `${url.pathname.replace(/^\//, '') || 'pgw_bench'}_notify`;
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`bench: unsafe database name ${name}`);
-  const admin = async (statement: string) => {
-    const adminUrl = new URL(serverUrl);
-    adminUrl.pathname = '/postgres';
-    const client = new Client({ connectionString: adminUrl.toString() });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`drop database if exists "${name}" with (force)`);
-  await admin(`create database "${name}"`);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`).catch(() => undefined) };
 }
