@@ -47,7 +47,8 @@ const IGNORED = new Set([
 interface Live {
   type: string;
   file: string;
-  resource: { hasRef?: () => boolean };
+  // Weakly: a resource whose `destroy` comes when it is garbage collected must stay collectable.
+  resource: WeakRef<{ hasRef?: () => boolean }>;
 }
 
 let currentFile = '(between files)';
@@ -68,7 +69,7 @@ export function watchWorkerExit(testFile: string): void {
   const live = new Map<number, Live>();
   createHook({
     init(id, type, _trigger, resource) {
-      if (!IGNORED.has(type)) live.set(id, { type, file: currentFile, resource: resource as Live['resource'] });
+      if (!IGNORED.has(type)) live.set(id, { type, file: currentFile, resource: new WeakRef(resource as object) });
     },
     destroy(id) {
       live.delete(id);
@@ -90,9 +91,10 @@ export function watchWorkerExit(testFile: string): void {
       process.once('beforeExit', () => note('beforeExit'));
       process.once('exit', () => note('exit'));
       setTimeout(() => {
-        const holding = [...live.values()].filter(({ resource }) => {
+        const holding = [...live.values()].filter(({ resource: weak }) => {
+          const resource = weak.deref();
           try {
-            return typeof resource.hasRef === 'function' ? resource.hasRef() : false;
+            return typeof resource?.hasRef === 'function' ? resource.hasRef() : false;
           } catch {
             return false;
           }
