@@ -82,16 +82,17 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
   });
 
   it('serves another caller lists, summary, timeline and audit log from the replica, and the writer from the primary, until the replica replays the write', async () => {
-    const before = await asOther(SUMMARY);
-    expect(before.errors).toBeUndefined();
-    const countBefore = before.data.dashboardSummary.byStatus.reduce((n: number, s: { count: number }) => n + s.count, 0);
-
     await query(replicaDb, 'select pg_wal_replay_pause()');
     const deadline = Date.now() + 10_000;
     while ((await query<{ state: string }>(replicaDb, 'select pg_get_wal_replay_pause_state() as state'))[0]!.state !== 'paused') {
       if (Date.now() > deadline) throw new Error('the standby did not pause its replay');
       await new Promise((r) => setTimeout(r, 20));
     }
+    // The summary as the paused standby has it: what it shows must not move until replay resumes.
+    // (Read before the pause, it once showed one order fewer than the paused standby did after.)
+    const before = await asOther(SUMMARY);
+    expect(before.errors).toBeUndefined();
+    const countBefore = before.data.dashboardSummary.byStatus.reduce((n: number, s: { count: number }) => n + s.count, 0);
 
     const reference = `RR-NEW-${process.pid}`;
     expect((await asWriter(CREATE_ORDER, { input: orderInput(reference) })).errors).toBeUndefined();
