@@ -11,22 +11,8 @@ export interface BenchRedis {
   stop(): Promise<void>;
 }
 
-/** The `redis-server` (or `valkey-server`) program on PATH, or undefined: the variants that need it are then skipped. */
-export function redisServerProgram(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    for (const name of ['redis-server', 'valkey-server']) {
-      const candidate = path.join(dir, name);
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        return candidate;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
-}
+/** Where neither program is on PATH (undefined), the variants that need a Redis are skipped. */
+export { redisServerProgram } from './redis-program';
 
 /** Answers once the server at `port` replies to PING (inline command), or throws after `timeoutMs`. */
 async function awaitPong(port: number, timeoutMs: number): Promise<void> {

@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { redisServerProgram } from '../../bench/redis-program';
 
 /**
  * A Redis of the test's own: the `redis-server` program (or `valkey-server`) found on PATH,
@@ -20,23 +21,6 @@ export interface RedisServer {
   url: string;
   /** Stops the server (its clients see the connection close) and deletes its directory. Safe to call twice. */
   stop(): Promise<void>;
-}
-
-/** The Redis server program on PATH, or undefined. */
-export function redisServerProgram(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    for (const name of ['redis-server', 'valkey-server']) {
-      const candidate = path.join(dir, name);
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        return candidate;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
 }
 
 /** `describe` when a Redis server program is installed, else `describe.skip` and one line telling why. */
