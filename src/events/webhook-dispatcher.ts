@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
+import { PollLoop } from '../shared/poll-loop';
 import { DomainError, notFound, validationError } from '../shared/errors';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
@@ -73,13 +74,10 @@ const TEST_PING_WINDOW_MS = 60_000;
  * delivery is claimed again: a receiver may see an event twice, never zero times.
  */
 export class WebhookDispatcher {
-  private running = false;
-  private loop: Promise<void> | undefined;
+  private readonly loop: PollLoop;
   private readonly inflight = new Set<Promise<void>>();
-  private woken = false;
   /** The delivery log merchants read (listDeliveries). */
   private readonly deliveryLog: WebhookDeliveryLog;
-  private wakeSleeper: (() => void) | undefined;
   private nextDueAt = Number.POSITIVE_INFINITY;
   private log: EventLog = silentLog;
   private readonly http: WebhookHttpClient;
@@ -95,22 +93,24 @@ export class WebhookDispatcher {
   ) {
     this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve });
     this.deliveryLog = new WebhookDeliveryLog(orm, reads);
+    this.loop = new PollLoop({
+      round: () => this.round(),
+      idleMs: () => Math.min(this.options.pollIntervalMs, this.nextDueAt - this.clock.now().getTime()),
+      backoffBaseMs: options.pollIntervalMs,
+      fault: (err) => this.log.error({ err }, 'claiming webhook deliveries failed'),
+    });
   }
 
   /** Starts the background loop (no-op when concurrency is 0 or already started). */
   start(log?: EventLog): void {
     if (log) this.log = log;
-    if (this.options.concurrency <= 0 || this.loop) return;
-    this.running = true;
-    this.loop = this.runLoop();
+    if (this.options.concurrency <= 0) return;
+    this.loop.start();
   }
 
   /** Stops claiming and waits for the requests in flight (each bounded by the timeout). */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake();
-    await this.loop;
-    this.loop = undefined;
+    await this.loop.stop();
     await Promise.allSettled([...this.inflight]);
     this.http.close();
   }
@@ -123,8 +123,7 @@ export class WebhookDispatcher {
 
   /** Something may be due now (an event was committed, a slot freed up). */
   wake(): void {
-    this.woken = true;
-    this.wakeSleeper?.();
+    this.loop.wake();
   }
 
   /**
@@ -218,29 +217,17 @@ export class WebhookDispatcher {
     throw new DomainError('conflict', `Too many test webhooks: at most ${limit} a minute for this environment. Try again in ${seconds} seconds.`, RATE_LIMITED);
   }
 
-  private async runLoop(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      if (this.nextDueAt <= this.clock.now().getTime()) this.nextDueAt = Number.POSITIVE_INFINITY;
-      const free = this.options.concurrency - this.inflight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          const jobs = await this.claim(free);
-          claimed = jobs.length;
-          for (const job of jobs) this.track(this.deliver(job));
-          failures = 0;
-        } catch (err) {
-          failures += 1;
-          this.log.error({ err }, 'claiming webhook deliveries failed');
-        }
-      }
-      if (!this.running) break;
-      if (failures === 0 && (this.woken || (free > 0 && claimed === free))) continue;
-      const idle = Math.max(5, Math.min(this.options.pollIntervalMs, this.nextDueAt - this.clock.now().getTime()));
-      await this.sleep(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** Math.min(failures, 5), 30_000) : idle);
-    }
+  /**
+   * One round of the loop: claims as many due deliveries as there are free slots and starts
+   * them (a finished one wakes the loop). True when every free slot was filled: more may be due.
+   */
+  private async round(): Promise<boolean> {
+    if (this.nextDueAt <= this.clock.now().getTime()) this.nextDueAt = Number.POSITIVE_INFINITY;
+    const free = this.options.concurrency - this.inflight.size;
+    if (free <= 0) return false;
+    const jobs = await this.claim(free);
+    for (const job of jobs) this.track(this.deliver(job));
+    return jobs.length === free;
   }
 
   private track(work: Promise<void>): void {
@@ -248,20 +235,6 @@ export class WebhookDispatcher {
     void work.finally(() => {
       this.inflight.delete(work);
       this.wake();
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wakeSleeper === done) this.wakeSleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.wakeSleeper = done;
-      if (this.woken || !this.running) done();
     });
   }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Mailer } from '../mail/mailer';
+import { PollLoop } from '../shared/poll-loop';
 import type { ClaimedEmail, EmailOutbox } from './email-outbox';
 
 /** Longer than the SMTP transport's own timeouts (connection, greeting, idle socket) taken together. */
@@ -29,10 +30,7 @@ export interface EmailSenderHooks {
  * Emails queued by this instance are sent at once (wake()); others' on the poll.
  */
 export class EmailSender {
-  private running = false;
-  private loop?: Promise<void>;
-  private woken = false;
-  private wakeSleeper?: () => void;
+  private readonly loop: PollLoop;
   private nextPollAt = 0;
   private nextRetryAt = Number.POSITIVE_INFINITY;
   /** Passes in progress (the loop's and drain()'s). */
@@ -49,10 +47,17 @@ export class EmailSender {
     private readonly mailer: Mailer,
     private readonly options: EmailSenderOptions,
     private readonly hooks: EmailSenderHooks,
-  ) {}
+  ) {
+    this.loop = new PollLoop({
+      round: () => this.round(),
+      idleMs: () => Math.min(this.nextPollAt, this.nextRetryAt) - Date.now(),
+      backoffBaseMs: options.pollIntervalMs,
+      fault: (err) => this.hooks.fault(err),
+    });
+  }
 
   get started(): boolean {
-    return this.running;
+    return this.loop.started;
   }
 
   /** An email this instance queued (and committed): sent at once by the loop, or by drain(). */
@@ -62,22 +67,17 @@ export class EmailSender {
 
   /** Starts the loop (no-op with a poll interval of 0, or when started). */
   start(): void {
-    if (this.options.pollIntervalMs <= 0 || this.loop) return;
-    this.running = true;
-    this.loop = this.runLoop();
+    if (this.options.pollIntervalMs <= 0) return;
+    this.loop.start();
   }
 
   /** Stops claiming; the emails in hand are finished (each bounded by the transport's timeouts). Nothing else is drained. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake();
-    await this.loop;
-    this.loop = undefined;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   wake(): void {
-    this.woken = true;
-    this.wakeSleeper?.();
+    this.loop.wake();
   }
 
   /**
@@ -143,44 +143,17 @@ export class EmailSender {
     return [...this.mine.keys()];
   }
 
-  private async runLoop(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      const now = Date.now();
-      const poll = now >= this.nextPollAt || now >= this.nextRetryAt;
-      let claimed = 0;
-      try {
-        // Ours first, at once; everyone's (retries, other instances', leases run out) on the poll.
-        if (this.mine.size > 0) claimed += await this.runOnce(this.ours());
-        if (poll) {
-          this.nextPollAt = now + this.options.pollIntervalMs;
-          if (now >= this.nextRetryAt) this.nextRetryAt = Number.POSITIVE_INFINITY;
-          claimed += await this.runOnce();
-        }
-        failures = 0;
-      } catch (err) {
-        failures += 1;
-        this.hooks.fault(err);
-      }
-      if (!this.running) break;
-      if (failures === 0 && (this.woken || claimed > 0)) continue;
-      const idle = Math.max(5, Math.min(this.nextPollAt, this.nextRetryAt) - Date.now());
-      await this.sleep(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** Math.min(failures, 5), 30_000) : idle);
+  /** One round of the loop: ours first, at once; everyone's (retries, other instances', leases run out) on the poll. True when it claimed any. */
+  private async round(): Promise<boolean> {
+    const now = Date.now();
+    const poll = now >= this.nextPollAt || now >= this.nextRetryAt;
+    let claimed = 0;
+    if (this.mine.size > 0) claimed += await this.runOnce(this.ours());
+    if (poll) {
+      this.nextPollAt = now + this.options.pollIntervalMs;
+      if (now >= this.nextRetryAt) this.nextRetryAt = Number.POSITIVE_INFINITY;
+      claimed += await this.runOnce();
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wakeSleeper === done) this.wakeSleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.wakeSleeper = done;
-      if (this.woken || !this.running) done();
-    });
+    return claimed > 0;
   }
 }
