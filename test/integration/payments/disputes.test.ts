@@ -1,10 +1,10 @@
-import { startTestService, type TestService } from '../../support/service';
 import { graphql } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { addMember, signInMember } from '../../support/members';
+import { usePaidOrdersService } from '../../support/paid-orders-service';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
-import { EVENTS_ENV, createScratchDatabase, payOrder, startReceiver, verifiesIndependently, waitFor, type Receiver } from '../events/helpers';
+import { verifiesIndependently, waitFor } from '../events/helpers';
 
 const DISPUTE_FIELDS = 'id orderReference amount currency reason status evidenceDueBy evidence decidedAt createdAt updatedAt';
 const ORDER = `query ($reference: String!) { order(reference: $reference) { status totalAmountCharged amountRefunded disputes { ${DISPUTE_FIELDS} } } }`;
@@ -15,7 +15,6 @@ const EVIDENCE = `mutation ($input: SubmitDisputeEvidenceInput!) { submitDispute
 const ACCEPT = `mutation ($id: ID!) { acceptDispute(id: $id) { ${DISPUTE_FIELDS} } }`;
 const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status } }`;
 const DISPUTED_CARD = '4000000000000259';
-let counter = 0;
 
 /**
  * Disputes against the real service on PostgreSQL (a database of this file's own: the dispute
@@ -23,29 +22,8 @@ let counter = 0;
  * 200 ms as it would every few seconds in production.
  */
 describe('disputes', () => {
-  let t: TestService;
-  let m: CreatedMerchant;
-  let drop: () => Promise<void> = async () => undefined;
-  const receivers: Receiver[] = [];
-
-  beforeAll(async () => {
-    const scratch = await createScratchDatabase('disputes');
-    drop = scratch.drop;
-    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, DISPUTE_POLL_INTERVAL_MS: '200' });
-    m = await createTestMerchant(t);
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await Promise.all(receivers.map((r) => r.close()));
-    await drop();
-  });
-
-  const services = () => t.service.runtime.ctx.services;
-  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
-  const gql = async (query: string, variables: Record<string, unknown>, apiKey: string = m.keys.test.privateKey) =>
-    (await graphql(t.baseUrl, query, variables, { 'api-key': apiKey })).body;
-  const codeOf = (res: any) => res.errors?.[0]?.extensions?.code;
-  const paid = (merchant = m, card = DISPUTED_CARD) => payOrder(t.baseUrl, merchant.keys.test, card, `DP-${process.pid}-${Date.now()}-${++counter}`);
+  const file = usePaidOrdersService({ database: 'disputes', env: { DISPUTE_POLL_INTERVAL_MS: '200' }, referencePrefix: 'DP', card: DISPUTED_CARD });
+  const { services, sql, gql, codeOf, paid, timelineOf, hookedMerchant } = file;
   const orderOf = async (reference: string, apiKey?: string) => (await gql(ORDER, { reference }, apiKey)).data.order;
   /** The order's one dispute, once the processor's notice of it was applied (within 10 s, the sandbox promises). */
   const disputeOf = async (reference: string, apiKey?: string) =>
@@ -54,8 +32,6 @@ describe('disputes', () => {
     waitFor(async () => (await orderOf(reference, apiKey)).disputes.find((d: any) => d.status === status), 10_000, `${reference} ${status}`);
   const evidence = (id: string, text: string, apiKey?: string) => gql(EVIDENCE, { input: { id, text } }, apiKey);
   const refund = (reference: string, amount?: string, apiKey?: string) => gql(REFUND, { input: { reference, amount } }, apiKey);
-  const timelineOf = async (reference: string, merchant = m) =>
-    (await services().timeline.list(await services().auth.authenticate(merchant.keys.test.privateKey), reference)).map((e) => e.event);
   const auditOf = (merchant: CreatedMerchant, action: string) =>
     sql(`select action, actor_type, actor_label, target from audit_entry where subsidiary_id = ? and action = ? order by id`, [merchant.subsidiary.id, action]);
 
@@ -86,7 +62,7 @@ describe('disputes', () => {
   });
 
   it('a payment with another card opens no dispute', async () => {
-    const reference = await paid(m, '5123450000000008');
+    const reference = await paid(file.m, '5123450000000008');
     const disputed = await paid();
     await disputeOf(disputed);
     // The job has run since the other payment was approved: still no dispute on it.
@@ -111,7 +87,7 @@ describe('disputes', () => {
     const won = await statusBecomes(reference, 'WON');
     expect(won.decidedAt).toEqual(expect.any(String));
     expect(await timelineOf(reference)).toEqual(expect.arrayContaining(['dispute.opened', 'dispute.evidence_submitted', 'dispute.won']));
-    expect(await auditOf(m, 'dispute.evidence_submitted')).toContainEqual({
+    expect(await auditOf(file.m, 'dispute.evidence_submitted')).toContainEqual({
       action: 'dispute.evidence_submitted',
       actor_type: 'API_KEY',
       actor_label: expect.any(String),
@@ -146,7 +122,7 @@ describe('disputes', () => {
     expect(accepted.data.acceptDispute).toMatchObject({ id: dispute.id, status: 'ACCEPTED', decidedAt: expect.any(String), evidence: null });
     expect(codeOf(await refund(reference, '0.01'))).toBe('REFUND_AMOUNT_INVALID');
     expect(await timelineOf(reference)).toContain('dispute.accepted');
-    expect((await auditOf(m, 'dispute.accepted')).map((a: any) => a.target)).toContain(`dispute ${dispute.id} of order ${reference} for NGN 1,000.00`);
+    expect((await auditOf(file.m, 'dispute.accepted')).map((a: any) => a.target)).toContain(`dispute ${dispute.id} of order ${reference} for NGN 1,000.00`);
     // Once accepted, nothing moves it: neither a second answer nor the processor's notice of it.
     expect(codeOf(await gql(ACCEPT, { id: dispute.id }))).toBe('DISPUTE_NOT_OPEN');
     expect(codeOf(await evidence(dispute.id, 'winning_evidence'))).toBe('DISPUTE_NOT_OPEN');
@@ -155,9 +131,7 @@ describe('disputes', () => {
   });
 
   it('sends the signed dispute webhooks (opened, won, lost, accepted), their data the dispute as GraphQL shows it', async () => {
-    const r = await startReceiver();
-    receivers.push(r);
-    const hooked = await createTestMerchant(t, { webhookUrl: r.url });
+    const { receiver: r, merchant: hooked } = await hookedMerchant();
     const key = hooked.keys.test.privateKey;
     const [toWin, toLose, toAccept] = [await paid(hooked), await paid(hooked), await paid(hooked)];
     const opened = await Promise.all([toWin, toLose, toAccept].map((reference) => disputeOf(reference, key)));
@@ -185,7 +159,7 @@ describe('disputes', () => {
   });
 
   it('lists the disputes newest first, a page at a time, narrowed by status, and only those of the caller', async () => {
-    const fresh = await createTestMerchant(t);
+    const fresh = await createTestMerchant(file.t);
     const key = fresh.keys.test.privateKey;
     const references = [await paid(fresh), await paid(fresh), await paid(fresh)];
     const disputes = [];
@@ -208,23 +182,26 @@ describe('disputes', () => {
     expect(codeOf(await gql(DISPUTES, { after: 'not-a-cursor' }, key))).toBe('VAL400');
     expect(codeOf(await gql(DISPUTES, { status: 'OPEN' }, key))).toBeDefined();
     // Another merchant sees none of them, and cannot answer them.
-    const other = await createTestMerchant(t);
+    const other = await createTestMerchant(file.t);
     expect((await gql(DISPUTES, {}, other.keys.test.privateKey)).data.disputes.edges).toEqual([]);
     expect(codeOf(await gql(ACCEPT, { id: disputes[0].id }, other.keys.test.privateKey))).toBe('DISPUTE_NOT_FOUND');
   });
 
   it('lets SUPPORT members answer disputes, VIEWER members only read them, and refuses the public key', async () => {
-    const fresh = await createTestMerchant(t);
+    const fresh = await createTestMerchant(file.t);
     const [one, two] = [await paid(fresh), await paid(fresh)];
     const first = await disputeOf(one, fresh.keys.test.privateKey);
     const second = await disputeOf(two, fresh.keys.test.privateKey);
-    const viewer = await signInMember(t.baseUrl, await addMember(t.baseUrl, fresh.keys.test.privateKey, `viewer-${fresh.subsidiary.id}@team.test`, 'VIEWER'));
+    const viewer = await signInMember(
+      file.t.baseUrl,
+      await addMember(file.t.baseUrl, fresh.keys.test.privateKey, `viewer-${fresh.subsidiary.id}@team.test`, 'VIEWER'),
+    );
     const support = await signInMember(
-      t.baseUrl,
-      await addMember(t.baseUrl, fresh.keys.test.privateKey, `support-${fresh.subsidiary.id}@team.test`, 'SUPPORT'),
+      file.t.baseUrl,
+      await addMember(file.t.baseUrl, fresh.keys.test.privateKey, `support-${fresh.subsidiary.id}@team.test`, 'SUPPORT'),
     );
     const as = async (session: typeof viewer, query: string, variables: Record<string, unknown>) =>
-      (await graphql(t.baseUrl, query, variables, session.headers('test'))).body;
+      (await graphql(file.t.baseUrl, query, variables, session.headers('test'))).body;
 
     expect((await as(viewer, DISPUTES, {})).data.disputes.edges).toHaveLength(2);
     expect(codeOf(await as(viewer, ACCEPT, { id: first.id }))).toBe('FORBIDDEN');
@@ -245,8 +222,8 @@ describe('disputes', () => {
 
   it('answers NOT_AVAILABLE_IN_LIVE_MODE with a live key', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
-    expect(codeOf(await gql(ACCEPT, { id }, m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
-    expect(codeOf(await gql(EVIDENCE, { input: { id, text: 'winning_evidence' } }, m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+    expect(codeOf(await gql(ACCEPT, { id }, file.m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+    expect(codeOf(await gql(EVIDENCE, { input: { id, text: 'winning_evidence' } }, file.m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
   });
 
   it('refuses blank or overlong evidence and unknown disputes, and changes nothing', async () => {
@@ -262,9 +239,7 @@ describe('disputes', () => {
   });
 
   it('a dispute left unanswered past its deadline is lost (with its webhook), and can no longer be answered', async () => {
-    const r = await startReceiver();
-    receivers.push(r);
-    const hooked = await createTestMerchant(t, { webhookUrl: r.url });
+    const { receiver: r, merchant: hooked } = await hookedMerchant();
     const key = hooked.keys.test.privateKey;
     const reference = await paid(hooked);
     const dispute = await disputeOf(reference, key);
@@ -323,7 +298,7 @@ describe('disputes', () => {
   });
 
   it("the dashboard summary shows the period's disputed volume per currency, and how much of it was lost", async () => {
-    const fresh = await createTestMerchant(t);
+    const fresh = await createTestMerchant(file.t);
     const key = fresh.keys.test.privateKey;
     const from = new Date(Date.now() - 60_000).toISOString();
     const [one, two] = [await paid(fresh), await paid(fresh)];

@@ -1,11 +1,10 @@
-import { startTestService, type TestService } from '../../support/service';
-import { graphql, postEncrypted } from '../../support/http';
+import { postEncrypted } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
-import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { usePaidOrdersService } from '../../support/paid-orders-service';
 import type { Tenant } from '../../../src/merchants/tenant';
 import type { MemberRole } from '../../../src/merchants/member-role';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
-import { EVENTS_ENV, createScratchDatabase, payOrder, startReceiver, verifiesIndependently, type Receiver } from '../events/helpers';
+import { verifiesIndependently } from '../events/helpers';
 
 const REFUND = `mutation ($input: RefundOrderInput!) {
   refundOrder(input: $input) { id orderReference amount currency status reason failureReason createdAt updatedAt }
@@ -21,34 +20,11 @@ let counter = 0;
  * its webhook dispatcher and refund reconciliation act on every row they find).
  */
 describe('refunds', () => {
-  let t: TestService;
-  let m: CreatedMerchant;
-  let drop: () => Promise<void> = async () => undefined;
-  const receivers: Receiver[] = [];
-
-  beforeAll(async () => {
-    const scratch = await createScratchDatabase('refunds');
-    drop = scratch.drop;
-    t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url });
-    m = await createTestMerchant(t);
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await Promise.all(receivers.map((r) => r.close()));
-    await drop();
-  });
-
-  const services = () => t.service.runtime.ctx.services;
-  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
-  const gql = async (query: string, variables: Record<string, unknown>, apiKey = m.keys.test.privateKey) =>
-    (await graphql(t.baseUrl, query, variables, { 'api-key': apiKey })).body;
+  const file = usePaidOrdersService({ database: 'refunds', referencePrefix: 'RF', card: '5123450000000008' });
+  const { services, sql, gql, codeOf, paid, timelineOf, hookedMerchant } = file;
   const refund = (input: Record<string, unknown>, apiKey?: string) => gql(REFUND, { input }, apiKey);
   const orderOf = async (reference: string, apiKey?: string) => (await gql(ORDER, { reference }, apiKey)).data.order;
-  const codeOf = (res: any) => res.errors?.[0]?.extensions?.code;
-  const paid = (merchant = m, card = '5123450000000008') => payOrder(t.baseUrl, merchant.keys.test, card, `RF-${process.pid}-${Date.now()}-${++counter}`);
   const sandbox = () => (services().payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
-  const timelineOf = async (reference: string) =>
-    (await services().timeline.list(await services().auth.authenticate(m.keys.test.privateKey), reference)).map((e) => e.event);
 
   it('refunds the whole balance when no amount is given; the order stays Successful and shows the refund', async () => {
     const reference = await paid();
@@ -76,7 +52,7 @@ describe('refunds', () => {
     expect(codeOf(await refund({ reference }))).toBe('REFUND_AMOUNT_INVALID');
     expect(codeOf(await refund({ reference, amount: '0.01' }))).toBe('REFUND_AMOUNT_INVALID');
     expect(await timelineOf(reference)).toEqual(expect.arrayContaining(['refund.requested', 'refund.succeeded']));
-    const audit = await sql(`select action, actor_type, target from audit_entry where subsidiary_id = ? and action = 'refund.created'`, [m.subsidiary.id]);
+    const audit = await sql(`select action, actor_type, target from audit_entry where subsidiary_id = ? and action = 'refund.created'`, [file.m.subsidiary.id]);
     expect(audit).toContainEqual({
       action: 'refund.created',
       actor_type: 'API_KEY',
@@ -106,11 +82,11 @@ describe('refunds', () => {
     expect(await refundable(reference)).toBe('0.00');
 
     // A refund the issuer declines gives its amount back.
-    const declined = await paid(m, '4000000000005126');
+    const declined = await paid(file.m, '4000000000005126');
     expect((await refund({ reference: declined, amount: '400' })).data.refundOrder.status).toBe('FAILED');
     expect(await refundable(declined)).toBe('1000.00');
 
-    const failed = await paid(m, '4000000000000002');
+    const failed = await paid(file.m, '4000000000000002');
     expect((await orderOf(failed)).status).toBe('Failed');
     expect(await refundable(failed)).toBe('0.00');
   });
@@ -154,7 +130,7 @@ describe('refunds', () => {
     it('keys are per environment: another merchant may use the same key', async () => {
       const key = `shared-key-${Date.now()}`;
       const mine = await paid();
-      const otherMerchant = await createTestMerchant(t);
+      const otherMerchant = await createTestMerchant(file.t);
       const theirs = await paid(otherMerchant);
       expect((await refund({ reference: mine, amount: '10', idempotencyKey: key })).data.refundOrder.status).toBe('SUCCEEDED');
       const res = await refund({ reference: theirs, amount: '20', idempotencyKey: key }, otherMerchant.keys.test.privateKey);
@@ -165,14 +141,14 @@ describe('refunds', () => {
   describe('refusals', () => {
     it('refuses an order that is not paid (REFUND_NOT_ALLOWED)', async () => {
       const reference = `RF-UNPAID-${Date.now()}-${++counter}`;
-      const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      const created = await postEncrypted(file.t.baseUrl, '/checkout/order/create', file.m.keys.test.publicKey, file.m.keys.test.encryptionKey, {
         customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
         order: { amount: 1000, reference, description: 'Unpaid', currency: 'NGN' },
         payment: { RedirectUrl: 'https://merchant.test/return' },
       });
       expect(created.body.statusCode).toBe('01');
       expect(codeOf(await refund({ reference }))).toBe('REFUND_NOT_ALLOWED');
-      const failed = await paid(m, '4000000000000002');
+      const failed = await paid(file.m, '4000000000000002');
       expect(codeOf(await refund({ reference: failed, amount: '10' }))).toBe('REFUND_NOT_ALLOWED');
       expect(
         await sql(`select count(*)::int as n from refund r join checkout_order o on o.id = r.order_id where o.reference in (?, ?)`, [reference, failed]),
@@ -187,22 +163,22 @@ describe('refunds', () => {
 
     it("refuses the public key (FORBIDDEN) and never reaches another merchant's order", async () => {
       const reference = await paid();
-      expect(codeOf(await refund({ reference }, m.keys.test.publicKey))).toBe('FORBIDDEN');
-      const other = await createTestMerchant(t);
+      expect(codeOf(await refund({ reference }, file.m.keys.test.publicKey))).toBe('FORBIDDEN');
+      const other = await createTestMerchant(file.t);
       const res = await refund({ reference }, other.keys.test.privateKey);
       expect(res.errors[0]).toMatchObject({ message: 'Order not found at the moment', extensions: { code: '13' } });
       // The order's refunds are private-key data too.
-      expect(codeOf(await gql(ORDER, { reference }, m.keys.test.publicKey))).toBe('FORBIDDEN');
+      expect(codeOf(await gql(ORDER, { reference }, file.m.keys.test.publicKey))).toBe('FORBIDDEN');
       expect((await orderOf(reference)).refunds).toEqual([]);
     });
 
     it('answers NOT_AVAILABLE_IN_LIVE_MODE with a live key', async () => {
-      expect(codeOf(await refund({ reference: 'ANY-ORDER', amount: '10' }, m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
+      expect(codeOf(await refund({ reference: 'ANY-ORDER', amount: '10' }, file.m.keys.live.privateKey))).toBe('NOT_AVAILABLE_IN_LIVE_MODE');
     });
 
     it('lets OWNER, ADMIN and SUPPORT members refund, not DEVELOPER or VIEWER', async () => {
       const reference = await paid();
-      const keyTenant = await services().auth.authenticate(m.keys.test.privateKey);
+      const keyTenant = await services().auth.authenticate(file.m.keys.test.privateKey);
       const as = (role: MemberRole): Tenant => ({
         ...keyTenant,
         keyKind: undefined,
@@ -216,7 +192,7 @@ describe('refunds', () => {
         expect(await services().refunds.refundOrder(as(role), { reference, amount: '1' })).toMatchObject({ status: 'SUCCEEDED' });
       }
       const actors = await sql(`select actor_type, actor_label from audit_entry where subsidiary_id = ? and action = 'refund.created' and target like ?`, [
-        m.subsidiary.id,
+        file.m.subsidiary.id,
         `%${reference}%`,
       ]);
       expect(actors.map((a) => (a as { actor_label: string }).actor_label)).toEqual(['OWNER@team.test', 'ADMIN@team.test', 'SUPPORT@team.test']);
@@ -225,12 +201,12 @@ describe('refunds', () => {
 
   it('refunds a PayPal payment', async () => {
     const reference = `RF-PP-${Date.now()}-${++counter}`;
-    await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+    await postEncrypted(file.t.baseUrl, '/checkout/order/create', file.m.keys.test.publicKey, file.m.keys.test.encryptionKey, {
       customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
       order: { amount: 1000, reference, description: 'PayPal', currency: 'NGN' },
       payment: { RedirectUrl: 'https://merchant.test/return' },
     });
-    const pay = await postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+    const pay = await postEncrypted(file.t.baseUrl, '/checkout/order/pay', file.m.keys.test.publicKey, file.m.keys.test.encryptionKey, {
       reference,
       paymentOption: 'PAYPAL',
       country: 'NG',
@@ -248,7 +224,7 @@ describe('refunds', () => {
   });
 
   it('every refund of an order paid with 4000000000005126 fails: declined by the issuer, and the balance is kept', async () => {
-    const reference = await paid(m, '4000000000005126');
+    const reference = await paid(file.m, '4000000000005126');
     expect((await orderOf(reference)).status).toBe('Successful');
     const first = await refund({ reference, amount: '400' });
     expect(first.data.refundOrder).toMatchObject({ status: 'FAILED', failureReason: 'Refund declined by the issuer' });
@@ -261,9 +237,7 @@ describe('refunds', () => {
   });
 
   it('sends the signed refund webhook, its data the refund as GraphQL shows it', async () => {
-    const r = await startReceiver();
-    receivers.push(r);
-    const hooked = await createTestMerchant(t, { webhookUrl: r.url });
+    const { receiver: r, merchant: hooked } = await hookedMerchant();
     const reference = await paid(hooked);
     const declined = await paid(hooked, '4000000000005126');
     const ok = (await refund({ reference, amount: '125.5', reason: 'Damaged' }, hooked.keys.test.privateKey)).data.refundOrder;
@@ -281,7 +255,7 @@ describe('refunds', () => {
   });
 
   it("the dashboard summary shows the period's refunded volume per currency, SUCCEEDED refunds only", async () => {
-    const fresh = await createTestMerchant(t);
+    const fresh = await createTestMerchant(file.t);
     const from = new Date(Date.now() - 60_000).toISOString();
     const one = await paid(fresh);
     const two = await paid(fresh);
@@ -331,7 +305,7 @@ describe('refunds', () => {
       expect(await reconcile()).toBe(0);
       expect((await orderOf(reference)).refunds).toEqual([expect.objectContaining({ id: pending.id, status: 'SUCCEEDED' })]);
       expect(await sql(`select count(*)::int as n from sandbox_authorization where idempotency_key = ?`, [pending.id])).toEqual([{ n: 1 }]);
-      const entries = await services().timeline.list(await services().auth.authenticate(m.keys.test.privateKey), reference);
+      const entries = await services().timeline.list(await services().auth.authenticate(file.m.keys.test.privateKey), reference);
       expect(entries.find((e) => e.event === 'refund.succeeded')?.metadata).toMatchObject({ refundId: pending.id, reconciled: true });
     });
 
