@@ -25,6 +25,7 @@ import { Migration20261127060000_disputes } from './Migration20261127060000_disp
 import { Migration20261128050000_email_outbox } from './Migration20261128050000_email_outbox';
 import { Migration20261128030000_link_list_json } from './Migration20261128030000_link_list_json';
 import { Migration20261128060000_capture_idempotency_key } from './Migration20261128060000_capture_idempotency_key';
+import { Migration20261129050000_email_outbox_settled_index } from './Migration20261129050000_email_outbox_settled_index';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -54,4 +55,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128030000_link_list_json', class: Migration20261128030000_link_list_json },
   { name: 'Migration20261128050000_email_outbox', class: Migration20261128050000_email_outbox },
   { name: 'Migration20261128060000_capture_idempotency_key', class: Migration20261128060000_capture_idempotency_key },
+  { name: 'Migration20261129050000_email_outbox_settled_index', class: Migration20261129050000_email_outbox_settled_index },
 ];

@@ -117,7 +117,11 @@ export function createServices(
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };
   // Email goes out only with SMTP_URL; the domain sees the Mailer, never the transport.
   const mailer: Mailer | null = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.smtpFrom) : null;
-  const teamMail = new TeamMail(orm, audit, mailer, secrets, { retryDelaysMs: config.emailRetryDelaysMs, pollIntervalMs: config.emailPollIntervalMs });
+  const teamMail = new TeamMail(orm, audit, mailer, secrets, {
+    retryDelaysMs: config.emailRetryDelaysMs,
+    pollIntervalMs: config.emailPollIntervalMs,
+    retentionDays: config.emailOutboxRetentionDays,
+  });
   const members = new MemberService(orm, clock, config.publicUrl, audit, teamMail);
   const memberTotp = new MemberTotpService(orm, secrets, clock, audit);
   const merchants = new MerchantService(orm, secrets, clock, audit, config.encryptionKeyBits, webhookUrlPolicy, members);

@@ -72,6 +72,8 @@ export async function createService(config: Config, options: { clock?: Clock; lo
       // Refunds a crash (or a silent processor) left PENDING, settled from the processor's record.
       () => refunds.reconcilePendingRefunds(),
       () => runtime.ctx.services.idempotency.purgeExpired(),
+      // Team emails sent or given up longer ago than EMAIL_OUTBOX_RETENTION_DAYS.
+      () => teamMail.purgeSettled(),
       () => runtime.ctx.services.orders.lists.rollUp(),
     ]);
     await scheduler.reconcileOnStart();

@@ -101,6 +101,8 @@ export interface Config {
   emailRetryDelaysMs: number[];
   /** How often an idle email sender looks for due emails queued by other instances (EMAIL_POLL_INTERVAL_MS); 0: this instance sends none. */
   emailPollIntervalMs: number;
+  /** Days a sent or given-up team email is kept, for the record, before housekeeping deletes it (EMAIL_OUTBOX_RETENTION_DAYS); 0: kept for ever. */
+  emailOutboxRetentionDays: number;
 }
 
 export interface RateLimitConfig {
@@ -343,6 +345,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     smtpFrom,
     emailRetryDelaysMs,
     emailPollIntervalMs: integer('EMAIL_POLL_INTERVAL_MS', 5000, 0, 600_000),
+    emailOutboxRetentionDays: integer('EMAIL_OUTBOX_RETENTION_DAYS', 30, 0, 3650),
   };
   // Default: a quarter of an instance's workers, and at least one destination's allowance.
   config.webhookMerchantConcurrency = integer(

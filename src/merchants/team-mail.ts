@@ -19,6 +19,16 @@ export interface TeamMailOutcome {
   reason?: string;
 }
 
+export interface TeamMailOptions extends EmailSenderOptions {
+  /** Days a sent or given-up email is kept before purgeSettled() deletes it; 0: kept for ever. */
+  retentionDays: number;
+}
+
+/** The most rows one purge deletes: a backlog is worked off over the next runs, never in one long statement. */
+const EMAIL_PURGE_BATCH = 1000;
+/** How often a caught-up purge runs again (an instance's housekeeping runs every SCHEDULER_INTERVAL_MS). */
+const EMAIL_PURGE_INTERVAL_MS = 3_600_000;
+
 /** Queues an email of the team in the caller's transaction. */
 export type QueueResetMail = (em: EntityManager, subsidiaryId: number, reset: ResetMailContent) => Promise<void>;
 
@@ -38,13 +48,15 @@ export class TeamMail {
   /** Set by start(): a service's loop sends the queue; a command-line run sends its own emails on settled(). */
   private serviceOwned = false;
   private fault: (err: unknown) => void = () => {};
+  /** When purgeSettled() deletes again; 0: at its next call. */
+  private nextPurgeAt = 0;
 
   constructor(
     orm: MikroORM,
     private readonly audit: AuditService,
     private readonly mailer: Mailer | null,
     secrets: SecretBox,
-    options: EmailSenderOptions = { retryDelaysMs: [], pollIntervalMs: 0 },
+    private readonly options: TeamMailOptions = { retryDelaysMs: [], pollIntervalMs: 0, retentionDays: 0 },
   ) {
     this.outbox = new EmailOutbox(orm, secrets);
     this.sender = mailer
@@ -126,6 +138,19 @@ export class TeamMail {
     if (this.sender && (!this.serviceOwned || this.sender.started)) {
       await this.sender.drain().catch((err: unknown) => this.fault(err));
     }
+  }
+
+  /**
+   * Housekeeping: deletes a batch of the emails sent or given up more than the retention ago
+   * (with or without SMTP_URL: rows of an earlier configuration go too). Runs at most once an
+   * hour per instance, sooner while the last batch was full; answers how many were deleted.
+   */
+  async purgeSettled(): Promise<number> {
+    const now = Date.now();
+    if (this.options.retentionDays <= 0 || now < this.nextPurgeAt) return 0;
+    const purged = await this.outbox.purgeSettled(this.options.retentionDays, EMAIL_PURGE_BATCH);
+    this.nextPurgeAt = purged < EMAIL_PURGE_BATCH ? now + EMAIL_PURGE_INTERVAL_MS : 0;
+    return purged;
   }
 
   /** Closes the transport. */

@@ -195,4 +195,31 @@ describe('team emails are durable (email_outbox)', () => {
       await b.close();
     }
   });
+
+  it('housekeeping deletes the emails sent or given up longer ago than EMAIL_OUTBOX_RETENTION_DAYS, and keeps newer ones and unsent ones', async () => {
+    // No SMTP_URL: no sender takes the unsent row; the scheduler's housekeeping runs every 200 ms.
+    const t = await start({ EMAIL_OUTBOX_RETENTION_DAYS: '30', SCHEDULER_INTERVAL_MS: '200' });
+    try {
+      const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.fork().getConnection().execute(q, p);
+      /** An email queued 40 days ago and sent (or given up) `age` ago. */
+      const settled = (recipient: string, column: 'sent_at' | 'failed_at', age: string) =>
+        sql(
+          `insert into email_outbox (kind, recipient, subject, created_at, next_attempt_at, attempts, ${column})
+           values ('invitation', ?, 'Join', now() - interval '40 days', now() - interval '40 days', 1, now() - ?::interval)`,
+          [recipient, age],
+        );
+      await settled('sent-31-days@purge.test', 'sent_at', '31 days');
+      await settled('failed-31-days@purge.test', 'failed_at', '31 days');
+      await settled('sent-29-days@purge.test', 'sent_at', '29 days');
+      // Queued 40 days ago and never sent (still due): kept however old.
+      await sql(
+        `insert into email_outbox (kind, recipient, subject, body_sealed, created_at, next_attempt_at) values ('invitation', 'unsent@purge.test', 'Join', 'v1.x', now() - interval '40 days', now() - interval '40 days')`,
+      );
+      const left = () => sql(`select recipient from email_outbox where recipient like '%@purge.test' order by recipient`);
+      await waitFor(async () => (await left()).length < 4, 10_000, 'the purge');
+      expect(await left()).toEqual([{ recipient: 'sent-29-days@purge.test' }, { recipient: 'unsent@purge.test' }]);
+    } finally {
+      await t.close();
+    }
+  });
 });
