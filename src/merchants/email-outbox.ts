@@ -136,14 +136,15 @@ export class EmailOutbox {
   /**
    * Deletes up to `max` emails sent or given up more than `retentionDays` ago, oldest first, in
    * one statement (rows another purge is deleting are skipped); answers how many. Emails still
-   * queued or being retried are never deleted, however old.
+   * queued or being retried are never deleted, however old. The cutoff is from now() (stable),
+   * not clock_timestamp(): so it is a range of email_outbox_settled_index, not a filter.
    */
   async purgeSettled(retentionDays: number, max: number): Promise<number> {
     const rows: unknown[] = await this.orm.em.getConnection().execute(
       `delete from email_outbox where id in (
          select id from email_outbox
           where (sent_at is not null or failed_at is not null)
-            and coalesce(sent_at, failed_at) < clock_timestamp() - ? * interval '1 day'
+            and coalesce(sent_at, failed_at) < now() - ? * interval '1 day'
           order by coalesce(sent_at, failed_at)
           limit ?
           for update skip locked)
