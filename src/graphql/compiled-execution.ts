@@ -5,13 +5,14 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 /** Most compiled documents kept; the least recently used is dropped past it. */
 export const MAX_COMPILED_DOCUMENTS = 500;
 
-type Compiled = CompiledQuery | 'interpret';
+/** A compiled query, or how to run the document on graphql-js: seen once so far, or not compilable. */
+type Compiled = CompiledQuery | 'seen-once' | 'interpret';
 type GatewayInterface = ApolloServerOptionsWithGateway<object>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
 
 /**
  * Query operations run as graphql-jit compiled them (one compilation per document and
- * operation name, kept in a bounded LRU); mutations, and any document graphql-jit refuses to
+ * operation name, from its second run on, kept in a bounded LRU); mutations, and any document graphql-jit refuses to
  * compile, run on graphql-js `execute`. Apollo validates every document (GraphQL's rules, the
  * query limits, the introspection switch) before this runs, as without it. Subscriptions are
  * not here: graphql-ws runs them on graphql-js.
@@ -35,7 +36,7 @@ export class CompiledExecution {
   }): Promise<ExecutionResult> {
     const { document, operationName, variables, context } = args;
     const compiled = args.operation === 'query' ? this.compiledFor(args.documentKey, document, operationName) : 'interpret';
-    if (compiled === 'interpret') {
+    if (compiled === 'interpret' || compiled === 'seen-once') {
       return execute({ schema: this.schema, document, operationName, variableValues: variables, contextValue: context });
     }
     const operationAst = document.definitions.find((d) => d.kind === 'OperationDefinition' && (operationName === null || d.name?.value === operationName));
@@ -50,12 +51,16 @@ export class CompiledExecution {
   private compiledFor(key: string, document: DocumentNode, operationName: string | null): Compiled {
     const cacheKey = `${operationName ?? ''}\u0000${key}`;
     const found = this.compiled.get(cacheKey);
-    if (found !== undefined) {
+    if (found !== undefined && found !== 'seen-once') {
       // Most recently used last: Map keeps insertion order.
       this.compiled.delete(cacheKey);
       this.compiled.set(cacheKey, found);
       return found;
     }
+    // Compiling costs more than one execution: a document is compiled the second time it comes,
+    // so a stream of distinct documents costs about what it costs on graphql-js.
+    if (found === undefined) return this.remember(cacheKey, 'seen-once');
+    this.compiled.delete(cacheKey);
     let made: Compiled;
     try {
       const result = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
@@ -63,14 +68,20 @@ export class CompiledExecution {
     } catch {
       made = 'interpret';
     }
+    return this.remember(cacheKey, made);
+  }
+
+  private remember(cacheKey: string, made: Compiled): Compiled {
     this.compiled.set(cacheKey, made);
     if (this.compiled.size > this.maxDocuments) this.compiled.delete(this.compiled.keys().next().value!);
     return made;
   }
 
-  /** How many documents are compiled or known to need graphql-js (for tests). */
-  get size(): number {
-    return this.compiled.size;
+  /** How many documents are compiled (for tests). */
+  get compiledCount(): number {
+    let n = 0;
+    for (const c of this.compiled.values()) if (typeof c === 'object') n += 1;
+    return n;
   }
 }
 
