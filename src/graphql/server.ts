@@ -15,6 +15,7 @@ import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
+import { compiledExecutionGateway } from './compiled-execution';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
 import { sameOrigin, sessionCredentialsOf } from '../merchants/dashboard-session-http';
 import type { SessionCredentials } from '../merchants/dashboard-session.service';
@@ -73,7 +74,8 @@ function withRequestId(errors: readonly GraphQLFormattedError[] | undefined, req
 
 async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: GraphQLSchema, pipeline: OperationPipeline) {
   const apollo = new ApolloServer<GraphqlContext>({
-    schema,
+    // Apollo's pipeline (parse, validation, plugins, error formatting) with compiled execution of queries.
+    gateway: compiledExecutionGateway(schema),
     // The introspection switch is one of the pipeline's validation rules (the same over WebSocket).
     introspection: true,
     formatError: formatGraphqlError,
