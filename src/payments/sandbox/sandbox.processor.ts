@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
+import { sqlRunner, type PreparedStatement, type RunSql } from '../../db/sql';
 import type {
   CardAuthorizationRequest,
   DisputeAnswer,
@@ -96,6 +97,31 @@ const FILE_DISPUTE = `filed as (
   on conflict (payment_token) do nothing
 )`;
 
+/** Records a call under its key (nothing when the key has a record already), filing the dispute of a disputed card's approval. */
+const REMEMBER: PreparedStatement = {
+  name: 'pgw_sandbox_remember_v1',
+  text: `with written as (
+         insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message, refund_decline,
+                                            dispute_reason, amount, currency, order_reference)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) on conflict (idempotency_key) do nothing returning *
+       ), ${FILE_DISPUTE}
+       select * from written`,
+};
+
+/** Finishes a pending authorization ($1: whether it passed; $2, $3: the failure's code and message), filing the dispute of a disputed card's approval. */
+const COMPLETE: PreparedStatement = {
+  name: 'pgw_sandbox_complete_v1',
+  text: `with written as (
+         update sandbox_authorization
+            set state = case when $1::boolean and outcome_code = '00' then 'approved' else 'declined' end,
+                result_code = case when $1::boolean then outcome_code else $2 end,
+                result_message = case when $1::boolean then outcome_message else $3 end
+          where token = $4 and idempotency_key = $5 and kind = $6 and state = 'pending'
+          returning *
+       ), ${FILE_DISPUTE}
+       select * from written`,
+};
+
 /**
  * The test-environment acquirer. It keeps its state in its own table, reached with short
  * statements of its own, never inside the engine's transaction (the engine calls it with no
@@ -105,6 +131,8 @@ const FILE_DISPUTE = `filed as (
  */
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
+
+  private runner?: RunSql;
 
   constructor(private readonly orm: MikroORM) {}
 
@@ -237,30 +265,22 @@ export class SandboxProcessor implements PaymentProcessor {
     paid: Paid | null = null,
   ): Promise<Row> {
     const token = `sbx_${kind}_${randomBytes(16).toString('hex')}`;
-    const inserted = await this.sql<Row>(
-      `with written as (
-         insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message, refund_decline,
-                                            dispute_reason, amount, currency, order_reference)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (idempotency_key) do nothing returning *
-       ), ${FILE_DISPUTE}
-       select * from written`,
-      [
-        token,
-        kind,
-        card.code,
-        card.message,
-        card.issuer,
-        state,
-        key,
-        result?.code ?? null,
-        result?.message ?? null,
-        card.refundDecline ?? null,
-        card.dispute ?? null,
-        paid?.amount ?? null,
-        paid?.currency ?? null,
-        paid?.reference ?? null,
-      ],
-    );
+    const inserted = await this.sql<Row>(REMEMBER, [
+      token,
+      kind,
+      card.code,
+      card.message,
+      card.issuer,
+      state,
+      key,
+      result?.code ?? null,
+      result?.message ?? null,
+      card.refundDecline ?? null,
+      card.dispute ?? null,
+      paid?.amount ?? null,
+      paid?.currency ?? null,
+      paid?.reference ?? null,
+    ]);
     if (inserted[0]) return inserted[0];
     const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
     if (!existing || existing.kind !== kind) throw new Error('sandbox: idempotency key reused for another kind of call');
@@ -278,26 +298,17 @@ export class SandboxProcessor implements PaymentProcessor {
     passed: boolean,
     failure: { code: string; message: string },
   ): Promise<FinalProcessorResult> {
-    const [updated] = await this.sql<Row>(
-      `with written as (
-         update sandbox_authorization
-            set state = case when ? and outcome_code = '00' then 'approved' else 'declined' end,
-                result_code = case when ? then outcome_code else ? end,
-                result_message = case when ? then outcome_message else ? end
-          where token = ? and idempotency_key = ? and kind = ? and state = 'pending'
-          returning *
-       ), ${FILE_DISPUTE}
-       select * from written`,
-      [passed, passed, failure.code, passed, failure.message, token, key, kind],
-    );
+    const [updated] = await this.sql<Row>(COMPLETE, [passed, failure.code, failure.message, token, key, kind]);
     if (updated) return toResult(updated) as FinalProcessorResult;
     const [row] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and idempotency_key = ? and kind = ?`, [token, key, kind]);
     if (!row) throw new Error(`sandbox: no ${kind} authorization for this token and key`);
     return toResult(row) as FinalProcessorResult;
   }
 
-  private sql<T>(query: string, params: unknown[]): Promise<T[]> {
-    return this.orm.em.getConnection().execute(query, params, 'all');
+  /** Plain SQL on the service's pool (no query builder): the two statements of a card pay and its 3-D Secure answer are prepared once per connection. */
+  private sql<T>(query: string | PreparedStatement, params: unknown[]): Promise<T[]> {
+    this.runner ??= sqlRunner(this.orm);
+    return this.runner<T>(query, params);
   }
 }
 
