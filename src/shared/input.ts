@@ -113,15 +113,26 @@ export function readInput<T extends TSchema>(schema: T, value: unknown, label = 
   throw inputError(check.Errors(canonical).First()!, label);
 }
 
+/** An object schema's property names by their lower-case names and aliases: built once per schema (schemas are constants). */
+const namesBySchema = new WeakMap<object, Map<string, string>>();
+function namesOf(s: JsonSchema): Map<string, string> {
+  let byName = namesBySchema.get(s);
+  if (!byName) {
+    byName = new Map<string, string>();
+    for (const [name, property] of Object.entries(s.properties!)) {
+      byName.set(name.toLowerCase(), name);
+      for (const alias of property['x-aliases'] ?? []) byName.set(alias.toLowerCase(), name);
+    }
+    namesBySchema.set(s, byName);
+  }
+  return byName;
+}
+
 /** Renames keys to the schema's names, drops absent values (null, blank text) and unknown keys, refuses NUL in text; see readInput. */
 export function canonicalise(schema: TSchema, value: unknown, path: string[] = []): unknown {
   const s = schema as JsonSchema;
   if (s.properties && isPlainObject(value)) {
-    const byName = new Map<string, string>();
-    for (const [name, property] of Object.entries(s.properties)) {
-      byName.set(name.toLowerCase(), name);
-      for (const alias of property['x-aliases'] ?? []) byName.set(alias.toLowerCase(), name);
-    }
+    const byName = namesOf(s);
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
       if (isAbsent(v)) continue;
