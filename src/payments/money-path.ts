@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
+import { sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
 import { notFound } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import { Money } from '../shared/money';
@@ -57,11 +57,25 @@ export interface Settled {
 class NotTheCommonCase extends Error {}
 const elsewhere = () => new NotTheCommonCase('handled by the entity-manager path');
 
+/** A guarded write found a row changed since it was read: nothing was written. */
+const CHANGED = Symbol('changed since read');
+type Attempted<T> = T | typeof CHANGED;
+/** PostgreSQL's deadlock_detected: a guarded write chosen as the victim wrote nothing either. */
+const DEADLOCK = '40P01';
+
 /**
  * The common money path in prepared plain SQL (payment.queries.ts): a card pay's attempt, the
- * settlement of a processor's answer, and an authentication page's answer, each one transaction
- * of a locking read and one write, with the same rows, events and rules as the entity-manager
- * path (settlement.ts). The rules are attempt-rules.ts', applied to plain rows.
+ * settlement of a processor's answer, and an authentication page's answer, with the same rows,
+ * events and rules as the entity-manager path (settlement.ts). The rules are attempt-rules.ts',
+ * applied to plain rows.
+ *
+ * An attempt and a settlement are first tried optimistically: one read without locks, the rules,
+ * then one write that locks the rows it was decided on (order, payment, link, in the usual
+ * order) and writes nothing unless each is still as read (WriteGuard). Two statements, each its
+ * own transaction, and no lock held while the rules run. When the guard finds a row changed (a
+ * concurrent pay, settlement, link change), the same work runs again in one transaction of a
+ * locking read and the same write, which then decides on the rows as they are now. An
+ * authentication page's answer always takes the locking transaction.
  *
  * What is not the common case is left to the entity-manager path, untouched: its transaction
  * here is rolled back before anything was written, and the method answers null. That is a
@@ -73,6 +87,7 @@ const elsewhere = () => new NotTheCommonCase('handled by the entity-manager path
 export class PlainMoneyPath {
   private readonly queries: PaymentQueries;
   private readonly transaction: SqlTransaction;
+  private readonly run: RunSql;
 
   constructor(
     orm: MikroORM,
@@ -84,6 +99,7 @@ export class PlainMoneyPath {
   ) {
     this.queries = new PaymentQueries(orm);
     this.transaction = sqlTransactions(orm);
+    this.run = sqlRunner(orm);
   }
 
   private async plain<T>(work: (run: RunSql) => Promise<T>): Promise<T | null> {
@@ -95,20 +111,38 @@ export class PlainMoneyPath {
     }
   }
 
+  /** `work` without locks and a guarded write; when a row changed since its read, again in a locking transaction. */
+  private async guardedThenLocked<T>(work: (run: RunSql, locking: boolean) => Promise<Attempted<T>>): Promise<T | null> {
+    let first: Attempted<T>;
+    try {
+      first = await work(this.run, false);
+    } catch (err) {
+      if (err instanceof NotTheCommonCase) return null;
+      if ((err as { code?: string }).code !== DEADLOCK) throw err;
+      first = CHANGED;
+    }
+    if (first !== CHANGED) return first;
+    return this.plain(async (run) => {
+      const again = await work(run, true);
+      if (again === CHANGED) throw new Error('a money-path write found its locked rows changed');
+      return again;
+    });
+  }
+
   /**
-   * Records a card attempt on an order (BEGIN, the order and its link locked, one write, COMMIT),
-   * checked as the entity-manager path checks it and in the same order: the order exists, the
-   * option is payable for its amount, the order is payable, the link allows it.
+   * Records a card attempt on an order (the order and its link read, one guarded write), checked
+   * as the entity-manager path checks it and in the same order: the order exists, the option is
+   * payable for its amount, the order is payable, the link allows it.
    */
   async recordCardAttempt(tenant: Tenant, reference: string, method: PaymentMethod, country: string, card: ValidCard): Promise<RecordedAttempt | null> {
     if (method !== 'C') return null;
     // The fee settings read first: inside the transaction, a read on a second connection could
     // wait for a pool that transactions waiting for this one's locks hold.
     const assertPayable = await this.fees.payableRules(tenant);
-    return this.plain(async (run) => {
-      const locked = await this.queries.lockForAttempt(run, tenant.environmentId, reference);
-      if (!locked) throw orderNotFound();
-      const { order, link } = locked;
+    return this.guardedThenLocked(async (run, locking) => {
+      const read = await this.queries.readForAttempt(run, locking, tenant.environmentId, reference);
+      if (!read) throw orderNotFound();
+      const { order, link, guard } = read;
       assertPayable(new Money(order.amount), method, order.currency);
       // The order's fee is the card's (computed at creation) unless it was paid with PayPal before.
       if (order.paymentMethod === 'PAYPAL') throw elsewhere();
@@ -131,7 +165,9 @@ export class PlainMoneyPath {
           cardLastFourDigits: card.lastFour,
         },
         entry: attemptStartedEntry(method, payment.reference),
+        guard,
       });
+      if (paymentId === null) return CHANGED;
       return {
         paymentId,
         orderId: order.id,
@@ -145,14 +181,15 @@ export class PlainMoneyPath {
   }
 
   /**
-   * Applies the processor's answer to an attempt still Processing (BEGIN, order, payment and
-   * link locked with what the answer's event shows, one write with the timeline, the outbox
-   * event, its delivery and the NOTIFY, COMMIT); the outcome is announced after commit.
+   * Applies the processor's answer to an attempt still Processing (order, payment and link read
+   * with what the answer's event shows, one guarded write with the timeline, the outbox event, its
+   * delivery and the NOTIFY); the outcome is announced after commit.
    */
   async settle(paymentId: number, orderId: number, result: ProcessorResult): Promise<Settled | null> {
-    const changes: OrderStatusChange[] = [];
-    const settled = await this.plain(async (run) => {
-      const locked = await this.queries.lockForSettlement(run, orderId, paymentId);
+    let changes: OrderStatusChange[] = [];
+    const settled = await this.guardedThenLocked(async (run, locking) => {
+      changes = [];
+      const locked = await this.queries.readForSettlement(run, locking, orderId, paymentId);
       if (!locked) throw new Error(`payment ${paymentId} is not of order ${orderId}`);
       const { order, payment, link } = locked;
       if (payment.statusId !== OrderStatus.Processing) throw elsewhere();
@@ -189,7 +226,7 @@ export class PlainMoneyPath {
       order.updatedAt = payment.dateUpdated = new Date();
       const aggregate = await this.orders.aggregateOfRows(locked, locked.subsidiaryId, run);
       const { change, row } = await this.outbox.composeOrderChange(run, aggregate, outcome.status);
-      await this.queries.writeSettlement(run, { order, payment, card, entries, event: row });
+      if (!(await this.queries.writeSettlement(run, { order, payment, card, entries, event: row, guard: locked.guard }))) return CHANGED;
       changes.push(change);
       this.settlement.noteOutcome(changes, { method, ...outcome, actor: 'processor', environmentId: row.environmentId, reference: order.reference });
       return { changed: true, aggregate, payment };

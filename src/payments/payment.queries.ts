@@ -11,10 +11,25 @@ import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import type { TimelineEntry } from './attempt-rules';
 import type { OutboxRow } from '../events/outbox.service';
 
-/** An order locked for an attempt, with its link (locked too) and the link's type. */
+/** An order read for an attempt (locked, or not when the write is guarded), with its link and the link's type. */
 export interface LockedForAttempt {
   order: Order;
   link: PaymentLink | null;
+  /** What the attempt's write checks is unchanged since this read. */
+  guard: WriteGuard;
+}
+
+/**
+ * The rows a money-path write was decided on, as read: the order's version, the attempt's and
+ * the link's row versions (PostgreSQL's `xmin`, which any update of the row changes). The write
+ * locks them in the usual order (order, payment, link) and writes nothing unless every one is
+ * still as read; then its caller reads again under locks (see PlainMoneyPath).
+ */
+export interface WriteGuard {
+  orderVersion: number;
+  paymentXmin: string | null;
+  linkId: number | null;
+  linkXmin: string | null;
 }
 
 /** An attempt locked for its settlement: the order (with customer and link), the payment, every payment of the order and their cards. */
@@ -25,6 +40,7 @@ export interface LockedForSettlement {
   cards: CardDetail[];
   subsidiaryId: number;
   mode: EnvironmentMode;
+  guard: WriteGuard;
 }
 
 /** The new attempt's rows, as attempt-rules.ts decided them. */
@@ -49,6 +65,7 @@ export interface NewAttempt {
   >;
   card: Pick<CardDetail, 'country' | 'cardExpiryMonth' | 'cardExpiryYear' | 'cardType' | 'cardFirstSixDigits' | 'cardLastFourDigits'>;
   entry: TimelineEntry;
+  guard: WriteGuard;
 }
 
 /** A settlement's writes: the order, payment and card as changed, the timeline entries, the outbox event (with delivery and NOTIFY). */
@@ -58,6 +75,7 @@ export interface SettlementWrite {
   card: CardDetail | null;
   entries: TimelineEntry[];
   event: OutboxRow;
+  guard: WriteGuard;
 }
 
 const ORDER_UPDATE = `status_id = $2::smallint, payment_response_code = $3::varchar, payment_response_message = $4::text,
@@ -65,8 +83,9 @@ const ORDER_UPDATE = `status_id = $2::smallint, payment_response_code = $3::varc
 
 /**
  * The money path's SQL (a card pay, a 3-D Secure answer and their settlement), each one
- * prepared statement: lock what an attempt or its settlement reads, then write everything it
- * changes in one statement. No rule lives here (attempt-rules.ts, link-status.ts and
+ * prepared statement: read what an attempt or its settlement needs (with its locks inside a
+ * transaction, or without them), then write everything it changes in one statement guarded by
+ * what was read (WriteGuard). No rule lives here (attempt-rules.ts, link-status.ts and
  * payment-state.ts decide on the rows this answers, shaped as the entities by EntityRowMapper).
  */
 export class PaymentQueries {
@@ -77,9 +96,9 @@ export class PaymentQueries {
   private readonly payment: EntityRowMapper<OrderPayment>;
   private readonly lockedPayment: EntityRowMapper<OrderPayment>;
   private readonly card: EntityRowMapper<CardDetail>;
-  private readonly attemptLock: PreparedStatement;
+  private readonly attemptRead: Record<'locking' | 'plain', PreparedStatement>;
   private readonly attemptWrite: PreparedStatement;
-  private readonly settlementLock: PreparedStatement;
+  private readonly settlementRead: Record<'locking' | 'plain', PreparedStatement>;
   private readonly resumeLock: PreparedStatement;
   private readonly settlementWrite: PreparedStatement;
   private readonly resumeWrite: PreparedStatement;
@@ -97,23 +116,46 @@ export class PaymentQueries {
     // Limit) waits for the pays holding it, as it waits for a FOR UPDATE; pays on one link no
     // longer wait for each other. A link that can be used up sends its pay to the entity-manager
     // path (after this transaction is rolled back), which locks it FOR UPDATE and counts usage.
-    const linkOf = `l as (select ${this.link.selectList} from payment_link l where l.id = (select "o__payment_link_id" from o)`;
+    const linkOf = `l as (select ${this.link.selectList}, l.xmin::text as "l__xmin" from payment_link l where l.id = (select "o__payment_link_id" from o)`;
+    // The same reads with their locks (inside a transaction) and without (a guarded write follows).
+    const both = (name: string, text: (lock: (clause: string) => string) => string) => ({
+      locking: { name: `pgw_pay_${name}_lock_v2`, text: text((clause) => ` ${clause}`) },
+      plain: { name: `pgw_pay_${name}_read_v1`, text: text(() => '') },
+    });
 
     // Order first, then its link: the order the entity manager's paths lock in.
-    this.attemptLock = {
-      name: 'pgw_pay_attempt_lock_v1',
-      text: `with o as (
-          select ${this.order.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar for update
-        ), ${linkOf} for share)
+    this.attemptRead = both(
+      'attempt',
+      (lock) => `with o as (
+          select ${this.order.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar${lock('for update')}
+        ), ${linkOf}${lock('for share')})
         select o.*, l.*, ${this.linkType.selectList} from o left join l on true left join payment_link_type t on t.id = l."l__type_id"`,
-    };
+    );
 
+    // The guard of every write: the order (by its version), then the attempt's payment (when the
+    // write has one), then the link, each locked in that order (each subquery runs before the
+    // next) and kept only while it is as read. Nothing is written unless all are.
+    const guarded = (v: { order: string; payment?: string; linkId: string; linkXmin: string }) => `o as (
+          select id from checkout_order where id = $1::int and version = ${v.order}::int for update
+        ),${
+          v.payment
+            ? ` pp as (
+          select id from order_payment where id = $9::int and xmin = ${v.payment}::xid and exists (select 1 from o) for update
+        ),`
+            : ''
+        } lk as (
+          select id from payment_link where id = ${v.linkId}::int and xmin = ${v.linkXmin}::xid and exists (select 1 from ${v.payment ? 'pp' : 'o'}) for share
+        )`;
+    const unchanged = (v: { payment?: string; linkId: string }) =>
+      `id = (select id from o)${v.payment ? ' and exists (select 1 from pp)' : ''} and (${v.linkId}::int is null or exists (select 1 from lk))`;
+
+    const attemptGuard = { order: '$29', linkId: '$30', linkXmin: '$31' };
     this.attemptWrite = {
-      name: 'pgw_pay_attempt_write_v1',
-      text: `with ord as (
+      name: 'pgw_pay_attempt_write_v2',
+      text: `with ${guarded(attemptGuard)}, ord as (
           update checkout_order set status_id = $2::smallint, payment_method = $3::varchar, payment_response_code = $4::varchar,
             payment_response_message = $5::text, version = version + 1, updated_at = $6::timestamptz
-          where id = $1::int returning id
+          where ${unchanged(attemptGuard)} returning id
         ), pay as (
           insert into order_payment (order_id, reference, payment_option_id, payment_option, status_id, response_code, response_message,
             instrument, remarks, amount, fee, processor_token, authentication_expires_at, processing_started_at, returned_to_merchant_at, date_created, date_updated)
@@ -132,52 +174,56 @@ export class PaymentQueries {
     };
 
     // Order, then payment, then link (each lock waits for the one before: the subqueries run first).
-    const lockedAttempt = `o as (
+    const readAttempt = (lock: (clause: string) => string) => `o as (
           select ${this.order.selectList}, e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
-            from checkout_order o join app_environment e on e.id = o.environment_id where o.id = (select order_id from target) for update of o
+            from checkout_order o join app_environment e on e.id = o.environment_id where o.id = (select order_id from target)${lock('for update of o')}
         ), p as (
-          select ${this.lockedPayment.selectList} from order_payment p where p.id = (select id from target) and p.order_id = (select "o__id" from o) for update
+          select ${this.lockedPayment.selectList}, p.xmin::text as "p__xmin" from order_payment p where p.id = (select id from target) and p.order_id = (select "o__id" from o)${lock('for update')}
         )`;
     const assembled = `select o.*, p.*, ${this.customer.selectList}, ${this.payment.selectList}, ${this.card.selectList}
           from o left join p on true
           left join customer c on c.id = o."o__customer_id"
           left join order_payment q on q.order_id = o."o__id"
           left join card_detail d on d.order_payment_id = q.id`;
-    this.settlementLock = {
-      name: 'pgw_pay_settlement_lock_v1',
-      text: `with target as (select $2::int as id, $1::int as order_id), ${lockedAttempt}, ${linkOf} and (select count(*) from p) >= 0 for share)
+    this.settlementRead = both(
+      'settlement',
+      (
+        lock,
+      ) => `with target as (select $2::int as id, $1::int as order_id), ${readAttempt(lock)}, ${linkOf} and (select count(*) from p) >= 0${lock('for share')})
         select x.*, l.*, ${this.linkType.selectList}
           from (${assembled}) x left join l on true left join payment_link_type t on t.id = l."l__type_id"
          order by x."q__id", x."d__id"`,
-    };
+    );
     // A 3-D Secure or PayPal page's answer: the payment by its reference, its order locked first (no link: resuming asks nothing of it).
     this.resumeLock = {
-      name: 'pgw_pay_resume_lock_v1',
-      text: `with target as (select id, order_id from order_payment where reference = $1::varchar), ${lockedAttempt}
+      name: 'pgw_pay_resume_lock_v2',
+      text: `with target as (select id, order_id from order_payment where reference = $1::varchar), ${readAttempt((clause) => ` ${clause}`)}
         ${assembled} order by q.id, d.id`,
     };
 
+    const settlementGuard = { order: '$35', payment: '$36', linkId: '$37', linkXmin: '$38' };
     this.settlementWrite = {
-      name: 'pgw_pay_settlement_write_v1',
-      text: `with ord as (
-          update checkout_order set ${ORDER_UPDATE} where id = $1::int returning id
+      name: 'pgw_pay_settlement_write_v2',
+      text: `with ${guarded(settlementGuard)}, ord as (
+          update checkout_order set ${ORDER_UPDATE} where ${unchanged(settlementGuard)} returning id
         ), pay as (
           update order_payment set status_id = $10::smallint, response_code = $11::varchar, response_message = $12::text, processor_token = $13::varchar,
             authentication_expires_at = $14::timestamptz, processing_started_at = $15::timestamptz, date_updated = $16::timestamptz
-          where id = $9::int returning id
+          where id = (select id from pp) and exists (select 1 from ord) returning id
         ), card as (
-          update card_detail set card_token = $18::varchar, card_issuer = $19::varchar, status = $20::boolean where id = $17::int
+          update card_detail set card_token = $18::varchar, card_issuer = $19::varchar, status = $20::boolean where id = $17::int and exists (select 1 from pay)
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
           select $1::int, e.event, 'system', e.description, e.metadata::json, $8::timestamptz
-            from unnest($21::text[], $22::text[], $23::text[]) with ordinality as e(event, description, metadata, n) order by e.n
+            from unnest($21::text[], $22::text[], $23::text[]) with ordinality as e(event, description, metadata, n) where exists (select 1 from pay) order by e.n
         ), event as (
           insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-          values ($24::uuid, $25::int, $1::int, 'transaction', $26::varchar, $7::int, $27::json, $28::timestamptz) returning id
+          select $24::uuid, $25::int, $1::int, 'transaction', $26::varchar, $7::int, $27::json, $28::timestamptz where exists (select 1 from pay) returning id
         ), delivery as (
           insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $29::text, $30::text, $31::timestamptz from event where $32::boolean
         )
-        select case when $33::text is not null then pg_notify($33::text, $34::text) end as notified`,
+        select (select count(*) from event)::int as written,
+          case when $33::text is not null and exists (select 1 from event) then pg_notify($33::text, $34::text) end as notified`,
     };
 
     this.resumeWrite = {
@@ -190,19 +236,26 @@ export class PaymentQueries {
     };
   }
 
-  /** Locks the order of (environment, reference) and its link; null when there is no such order. */
-  async lockForAttempt(run: RunSql, environmentId: number, reference: string): Promise<LockedForAttempt | null> {
-    const [row] = await run(this.attemptLock, [environmentId, reference]);
+  /** The order of (environment, reference) and its link, locked when `locking`; null when there is no such order. */
+  async readForAttempt(run: RunSql, locking: boolean, environmentId: number, reference: string): Promise<LockedForAttempt | null> {
+    const [row] = await run(this.attemptRead[locking ? 'locking' : 'plain'], [environmentId, reference]);
     if (!row) return null;
     const order = this.order.map(row)!;
     const link = this.link.map(row);
     if (link) link.type = this.linkType.map(row)!;
     order.paymentLink = link;
-    return { order, link };
+    return {
+      order,
+      link,
+      guard: { orderVersion: order.version, paymentXmin: null, linkId: link?.id ?? null, linkXmin: link ? (row.l__xmin as string) : null },
+    };
   }
 
-  /** Writes a new attempt: the order's change, the payment, its card and the timeline entry. Answers the payment's id. */
-  async insertAttempt(run: RunSql, a: NewAttempt): Promise<number> {
+  /**
+   * Writes a new attempt: the order's change, the payment, its card and the timeline entry.
+   * Answers the payment's id, or null when the guard found the order or its link changed (nothing written).
+   */
+  async insertAttempt(run: RunSql, a: NewAttempt): Promise<number | null> {
     const { order: o, payment: p, card: c } = a;
     const [row] = await run(this.attemptWrite, [
       a.orderId,
@@ -233,19 +286,28 @@ export class PaymentQueries {
       a.entry.event,
       a.entry.description,
       a.entry.metadata === null ? null : JSON.stringify(a.entry.metadata),
+      a.guard.orderVersion,
+      a.guard.linkId,
+      a.guard.linkXmin,
     ]);
-    if (!row) throw new Error(`order ${a.orderId}: the attempt was not written`);
-    return row.payment_id as number;
+    return row ? (row.payment_id as number) : null;
   }
 
-  /** Locks order, payment and link of an attempt; null when the payment is not of that order. */
-  async lockForSettlement(run: RunSql, orderId: number, paymentId: number): Promise<(LockedForSettlement & { link: PaymentLink | null }) | null> {
-    const rows = await run(this.settlementLock, [orderId, paymentId]);
+  /** Order, payment and link of an attempt, locked in that order when `locking`; null when the payment is not of that order. */
+  async readForSettlement(
+    run: RunSql,
+    locking: boolean,
+    orderId: number,
+    paymentId: number,
+  ): Promise<(LockedForSettlement & { link: PaymentLink | null }) | null> {
+    const rows = await run(this.settlementRead[locking ? 'locking' : 'plain'], [orderId, paymentId]);
     const locked = this.assemble(rows);
     if (!locked) return null;
     const link = this.link.map(rows[0]!);
     if (link) link.type = this.linkType.map(rows[0]!)!;
     locked.order.paymentLink = link;
+    locked.guard.linkId = link?.id ?? null;
+    locked.guard.linkXmin = link ? (rows[0]!.l__xmin as string) : null;
     return { ...locked, link };
   }
 
@@ -263,10 +325,10 @@ export class PaymentQueries {
     await run(this.resumeWrite, [order.id, order.statusId, order.updatedAt, payment.id, payment.statusId, payment.processingStartedAt]);
   }
 
-  /** Writes a settlement in one statement (see SettlementWrite). */
-  async writeSettlement(run: RunSql, w: SettlementWrite): Promise<void> {
+  /** Writes a settlement in one statement (see SettlementWrite); false when the guard found a row changed (nothing written). */
+  async writeSettlement(run: RunSql, w: SettlementWrite): Promise<boolean> {
     const { order: o, payment: p, card: c, event: e } = w;
-    await run(this.settlementWrite, [
+    const [row] = await run(this.settlementWrite, [
       o.id,
       o.statusId,
       o.paymentResponseCode,
@@ -301,7 +363,12 @@ export class PaymentQueries {
       e.url !== null,
       e.notifyChannel,
       e.notification,
+      w.guard.orderVersion,
+      w.guard.paymentXmin,
+      w.guard.linkId,
+      w.guard.linkXmin,
     ]);
+    return row?.written === 1;
   }
 
   private assemble(rows: Row[]): LockedForSettlement | null {
@@ -320,6 +387,7 @@ export class PaymentQueries {
       if (card) cards.push(card);
     }
     cards.sort((a, b) => a.id - b.id);
-    return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode };
+    const guard: WriteGuard = { orderVersion: order.version, paymentXmin: first.p__xmin as string, linkId: null, linkXmin: null };
+    return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode, guard };
   }
 }

@@ -8,24 +8,31 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
  * How many statements and transactions the money path sends to PostgreSQL: counted at the pg
  * driver for one request, after a first request of the same kind has filled the per-instance
  * caches. The sandbox processor's own statements (its table stands in for the acquirer) are
- * counted apart. Exact counts, statement by statement: each transaction is BEGIN, one locking
- * read, one write, COMMIT (src/payments/payment.queries.ts); a change adding a round trip, or
- * sending the common path back through the entity manager, fails here. docs/performance.md
+ * counted apart. Exact counts, statement by statement (src/payments/payment.queries.ts): a pay's
+ * attempt and settlement are each one read and one guarded write; a 3-D Secure page's answer is
+ * BEGIN, one locking read, one write, COMMIT. A change adding a round trip, or sending the common
+ * path back through the entity manager, fails here. docs/performance.md
  * ("The money path") gives the counts and the throughput.
  */
 const lockThenWrite = (lock: RegExp) => [/^begin$/i, lock, /^with ord as \(/, /^commit$/i];
-const ATTEMPT_LOCK = /^with o as \(\s*select .* from checkout_order o where o\.environment_id = \$1::int and o\.reference = \$2::varchar for update/s;
-const SETTLEMENT_LOCK = /^with target as \(select \$2::int as id, \$1::int as order_id\)/;
+/** A write guarded by what was read: the order (by version) locked first, nothing written unless the rows are as read. */
+const GUARDED_WRITE = /^with o as \(\s*select id from checkout_order where id = \$1::int and version = \$\d+::int for update/;
+const ATTEMPT_READ = /^with o as \(\s*select .* from checkout_order o where o\.environment_id = \$1::int and o\.reference = \$2::varchar\s*\), l as/s;
+const SETTLEMENT_READ = /^with target as \(select \$2::int as id, \$1::int as order_id\)(?![\s\S]*for update)/;
 const RESUME_LOCK = /^with target as \(select id, order_id from order_payment where reference = \$1::varchar\)/;
-/** A card pay: the attempt (order and link locked; payment, card, timeline and order written), then, after the processor call, its settlement. */
-const PAY = { statements: [...lockThenWrite(ATTEMPT_LOCK), ...lockThenWrite(SETTLEMENT_LOCK)], transactions: 2 };
 /**
- * The 3-D Secure page's answer: the attempt resumed (order and payment locked, both written),
- * then, after the processor call, settled; then the page claims the way back to the merchant
- * (one statement, its own transaction).
+ * A card pay: the attempt (order and link read; payment, card, timeline and order written by one
+ * guarded statement), then, after the processor call, its settlement (read, one guarded write).
+ * Each write is its own transaction; no lock is held between a read and its write.
+ */
+const PAY = { statements: [ATTEMPT_READ, GUARDED_WRITE, SETTLEMENT_READ, GUARDED_WRITE], transactions: 2 };
+/**
+ * The 3-D Secure page's answer: the attempt resumed (BEGIN, order and payment locked, both
+ * written, COMMIT), then, after the processor call, settled (read, guarded write); then the page
+ * claims the way back to the merchant (one statement, its own transaction).
  */
 const THREE_DS_COMPLETION = {
-  statements: [...lockThenWrite(RESUME_LOCK), ...lockThenWrite(SETTLEMENT_LOCK), /^update "order_payment" set "returned_to_merchant_at"/],
+  statements: [...lockThenWrite(RESUME_LOCK), SETTLEMENT_READ, GUARDED_WRITE, /^update "order_payment" set "returned_to_merchant_at"/],
   transactions: 3,
 };
 
@@ -63,7 +70,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
     });
   };
 
-  it('settles a card pay on a NOAUTH link in exactly 8 statements and 2 transactions (BEGIN, lock, write, COMMIT twice)', async () => {
+  it('settles a card pay on a NOAUTH link in exactly 4 statements: a read and one guarded write, twice', async () => {
     const link = (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
         apiKey: m.keys.test.privateKey,
@@ -120,7 +127,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
     }
   });
 
-  it('settles a 3-D Secure completion in exactly 8 statements and 2 transactions, then the page claims the way back in 1', async () => {
+  it('settles a 3-D Secure completion in exactly 6 statements (resume under locks, then read and guarded write), then the page claims the way back in 1', async () => {
     const complete = async (reference: string) => {
       const paid = await pay(reference);
       expect(paid.body.statusCode).toBe('02');

@@ -1,0 +1,140 @@
+import { startTestService, type TestService } from '../../support/service';
+import { postEncrypted, request } from '../../support/http';
+import { createTestMerchant } from '../../support/merchants';
+import { countStatements } from '../../support/statement-count';
+import { PaymentQueries } from '../../../src/payments/payment.queries';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+
+/**
+ * The money path reads without locks and writes once, guarded by what it read (order version,
+ * payment and link row versions). These tests change a row between that read and the write (by
+ * hooking the read, so the interleaving is exact) and check that the guarded write wrote nothing
+ * and that the same work then ran under locks and decided on the rows as they are now.
+ */
+describe('money-path writes guarded by what they read', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+  const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  beforeAll(async () => {
+    t = await startTestService();
+    m = await createTestMerchant(t, { name: 'Guarded Goods', webhookUrl: 'https://hooks.example.test/guarded' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' };
+  let counter = 0;
+  const newLink = async () =>
+    (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.privateKey,
+        body: { Name: `Guarded link ${(counter += 1)}`, Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
+      })
+    ).body.data.paymentLink as { id: number };
+  const createOrder = async (paymentLinkId: number) => {
+    const reference = `GUARD-${Date.now()}-${(counter += 1)}`;
+    const created = await postEncrypted(t.baseUrl, '/checkout/order/create', m.keys.test.publicKey, m.keys.test.encryptionKey, {
+      customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+      order: { amount: 1500, reference, description: 'Guarded', currency: 'NGN' },
+      payment: { RedirectUrl: 'https://shop.example.test/back', paymentLinkId },
+    });
+    expect(created.body.statusCode).toBe('01');
+    return reference;
+  };
+  const pay = (reference: string) =>
+    postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, { reference, paymentOption: 'C', country: 'NG', card });
+
+  /** Runs `change` once, right after the first read of `method` made without locks. */
+  const changeAfterPlainRead = (method: 'readForAttempt' | 'readForSettlement', change: () => Promise<unknown>) => {
+    const original = PaymentQueries.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+    let done = false;
+    jest.spyOn(PaymentQueries.prototype, method).mockImplementation(async function (this: PaymentQueries, ...args: unknown[]) {
+      const read = await original.apply(this, args);
+      if (args[1] === false && !done) {
+        done = true;
+        await change();
+      }
+      return read;
+    } as never);
+    return () => done;
+  };
+  const rowsOf = async (reference: string) => {
+    const [order] = await sql('select id, status_id, version from checkout_order where reference = ?', [reference]);
+    const payments = await sql('select status_id from order_payment where order_id = ?', [order.id]);
+    const timeline = await sql('select event from timeline_event where order_id = ? order by id', [order.id]);
+    const events = await sql('select notify_type, sequence from outbox_event where order_id = ? order by sequence', [order.id]);
+    const deliveries = await sql('select d.id from webhook_delivery d join outbox_event e on e.id = d.event_id where e.order_id = ?', [order.id]);
+    return { order, payments, timeline: timeline.map((r) => r.event as string), events, deliveries: deliveries.length };
+  };
+
+  it('writes no attempt when the order changed after its read, and pays once under locks', async () => {
+    const link = await newLink();
+    const reference = await createOrder(link.id);
+    const changed = changeAfterPlainRead('readForAttempt', () => sql('update checkout_order set version = version + 1 where reference = ?', [reference]));
+    let answer: Awaited<ReturnType<typeof pay>> | undefined;
+    const count = await countStatements(t.service, async () => {
+      answer = await pay(reference);
+    });
+    expect(changed()).toBe(true);
+    expect(answer!.body).toMatchObject({ statusCode: '00', message: 'Order payment successful' });
+    // The guarded write, then the locking transaction (BEGIN, locked read, the same write, COMMIT).
+    expect(count.statements.filter((s) => /^begin$/i.test(s))).toHaveLength(1);
+    expect(count.statements.filter((s) => /^with o as \(\s*select id from checkout_order where id = \$1::int and version/.test(s))).toHaveLength(3);
+    const rows = await rowsOf(reference);
+    expect(rows.payments).toHaveLength(1);
+    expect(rows.timeline.filter((e: string) => e === 'payment.initiated')).toHaveLength(1);
+    expect(rows.events).toHaveLength(1);
+    expect(rows.deliveries).toBe(1);
+  });
+
+  it('refuses an attempt whose link was disabled after its read, and writes nothing', async () => {
+    const link = await newLink();
+    const reference = await createOrder(link.id);
+    const changed = changeAfterPlainRead('readForAttempt', () => sql('update payment_link set is_active = false where id = ?', [link.id]));
+    const answer = await pay(reference);
+    expect(changed()).toBe(true);
+    expect(answer.body.statusCode).not.toBe('00');
+    expect(JSON.stringify(answer.body)).toContain('The payment link is not active.');
+    const rows = await rowsOf(reference);
+    expect(rows.payments).toHaveLength(0);
+    expect(rows.timeline).not.toContain('payment.initiated');
+    expect(rows.events).toHaveLength(0);
+  });
+
+  it('leaves an attempt settled elsewhere after the settlement read as it is: no overwrite, no event', async () => {
+    const link = await newLink();
+    const reference = await createOrder(link.id);
+    // Another settlement (a reconciliation, say) declined the attempt between this one's read and write.
+    const changed = changeAfterPlainRead('readForSettlement', () =>
+      sql(
+        `update order_payment set status_id = 4, response_code = '51', response_message = 'Insufficient funds'
+          where order_id = (select id from checkout_order where reference = ?)`,
+        [reference],
+      ),
+    );
+    const answer = await pay(reference);
+    expect(changed()).toBe(true);
+    expect(answer.body.statusCode).not.toBe('00');
+    const rows = await rowsOf(reference);
+    expect(rows.payments).toEqual([{ status_id: 4 }]);
+    expect(rows.events).toEqual([]);
+    expect(rows.deliveries).toBe(0);
+  });
+
+  it('records the approval with the link rule it overrode when the link was disabled between the settlement read and write', async () => {
+    const link = await newLink();
+    const reference = await createOrder(link.id);
+    const changed = changeAfterPlainRead('readForSettlement', () => sql('update payment_link set is_active = false where id = ?', [link.id]));
+    const answer = await pay(reference);
+    expect(changed()).toBe(true);
+    // The processor has moved the money: the approval stands, and the disabled link is on the timeline.
+    expect(answer.body).toMatchObject({ statusCode: '00' });
+    const rows = await rowsOf(reference);
+    expect(rows.timeline).toContain('payment.link_rule_overridden');
+    expect(rows.events).toHaveLength(1);
+  });
+});
