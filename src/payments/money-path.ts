@@ -26,7 +26,8 @@ import {
   takeProcessorDetails,
   type TimelineEntry,
 } from './attempt-rules';
-import { PaymentQueries } from './payment.queries';
+import { PaymentQueries, type LockedForSettlement } from './payment.queries';
+import type { PaymentLink } from '../links/payment-link.entity';
 import type { PaymentSettlement } from './settlement';
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
@@ -42,7 +43,12 @@ export interface RecordedAttempt {
   currency: string;
   processorReference: string;
   threeDSecure: boolean;
+  /** The rows as the attempt left them (plain path only): its settlement starts from them instead of reading them again. */
+  carried?: CarriedAttempt;
 }
+
+/** An attempt's rows as its own write answered them, with what was read beside: what a settlement would read next. */
+export type CarriedAttempt = LockedForSettlement & { link: PaymentLink | null };
 
 /** What an authentication page's answer does next: call the processor, wait for another submission's call, or nothing (already over). */
 export type ResumeStep = { kind: 'wait' } | { kind: 'done' } | { kind: 'call'; paymentId: number; orderId: number; mode: EnvironmentMode; token: string };
@@ -150,7 +156,7 @@ export class PlainMoneyPath {
       if (link && checkLockedLink(link) === 'count usage') throw elsewhere();
       const payment = startAttempt(order, { method, actor: 'pay_request', instrument: `${card.brand} ${card.firstSix}******${card.lastFour}` });
       order.updatedAt = new Date();
-      const paymentId = await this.queries.insertAttempt(run, {
+      const written = await this.queries.insertAttempt(run, {
         orderId: order.id,
         environmentId: tenant.environmentId,
         order,
@@ -167,15 +173,25 @@ export class PlainMoneyPath {
         entry: attemptStartedEntry(method, payment.reference),
         guard,
       });
-      if (paymentId === null) return CHANGED;
+      if (written === null) return CHANGED;
       return {
-        paymentId,
+        paymentId: written.payment.id,
         orderId: order.id,
         key: payment.reference,
         amount: order.totalChargedAmount,
         currency: order.currency,
         processorReference: order.processorReference,
         threeDSecure: link?.authOption !== 'NOAUTH',
+        carried: {
+          order: Object.assign(written.order, { customer: order.customer, paymentLink: link }),
+          payment: written.payment,
+          payments: [...read.payments, written.payment],
+          cards: [...read.cards, written.card],
+          subsidiaryId: tenant.subsidiaryId,
+          mode: tenant.mode,
+          link,
+          guard: { orderVersion: written.order.version, paymentXmin: written.paymentXmin, linkId: guard.linkId, linkXmin: guard.linkXmin },
+        },
       };
     });
   }
@@ -185,11 +201,12 @@ export class PlainMoneyPath {
    * with what the answer's event shows, one guarded write with the timeline, the outbox event, its
    * delivery and the NOTIFY); the outcome is announced after commit.
    */
-  async settle(paymentId: number, orderId: number, result: ProcessorResult): Promise<Settled | null> {
+  async settle(paymentId: number, orderId: number, result: ProcessorResult, carried?: CarriedAttempt): Promise<Settled | null> {
     let changes: OrderStatusChange[] = [];
     const settled = await this.guardedThenLocked(async (run, locking) => {
       changes = [];
-      const locked = await this.queries.readForSettlement(run, locking, orderId, paymentId);
+      // The attempt's own rows, when this request wrote them: the guarded write checks they are still so.
+      const locked = !locking && carried?.payment.id === paymentId ? carried : await this.queries.readForSettlement(run, locking, orderId, paymentId);
       if (!locked) throw new Error(`payment ${paymentId} is not of order ${orderId}`);
       const { order, payment, link } = locked;
       if (payment.statusId !== OrderStatus.Processing) throw elsewhere();

@@ -13,8 +13,12 @@ import type { OutboxRow } from '../events/outbox.service';
 
 /** An order read for an attempt (locked, or not when the write is guarded), with its link and the link's type. */
 export interface LockedForAttempt {
+  /** With its customer. */
   order: Order;
   link: PaymentLink | null;
+  /** The order's payments so far and their cards: what its settlement shows beside the new attempt. */
+  payments: OrderPayment[];
+  cards: CardDetail[];
   /** What the attempt's write checks is unchanged since this read. */
   guard: WriteGuard;
 }
@@ -41,6 +45,14 @@ export interface LockedForSettlement {
   subsidiaryId: number;
   mode: EnvironmentMode;
   guard: WriteGuard;
+}
+
+/** An attempt as written: the order, payment and card rows its write answered, and the payment's row version. */
+export interface WrittenAttempt {
+  order: Order;
+  payment: OrderPayment;
+  card: CardDetail;
+  paymentXmin: string;
 }
 
 /** The new attempt's rows, as attempt-rules.ts decided them. */
@@ -96,6 +108,7 @@ export class PaymentQueries {
   private readonly payment: EntityRowMapper<OrderPayment>;
   private readonly lockedPayment: EntityRowMapper<OrderPayment>;
   private readonly card: EntityRowMapper<CardDetail>;
+  private readonly written: { order: EntityRowMapper<Order>; payment: EntityRowMapper<OrderPayment>; card: EntityRowMapper<CardDetail> };
   private readonly attemptRead: Record<'locking' | 'plain', PreparedStatement>;
   private readonly attemptWrite: PreparedStatement;
   private readonly settlementRead: Record<'locking' | 'plain', PreparedStatement>;
@@ -111,6 +124,11 @@ export class PaymentQueries {
     this.payment = new EntityRowMapper(orm, OrderPayment, 'q');
     this.lockedPayment = new EntityRowMapper(orm, OrderPayment, 'p');
     this.card = new EntityRowMapper(orm, CardDetail, 'd');
+    this.written = {
+      order: new EntityRowMapper(orm, Order, 'wo'),
+      payment: new EntityRowMapper(orm, OrderPayment, 'wp'),
+      card: new EntityRowMapper(orm, CardDetail, 'wd'),
+    };
     // The link is locked FOR SHARE: the plain path only takes links that cannot be used up, whose
     // rules need no count and so no exclusive lock. A change of the link (deactivated, given a
     // Limit) waits for the pays holding it, as it waits for a FOR UPDATE; pays on one link no
@@ -123,13 +141,19 @@ export class PaymentQueries {
       plain: { name: `pgw_pay_${name}_read_v1`, text: text(() => '') },
     });
 
-    // Order first, then its link: the order the entity manager's paths lock in.
+    // Order first, then its link: the order the entity manager's paths lock in. With the customer,
+    // the payments so far and their cards, which the attempt's settlement shows.
     this.attemptRead = both(
       'attempt',
       (lock) => `with o as (
           select ${this.order.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar${lock('for update')}
         ), ${linkOf}${lock('for share')})
-        select o.*, l.*, ${this.linkType.selectList} from o left join l on true left join payment_link_type t on t.id = l."l__type_id"`,
+        select o.*, l.*, ${this.linkType.selectList}, ${this.customer.selectList}, ${this.payment.selectList}, ${this.card.selectList}
+          from o left join l on true left join payment_link_type t on t.id = l."l__type_id"
+          left join customer c on c.id = o."o__customer_id"
+          left join order_payment q on q.order_id = o."o__id"
+          left join card_detail d on d.order_payment_id = q.id
+         order by q.id, d.id`,
     );
 
     // The guard of every write: the order (by its version), then the attempt's payment (when the
@@ -150,27 +174,29 @@ export class PaymentQueries {
       `id = (select id from o)${v.payment ? ' and exists (select 1 from pp)' : ''} and (${v.linkId}::int is null or exists (select 1 from lk))`;
 
     const attemptGuard = { order: '$29', linkId: '$30', linkXmin: '$31' };
+    // Answers the rows as written (order, payment with its row version, card): the settlement that follows starts from them.
     this.attemptWrite = {
-      name: 'pgw_pay_attempt_write_v2',
+      name: 'pgw_pay_attempt_write_v3',
       text: `with ${guarded(attemptGuard)}, ord as (
-          update checkout_order set status_id = $2::smallint, payment_method = $3::varchar, payment_response_code = $4::varchar,
+          update checkout_order wo set status_id = $2::smallint, payment_method = $3::varchar, payment_response_code = $4::varchar,
             payment_response_message = $5::text, version = version + 1, updated_at = $6::timestamptz
-          where ${unchanged(attemptGuard)} returning id
+          where ${unchanged(attemptGuard)} returning ${this.written.order.selectList}
         ), pay as (
-          insert into order_payment (order_id, reference, payment_option_id, payment_option, status_id, response_code, response_message,
+          insert into order_payment as wp (order_id, reference, payment_option_id, payment_option, status_id, response_code, response_message,
             instrument, remarks, amount, fee, processor_token, authentication_expires_at, processing_started_at, returned_to_merchant_at, date_created, date_updated)
-          select id, $7::varchar, $8::smallint, $9::varchar, $10::smallint, $11::varchar, $12::text,
+          select "wo__id", $7::varchar, $8::smallint, $9::varchar, $10::smallint, $11::varchar, $12::text,
             $13::text, '', $14::numeric, $15::numeric, $16::varchar, null, $17::timestamptz, null, $18::timestamptz, $18::timestamptz from ord
-          returning id
+          returning ${this.written.payment.selectList}, wp.xmin::text as "wp__xmin"
         ), card as (
-          insert into card_detail (order_payment_id, environment_id, status, country, card_token, card_expiry_month, card_expiry_year,
+          insert into card_detail as wd (order_payment_id, environment_id, status, country, card_token, card_expiry_month, card_expiry_year,
             card_type, card_issuer, card_first_six_digits, card_last_four_digits, date_created)
-          select id, $19::int, false, $20::varchar, null, $21::char(2), $22::char(2), $23::varchar, '', $24::char(6), $25::char(4), $18::timestamptz from pay
+          select "wp__id", $19::int, false, $20::varchar, null, $21::char(2), $22::char(2), $23::varchar, '', $24::char(6), $25::char(4), $18::timestamptz from pay
+          returning ${this.written.card.selectList}
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
-          select id, $26::varchar, 'system', $27::text, $28::json, $18::timestamptz from ord
+          select "wo__id", $26::varchar, 'system', $27::text, $28::json, $18::timestamptz from ord
         )
-        select pay.id as payment_id from pay`,
+        select ord.*, pay.*, card.* from ord join pay on true join card on true`,
     };
 
     // Order, then payment, then link (each lock waits for the one before: the subqueries run first).
@@ -238,24 +264,27 @@ export class PaymentQueries {
 
   /** The order of (environment, reference) and its link, locked when `locking`; null when there is no such order. */
   async readForAttempt(run: RunSql, locking: boolean, environmentId: number, reference: string): Promise<LockedForAttempt | null> {
-    const [row] = await run(this.attemptRead[locking ? 'locking' : 'plain'], [environmentId, reference]);
+    const rows = await run(this.attemptRead[locking ? 'locking' : 'plain'], [environmentId, reference]);
+    const row = rows[0];
     if (!row) return null;
     const order = this.order.map(row)!;
+    order.customer = this.customer.map(row);
     const link = this.link.map(row);
     if (link) link.type = this.linkType.map(row)!;
     order.paymentLink = link;
     return {
       order,
       link,
+      ...this.history(rows),
       guard: { orderVersion: order.version, paymentXmin: null, linkId: link?.id ?? null, linkXmin: link ? (row.l__xmin as string) : null },
     };
   }
 
   /**
    * Writes a new attempt: the order's change, the payment, its card and the timeline entry.
-   * Answers the payment's id, or null when the guard found the order or its link changed (nothing written).
+   * Answers the rows written, or null when the guard found the order or its link changed (nothing written).
    */
-  async insertAttempt(run: RunSql, a: NewAttempt): Promise<number | null> {
+  async insertAttempt(run: RunSql, a: NewAttempt): Promise<WrittenAttempt | null> {
     const { order: o, payment: p, card: c } = a;
     const [row] = await run(this.attemptWrite, [
       a.orderId,
@@ -290,7 +319,13 @@ export class PaymentQueries {
       a.guard.linkId,
       a.guard.linkXmin,
     ]);
-    return row ? (row.payment_id as number) : null;
+    if (!row) return null;
+    return {
+      order: this.written.order.map(row)!,
+      payment: this.written.payment.map(row)!,
+      card: this.written.card.map(row)!,
+      paymentXmin: row.wp__xmin as string,
+    };
   }
 
   /** Order, payment and link of an attempt, locked in that order when `locking`; null when the payment is not of that order. */
@@ -377,17 +412,22 @@ export class PaymentQueries {
     if (!first || !payment) return null;
     const order = this.order.map(first)!;
     order.customer = this.customer.map(first);
+    const { payments, cards } = this.history(rows, payment);
+    const guard: WriteGuard = { orderVersion: order.version, paymentXmin: first.p__xmin as string, linkId: null, linkXmin: null };
+    return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode, guard };
+  }
+
+  /** Every payment of the order (in id order) and their cards, from the rows' `q` and `d` columns; `own` in place of its row as read. */
+  private history(rows: Row[], own?: OrderPayment): { payments: OrderPayment[]; cards: CardDetail[] } {
     const payments: OrderPayment[] = [];
     const cards: CardDetail[] = [];
     for (const row of rows) {
       const listed = this.payment.map(row);
-      // The locked row of the attempt itself (read under its lock), the others as read.
-      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === payment.id ? payment : listed);
+      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === own?.id ? own : listed);
       const card = this.card.map(row);
       if (card) cards.push(card);
     }
     cards.sort((a, b) => a.id - b.id);
-    const guard: WriteGuard = { orderVersion: order.version, paymentXmin: first.p__xmin as string, linkId: null, linkXmin: null };
-    return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode, guard };
+    return { payments, cards };
   }
 }

@@ -23,7 +23,7 @@ import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
-import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type RecordedAttempt, type ResumeStep } from './money-path';
+import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type CarriedAttempt, type RecordedAttempt, type ResumeStep } from './money-path';
 import { PaymentJobs } from './payment-jobs';
 import { CaptureService } from './capture.service';
 import type { AuditService } from '../merchants/audit/audit.service';
@@ -181,7 +181,7 @@ export class PaymentService {
     if (this.crashAfterProcessorCall) crashNow();
 
     // 3. Settle (second transaction), unless reconciliation already did.
-    const { aggregate, payment } = await this.settle(attempt.paymentId, result, attempt.orderId);
+    const { aggregate, payment } = await this.settle(attempt.paymentId, result, attempt.orderId, attempt.carried);
     const pending = payment.statusId === OrderStatus.PendingAuthentication;
     return {
       aggregate,
@@ -193,8 +193,8 @@ export class PaymentService {
   }
 
   /** A processor's answer to a request's call: the common case in plain SQL, anything else through the entity manager. */
-  private async settle(paymentId: number, result: ProcessorResult, orderId: number) {
-    return (await this.plain.settle(paymentId, orderId, result)) ?? (await this.settlement.settleReturning(paymentId, result, 'processor', orderId));
+  private async settle(paymentId: number, result: ProcessorResult, orderId: number, carried?: CarriedAttempt) {
+    return (await this.plain.settle(paymentId, orderId, result, carried)) ?? (await this.settlement.settleReturning(paymentId, result, 'processor', orderId));
   }
 
   /** Records an attempt through the entity manager: PayPal, a fee to recompute, a link that can be used up (supersession). */

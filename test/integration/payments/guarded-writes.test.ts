@@ -48,17 +48,21 @@ describe('money-path writes guarded by what they read', () => {
   const pay = (reference: string) =>
     postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, { reference, paymentOption: 'C', country: 'NG', card });
 
-  /** Runs `change` once, right after the first read of `method` made without locks. */
-  const changeAfterPlainRead = (method: 'readForAttempt' | 'readForSettlement', change: () => Promise<unknown>) => {
+  /**
+   * Runs `change` once: right after the attempt's first read made without locks, or right after
+   * the attempt was written (before its settlement, which starts from the rows written).
+   */
+  const changeAfter = (step: 'attempt read' | 'attempt written', change: () => Promise<unknown>) => {
+    const method = step === 'attempt read' ? 'readForAttempt' : 'insertAttempt';
     const original = PaymentQueries.prototype[method] as (...args: unknown[]) => Promise<unknown>;
     let done = false;
     jest.spyOn(PaymentQueries.prototype, method).mockImplementation(async function (this: PaymentQueries, ...args: unknown[]) {
-      const read = await original.apply(this, args);
-      if (args[1] === false && !done) {
+      const answer = await original.apply(this, args);
+      if (!done && (step === 'attempt read' ? args[1] === false : answer !== null)) {
         done = true;
         await change();
       }
-      return read;
+      return answer;
     } as never);
     return () => done;
   };
@@ -74,7 +78,7 @@ describe('money-path writes guarded by what they read', () => {
   it('writes no attempt when the order changed after its read, and pays once under locks', async () => {
     const link = await newLink();
     const reference = await createOrder(link.id);
-    const changed = changeAfterPlainRead('readForAttempt', () => sql('update checkout_order set version = version + 1 where reference = ?', [reference]));
+    const changed = changeAfter('attempt read', () => sql('update checkout_order set version = version + 1 where reference = ?', [reference]));
     let answer: Awaited<ReturnType<typeof pay>> | undefined;
     const count = await countStatements(t.service, async () => {
       answer = await pay(reference);
@@ -94,7 +98,7 @@ describe('money-path writes guarded by what they read', () => {
   it('refuses an attempt whose link was disabled after its read, and writes nothing', async () => {
     const link = await newLink();
     const reference = await createOrder(link.id);
-    const changed = changeAfterPlainRead('readForAttempt', () => sql('update payment_link set is_active = false where id = ?', [link.id]));
+    const changed = changeAfter('attempt read', () => sql('update payment_link set is_active = false where id = ?', [link.id]));
     const answer = await pay(reference);
     expect(changed()).toBe(true);
     expect(answer.body.statusCode).not.toBe('00');
@@ -105,11 +109,11 @@ describe('money-path writes guarded by what they read', () => {
     expect(rows.events).toHaveLength(0);
   });
 
-  it('leaves an attempt settled elsewhere after the settlement read as it is: no overwrite, no event', async () => {
+  it('leaves an attempt settled elsewhere before its settlement is written as it is: no overwrite, no event', async () => {
     const link = await newLink();
     const reference = await createOrder(link.id);
-    // Another settlement (a reconciliation, say) declined the attempt between this one's read and write.
-    const changed = changeAfterPlainRead('readForSettlement', () =>
+    // Another settlement (a reconciliation, say) declined the attempt before this request's settlement was written.
+    const changed = changeAfter('attempt written', () =>
       sql(
         `update order_payment set status_id = 4, response_code = '51', response_message = 'Insufficient funds'
           where order_id = (select id from checkout_order where reference = ?)`,
@@ -125,10 +129,10 @@ describe('money-path writes guarded by what they read', () => {
     expect(rows.deliveries).toBe(0);
   });
 
-  it('records the approval with the link rule it overrode when the link was disabled between the settlement read and write', async () => {
+  it('records the approval with the link rule it overrode when the link was disabled after the attempt was written', async () => {
     const link = await newLink();
     const reference = await createOrder(link.id);
-    const changed = changeAfterPlainRead('readForSettlement', () => sql('update payment_link set is_active = false where id = ?', [link.id]));
+    const changed = changeAfter('attempt written', () => sql('update payment_link set is_active = false where id = ?', [link.id]));
     const answer = await pay(reference);
     expect(changed()).toBe(true);
     // The processor has moved the money: the approval stands, and the disabled link is on the timeline.
