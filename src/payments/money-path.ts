@@ -26,8 +26,7 @@ import {
   takeProcessorDetails,
   type TimelineEntry,
 } from './attempt-rules';
-import { PaymentQueries, type LockedForSettlement } from './payment.queries';
-import type { PaymentLink } from '../links/payment-link.entity';
+import { PaymentQueries, type ReadAttempt } from './payment.queries';
 import type { PaymentSettlement } from './settlement';
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
@@ -48,10 +47,11 @@ export interface RecordedAttempt {
 }
 
 /** An attempt's rows as its own write answered them, with what was read beside: what a settlement would read next. */
-export type CarriedAttempt = LockedForSettlement & { link: PaymentLink | null };
+export type CarriedAttempt = ReadAttempt;
 
 /** What an authentication page's answer does next: call the processor, wait for another submission's call, or nothing (already over). */
-export type ResumeStep = { kind: 'wait' } | { kind: 'done' } | { kind: 'call'; paymentId: number; orderId: number; mode: EnvironmentMode; token: string };
+export type ResumeStep =
+  { kind: 'wait' } | { kind: 'done' } | { kind: 'call'; paymentId: number; orderId: number; mode: EnvironmentMode; token: string; carried?: CarriedAttempt };
 
 export interface Settled {
   changed: boolean;
@@ -253,13 +253,13 @@ export class PlainMoneyPath {
   }
 
   /**
-   * An authentication page's answer (BEGIN, order then payment locked, one write, COMMIT): the
-   * attempt goes back to the processor, unless it is with the processor already, or over. The
-   * proof must be of the payment's own method, or nothing is found.
+   * An authentication page's answer (order, payment and link read, one guarded write of order and
+   * payment): the attempt goes back to the processor, unless it is with the processor already, or
+   * over. The proof must be of the payment's own method, or nothing is found.
    */
   async resume(paymentReference: string, method: PaymentMethod, actor: 'otp_page' | 'paypal_page'): Promise<ResumeStep | null> {
-    return this.plain(async (run) => {
-      const locked = await this.queries.lockForResume(run, paymentReference);
+    return this.guardedThenLocked(async (run, locking) => {
+      const locked = await this.queries.readForResume(run, locking, paymentReference);
       if (!locked || methodOfOption(locked.payment.paymentOptionId) !== method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
       const { order, payment } = locked;
       if (payment.statusId === OrderStatus.Processing) return { kind: 'wait' as const };
@@ -268,8 +268,16 @@ export class PlainMoneyPath {
       if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) throw elsewhere();
       resumeAttemptRows(order, payment, actor, method);
       order.updatedAt = new Date();
-      await this.queries.writeResume(run, order, payment);
-      return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: locked.mode, token: payment.processorToken! };
+      const written = await this.queries.writeResume(run, order, payment, locked.guard);
+      if (written === null) return CHANGED;
+      const carried: CarriedAttempt = {
+        ...locked,
+        order: Object.assign(written.order, { customer: order.customer, paymentLink: locked.link }),
+        payment: written.payment,
+        payments: locked.payments.map((p) => (p.id === written.payment.id ? written.payment : p)),
+        guard: { ...locked.guard, orderVersion: written.order.version, paymentXmin: written.paymentXmin },
+      };
+      return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: locked.mode, token: payment.processorToken!, carried };
     });
   }
 }

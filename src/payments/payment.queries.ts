@@ -47,6 +47,16 @@ export interface LockedForSettlement {
   guard: WriteGuard;
 }
 
+/** An attempt read for its settlement or its authentication page's answer, with its link. */
+export type ReadAttempt = LockedForSettlement & { link: PaymentLink | null };
+
+/** Where a write's guard finds what was read: parameter numbers of the order's version, the payment's id and row version, the link's id and row version. */
+interface Guard {
+  order: string;
+  payment?: { id: string; xmin: string };
+  link?: { id: string; xmin: string };
+}
+
 /** An attempt as written: the order, payment and card rows its write answered, and the payment's row version. */
 export interface WrittenAttempt {
   order: Order;
@@ -112,7 +122,7 @@ export class PaymentQueries {
   private readonly attemptRead: Record<'locking' | 'plain', PreparedStatement>;
   private readonly attemptWrite: PreparedStatement;
   private readonly settlementRead: Record<'locking' | 'plain', PreparedStatement>;
-  private readonly resumeLock: PreparedStatement;
+  private readonly resumeRead: Record<'locking' | 'plain', PreparedStatement>;
   private readonly settlementWrite: PreparedStatement;
   private readonly resumeWrite: PreparedStatement;
 
@@ -159,24 +169,29 @@ export class PaymentQueries {
     // The guard of every write: the order (by its version), then the attempt's payment (when the
     // write has one), then the link, each locked in that order (each subquery runs before the
     // next) and kept only while it is as read. Nothing is written unless all are.
-    const guarded = (v: { order: string; payment?: string; linkId: string; linkXmin: string }) => `o as (
-          select id from checkout_order where id = $1::int and version = ${v.order}::int for update
-        ),${
-          v.payment
-            ? ` pp as (
-          select id from order_payment where id = $9::int and xmin = ${v.payment}::xid and exists (select 1 from o) for update
-        ),`
-            : ''
-        } lk as (
-          select id from payment_link where id = ${v.linkId}::int and xmin = ${v.linkXmin}::xid and exists (select 1 from ${v.payment ? 'pp' : 'o'}) for share
-        )`;
-    const unchanged = (v: { payment?: string; linkId: string }) =>
-      `id = (select id from o)${v.payment ? ' and exists (select 1 from pp)' : ''} and (${v.linkId}::int is null or exists (select 1 from lk))`;
+    const guarded = (v: Guard) => {
+      const ctes = [`o as (select id from checkout_order where id = $1::int and version = ${v.order}::int for update)`];
+      if (v.payment) {
+        ctes.push(
+          `pp as (select id from order_payment where id = ${v.payment.id}::int and xmin = ${v.payment.xmin}::xid and exists (select 1 from o) for update)`,
+        );
+      }
+      if (v.link) {
+        ctes.push(
+          `lk as (select id from payment_link where id = ${v.link.id}::int and xmin = ${v.link.xmin}::xid and exists (select 1 from ${v.payment ? 'pp' : 'o'}) for share)`,
+        );
+      }
+      return ctes.join(',\n        ');
+    };
+    const unchanged = (v: Guard) =>
+      ['id = (select id from o)', v.payment && 'exists (select 1 from pp)', v.link && `(${v.link.id}::int is null or exists (select 1 from lk))`]
+        .filter(Boolean)
+        .join(' and ');
 
-    const attemptGuard = { order: '$29', linkId: '$30', linkXmin: '$31' };
+    const attemptGuard: Guard = { order: '$29', link: { id: '$30', xmin: '$31' } };
     // Answers the rows as written (order, payment with its row version, card): the settlement that follows starts from them.
     this.attemptWrite = {
-      name: 'pgw_pay_attempt_write_v3',
+      name: 'pgw_pay_attempt_write_v4',
       text: `with ${guarded(attemptGuard)}, ord as (
           update checkout_order wo set status_id = $2::smallint, payment_method = $3::varchar, payment_response_code = $4::varchar,
             payment_response_message = $5::text, version = version + 1, updated_at = $6::timestamptz
@@ -211,25 +226,20 @@ export class PaymentQueries {
           left join customer c on c.id = o."o__customer_id"
           left join order_payment q on q.order_id = o."o__id"
           left join card_detail d on d.order_payment_id = q.id`;
-    this.settlementRead = both(
-      'settlement',
-      (
-        lock,
-      ) => `with target as (select $2::int as id, $1::int as order_id), ${readAttempt(lock)}, ${linkOf} and (select count(*) from p) >= 0${lock('for share')})
+    // The attempt with its order's payments and cards, and its link (locked only for a settlement:
+    // resuming asks nothing of the link, whose row version the settlement's write checks).
+    const readWithLink = (target: string, lockLink: boolean) => (lock: (clause: string) => string) =>
+      `with target as (${target}), ${readAttempt(lock)}, ${linkOf} and (select count(*) from p) >= 0${lockLink ? lock('for share') : ''})
         select x.*, l.*, ${this.linkType.selectList}
           from (${assembled}) x left join l on true left join payment_link_type t on t.id = l."l__type_id"
-         order by x."q__id", x."d__id"`,
-    );
-    // A 3-D Secure or PayPal page's answer: the payment by its reference, its order locked first (no link: resuming asks nothing of it).
-    this.resumeLock = {
-      name: 'pgw_pay_resume_lock_v2',
-      text: `with target as (select id, order_id from order_payment where reference = $1::varchar), ${readAttempt((clause) => ` ${clause}`)}
-        ${assembled} order by q.id, d.id`,
-    };
+         order by x."q__id", x."d__id"`;
+    this.settlementRead = both('settlement', readWithLink('select $2::int as id, $1::int as order_id', true));
+    // A 3-D Secure or PayPal page's answer: the payment by its reference, its order first.
+    this.resumeRead = both('resume', readWithLink('select id, order_id from order_payment where reference = $1::varchar', false));
 
-    const settlementGuard = { order: '$35', payment: '$36', linkId: '$37', linkXmin: '$38' };
+    const settlementGuard: Guard = { order: '$35', payment: { id: '$9', xmin: '$36' }, link: { id: '$37', xmin: '$38' } };
     this.settlementWrite = {
-      name: 'pgw_pay_settlement_write_v2',
+      name: 'pgw_pay_settlement_write_v3',
       text: `with ${guarded(settlementGuard)}, ord as (
           update checkout_order set ${ORDER_UPDATE} where ${unchanged(settlementGuard)} returning id
         ), pay as (
@@ -252,13 +262,17 @@ export class PaymentQueries {
           case when $33::text is not null and exists (select 1 from event) then pg_notify($33::text, $34::text) end as notified`,
     };
 
+    const resumeGuard: Guard = { order: '$7', payment: { id: '$4', xmin: '$8' } };
     this.resumeWrite = {
-      name: 'pgw_pay_resume_write_v1',
-      text: `with ord as (
-          update checkout_order set status_id = $2::smallint, version = version + 1, updated_at = $3::timestamptz where id = $1::int returning id
+      name: 'pgw_pay_resume_write_v2',
+      text: `with ${guarded(resumeGuard)}, ord as (
+          update checkout_order wo set status_id = $2::smallint, version = version + 1, updated_at = $3::timestamptz
+           where ${unchanged(resumeGuard)} returning ${this.written.order.selectList}
+        ), pay as (
+          update order_payment wp set status_id = $5::smallint, processing_started_at = $6::timestamptz, date_updated = $3::timestamptz
+           where id = (select id from pp) and exists (select 1 from ord) returning ${this.written.payment.selectList}, wp.xmin::text as "wp__xmin"
         )
-        update order_payment set status_id = $5::smallint, processing_started_at = $6::timestamptz, date_updated = $3::timestamptz
-         where id = $4::int and exists (select 1 from ord)`,
+        select ord.*, pay.* from ord join pay on true`,
     };
   }
 
@@ -329,13 +343,17 @@ export class PaymentQueries {
   }
 
   /** Order, payment and link of an attempt, locked in that order when `locking`; null when the payment is not of that order. */
-  async readForSettlement(
-    run: RunSql,
-    locking: boolean,
-    orderId: number,
-    paymentId: number,
-  ): Promise<(LockedForSettlement & { link: PaymentLink | null }) | null> {
-    const rows = await run(this.settlementRead[locking ? 'locking' : 'plain'], [orderId, paymentId]);
+  readForSettlement(run: RunSql, locking: boolean, orderId: number, paymentId: number): Promise<ReadAttempt | null> {
+    return this.readAttempt(run, this.settlementRead[locking ? 'locking' : 'plain'], [orderId, paymentId]);
+  }
+
+  /** The payment of `reference` with its order (both locked when `locking`, order first) and link; null when there is no such payment. */
+  readForResume(run: RunSql, locking: boolean, reference: string): Promise<ReadAttempt | null> {
+    return this.readAttempt(run, this.resumeRead[locking ? 'locking' : 'plain'], [reference]);
+  }
+
+  private async readAttempt(run: RunSql, statement: PreparedStatement, params: unknown[]): Promise<ReadAttempt | null> {
+    const rows = await run(statement, params);
     const locked = this.assemble(rows);
     if (!locked) return null;
     const link = this.link.map(rows[0]!);
@@ -346,18 +364,28 @@ export class PaymentQueries {
     return { ...locked, link };
   }
 
-  /** Locks the order, then the payment of `reference`; null when there is no such payment. */
-  async lockForResume(run: RunSql, reference: string): Promise<LockedForSettlement | null> {
-    return this.assemble(await run(this.resumeLock, [reference]));
-  }
-
-  /** An authentication page's answer goes to the processor: order and payment as resumeAttemptRows left them. */
+  /**
+   * An authentication page's answer goes to the processor: order and payment as resumeAttemptRows
+   * left them. Answers the rows written, or null when the guard found the order or payment changed.
+   */
   async writeResume(
     run: RunSql,
     order: Pick<Order, 'id' | 'statusId' | 'updatedAt'>,
     payment: Pick<OrderPayment, 'id' | 'statusId' | 'processingStartedAt'>,
-  ): Promise<void> {
-    await run(this.resumeWrite, [order.id, order.statusId, order.updatedAt, payment.id, payment.statusId, payment.processingStartedAt]);
+    guard: WriteGuard,
+  ): Promise<Omit<WrittenAttempt, 'card'> | null> {
+    const [row] = await run(this.resumeWrite, [
+      order.id,
+      order.statusId,
+      order.updatedAt,
+      payment.id,
+      payment.statusId,
+      payment.processingStartedAt,
+      guard.orderVersion,
+      guard.paymentXmin,
+    ]);
+    if (!row) return null;
+    return { order: this.written.order.map(row)!, payment: this.written.payment.map(row)!, paymentXmin: row.wp__xmin as string };
   }
 
   /** Writes a settlement in one statement (see SettlementWrite); false when the guard found a row changed (nothing written). */

@@ -288,7 +288,7 @@ export class PaymentService {
         proof.method === 'C'
           ? await processor.completeChallenge(paymentReference, step.token, proof.otp)
           : await processor.completePaypal(paymentReference, step.token, proof.approve);
-      const { aggregate } = await this.settle(step.paymentId, result, step.orderId);
+      const { aggregate } = await this.settle(step.paymentId, result, step.orderId, step.carried);
       return outcomeOf(aggregate.order);
     }
     if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);

@@ -28,11 +28,11 @@ describe('money-path writes guarded by what they read', () => {
 
   const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' };
   let counter = 0;
-  const newLink = async () =>
+  const newLink = async (AuthOption: 'AUTH' | 'NOAUTH' = 'NOAUTH') =>
     (
       await request(t.baseUrl, 'POST', '/checkout/links/create', {
         apiKey: m.keys.test.privateKey,
-        body: { Name: `Guarded link ${(counter += 1)}`, Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
+        body: { Name: `Guarded link ${(counter += 1)}`, Description: 'd', PaymentType: 'MC', AuthOption },
       })
     ).body.data.paymentLink as { id: number };
   const createOrder = async (paymentLinkId: number) => {
@@ -52,13 +52,13 @@ describe('money-path writes guarded by what they read', () => {
    * Runs `change` once: right after the attempt's first read made without locks, or right after
    * the attempt was written (before its settlement, which starts from the rows written).
    */
-  const changeAfter = (step: 'attempt read' | 'attempt written', change: () => Promise<unknown>) => {
-    const method = step === 'attempt read' ? 'readForAttempt' : 'insertAttempt';
+  const changeAfter = (step: 'attempt read' | 'attempt written' | 'resume read', change: () => Promise<unknown>) => {
+    const method = step === 'attempt read' ? 'readForAttempt' : step === 'resume read' ? 'readForResume' : 'insertAttempt';
     const original = PaymentQueries.prototype[method] as (...args: unknown[]) => Promise<unknown>;
     let done = false;
     jest.spyOn(PaymentQueries.prototype, method).mockImplementation(async function (this: PaymentQueries, ...args: unknown[]) {
       const answer = await original.apply(this, args);
-      if (!done && (step === 'attempt read' ? args[1] === false : answer !== null)) {
+      if (!done && (step === 'attempt written' ? answer !== null : args[1] === false)) {
         done = true;
         await change();
       }
@@ -140,5 +140,28 @@ describe('money-path writes guarded by what they read', () => {
     const rows = await rowsOf(reference);
     expect(rows.timeline).toContain('payment.link_rule_overridden');
     expect(rows.events).toHaveLength(1);
+  });
+
+  it('does not resume a 3-D Secure attempt that ended after the page read it: no second processor call, no overwrite', async () => {
+    const link = await newLink('AUTH');
+    const reference = await createOrder(link.id);
+    const paid = await pay(reference);
+    expect(paid.body.statusCode).toBe('02');
+    // The attempt expired (as the scheduler would end it) between the page's read and its write.
+    const changed = changeAfter('resume read', async () => {
+      await sql(`update order_payment set status_id = 4 where order_id = (select id from checkout_order where reference = ?)`, [reference]);
+      await sql('update checkout_order set status_id = 4, version = version + 1 where reference = ?', [reference]);
+    });
+    const answer = await fetch(paid.body.data.paymentDetail.redirectUrl as string, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'otp=123456',
+    });
+    expect(changed()).toBe(true);
+    expect(new URL(answer.headers.get('location')!).searchParams.get('status')).not.toBe('successful');
+    const rows = await rowsOf(reference);
+    expect(rows.payments).toEqual([{ status_id: 4 }]);
+    expect(rows.events.map((e) => e.notify_type as string)).toEqual(['pending']);
   });
 });

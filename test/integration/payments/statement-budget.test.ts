@@ -9,17 +9,15 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
  * driver for one request, after a first request of the same kind has filled the per-instance
  * caches. The sandbox processor's own statements (its table stands in for the acquirer) are
  * counted apart. Exact counts, statement by statement (src/payments/payment.queries.ts): a pay's
- * attempt and settlement are each one read and one guarded write; a 3-D Secure page's answer is
- * BEGIN, one locking read, one write, COMMIT. A change adding a round trip, or sending the common
+ * attempt is one read and one guarded write that answers the rows written, and its settlement one
+ * guarded write from those rows; a 3-D Secure page's answer likewise. A change adding a round trip, or sending the common
  * path back through the entity manager, fails here. docs/performance.md
  * ("The money path") gives the counts and the throughput.
  */
-const lockThenWrite = (lock: RegExp) => [/^begin$/i, lock, /^with ord as \(/, /^commit$/i];
 /** A write guarded by what was read: the order (by version) locked first, nothing written unless the rows are as read. */
 const GUARDED_WRITE = /^with o as \(\s*select id from checkout_order where id = \$1::int and version = \$\d+::int for update/;
 const ATTEMPT_READ = /^with o as \(\s*select .* from checkout_order o where o\.environment_id = \$1::int and o\.reference = \$2::varchar\s*\), l as/s;
-const SETTLEMENT_READ = /^with target as \(select \$2::int as id, \$1::int as order_id\)(?![\s\S]*for update)/;
-const RESUME_LOCK = /^with target as \(select id, order_id from order_payment where reference = \$1::varchar\)/;
+const RESUME_READ = /^with target as \(select id, order_id from order_payment where reference = \$1::varchar\)(?![\s\S]*for update)/;
 /**
  * A card pay: the attempt (order, link and the order's payments read; payment, card, timeline and
  * order written by one guarded statement that answers the rows written), then, after the
@@ -28,12 +26,12 @@ const RESUME_LOCK = /^with target as \(select id, order_id from order_payment wh
  */
 const PAY = { statements: [ATTEMPT_READ, GUARDED_WRITE, GUARDED_WRITE], transactions: 2 };
 /**
- * The 3-D Secure page's answer: the attempt resumed (BEGIN, order and payment locked, both
- * written, COMMIT), then, after the processor call, settled (read, guarded write); then the page
- * claims the way back to the merchant (one statement, its own transaction).
+ * The 3-D Secure page's answer: the attempt read and resumed (one guarded write of order and
+ * payment, answering them), then, after the processor call, settled from those rows (one guarded
+ * write); then the page claims the way back to the merchant (one statement, its own transaction).
  */
 const THREE_DS_COMPLETION = {
-  statements: [...lockThenWrite(RESUME_LOCK), SETTLEMENT_READ, GUARDED_WRITE, /^update "order_payment" set "returned_to_merchant_at"/],
+  statements: [RESUME_READ, GUARDED_WRITE, GUARDED_WRITE, /^update "order_payment" set "returned_to_merchant_at"/],
   transactions: 3,
 };
 
@@ -128,7 +126,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
     }
   });
 
-  it('settles a 3-D Secure completion in exactly 6 statements (resume under locks, then read and guarded write), then the page claims the way back in 1', async () => {
+  it("settles a 3-D Secure completion in exactly 3 statements (a read, the resume's guarded write, the settlement's guarded write), then the page claims the way back in 1", async () => {
     const complete = async (reference: string) => {
       const paid = await pay(reference);
       expect(paid.body.statusCode).toBe('02');
