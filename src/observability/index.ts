@@ -48,6 +48,7 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): Met
     const method = outcome.method === 'C' ? 'card' : outcome.method === 'PAYPAL' ? 'paypal' : 'none';
     metrics.paymentOutcomes.inc({ method, status: outcome.status, code: outcome.code });
   });
+  const stopConflicts = payments.onGuardConflict((step) => metrics.moneyPathConflicts.inc({ step }));
   const stopWebhooks = webhooks.onAttempt((attempt) => {
     metrics.webhookAttempts.inc({ result: attempt.result });
     if (attempt.result !== 'delivered') metrics.webhookFailures.inc({ reason: attempt.statusCode === null ? 'no_response' : 'status' });
@@ -59,6 +60,7 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): Met
     stopEventLog();
     stopReads();
     stopPayments();
+    stopConflicts();
     stopWebhooks();
   });
   registerServiceGauges(metrics, ctx);

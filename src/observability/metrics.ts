@@ -53,6 +53,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly moneyPathConflicts = new Counter({
+    name: `${METRIC_PREFIX}money_path_guard_conflicts_total`,
+    help: 'Money-path writes (attempt, settlement, resume) that found a row changed since their read, wrote nothing and were decided again under locks.',
+    labelNames: ['step'] as const,
+    registers: [this.registry],
+  });
+
   readonly webhookAttempts = new Counter({
     name: `${METRIC_PREFIX}webhook_attempts_total`,
     help: 'Webhook HTTP attempts made by this instance, by result (delivered, retry, dead, stale).',

@@ -66,6 +66,9 @@ const elsewhere = () => new NotTheCommonCase('handled by the entity-manager path
 /** A guarded write found a row changed since it was read: nothing was written. */
 const CHANGED = Symbol('changed since read');
 type Attempted<T> = T | typeof CHANGED;
+/** Which write of the money path found a row changed since its read. */
+export type GuardedStep = 'attempt' | 'settlement' | 'resume';
+
 /** PostgreSQL's deadlock_detected: a guarded write chosen as the victim wrote nothing either. */
 const DEADLOCK = '40P01';
 
@@ -94,6 +97,7 @@ export class PlainMoneyPath {
   private readonly queries: PaymentQueries;
   private readonly transaction: SqlTransaction;
   private readonly run: RunSql;
+  private readonly conflictListeners = new Set<(step: GuardedStep) => void>();
 
   constructor(
     orm: MikroORM,
@@ -117,8 +121,14 @@ export class PlainMoneyPath {
     }
   }
 
+  /** Called with the step each time a guarded write found a row changed and the work goes to the locking transaction. */
+  onGuardConflict(listener: (step: GuardedStep) => void): () => void {
+    this.conflictListeners.add(listener);
+    return () => this.conflictListeners.delete(listener);
+  }
+
   /** `work` without locks and a guarded write; when a row changed since its read, again in a locking transaction. */
-  private async guardedThenLocked<T>(work: (run: RunSql, locking: boolean) => Promise<Attempted<T>>): Promise<T | null> {
+  private async guardedThenLocked<T>(step: GuardedStep, work: (run: RunSql, locking: boolean) => Promise<Attempted<T>>): Promise<T | null> {
     let first: Attempted<T>;
     try {
       first = await work(this.run, false);
@@ -128,6 +138,13 @@ export class PlainMoneyPath {
       first = CHANGED;
     }
     if (first !== CHANGED) return first;
+    for (const listener of this.conflictListeners) {
+      try {
+        listener(step);
+      } catch {
+        // A listener's fault is never the payment's.
+      }
+    }
     return this.plain(async (run) => {
       const again = await work(run, true);
       if (again === CHANGED) throw new Error('a money-path write found its locked rows changed');
@@ -145,7 +162,7 @@ export class PlainMoneyPath {
     // The fee settings read first: inside the transaction, a read on a second connection could
     // wait for a pool that transactions waiting for this one's locks hold.
     const assertPayable = await this.fees.payableRules(tenant);
-    return this.guardedThenLocked(async (run, locking) => {
+    return this.guardedThenLocked('attempt', async (run, locking) => {
       const read = await this.queries.readForAttempt(run, locking, tenant.environmentId, reference);
       if (!read) throw orderNotFound();
       const { order, link, guard } = read;
@@ -203,7 +220,7 @@ export class PlainMoneyPath {
    */
   async settle(paymentId: number, orderId: number, result: ProcessorResult, carried?: CarriedAttempt): Promise<Settled | null> {
     let changes: OrderStatusChange[] = [];
-    const settled = await this.guardedThenLocked(async (run, locking) => {
+    const settled = await this.guardedThenLocked('settlement', async (run, locking) => {
       changes = [];
       // The attempt's own rows, when this request wrote them: the guarded write checks they are still so.
       const locked = !locking && carried?.payment.id === paymentId ? carried : await this.queries.readForSettlement(run, locking, orderId, paymentId);
@@ -258,7 +275,7 @@ export class PlainMoneyPath {
    * over. The proof must be of the payment's own method, or nothing is found.
    */
   async resume(paymentReference: string, method: PaymentMethod, actor: 'otp_page' | 'paypal_page'): Promise<ResumeStep | null> {
-    return this.guardedThenLocked(async (run, locking) => {
+    return this.guardedThenLocked('resume', async (run, locking) => {
       const locked = await this.queries.readForResume(run, locking, paymentReference);
       if (!locked || methodOfOption(locked.payment.paymentOptionId) !== method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
       const { order, payment } = locked;

@@ -23,7 +23,7 @@ import type { RecurringBillingService } from './recurring-billing.service';
 import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
-import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type CarriedAttempt, type RecordedAttempt, type ResumeStep } from './money-path';
+import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type CarriedAttempt, type GuardedStep, type RecordedAttempt, type ResumeStep } from './money-path';
 import { PaymentJobs } from './payment-jobs';
 import { CaptureService } from './capture.service';
 import type { AuditService } from '../merchants/audit/audit.service';
@@ -137,6 +137,11 @@ export class PaymentService {
   /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
   onOutcome(listener: (outcome: PaymentOutcome) => void): () => void {
     return this.settlement.onOutcome(listener);
+  }
+
+  /** A money-path write that found its rows changed since its read (a concurrent change) and was decided again under locks. */
+  onGuardConflict(listener: (step: GuardedStep) => void): () => void {
+    return this.plain.onGuardConflict(listener);
   }
 
   /**

@@ -11,12 +11,14 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
  * hooking the read, so the interleaving is exact) and check that the guarded write wrote nothing
  * and that the same work then ran under locks and decided on the rows as they are now.
  */
+const METRICS_TOKEN = 'guarded-metrics-token-0123456789';
+
 describe('money-path writes guarded by what they read', () => {
   let t: TestService;
   let m: CreatedMerchant;
   const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
   beforeAll(async () => {
-    t = await startTestService();
+    t = await startTestService({ METRICS_TOKEN });
     m = await createTestMerchant(t, { name: 'Guarded Goods', webhookUrl: 'https://hooks.example.test/guarded' });
   });
   afterAll(async () => {
@@ -66,6 +68,13 @@ describe('money-path writes guarded by what they read', () => {
     } as never);
     return () => done;
   };
+  /** The conflicts counted in /metrics so far, by step. */
+  const conflicts = async () => {
+    const res = await request(t.baseUrl, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const counts: Record<string, number> = {};
+    for (const [, step, value] of res.text.matchAll(/^gateway_money_path_guard_conflicts_total\{step="(\w+)"\} (\d+)$/gm)) counts[step!] = Number(value);
+    return counts;
+  };
   const rowsOf = async (reference: string) => {
     const [order] = await sql('select id, status_id, version from checkout_order where reference = ?', [reference]);
     const payments = await sql('select status_id from order_payment where order_id = ?', [order.id]);
@@ -78,6 +87,7 @@ describe('money-path writes guarded by what they read', () => {
   it('writes no attempt when the order changed after its read, and pays once under locks', async () => {
     const link = await newLink();
     const reference = await createOrder(link.id);
+    const before = (await conflicts()).attempt ?? 0;
     const changed = changeAfter('attempt read', () => sql('update checkout_order set version = version + 1 where reference = ?', [reference]));
     let answer: Awaited<ReturnType<typeof pay>> | undefined;
     const count = await countStatements(t.service, async () => {
@@ -93,6 +103,8 @@ describe('money-path writes guarded by what they read', () => {
     expect(rows.timeline.filter((e: string) => e === 'payment.initiated')).toHaveLength(1);
     expect(rows.events).toHaveLength(1);
     expect(rows.deliveries).toBe(1);
+    // Counted for operators: one conflict, at the attempt.
+    expect((await conflicts()).attempt).toBe(before + 1);
   });
 
   it('refuses an attempt whose link was disabled after its read, and writes nothing', async () => {
