@@ -26,7 +26,8 @@ import {
   takeProcessorDetails,
   type TimelineEntry,
 } from './attempt-rules';
-import { PaymentQueries, type ReadAttempt } from './payment.queries';
+import { PaymentQueries } from './payment.queries';
+import type { ReadAttempt } from './payment-rows';
 import type { PaymentSettlement } from './settlement';
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */

@@ -8,96 +8,13 @@ import { CardDetail } from '../orders/card-detail.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import type { TimelineEntry } from './attempt-rules';
-import type { OutboxRow } from '../events/outbox.service';
-
-/** An order read for an attempt (locked, or not when the write is guarded), with its link and the link's type. */
-export interface LockedForAttempt {
-  /** With its customer. */
-  order: Order;
-  link: PaymentLink | null;
-  /** The order's payments so far and their cards: what its settlement shows beside the new attempt. */
-  payments: OrderPayment[];
-  cards: CardDetail[];
-  /** What the attempt's write checks is unchanged since this read. */
-  guard: WriteGuard;
-}
-
-/**
- * The rows a money-path write was decided on, as read: the order's version, the attempt's and
- * the link's row versions (PostgreSQL's `xmin`, which any update of the row changes). The write
- * locks them in the usual order (order, payment, link) and writes nothing unless every one is
- * still as read; then its caller reads again under locks (see PlainMoneyPath).
- */
-export interface WriteGuard {
-  orderVersion: number;
-  paymentXmin: string | null;
-  linkId: number | null;
-  linkXmin: string | null;
-}
-
-/** An attempt locked for its settlement: the order (with customer and link), the payment, every payment of the order and their cards. */
-export interface LockedForSettlement {
-  order: Order;
-  payment: OrderPayment;
-  payments: OrderPayment[];
-  cards: CardDetail[];
-  subsidiaryId: number;
-  mode: EnvironmentMode;
-  guard: WriteGuard;
-}
-
-/** An attempt read for its settlement or its authentication page's answer, with its link. */
-export type ReadAttempt = LockedForSettlement & { link: PaymentLink | null };
+import type { LockedForAttempt, LockedForSettlement, NewAttempt, ReadAttempt, SettlementWrite, WriteGuard, WrittenAttempt } from './payment-rows';
 
 /** Where a write's guard finds what was read: parameter numbers of the order's version, the payment's id and row version, the link's id and row version. */
 interface Guard {
   order: string;
   payment?: { id: string; xmin: string };
   link?: { id: string; xmin: string };
-}
-
-/** An attempt as written: the order, payment and card rows its write answered, and the payment's row version. */
-export interface WrittenAttempt {
-  order: Order;
-  payment: OrderPayment;
-  card: CardDetail;
-  paymentXmin: string;
-}
-
-/** The new attempt's rows, as attempt-rules.ts decided them. */
-export interface NewAttempt {
-  orderId: number;
-  environmentId: number;
-  order: Pick<Order, 'statusId' | 'paymentMethod' | 'paymentResponseCode' | 'paymentResponseMessage' | 'updatedAt'>;
-  payment: Pick<
-    OrderPayment,
-    | 'reference'
-    | 'paymentOptionId'
-    | 'paymentOption'
-    | 'statusId'
-    | 'responseCode'
-    | 'responseMessage'
-    | 'amount'
-    | 'fee'
-    | 'processorToken'
-    | 'processingStartedAt'
-    | 'instrument'
-    | 'dateCreated'
-  >;
-  card: Pick<CardDetail, 'country' | 'cardExpiryMonth' | 'cardExpiryYear' | 'cardType' | 'cardFirstSixDigits' | 'cardLastFourDigits'>;
-  entry: TimelineEntry;
-  guard: WriteGuard;
-}
-
-/** A settlement's writes: the order, payment and card as changed, the timeline entries, the outbox event (with delivery and NOTIFY). */
-export interface SettlementWrite {
-  order: Order;
-  payment: OrderPayment;
-  card: CardDetail | null;
-  entries: TimelineEntry[];
-  event: OutboxRow;
-  guard: WriteGuard;
 }
 
 const ORDER_UPDATE = `status_id = $2::smallint, payment_response_code = $3::varchar, payment_response_message = $4::text,
