@@ -3,6 +3,7 @@ import { graphql, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../support/payload-client';
 import { createScratchDatabase } from '../../support/scratch-database';
+import { captureWithLostAnswer } from '../../support/lost-capture';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 
@@ -158,22 +159,7 @@ describe('capture and void idempotency keys', () => {
       [reference],
     );
     // The capture of key "cap-lost" was recorded and reached the processor; its answer never came back.
-    await sql(
-      `insert into authorization_action (order_id, environment_id, merchant_key, requested_amount, kind, actor, amount, quote, idempotency_key)
-       values (?, ?, 'cap-lost', 500, 'capture', 'capture', 500, ?::jsonb, ?)`,
-      [
-        order.id,
-        order.environment_id,
-        JSON.stringify({ fee: '7.50', feeRate: '0.015', subsidiaryFee: '0.00', customerFee: '7.50', totalChargedAmount: '507.50' }),
-        `capture:${order.id}`,
-      ],
-    );
-    await new SandboxProcessor(t.service.runtime.ctx.orm).capture({
-      token: order.processor_token,
-      amount: '507.50',
-      currency: 'NGN',
-      idempotencyKey: `capture:${order.id}`,
-    });
+    await captureWithLostAnswer(t, { id: order.id, processorToken: order.processor_token, environmentId: order.environment_id }, { merchantKey: 'cap-lost' });
     const retried = await gql(CAPTURE, { input: { reference, amount: '500.00', idempotencyKey: 'cap-lost' } });
     expect(retried.errors).toBeUndefined();
     expect(retried.data.captureOrder).toMatchObject({ statusId: 5, amount: '500.00', totalAmountCharged: '507.50' });

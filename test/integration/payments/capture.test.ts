@@ -3,9 +3,9 @@ import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../support/payload-client';
 import { createScratchDatabase } from '../../support/scratch-database';
+import { captureWithLostAnswer } from '../../support/lost-capture';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
-import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 const customer = { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' };
@@ -257,22 +257,8 @@ describe('capture later: authorize, capture and void', () => {
     const [order] = await sql(`select o.id, p.processor_token from checkout_order o join order_payment p on p.order_id = o.id where o.reference = ?`, [
       reference,
     ]);
-    // The capture was recorded and reached the processor, then the process stopped before writing the answer.
-    await sql(
-      `insert into authorization_action (order_id, kind, actor, amount, quote, idempotency_key, created_at)
-       values (?, 'capture', 'capture', 500, ?::jsonb, ?, now() - interval '1 minute')`,
-      [
-        order.id,
-        JSON.stringify({ fee: '7.50', feeRate: '0.015', subsidiaryFee: '0.00', customerFee: '7.50', totalChargedAmount: '507.50' }),
-        `capture:${order.id}`,
-      ],
-    );
-    await new SandboxProcessor(t.service.runtime.ctx.orm).capture({
-      token: order.processor_token,
-      amount: '507.50',
-      currency: 'NGN',
-      idempotencyKey: `capture:${order.id}`,
-    });
+    // The capture was recorded a minute ago and reached the processor, then the process stopped before writing the answer.
+    await captureWithLostAnswer(t, { id: order.id, processorToken: order.processor_token }, { secondsAgo: 60 });
     // While the capture is pending, a void is refused.
     expect((await gql(VOID, { input: { reference } })).errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
     expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
