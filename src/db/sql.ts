@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { runDescribedOnce } from './described-once';
 
 /** A row as the pg driver gives it. */
 export type Row = Record<string, any>;
@@ -22,6 +23,12 @@ export type RunSql = <R = Row>(query: string | PreparedStatement, params: unknow
 
 interface PgClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+/** One statement on `connection`: a named one without describing its rows again (described-once.ts). */
+function runOn(connection: PgClient, text: (sql: string) => string, query: string | PreparedStatement, params: unknown[]): Promise<Row[]> {
+  if (typeof query !== 'string') return runDescribedOnce(connection as never, query, params);
+  return connection.query({ text: text(query), values: params }).then((result) => result.rows);
 }
 
 interface KnexClient {
@@ -63,10 +70,9 @@ export function sqlRunner(from: MikroORM | ConnectionSource): RunSql {
     return text;
   };
   return async <R>(query: string | PreparedStatement, params: unknown[]) => {
-    const config = typeof query === 'string' ? { text: numbered(query), values: params } : { name: query.name, text: query.text, values: params };
     const connection = await source.acquire();
     try {
-      return (await connection.query(config)).rows as R[];
+      return (await runOn(connection, numbered, query, params)) as R[];
     } finally {
       await source.release(connection);
     }
@@ -85,11 +91,8 @@ export function sqlTransactions(orm: MikroORM): SqlTransaction {
   const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
   return async <T>(work: (run: RunSql) => Promise<T>): Promise<T> => {
     const connection = await client.acquireConnection();
-    const run = async <R>(query: string | PreparedStatement, params: unknown[]) => {
-      // `?` placeholders numbered, as sqlRunner does (short texts only: the outbox's cache fills).
-      const config = typeof query === 'string' ? { text: numberPlaceholders(query), values: params } : { name: query.name, text: query.text, values: params };
-      return (await connection.query(config)).rows as R[];
-    };
+    // `?` placeholders numbered, as sqlRunner does (short texts only: the outbox's cache fills).
+    const run = async <R>(query: string | PreparedStatement, params: unknown[]) => (await runOn(connection, numberPlaceholders, query, params)) as R[];
     try {
       await connection.query({ text: 'begin', values: [] });
       let result: T;
