@@ -47,7 +47,9 @@ const descriptions = new WeakMap<object, Map<string, Description>>();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
 
-class DescribedOnceQuery extends (Query as unknown as new (config: object) => QueryInternals & { prepare(connection: unknown): void; handleRowDescription(msg: unknown): void }) {
+class DescribedOnceQuery extends (Query as unknown as new (
+  config: object,
+) => QueryInternals & { prepare(connection: unknown): void; handleRowDescription(msg: unknown): void }) {
   private connection: object | null = null;
 
   override prepare(connection: PgConnection): void {

@@ -79,16 +79,20 @@ const DEADLOCK = '40P01';
  * events and rules as the entity-manager path (settlement.ts). The rules are attempt-rules.ts',
  * applied to plain rows.
  *
- * An attempt and a settlement are first tried optimistically: one read without locks, the rules,
- * then one write that locks the rows it was decided on (order, payment, link, in the usual
- * order) and writes nothing unless each is still as read (WriteGuard). Two statements, each its
- * own transaction, and no lock held while the rules run. When the guard finds a row changed (a
- * concurrent pay, settlement, link change), the same work runs again in one transaction of a
- * locking read and the same write, which then decides on the rows as they are now. An
- * authentication page's answer always takes the locking transaction.
+ * An attempt, a settlement and an authentication page's answer are first tried optimistically:
+ * one read without locks, the rules, then one write that locks the rows it was decided on
+ * (order, payment, link, in the usual order) and writes nothing unless each is still as read
+ * (WriteGuard: their row versions). Each write is its own transaction, and no lock is held while
+ * the rules run. When the guard finds a row changed (a concurrent pay, settlement, expiry, link
+ * change) or the write was chosen as a deadlock's victim, the same work runs again in one
+ * transaction of a locking read and the same write, which decides on the rows as they are now.
+ * The attempt's and the resume's writes answer the rows they wrote; the settlement that follows
+ * in the same request starts from them instead of reading them again. Those carried rows include
+ * what was read beside the guarded ones (the customer, the order's earlier payments): as the
+ * settlement shows them in its event, they are as of the attempt, not of the processor's answer.
  *
- * What is not the common case is left to the entity-manager path, untouched: its transaction
- * here is rolled back before anything was written, and the method answers null. That is a
+ * What is not the common case is left to the entity-manager path, untouched: nothing was written
+ * (a locking transaction here is rolled back), and the method answers null. That is a
  * PayPal pay; a fee to recompute (the order's fee is another option's); a link that can be used
  * up (single charge, Limit: usage counts and supersession); an order captured later (MANUAL);
  * a subscription's order; a reconciliation; an attempt no longer Processing when its answer
@@ -208,7 +212,7 @@ export class PlainMoneyPath {
           subsidiaryId: tenant.subsidiaryId,
           mode: tenant.mode,
           link,
-          guard: { orderVersion: written.order.version, paymentXmin: written.paymentXmin, linkId: guard.linkId, linkXmin: guard.linkXmin },
+          guard: { orderXmin: written.orderXmin, paymentXmin: written.paymentXmin, linkId: guard.linkId, linkXmin: guard.linkXmin },
         },
       };
     });
@@ -293,7 +297,7 @@ export class PlainMoneyPath {
         order: Object.assign(written.order, { customer: order.customer, paymentLink: locked.link }),
         payment: written.payment,
         payments: locked.payments.map((p) => (p.id === written.payment.id ? written.payment : p)),
-        guard: { ...locked.guard, orderVersion: written.order.version, paymentXmin: written.paymentXmin },
+        guard: { ...locked.guard, orderXmin: written.orderXmin, paymentXmin: written.paymentXmin },
       };
       return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: locked.mode, token: payment.processorToken!, carried };
     });

@@ -24,13 +24,14 @@ export interface LockedForAttempt {
 }
 
 /**
- * The rows a money-path write was decided on, as read: the order's version, the attempt's and
- * the link's row versions (PostgreSQL's `xmin`, which any update of the row changes). The write
+ * The rows a money-path write was decided on, as read: the row versions of the order, the
+ * attempt's payment and the link (PostgreSQL's `xmin`, which any update of a row changes,
+ * whoever makes it; a row lock does not). The write
  * locks them in the usual order (order, payment, link) and writes nothing unless every one is
  * still as read; then its caller reads again under locks (see PlainMoneyPath).
  */
 export interface WriteGuard {
-  orderVersion: number;
+  orderXmin: string;
   paymentXmin: string | null;
   linkId: number | null;
   linkXmin: string | null;
@@ -50,11 +51,12 @@ export interface LockedForSettlement {
 /** An attempt read for its settlement or its authentication page's answer, with its link. */
 export type ReadAttempt = LockedForSettlement & { link: PaymentLink | null };
 
-/** An attempt as written: the order, payment and card rows its write answered, and the payment's row version. */
+/** An attempt as written: the order, payment and card rows its write answered, and the order's and payment's row versions. */
 export interface WrittenAttempt {
   order: Order;
   payment: OrderPayment;
   card: CardDetail;
+  orderXmin: string;
   paymentXmin: string;
 }
 

@@ -10,7 +10,7 @@ import { PaymentLinkType } from '../links/payment-link-type.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import type { LockedForAttempt, LockedForSettlement, NewAttempt, ReadAttempt, SettlementWrite, WriteGuard, WrittenAttempt } from './payment-rows';
 
-/** Where a write's guard finds what was read: parameter numbers of the order's version, the payment's id and row version, the link's id and row version. */
+/** Where a write's guard finds what was read: parameter numbers of the order's row version, the payment's id and row version, the link's id and row version. */
 interface Guard {
   order: string;
   payment?: { id: string; xmin: string };
@@ -56,16 +56,16 @@ export class PaymentQueries {
       payment: new EntityRowMapper(orm, OrderPayment, 'wp'),
       card: new EntityRowMapper(orm, CardDetail, 'wd'),
     };
-    // The link is locked FOR SHARE: the plain path only takes links that cannot be used up, whose
-    // rules need no count and so no exclusive lock. A change of the link (deactivated, given a
-    // Limit) waits for the pays holding it, as it waits for a FOR UPDATE; pays on one link no
-    // longer wait for each other. A link that can be used up sends its pay to the entity-manager
-    // path (after this transaction is rolled back), which locks it FOR UPDATE and counts usage.
+    // The link is locked FOR SHARE (by the locking read, and by every guarded write): the plain
+    // path only takes links that cannot be used up, whose rules need no count and so no exclusive
+    // lock. A change of the link (deactivated, given a Limit) waits for the writes holding it;
+    // pays on one link do not wait for each other. A link that can be used up sends its pay to the
+    // entity-manager path before anything is written, which locks it FOR UPDATE and counts usage.
     const linkOf = `l as (select ${this.link.selectList}, l.xmin::text as "l__xmin" from payment_link l where l.id = (select "o__payment_link_id" from o)`;
     // The same reads with their locks (inside a transaction) and without (a guarded write follows).
     const both = (name: string, text: (lock: (clause: string) => string) => string) => ({
-      locking: { name: `pgw_pay_${name}_lock_v2`, text: text((clause) => ` ${clause}`) },
-      plain: { name: `pgw_pay_${name}_read_v1`, text: text(() => '') },
+      locking: { name: `pgw_pay_${name}_lock_v3`, text: text((clause) => ` ${clause}`) },
+      plain: { name: `pgw_pay_${name}_read_v2`, text: text(() => '') },
     });
 
     // Order first, then its link: the order the entity manager's paths lock in. With the customer,
@@ -73,7 +73,7 @@ export class PaymentQueries {
     this.attemptRead = both(
       'attempt',
       (lock) => `with o as (
-          select ${this.order.selectList} from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar${lock('for update')}
+          select ${this.order.selectList}, o.xmin::text as "o__xmin" from checkout_order o where o.environment_id = $1::int and o.reference = $2::varchar${lock('for update')}
         ), ${linkOf}${lock('for share')})
         select o.*, l.*, ${this.linkType.selectList}, ${this.customer.selectList}, ${this.payment.selectList}, ${this.card.selectList}
           from o left join l on true left join payment_link_type t on t.id = l."l__type_id"
@@ -83,11 +83,11 @@ export class PaymentQueries {
          order by q.id, d.id`,
     );
 
-    // The guard of every write: the order (by its version), then the attempt's payment (when the
+    // The guard of every write: the order, then the attempt's payment (when the
     // write has one), then the link, each locked in that order (each subquery runs before the
     // next) and kept only while it is as read. Nothing is written unless all are.
     const guarded = (v: Guard) => {
-      const ctes = [`o as (select id from checkout_order where id = $1::int and version = ${v.order}::int for update)`];
+      const ctes = [`o as (select id from checkout_order where id = $1::int and xmin = ${v.order}::xid for update)`];
       if (v.payment) {
         ctes.push(
           `pp as (select id from order_payment where id = ${v.payment.id}::int and xmin = ${v.payment.xmin}::xid and exists (select 1 from o) for update)`,
@@ -108,11 +108,11 @@ export class PaymentQueries {
     const attemptGuard: Guard = { order: '$29', link: { id: '$30', xmin: '$31' } };
     // Answers the rows as written (order, payment with its row version, card): the settlement that follows starts from them.
     this.attemptWrite = {
-      name: 'pgw_pay_attempt_write_v4',
+      name: 'pgw_pay_attempt_write_v5',
       text: `with ${guarded(attemptGuard)}, ord as (
           update checkout_order wo set status_id = $2::smallint, payment_method = $3::varchar, payment_response_code = $4::varchar,
             payment_response_message = $5::text, version = version + 1, updated_at = $6::timestamptz
-          where ${unchanged(attemptGuard)} returning ${this.written.order.selectList}
+          where ${unchanged(attemptGuard)} returning ${this.written.order.selectList}, wo.xmin::text as "wo__xmin"
         ), pay as (
           insert into order_payment as wp (order_id, reference, payment_option_id, payment_option, status_id, response_code, response_message,
             instrument, remarks, amount, fee, processor_token, authentication_expires_at, processing_started_at, returned_to_merchant_at, date_created, date_updated)
@@ -133,7 +133,7 @@ export class PaymentQueries {
 
     // Order, then payment, then link (each lock waits for the one before: the subqueries run first).
     const readAttempt = (lock: (clause: string) => string) => `o as (
-          select ${this.order.selectList}, e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
+          select ${this.order.selectList}, o.xmin::text as "o__xmin", e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
             from checkout_order o join app_environment e on e.id = o.environment_id where o.id = (select order_id from target)${lock('for update of o')}
         ), p as (
           select ${this.lockedPayment.selectList}, p.xmin::text as "p__xmin" from order_payment p where p.id = (select id from target) and p.order_id = (select "o__id" from o)${lock('for update')}
@@ -156,7 +156,7 @@ export class PaymentQueries {
 
     const settlementGuard: Guard = { order: '$35', payment: { id: '$9', xmin: '$36' }, link: { id: '$37', xmin: '$38' } };
     this.settlementWrite = {
-      name: 'pgw_pay_settlement_write_v3',
+      name: 'pgw_pay_settlement_write_v4',
       text: `with ${guarded(settlementGuard)}, ord as (
           update checkout_order set ${ORDER_UPDATE} where ${unchanged(settlementGuard)} returning id
         ), pay as (
@@ -181,10 +181,10 @@ export class PaymentQueries {
 
     const resumeGuard: Guard = { order: '$7', payment: { id: '$4', xmin: '$8' } };
     this.resumeWrite = {
-      name: 'pgw_pay_resume_write_v2',
+      name: 'pgw_pay_resume_write_v3',
       text: `with ${guarded(resumeGuard)}, ord as (
           update checkout_order wo set status_id = $2::smallint, version = version + 1, updated_at = $3::timestamptz
-           where ${unchanged(resumeGuard)} returning ${this.written.order.selectList}
+           where ${unchanged(resumeGuard)} returning ${this.written.order.selectList}, wo.xmin::text as "wo__xmin"
         ), pay as (
           update order_payment wp set status_id = $5::smallint, processing_started_at = $6::timestamptz, date_updated = $3::timestamptz
            where id = (select id from pp) and exists (select 1 from ord) returning ${this.written.payment.selectList}, wp.xmin::text as "wp__xmin"
@@ -207,7 +207,7 @@ export class PaymentQueries {
       order,
       link,
       ...this.history(rows),
-      guard: { orderVersion: order.version, paymentXmin: null, linkId: link?.id ?? null, linkXmin: link ? (row.l__xmin as string) : null },
+      guard: { orderXmin: row.o__xmin as string, paymentXmin: null, linkId: link?.id ?? null, linkXmin: link ? (row.l__xmin as string) : null },
     };
   }
 
@@ -246,7 +246,7 @@ export class PaymentQueries {
       a.entry.event,
       a.entry.description,
       a.entry.metadata === null ? null : JSON.stringify(a.entry.metadata),
-      a.guard.orderVersion,
+      a.guard.orderXmin,
       a.guard.linkId,
       a.guard.linkXmin,
     ]);
@@ -255,6 +255,7 @@ export class PaymentQueries {
       order: this.written.order.map(row)!,
       payment: this.written.payment.map(row)!,
       card: this.written.card.map(row)!,
+      orderXmin: row.wo__xmin as string,
       paymentXmin: row.wp__xmin as string,
     };
   }
@@ -298,11 +299,16 @@ export class PaymentQueries {
       payment.id,
       payment.statusId,
       payment.processingStartedAt,
-      guard.orderVersion,
+      guard.orderXmin,
       guard.paymentXmin,
     ]);
     if (!row) return null;
-    return { order: this.written.order.map(row)!, payment: this.written.payment.map(row)!, paymentXmin: row.wp__xmin as string };
+    return {
+      order: this.written.order.map(row)!,
+      payment: this.written.payment.map(row)!,
+      paymentXmin: row.wp__xmin as string,
+      orderXmin: row.wo__xmin as string,
+    };
   }
 
   /** Writes a settlement in one statement (see SettlementWrite); false when the guard found a row changed (nothing written). */
@@ -343,7 +349,7 @@ export class PaymentQueries {
       e.url !== null,
       e.notifyChannel,
       e.notification,
-      w.guard.orderVersion,
+      w.guard.orderXmin,
       w.guard.paymentXmin,
       w.guard.linkId,
       w.guard.linkXmin,
@@ -358,7 +364,7 @@ export class PaymentQueries {
     const order = this.order.map(first)!;
     order.customer = this.customer.map(first);
     const { payments, cards } = this.history(rows, payment);
-    const guard: WriteGuard = { orderVersion: order.version, paymentXmin: first.p__xmin as string, linkId: null, linkXmin: null };
+    const guard: WriteGuard = { orderXmin: first.o__xmin as string, paymentXmin: first.p__xmin as string, linkId: null, linkXmin: null };
     return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode, guard };
   }
 

@@ -14,8 +14,12 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
  * path back through the entity manager, fails here. docs/performance.md
  * ("The money path") gives the counts and the throughput.
  */
-/** A write guarded by what was read: the order (by version) locked first, nothing written unless the rows are as read. */
-const GUARDED_WRITE = /^with o as \(\s*select id from checkout_order where id = \$1::int and version = \$\d+::int for update/;
+/** A write guarded by what was read: the order locked first, nothing written unless the rows are as read (row versions). */
+const guarded = (writes: string) =>
+  new RegExp(`^with o as \\(select id from checkout_order where id = \\$1::int and xmin = \\$\\d+::xid for update\\)[\\s\\S]*${writes}`);
+const ATTEMPT_WRITE = guarded('insert into order_payment as wp');
+const SETTLEMENT_WRITE = guarded('insert into outbox_event');
+const RESUME_WRITE = guarded('update order_payment wp set status_id');
 const ATTEMPT_READ = /^with o as \(\s*select .* from checkout_order o where o\.environment_id = \$1::int and o\.reference = \$2::varchar\s*\), l as/s;
 const RESUME_READ = /^with target as \(select id, order_id from order_payment where reference = \$1::varchar\)(?![\s\S]*for update)/;
 /**
@@ -24,14 +28,14 @@ const RESUME_READ = /^with target as \(select id, order_id from order_payment wh
  * processor call, its settlement from those rows (one guarded write). Each write is its own
  * transaction; no lock is held between a read and its write.
  */
-const PAY = { statements: [ATTEMPT_READ, GUARDED_WRITE, GUARDED_WRITE], transactions: 2 };
+const PAY = { statements: [ATTEMPT_READ, ATTEMPT_WRITE, SETTLEMENT_WRITE], transactions: 2 };
 /**
  * The 3-D Secure page's answer: the attempt read and resumed (one guarded write of order and
  * payment, answering them), then, after the processor call, settled from those rows (one guarded
  * write); then the page claims the way back to the merchant (one statement, its own transaction).
  */
 const THREE_DS_COMPLETION = {
-  statements: [RESUME_READ, GUARDED_WRITE, GUARDED_WRITE, /^update "order_payment" set "returned_to_merchant_at"/],
+  statements: [RESUME_READ, RESUME_WRITE, SETTLEMENT_WRITE, /^update "order_payment" set "returned_to_merchant_at"/],
   transactions: 3,
 };
 
