@@ -44,7 +44,6 @@ interface QueryInternals {
 /** Per connection (the driver's, one per pooled client): the row description of each statement name run on it. */
 const descriptions = new WeakMap<object, Map<string, Description>>();
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
 
 class DescribedOnceQuery extends (Query as unknown as new (
