@@ -195,6 +195,9 @@ export class SharedFanout implements EventFanout {
   private readonly recent = new Set<string>();
   /** Live notifications held back while missed events are read back. */
   private held: OrderStatusChange[] | null = null;
+  /** Read-backs started and not finished, and the last of them (each waits for the one before). */
+  private catchUps = 0;
+  private lastCatchUp: Promise<void> = Promise.resolve();
   private log: EventLog = silentLog;
   private started = false;
   private readonly keysExpiry = new KeysExpiryListeners();
@@ -293,19 +296,49 @@ export class SharedFanout implements EventFanout {
     });
   }
 
-  private async listeningAgain(): Promise<void> {
+  /**
+   * Back after a loss: notifications arriving from now on wait (in `held`) until the checks and
+   * the read-back are done, so each order's changes still reach subscribers in sequence.
+   * Read-backs run one at a time, in the order the connection came back; what was held is
+   * published once the last of them is done.
+   */
+  private listeningAgain(): Promise<void> {
     const gapStart = this.disconnectedAt;
     this.disconnectedAt = null;
-    if (!gapStart) return;
-    // Notifications arriving from now on wait until the checks and the read-back are done.
-    const held: OrderStatusChange[] = [];
-    this.held = held;
+    if (!gapStart) return Promise.resolve();
+    this.held ??= [];
+    this.catchUps += 1;
     this.tenantChangedEverywhere();
     this.log.info({}, 'event connection restored');
+    const done = this.lastCatchUp
+      .then(() => this.catchUp(gapStart))
+      .finally(() => {
+        this.catchUps -= 1;
+        if (this.catchUps === 0) this.release();
+        this.wake();
+      });
+    this.lastCatchUp = done;
+    return done;
+  }
+
+  /** Runs the reconnection checks, then publishes what was committed while no connection listened (the lookback covers commit lag). */
+  private async catchUp(since: Date): Promise<void> {
     await Promise.all(
       [...this.reconnectChecks].map((check) => check().catch((err: unknown) => this.log.error({ err }, 'a check after the event connection returned failed'))),
     );
-    await this.catchUp(gapStart, held);
+    try {
+      const changes = await this.changesSince(new Date(since.getTime() - 10_000));
+      for (const change of changes) this.publish(change);
+    } catch (err) {
+      this.log.error({ err }, 'catching up on missed events failed');
+    }
+  }
+
+  /** Publishes the notifications held during the read-back, after it. */
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const change of held) this.publish(change);
   }
 
   private tenantChangedEverywhere(): void {
@@ -316,25 +349,6 @@ export class SharedFanout implements EventFanout {
         // A listener's fault is never the connection's.
       }
     }
-  }
-
-  /**
-   * Publishes what was committed while no connection listened (the lookback covers commit
-   * lag). Notifications arriving meanwhile wait until the read-back is published, so each
-   * order's changes still reach subscribers in sequence.
-   */
-  private async catchUp(since: Date, held: OrderStatusChange[]): Promise<void> {
-    this.held = held;
-    try {
-      const changes = await this.changesSince(new Date(since.getTime() - 10_000));
-      for (const change of changes) this.publish(change);
-    } catch (err) {
-      this.log.error({ err }, 'catching up on missed events failed');
-    } finally {
-      if (this.held === held) this.held = null;
-      for (const change of held) this.publish(change);
-    }
-    this.wake();
   }
 
   private receive(payload: string | undefined): void {
@@ -348,7 +362,12 @@ export class SharedFanout implements EventFanout {
       for (const listener of this.tenantListeners) listener(notification.scope);
       return;
     }
-    if (notification.kind === 'order') this.deliver(notification.change);
+    if (notification.kind === 'order') {
+      // Heard before the fan-out was told the connection is back (the transport's first
+      // notification can come in the same packet as the answer to LISTEN): it waits for the read-back too.
+      if (this.disconnectedAt) this.held ??= [];
+      this.deliver(notification.change);
+    }
     if (notification.kind === 'wake' || notification.delivery) this.wake();
   }
 
