@@ -2,6 +2,7 @@ import { Pool, TypeOverrides } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { poolSource, sqlRunner, type RunSql } from './sql';
 import { isDatabaseUnavailable } from './unavailable';
+import { Listeners } from '../shared/listeners';
 
 /** Why a read went where it went: the replica; the primary because the caller wrote lately, or because the replica failed. */
 export type ReadReason = 'replica' | 'own_write' | 'replica_unavailable';
@@ -57,7 +58,7 @@ export class ReadRouting {
   /** A writer whose window had not ended was forgotten (the map was full): until then every caller reads from the primary. */
   private forgottenUntil = 0;
   private replicaDownUntil = 0;
-  private readonly listeners = new Set<(notice: ReadNotice) => void>();
+  private readonly listeners = new Listeners<ReadNotice>();
 
   constructor(
     orm: MikroORM,
@@ -77,12 +78,11 @@ export class ReadRouting {
 
   /** Hears where each routed statement ran (metrics, logs); returns the unsubscribe. */
   onRead(listener: (notice: ReadNotice) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   private notify(notice: ReadNotice): void {
-    for (const listener of this.listeners) listener(notice);
+    this.listeners.emit(notice);
   }
 
   /** The runner of a list read by `caller` (undefined: a caller without identity, which never wrote). */

@@ -3,6 +3,7 @@ import type { TenantScope } from '../merchants/tenant-cache';
 import { silentLog, type EventLog, type EventTransport } from './event-transport';
 import { PostgresTransport } from './postgres-transport';
 import { RedisTransport } from './redis-transport';
+import { Listeners } from '../shared/listeners';
 
 /** The channel every instance listens on: PostgreSQL's (NOTIFY is per database) or Redis's. */
 export const EVENTS_CHANNEL = 'pgw_events';
@@ -84,20 +85,6 @@ export function noteDeliveryAdded(change: OrderStatusChange): void {
   changesWithDelivery.add(change);
 }
 
-/** The listeners of `onKeysExpiry`, shared by both fan-outs. */
-class KeysExpiryListeners {
-  private readonly listeners = new Set<(expiry: KeysExpiry) => void>();
-
-  add(listener: (expiry: KeysExpiry) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  emit(expiry: KeysExpiry): void {
-    for (const listener of this.listeners) listener(expiry);
-  }
-}
-
 /**
  * How committed order changes reach this instance's OrderStatusBus and wake its webhook
  * dispatcher. Callers hand their changes to `afterCommit` after their transaction commits;
@@ -139,7 +126,7 @@ export interface EventFanout {
 export class InProcessFanout implements EventFanout {
   readonly mode = 'in-process' as const;
   readonly hearing = true;
-  private readonly keysExpiry = new KeysExpiryListeners();
+  private readonly keysExpiry = new Listeners<KeysExpiry>();
   constructor(
     private readonly bus: OrderStatusBus,
     private readonly wake: () => void,
@@ -200,8 +187,8 @@ export class SharedFanout implements EventFanout {
   private lastCatchUp: Promise<void> = Promise.resolve();
   private log: EventLog = silentLog;
   private started = false;
-  private readonly keysExpiry = new KeysExpiryListeners();
-  private readonly tenantListeners = new Set<(scope: TenantScope) => void>();
+  private readonly keysExpiry = new Listeners<KeysExpiry>();
+  private readonly tenantListeners = new Listeners<TenantScope>();
   private readonly reconnectChecks = new Set<() => Promise<void>>();
 
   constructor(
@@ -245,8 +232,7 @@ export class SharedFanout implements EventFanout {
   }
 
   onTenantChanged(listener: (scope: TenantScope) => void): () => void {
-    this.tenantListeners.add(listener);
-    return () => this.tenantListeners.delete(listener);
+    return this.tenantListeners.add(listener);
   }
 
   onReconnected(check: () => Promise<void>): () => void {
@@ -342,13 +328,7 @@ export class SharedFanout implements EventFanout {
   }
 
   private tenantChangedEverywhere(): void {
-    for (const listener of this.tenantListeners) {
-      try {
-        listener({});
-      } catch {
-        // A listener's fault is never the connection's.
-      }
-    }
+    this.tenantListeners.emit({});
   }
 
   private receive(payload: string | undefined): void {
@@ -359,7 +339,7 @@ export class SharedFanout implements EventFanout {
       return;
     }
     if (notification.kind === 'tenant') {
-      for (const listener of this.tenantListeners) listener(notification.scope);
+      this.tenantListeners.emit(notification.scope);
       return;
     }
     if (notification.kind === 'order') {

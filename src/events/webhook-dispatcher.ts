@@ -16,6 +16,7 @@ import { claimDueDeliveries, type ClaimConnection, type ClaimedDelivery } from '
 import type { ReadRouting } from '../db/read-routing';
 import { WebhookDeliveryLog } from './webhook-delivery-log';
 import { deliveryView, type WebhookDeliveryFilter, type WebhookDeliveryView } from './webhook-delivery.view';
+import { Listeners } from '../shared/listeners';
 
 export type { WebhookAttemptView, WebhookDeliveryFilter, WebhookDeliveryView } from './webhook-delivery.view';
 
@@ -81,7 +82,7 @@ export class WebhookDispatcher {
   private nextDueAt = Number.POSITIVE_INFINITY;
   private log: EventLog = silentLog;
   private readonly http: WebhookHttpClient;
-  private readonly attemptListeners = new Set<(outcome: WebhookAttemptOutcome) => void>();
+  private readonly attemptListeners = new Listeners<WebhookAttemptOutcome>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -117,8 +118,7 @@ export class WebhookDispatcher {
 
   /** Hears the outcome of each attempt once recorded; returns the unsubscribe. */
   onAttempt(listener: (outcome: WebhookAttemptOutcome) => void): () => void {
-    this.attemptListeners.add(listener);
-    return () => this.attemptListeners.delete(listener);
+    return this.attemptListeners.add(listener);
   }
 
   /** Something may be due now (an event was committed, a slot freed up). */
@@ -290,13 +290,7 @@ export class WebhookDispatcher {
         attempt: job.attemptCount + 1,
         orderReference: job.orderReference,
       };
-      for (const listener of this.attemptListeners) {
-        try {
-          listener(outcome);
-        } catch {
-          // A listener's fault is never the delivery's.
-        }
-      }
+      this.attemptListeners.emit(outcome);
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, maybe twice.
       this.log.error({ err, deliveryId: job.id }, 'recording a webhook attempt failed');

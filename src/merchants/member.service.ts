@@ -9,6 +9,7 @@ import { checkPasswordStrength, hashPassword } from './password';
 import type { Tenant } from './tenant';
 import { AuditActions, type AuditService } from './audit/audit.service';
 import type { TeamMail } from './team-mail';
+import { Listeners } from '../shared/listeners';
 
 export interface MemberView {
   email: string;
@@ -45,7 +46,7 @@ const view = (row: MemberRow): MemberView => ({ email: row.email, role: row.role
  * changes run at once.
  */
 export class MemberService {
-  private readonly sessionsEndedListeners = new Set<(notice: MemberSessionsEnded) => void>();
+  private readonly sessionsEndedListeners = new Listeners<MemberSessionsEnded>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -57,8 +58,7 @@ export class MemberService {
 
   /** Calls `listener` after each committed role change or removal of a member; returns the unsubscribe. */
   onMemberSessionsEnded(listener: (notice: MemberSessionsEnded) => void): () => void {
-    this.sessionsEndedListeners.add(listener);
-    return () => this.sessionsEndedListeners.delete(listener);
+    return this.sessionsEndedListeners.add(listener);
   }
 
   /** The merchant's members, oldest first. */
@@ -189,7 +189,7 @@ export class MemberService {
   }
 
   private sessionsEnded(notice: MemberSessionsEnded): void {
-    for (const listener of this.sessionsEndedListeners) listener(notice);
+    this.sessionsEndedListeners.emit(notice);
   }
 
   /**

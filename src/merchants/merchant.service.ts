@@ -19,6 +19,7 @@ import type { TenantScope } from './tenant-cache';
 import { ADMIN_ACTOR, AuditActions, auditOriginOf, type AuditOrigin, type AuditService } from './audit/audit.service';
 import type { MemberService } from './member.service';
 import { normalizeEmail, type InvitationView } from './member-invitation';
+import { Listeners } from '../shared/listeners';
 
 export interface CreateMerchantInput {
   name: string;
@@ -110,8 +111,8 @@ export interface MerchantSummary {
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
 export class MerchantService {
-  private readonly settingsChangedListeners = new Set<(scope: TenantScope) => void>();
-  private readonly keysRotatedListeners = new Set<(notice: KeysRotated) => void>();
+  private readonly settingsChangedListeners = new Listeners<TenantScope>();
+  private readonly keysRotatedListeners = new Listeners<KeysRotated>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -276,14 +277,13 @@ export class MerchantService {
       kinds: (['public', 'private', 'encryption'] as const).filter((k) => kinds.includes(k)),
       expiresAt: expireAt,
     };
-    for (const listener of this.keysRotatedListeners) listener(notice);
+    this.keysRotatedListeners.emit(notice);
     return rotated.rotated;
   }
 
   /** Calls `listener` after each committed key rotation or reset (the business event log records it). */
   onKeysRotated(listener: (notice: KeysRotated) => void): () => void {
-    this.keysRotatedListeners.add(listener);
-    return () => this.keysRotatedListeners.delete(listener);
+    return this.keysRotatedListeners.add(listener);
   }
 
   /** Every merchant, oldest first, as an operator lists them: no secrets, no keys. */
@@ -299,12 +299,11 @@ export class MerchantService {
    * carries the events, the caller publishes the change to the other instances from here.
    */
   onSettingsChanged(listener: (scope: TenantScope) => void): () => void {
-    this.settingsChangedListeners.add(listener);
-    return () => this.settingsChangedListeners.delete(listener);
+    return this.settingsChangedListeners.add(listener);
   }
 
   private settingsChanged(scope: TenantScope): void {
-    for (const listener of this.settingsChangedListeners) listener(scope);
+    this.settingsChangedListeners.emit(scope);
   }
 
   /** Calls `listener` after each committed rotation of api-keys (e.g. to close connections opened with them); returns the unsubscribe. */

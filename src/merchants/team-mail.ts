@@ -5,6 +5,7 @@ import { AuditActions, SYSTEM_ACTOR, type AuditService } from './audit/audit.ser
 import { EmailOutbox, type ClaimedEmail, type TeamMailKind } from './email-outbox';
 import { EmailSender, type EmailSenderOptions } from './email-sender';
 import type { MemberRole } from './member-role';
+import { Listeners } from '../shared/listeners';
 
 export type { TeamMailKind } from './email-outbox';
 
@@ -42,7 +43,7 @@ export type QueueResetMail = (em: EntityManager, subsidiaryId: number, reset: Re
  */
 export class TeamMail {
   private readonly pending = new Set<Promise<void>>();
-  private readonly listeners = new Set<(outcome: TeamMailOutcome) => void>();
+  private readonly listeners = new Listeners<TeamMailOutcome>();
   private readonly outbox: EmailOutbox;
   private readonly sender: EmailSender | null;
   /** Set by start(): a service's loop sends the queue; a command-line run sends its own emails on settled(). */
@@ -76,8 +77,7 @@ export class TeamMail {
 
   /** Listens to the outcome of every email; returns the unsubscribe. */
   onOutcome(listener: (outcome: TeamMailOutcome) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** Starts this instance's email sender (with SMTP_URL and a poll interval); faults (database errors) go to `onFault`. */
@@ -178,7 +178,7 @@ export class TeamMail {
   }
 
   private report(outcome: TeamMailOutcome): void {
-    for (const listener of this.listeners) listener(outcome);
+    this.listeners.emit(outcome);
   }
 }
 

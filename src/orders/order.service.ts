@@ -29,6 +29,7 @@ import type { ReadRouting } from '../db/read-routing';
 import { OrderLists, type ListedOrder, type OrderListWants } from './order-lists';
 import { dashboardSummaryOf, type DashboardSummary } from './order-summary';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
+import { Listeners } from '../shared/listeners';
 
 /** An order reference as given, trimmed; absent or blank is the documented required-field error. */
 function referenceOf(reference: string | null | undefined): string {
@@ -113,17 +114,16 @@ export class OrderService {
     const aggregate = await this.insert(tenant, input, options);
     const { order } = aggregate;
     const created: OrderCreated = { environmentId: tenant.environmentId, reference: order.reference, amount: order.amount, currency: order.currency };
-    for (const listener of this.createdListeners) listener(created);
+    this.createdListeners.emit(created);
     return aggregate;
   }
 
   /** Hears each order once it is created (committed); returns the unsubscribe. */
   onCreated(listener: (created: OrderCreated) => void): () => void {
-    this.createdListeners.add(listener);
-    return () => this.createdListeners.delete(listener);
+    return this.createdListeners.add(listener);
   }
 
-  private readonly createdListeners = new Set<(created: OrderCreated) => void>();
+  private readonly createdListeners = new Listeners<OrderCreated>();
 
   private async insert(tenant: Tenant, input: CreateOrderInput, options: { expiresAt?: Date }): Promise<OrderAggregate> {
     const text = trimmedText;

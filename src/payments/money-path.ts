@@ -29,6 +29,7 @@ import {
 import { PaymentQueries } from './payment.queries';
 import type { ReadAttempt } from './payment-rows';
 import type { PaymentSettlement } from './settlement';
+import { Listeners } from '../shared/listeners';
 
 /** The authentication page of a payment attempt was asked for under the other method's address. */
 export const AUTHENTICATION_NOT_FOUND = 'Authentication not found';
@@ -102,7 +103,7 @@ export class PlainMoneyPath {
   private readonly queries: PaymentQueries;
   private readonly transaction: SqlTransaction;
   private readonly run: RunSql;
-  private readonly conflictListeners = new Set<(step: GuardedStep) => void>();
+  private readonly conflictListeners = new Listeners<GuardedStep>();
 
   constructor(
     orm: MikroORM,
@@ -128,8 +129,7 @@ export class PlainMoneyPath {
 
   /** Called with the step each time a guarded write found a row changed and the work goes to the locking transaction. */
   onGuardConflict(listener: (step: GuardedStep) => void): () => void {
-    this.conflictListeners.add(listener);
-    return () => this.conflictListeners.delete(listener);
+    return this.conflictListeners.add(listener);
   }
 
   /** `work` without locks and a guarded write; when a row changed since its read, again in a locking transaction. */
@@ -143,13 +143,7 @@ export class PlainMoneyPath {
       first = CHANGED;
     }
     if (first !== CHANGED) return first;
-    for (const listener of this.conflictListeners) {
-      try {
-        listener(step);
-      } catch {
-        // A listener's fault is never the payment's.
-      }
-    }
+    this.conflictListeners.emit(step);
     return this.plain(async (run) => {
       const again = await work(run, true);
       if (again === CHANGED) throw new Error('a money-path write found its locked rows changed');

@@ -19,6 +19,7 @@ import { methodOfOption, transition, type PaymentActor, type PaymentMethod } fro
 import { authenticationEntry, awaitAuthentication, endAttempt, resumeAttemptRows, startAttempt, takeProcessorDetails } from './attempt-rules';
 import type { SubscriptionBooks } from './subscription-books';
 import type { AuthorizationAction } from './authorization-action.entity';
+import { Listeners } from '../shared/listeners';
 
 /** A payment attempt reached a status (reported after its transaction committed; for metrics). */
 export interface PaymentOutcome {
@@ -97,14 +98,13 @@ export class PaymentSettlement {
     return new Date(this.clock.now().getTime() + this.authenticationTimeoutMs);
   }
 
-  private readonly outcomeListeners = new Set<(outcome: PaymentOutcome) => void>();
+  private readonly outcomeListeners = new Listeners<PaymentOutcome>();
   /** Outcomes noted inside a transaction, keyed by that transaction's list of changes: reported once it committed. */
   private readonly uncommittedOutcomes = new WeakMap<OrderStatusChange[], PaymentOutcome[]>();
 
   /** Hears each outcome once its transaction committed (metrics); returns the unsubscribe. */
   onOutcome(listener: (outcome: PaymentOutcome) => void): () => void {
-    this.outcomeListeners.add(listener);
-    return () => this.outcomeListeners.delete(listener);
+    return this.outcomeListeners.add(listener);
   }
 
   /** An outcome of a transaction not committed yet: reported by `committed(changes)`. */
@@ -120,15 +120,7 @@ export class PaymentSettlement {
     const outcomes = this.uncommittedOutcomes.get(changes);
     if (!outcomes) return;
     this.uncommittedOutcomes.delete(changes);
-    for (const outcome of outcomes) {
-      for (const listener of this.outcomeListeners) {
-        try {
-          listener(outcome);
-        } catch {
-          // A listener's fault is never the payment's.
-        }
-      }
-    }
+    for (const outcome of outcomes) this.outcomeListeners.emit(outcome);
   }
 
   /**
