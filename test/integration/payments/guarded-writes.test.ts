@@ -4,6 +4,8 @@ import { createTestMerchant } from '../../support/merchants';
 import { countStatements } from '../../support/statement-count';
 import { PaymentQueries } from '../../../src/payments/payment.queries';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { Client } from 'pg';
+import { waitFor } from '../events/helpers';
 
 /**
  * The money path reads without locks and writes once, guarded by what it read (the row versions
@@ -198,5 +200,58 @@ describe('money-path writes guarded by what they read', () => {
     expect(rows.payments).toEqual([{ status_id: 4 }]);
     expect(rows.events.map((e) => e.notify_type as string)).toEqual(['pending']);
     expect((await conflicts()).resume).toBe(before + 1);
+  });
+  it('runs the attempt again under locks when its guarded write was chosen as a deadlock victim, and pays once', async () => {
+    const link = await newLink();
+    const reference = await createOrder(link.id);
+    const before = (await conflicts()).attempt ?? 0;
+    // Another transaction holds the link and then wants the order, which the guarded write
+    // already locked while it waits for the link: a deadlock. The other side waits 30 s before
+    // checking for one; the service's connection checks after PostgreSQL's default second, so
+    // its statement is the one aborted (40P01).
+    const other = new Client({ connectionString: t.config.databaseUrl });
+    await other.connect();
+    let otherDone: Promise<unknown> = Promise.resolve();
+    try {
+      const changed = changeAfter('attempt read', async () => {
+        await other.query('begin');
+        await other.query(`set local deadlock_timeout = '30s'`);
+        await other.query('select id from payment_link where id = $1 for update', [link.id]);
+        otherDone = (async () => {
+          try {
+            // Asked on another connection: a transaction sees one snapshot of pg_stat_activity.
+            await waitFor(
+              async () =>
+                Number(
+                  (
+                    await sql(
+                      `select count(*) as n from pg_stat_activity
+                        where datname = current_database() and wait_event_type = 'Lock' and query like 'with o as (select id from checkout_order where id = $1::int and xmin%'`,
+                    )
+                  )[0].n,
+                ) > 0,
+              10_000,
+              'the guarded write to wait for the link',
+            );
+            await other.query('select id from checkout_order where reference = $1 for update', [reference]);
+          } finally {
+            await other.query('commit');
+          }
+        })();
+      });
+      const answer = await pay(reference);
+      await otherDone;
+      expect(changed()).toBe(true);
+      expect(answer.body).toMatchObject({ statusCode: '00', message: 'Order payment successful' });
+    } finally {
+      await otherDone.catch(() => undefined);
+      await other.end();
+    }
+    expect((await conflicts()).attempt).toBe(before + 1);
+    const rows = await rowsOf(reference);
+    expect(rows.payments).toEqual([{ status_id: 5 }]);
+    expect(rows.timeline.filter((e: string) => e === 'payment.initiated')).toHaveLength(1);
+    expect(rows.events.map((e) => e.notify_type as string)).toEqual(['successful']);
+    expect(rows.deliveries).toBe(1);
   });
 });
