@@ -298,6 +298,7 @@ export class SharedFanout implements EventFanout {
     this.log.info({}, 'event connection restored');
     const done = this.lastCatchUp
       .then(() => this.catchUp(gapStart))
+      .catch((err: unknown) => this.log.error({ err }, 'catching up after the event connection returned failed'))
       .finally(() => {
         this.catchUps -= 1;
         if (this.catchUps === 0) this.release();
