@@ -31,7 +31,7 @@ import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
 import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
-import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, RedisFanout, type EventFanout } from './events/event-fanout';
+import { EVENTS_CHANNEL, InProcessFanout, PostgresFanout, RedisFanout, type ChangesSince, type EventFanout } from './events/event-fanout';
 import { WebhookDispatcher } from './events/webhook-dispatcher';
 import { WebhookEndpointService } from './merchants/webhook-endpoint.service';
 import { DashboardSessionService } from './merchants/dashboard-session.service';
@@ -147,7 +147,7 @@ export function createServices(
     reads,
   );
   const wake = () => webhooks.wake();
-  const changesSince = (since: Date) => outbox.changesSince(orm.em.fork(), since);
+  const changesSince: ChangesSince = (since, after) => outbox.changesSince(orm.em.fork(), since, after);
   const eventFanout: EventFanout =
     events === 'redis'
       ? new RedisFanout(orderStatusBus, wake, { url: config.redisUrl!, changesSince })

@@ -5,6 +5,9 @@ import { PostgresTransport } from './postgres-transport';
 import { RedisTransport } from './redis-transport';
 import { Listeners } from '../shared/listeners';
 
+/** Pauses before trying a failed read-back page again (then it is given up, logged). */
+const READ_BACK_RETRIES_MS = [250, 1_000, 4_000];
+
 /** The channel every instance listens on: PostgreSQL's (NOTIFY is per database) or Redis's. */
 export const EVENTS_CHANNEL = 'pgw_events';
 
@@ -161,7 +164,22 @@ export class InProcessFanout implements EventFanout {
 }
 
 /** Committed order changes since an instant, oldest first (what a listening connection missed while down). */
-export type ChangesSince = (since: Date) => Promise<OrderStatusChange[]>;
+/** Where a page of read-back changes ended: its last outbox row, in the order they are read. */
+export interface OutboxPosition {
+  /** created_at, as PostgreSQL writes it (microseconds kept). */
+  at: string;
+  sequence: number;
+  id: string;
+}
+
+/** A page of read-back changes; `next` is null on the last page. */
+export interface ChangesPage {
+  changes: OrderStatusChange[];
+  next: OutboxPosition | null;
+}
+
+/** The order changes committed since an instant, a page at a time (after `after`). */
+export type ChangesSince = (since: Date, after: OutboxPosition | null) => Promise<ChangesPage>;
 
 /**
  * Several instances on one PostgreSQL server, whose notifications travel through a transport
@@ -301,7 +319,8 @@ export class SharedFanout implements EventFanout {
       .catch((err: unknown) => this.log.error({ err }, 'catching up after the event connection returned failed'))
       .finally(() => {
         this.catchUps -= 1;
-        if (this.catchUps === 0) this.release();
+        // Lost again meanwhile: what was heard waits for that gap's read-back too.
+        if (this.catchUps === 0 && !this.disconnectedAt) this.release();
         this.wake();
       });
     this.lastCatchUp = done;
@@ -313,11 +332,33 @@ export class SharedFanout implements EventFanout {
     await Promise.all(
       [...this.reconnectChecks].map((check) => check().catch((err: unknown) => this.log.error({ err }, 'a check after the event connection returned failed'))),
     );
-    try {
-      const changes = await this.changesSince(new Date(since.getTime() - 10_000));
-      for (const change of changes) this.publish(change);
-    } catch (err) {
-      this.log.error({ err }, 'catching up on missed events failed');
+    const from = new Date(since.getTime() - 10_000);
+    let after: OutboxPosition | null = null;
+    do {
+      const page = await this.readBackPage(from, after);
+      if (!page) return;
+      for (const change of page.changes) this.publish(change);
+      after = page.next;
+    } while (after);
+  }
+
+  /**
+   * One page of the read-back, tried again after a failure (the database may be the cause of the
+   * outage too) a few times with a growing pause; null when it still fails, logged: the
+   * subscribers then miss what was committed meanwhile (webhooks do not: they come from the outbox).
+   */
+  private async readBackPage(from: Date, after: OutboxPosition | null): Promise<ChangesPage | null> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.changesSince(from, after);
+      } catch (err) {
+        if (attempt >= READ_BACK_RETRIES_MS.length) {
+          this.log.error({ err }, 'catching up on missed events failed');
+          return null;
+        }
+        this.log.warn({ err, attempt: attempt + 1 }, 'catching up on missed events failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, READ_BACK_RETRIES_MS[attempt]).unref());
+      }
     }
   }
 

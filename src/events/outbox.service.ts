@@ -8,7 +8,7 @@ import type { DeliveryState } from './webhook-delivery.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import { encodeNotification, noteDeliveryAdded, type EventNotification } from './event-fanout';
+import { encodeNotification, noteDeliveryAdded, type ChangesPage, type EventNotification, type OutboxPosition } from './event-fanout';
 import { webhookDestination } from '../merchants/webhook-url';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 
@@ -301,22 +301,25 @@ export class OutboxService {
   }
 
   /**
-   * Order changes committed since an instant, oldest first (at most `limit`): what a LISTEN
-   * connection missed while it was down.
+   * Order changes committed since an instant, oldest first, a page of at most `limit` at a time:
+   * what a listening connection missed while it was down. `after` is the `next` of the page
+   * before; `next` is null on the last page.
    */
-  async changesSince(em: EntityManager, since: Date, limit = 1000): Promise<OrderStatusChange[]> {
+  async changesSince(em: EntityManager, since: Date, after: OutboxPosition | null = null, limit = 1000): Promise<ChangesPage> {
     const rows: Array<{
       id: string;
       environment_id: number;
       sequence: number;
       payload: { data?: { orderReference?: unknown; statusId?: unknown; status?: unknown } };
-    }> = await em
-      .getConnection()
-      .execute(
-        `select id, environment_id, sequence, payload from outbox_event where notify = 'transaction' and created_at >= ? order by created_at, sequence limit ?`,
-        [since, limit],
-      );
-    return rows.flatMap((row) => {
+      position_at: string;
+    }> = await em.getConnection().execute(
+      `select id, environment_id, sequence, payload, created_at::text as position_at from outbox_event
+        where notify = 'transaction' and created_at >= ?${after ? ' and (created_at, sequence, id) > (?::timestamptz, ?::int, ?::uuid)' : ''}
+        order by created_at, sequence, id limit ?`,
+      after ? [since, after.at, after.sequence, after.id, limit] : [since, limit],
+    );
+    const last = rows[rows.length - 1];
+    const changes = rows.flatMap((row) => {
       const data = row.payload?.data;
       if (!data || typeof data.orderReference !== 'string' || typeof data.statusId !== 'number') return [];
       return [
@@ -330,6 +333,7 @@ export class OutboxService {
         },
       ];
     });
+    return { changes, next: rows.length === limit && last ? { at: last.position_at, sequence: last.sequence, id: last.id } : null };
   }
 
   /** NOTIFY in the caller's transaction: PostgreSQL delivers it at commit, never on rollback. */

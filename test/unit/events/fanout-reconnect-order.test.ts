@@ -1,4 +1,4 @@
-import { SharedFanout, encodeNotification, type ChangesSince } from '../../../src/events/event-fanout';
+import { SharedFanout, encodeNotification, type ChangesPage, type ChangesSince, type OutboxPosition } from '../../../src/events/event-fanout';
 import type { EventTransport, TransportListener } from '../../../src/events/event-transport';
 import { OrderStatusBus, type OrderStatusChange } from '../../../src/events/order-status-bus';
 
@@ -37,13 +37,17 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-async function setUp(readBacks: Array<Promise<OrderStatusChange[]>>) {
+const lastPage = (changes: OrderStatusChange[]): ChangesPage => ({ changes, next: null });
+
+/** `readBacks`: what each call of the read-back answers, in turn (a list of changes is a last page). */
+async function setUp(readBacks: Array<Promise<OrderStatusChange[] | ChangesPage>>) {
   const bus = new OrderStatusBus();
   const transport = new HandDrivenTransport();
-  const asked: Date[] = [];
-  const changesSince: ChangesSince = (since) => {
-    asked.push(since);
-    return readBacks[asked.length - 1] ?? Promise.resolve([]);
+  const asked: Array<{ since: Date; after: OutboxPosition | null }> = [];
+  const changesSince: ChangesSince = async (since, after) => {
+    asked.push({ since, after });
+    const answer = await (readBacks[asked.length - 1] ?? Promise.resolve([]));
+    return Array.isArray(answer) ? lastPage(answer) : answer;
   };
   const fanout = new SharedFanout('postgres', transport, bus, () => {}, changesSince);
   await fanout.start();
@@ -92,6 +96,45 @@ describe('event fan-out after a lost connection', () => {
     expect(seen).toEqual([1]); // 3 still held: the second gap is not read back yet
     second.resolve([change(1), change(2)]);
     await backTwice;
+    await settled();
+    expect(seen).toEqual([1, 2, 3]);
+    await stop();
+  });
+
+  it('reads a long gap back page after page, from where each page ended', async () => {
+    const position = { at: '2026-11-27 01:00:00.123456+00', sequence: 2, id: 'e-2' };
+    const { transport, seen, asked, stop } = await setUp([Promise.resolve({ changes: [change(1), change(2)], next: position }), Promise.resolve([change(3)])]);
+    transport.listener.lost();
+    await transport.listener.listening();
+    expect(seen).toEqual([1, 2, 3]);
+    expect(asked.map((a) => a.after)).toEqual([null, position]);
+    await stop();
+  });
+
+  it('tries a failed read-back again before publishing what was heard meanwhile', async () => {
+    const { transport, seen, asked, stop } = await setUp([Promise.reject(new Error('connection refused')), Promise.resolve([change(1)])]);
+    transport.listener.lost();
+    const back = transport.listener.listening();
+    transport.heard(change(2));
+    await back;
+    expect(asked).toHaveLength(2);
+    expect(seen).toEqual([1, 2]);
+    await stop();
+  });
+
+  it('keeps holding what was heard when the connection is lost again during a read-back, until that gap is read back', async () => {
+    const first = deferred<OrderStatusChange[]>();
+    const { transport, seen, stop } = await setUp([first.promise, Promise.resolve([change(2)])]);
+    transport.listener.lost();
+    const backOnce = transport.listener.listening();
+    transport.listener.lost();
+    // Heard on the next connection before the transport says it listens again.
+    transport.heard(change(3));
+    first.resolve([change(1)]);
+    await backOnce;
+    await settled();
+    expect(seen).toEqual([1]);
+    await transport.listener.listening();
     await settled();
     expect(seen).toEqual([1, 2, 3]);
     await stop();
