@@ -163,7 +163,6 @@ export class InProcessFanout implements EventFanout {
   async stop(): Promise<void> {}
 }
 
-/** Committed order changes since an instant, oldest first (what a listening connection missed while down). */
 /** Where a page of read-back changes ended: its last outbox row, in the order they are read. */
 export interface OutboxPosition {
   /** created_at, as PostgreSQL writes it (microseconds kept). */
@@ -200,8 +199,7 @@ export class SharedFanout implements EventFanout {
   private readonly recent = new Set<string>();
   /** Live notifications held back while missed events are read back. */
   private held: OrderStatusChange[] | null = null;
-  /** Read-backs started and not finished, and the last of them (each waits for the one before). */
-  private catchUps = 0;
+  /** The read-back started last (each waits for the one before). */
   private lastCatchUp: Promise<void> = Promise.resolve();
   private log: EventLog = silentLog;
   private started = false;
@@ -311,16 +309,14 @@ export class SharedFanout implements EventFanout {
     this.disconnectedAt = null;
     if (!gapStart) return Promise.resolve();
     this.held ??= [];
-    this.catchUps += 1;
     this.tenantChangedEverywhere();
     this.log.info({}, 'event connection restored');
     const done = this.lastCatchUp
       .then(() => this.catchUp(gapStart))
       .catch((err: unknown) => this.log.error({ err }, 'catching up after the event connection returned failed'))
       .finally(() => {
-        this.catchUps -= 1;
-        // Lost again meanwhile: what was heard waits for that gap's read-back too.
-        if (this.catchUps === 0 && !this.disconnectedAt) this.release();
+        // A later read-back queued, or lost again meanwhile: what was heard waits for that gap's read-back too.
+        if (this.lastCatchUp === done && !this.disconnectedAt) this.release();
         this.wake();
       });
     this.lastCatchUp = done;
