@@ -1,4 +1,14 @@
 import { CloseCode } from 'graphql-ws';
+import { within } from '../shared/time';
+
+/** How long one socket's key check may take before the socket is closed unconfirmed. */
+const CHECK_TIMEOUT_MS = 5_000;
+
+/**
+ * WebSocket close code 1013, "Try Again Later": graphql-ws clients reconnect after it (and
+ * authenticate again), where 4403 and 4500 end their retries.
+ */
+const TRY_AGAIN_LATER = 1013;
 
 interface TrackedSocket {
   apiKey: string;
@@ -14,6 +24,10 @@ export interface KeySocketsLog {
  * was opened with. When an environment's keys are replaced, each socket's key is checked again
  * at the moment the replaced keys stop working (at once without a grace period), and the
  * sockets whose key no longer authenticates are closed with graphql-ws's `Forbidden` (4403).
+ *
+ * A check that fails or does not answer in time closes the socket too, with 1013 "Try Again
+ * Later": a key that cannot be confirmed is not trusted, and the client's reconnection
+ * authenticates anew.
  */
 export class KeySockets {
   private readonly byEnvironment = new Map<number, Set<TrackedSocket>>();
@@ -24,6 +38,7 @@ export class KeySockets {
     private readonly stillWorks: (apiKey: string) => Promise<boolean>,
     private readonly now: () => Date,
     private readonly log: KeySocketsLog,
+    private readonly checkTimeoutMs = CHECK_TIMEOUT_MS,
   ) {}
 
   /** Tracks a socket until the returned function is called (when it closes). */
@@ -77,11 +92,15 @@ export class KeySockets {
     const sockets = [...(this.byEnvironment.get(environmentId) ?? [])];
     await Promise.all(
       sockets.map(async (socket) => {
+        let works: boolean;
         try {
-          if (!(await this.stillWorks(socket.apiKey))) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
+          works = await within(this.stillWorks(socket.apiKey), this.checkTimeoutMs, 'checking the api-key of a GraphQL WebSocket');
         } catch (err) {
-          this.log.error({ err, environmentId }, 'checking the api-key of a GraphQL WebSocket failed');
+          this.log.error({ err, environmentId }, 'checking the api-key of a GraphQL WebSocket failed; the socket is closed');
+          socket.close(TRY_AGAIN_LATER, 'Try again later: the api-key or session could not be checked');
+          return;
         }
+        if (!works) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
       }),
     );
   }

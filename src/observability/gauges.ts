@@ -1,6 +1,6 @@
 import type { AppContext } from '../app-context';
 import type { Metrics } from './metrics';
-import { within } from './health';
+import { within } from '../shared/time';
 
 /** How long one reading of the webhook backlog serves scrapes (several Prometheis, several gauges). */
 export const BACKLOG_CACHE_MS = 5_000;

@@ -1,18 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context';
+import { within } from '../shared/time';
 
 /** A readiness check never takes longer than this: a database that does not answer in time is down. */
 export const READINESS_TIMEOUT_MS = 2_000;
-
-/** Resolves to the value, or rejects once `ms` have passed. */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** True when the database answers a trivial query within READINESS_TIMEOUT_MS. */
 export async function databaseReachable(ctx: AppContext): Promise<boolean> {

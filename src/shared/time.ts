@@ -17,3 +17,16 @@ export function isQueryableDate(date: Date | null | undefined): boolean {
   const t = date.getTime();
   return Number.isFinite(t) && t >= FIRST_INSTANT && t <= LAST_INSTANT;
 }
+
+/**
+ * Resolves to the value, or rejects once `ms` have passed (the work itself goes on: a query is
+ * not cancelled, its answer is only no longer waited for).
+ */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

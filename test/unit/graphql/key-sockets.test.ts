@@ -54,6 +54,22 @@ describe('KeySockets', () => {
     sockets.stop();
   });
 
+  it('closes, with 1013 so the client reconnects, a socket whose key check fails or does not answer in time', async () => {
+    const sockets = new KeySockets(
+      (key) =>
+        key === 'broken' ? Promise.reject(new Error('connection refused')) : key === 'hanging' ? new Promise<boolean>(() => undefined) : Promise.resolve(true),
+      () => new Date(),
+      silent,
+      20,
+    );
+    const closed: string[] = [];
+    sockets.add(1, 'broken', (code) => closed.push(`broken:${code}`));
+    sockets.add(1, 'hanging', (code) => closed.push(`hanging:${code}`));
+    sockets.add(1, 'fine', (code) => closed.push(`fine:${code}`));
+    await sockets.checkAll();
+    expect(closed.sort()).toEqual(['broken:1013', 'hanging:1013']);
+  });
+
   it('a key expiry round-trips through the event notification payload', () => {
     const expiry = { environmentId: 7, expiresAt: new Date('2030-01-02T03:04:05.678Z') };
     expect(decodeNotification(encodeNotification({ kind: 'keys', expiry }))).toEqual({ kind: 'keys', expiry });
