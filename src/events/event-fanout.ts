@@ -4,9 +4,19 @@ import { silentLog, type EventLog, type EventTransport } from './event-transport
 import { PostgresTransport } from './postgres-transport';
 import { RedisTransport } from './redis-transport';
 import { Listeners } from '../shared/listeners';
+import { within } from '../shared/time';
 
-/** Pauses before trying a failed read-back page again (then it is given up, logged). */
-const READ_BACK_RETRIES_MS = [250, 1_000, 4_000];
+/** How long the work after a reconnection may wait on the database before it is given up on. */
+export interface CatchUpTiming {
+  /** One reconnection check (its own failure is its own to handle: it is logged and passed). */
+  checkMs: number;
+  /** One read-back page; one that takes longer counts as failed and is tried again. */
+  pageMs: number;
+  /** Pauses before trying a failed read-back page again (then it is given up, logged). */
+  retryPausesMs: readonly number[];
+}
+
+const CATCH_UP_TIMING: CatchUpTiming = { checkMs: 10_000, pageMs: 10_000, retryPausesMs: [250, 1_000, 4_000] };
 
 /** The channel every instance listens on: PostgreSQL's (NOTIFY is per database) or Redis's. */
 export const EVENTS_CHANNEL = 'pgw_events';
@@ -203,6 +213,8 @@ export class SharedFanout implements EventFanout {
   private lastCatchUp: Promise<void> = Promise.resolve();
   private log: EventLog = silentLog;
   private started = false;
+  /** Counts stops: a read-back begun before a stop publishes nothing after it. */
+  private generation = 0;
   private readonly keysExpiry = new Listeners<KeysExpiry>();
   private readonly tenantListeners = new Listeners<TenantScope>();
   private readonly reconnectChecks = new Set<() => Promise<void>>();
@@ -213,6 +225,7 @@ export class SharedFanout implements EventFanout {
     private readonly bus: OrderStatusBus,
     private readonly wake: () => void,
     private readonly changesSince: ChangesSince,
+    private readonly timing: CatchUpTiming = CATCH_UP_TIMING,
   ) {}
 
   afterCommit(changes: readonly OrderStatusChange[]): void {
@@ -288,6 +301,8 @@ export class SharedFanout implements EventFanout {
   /** Stops listening; also closes a connection opened only to publish (the command line's). */
   async stop(): Promise<void> {
     this.started = false;
+    this.generation += 1;
+    this.held = null;
     await this.transport.stop();
   }
 
@@ -311,8 +326,9 @@ export class SharedFanout implements EventFanout {
     this.held ??= [];
     this.tenantChangedEverywhere();
     this.log.info({}, 'event connection restored');
+    const generation = this.generation;
     const done = this.lastCatchUp
-      .then(() => this.catchUp(gapStart))
+      .then(() => this.catchUp(gapStart, generation))
       .catch((err: unknown) => this.log.error({ err }, 'catching up after the event connection returned failed'))
       .finally(() => {
         // A later read-back queued, or lost again meanwhile: what was heard waits for that gap's read-back too.
@@ -324,38 +340,46 @@ export class SharedFanout implements EventFanout {
   }
 
   /** Runs the reconnection checks, then publishes what was committed while no connection listened (the lookback covers commit lag). */
-  private async catchUp(since: Date): Promise<void> {
+  private async catchUp(since: Date, generation: number): Promise<void> {
+    if (generation !== this.generation) return;
     await Promise.all(
-      [...this.reconnectChecks].map((check) => check().catch((err: unknown) => this.log.error({ err }, 'a check after the event connection returned failed'))),
+      [...this.reconnectChecks].map((check) =>
+        within(check(), this.timing.checkMs, 'a check after the event connection returned').catch((err: unknown) =>
+          this.log.error({ err }, 'a check after the event connection returned failed'),
+        ),
+      ),
     );
     const from = new Date(since.getTime() - 10_000);
     let after: OutboxPosition | null = null;
     do {
-      const page = await this.readBackPage(from, after);
-      if (!page) return;
+      const page = await this.readBackPage(from, after, generation);
+      if (!page || generation !== this.generation) return;
       for (const change of page.changes) this.publish(change);
       after = page.next;
     } while (after);
   }
 
   /**
-   * One page of the read-back, tried again after a failure (the database may be the cause of the
-   * outage too) a few times with a growing pause; null when it still fails, logged: the
-   * subscribers then miss what was committed meanwhile (webhooks do not: they come from the outbox).
+   * One page of the read-back, tried again after a failure or a page that does not come in time
+   * (the database may be the cause of the outage too) a few times with a growing pause; null when
+   * it still fails, logged, or once the fan-out stopped: the subscribers then miss what was
+   * committed meanwhile (webhooks do not: they come from the outbox).
    */
-  private async readBackPage(from: Date, after: OutboxPosition | null): Promise<ChangesPage | null> {
-    for (let attempt = 0; ; attempt += 1) {
+  private async readBackPage(from: Date, after: OutboxPosition | null, generation: number): Promise<ChangesPage | null> {
+    const pauses = this.timing.retryPausesMs;
+    for (let attempt = 0; generation === this.generation; attempt += 1) {
       try {
-        return await this.changesSince(from, after);
+        return await within(this.changesSince(from, after), this.timing.pageMs, 'a page of missed events');
       } catch (err) {
-        if (attempt >= READ_BACK_RETRIES_MS.length) {
+        if (attempt >= pauses.length) {
           this.log.error({ err }, 'catching up on missed events failed');
           return null;
         }
         this.log.warn({ err, attempt: attempt + 1 }, 'catching up on missed events failed; trying again');
-        await new Promise((resolve) => setTimeout(resolve, READ_BACK_RETRIES_MS[attempt]).unref());
+        await new Promise((resolve) => setTimeout(resolve, pauses[attempt]).unref());
       }
     }
+    return null;
   }
 
   /** Publishes the notifications held during the read-back, after it. */

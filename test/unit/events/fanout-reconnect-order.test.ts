@@ -1,4 +1,11 @@
-import { SharedFanout, encodeNotification, type ChangesPage, type ChangesSince, type OutboxPosition } from '../../../src/events/event-fanout';
+import {
+  SharedFanout,
+  encodeNotification,
+  type CatchUpTiming,
+  type ChangesPage,
+  type ChangesSince,
+  type OutboxPosition,
+} from '../../../src/events/event-fanout';
 import type { EventTransport, TransportListener } from '../../../src/events/event-transport';
 import { OrderStatusBus, type OrderStatusChange } from '../../../src/events/order-status-bus';
 
@@ -40,7 +47,7 @@ function deferred<T>() {
 const lastPage = (changes: OrderStatusChange[]): ChangesPage => ({ changes, next: null });
 
 /** `readBacks`: what each call of the read-back answers, in turn (a list of changes is a last page). */
-async function setUp(readBacks: Array<Promise<OrderStatusChange[] | ChangesPage>>) {
+async function setUp(readBacks: Array<Promise<OrderStatusChange[] | ChangesPage>>, options: { timing?: CatchUpTiming; check?: () => Promise<void> } = {}) {
   const bus = new OrderStatusBus();
   const transport = new HandDrivenTransport();
   const asked: Array<{ since: Date; after: OutboxPosition | null }> = [];
@@ -49,7 +56,8 @@ async function setUp(readBacks: Array<Promise<OrderStatusChange[] | ChangesPage>
     const answer = await (readBacks[asked.length - 1] ?? Promise.resolve([]));
     return Array.isArray(answer) ? lastPage(answer) : answer;
   };
-  const fanout = new SharedFanout('postgres', transport, bus, () => {}, changesSince);
+  const fanout = new SharedFanout('postgres', transport, bus, () => {}, changesSince, options.timing);
+  if (options.check) fanout.onReconnected(options.check);
   await fanout.start();
   const seen: number[] = [];
   const iterator = bus.subscribe(1);
@@ -60,8 +68,12 @@ async function setUp(readBacks: Array<Promise<OrderStatusChange[] | ChangesPage>
     await iterator.return?.();
     await pump;
   };
-  return { transport, seen, asked, stop };
+  return { transport, seen, asked, stop, fanout };
 }
+
+const never = <T>() => new Promise<T>(() => undefined);
+/** Short waits, so a database that does not answer is given up on within the test. */
+const quick: CatchUpTiming = { checkMs: 20, pageMs: 20, retryPausesMs: [1] };
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -146,6 +158,41 @@ describe('event fan-out after a lost connection', () => {
     transport.heard(change(2));
     await settled();
     expect(seen).toEqual([1, 2]);
+    await stop();
+  });
+
+  it('gives up on a reconnection check that does not answer, then reads back and publishes what was heard', async () => {
+    const { transport, seen, stop } = await setUp([Promise.resolve([change(1)])], { timing: quick, check: never });
+    transport.listener.lost();
+    const back = transport.listener.listening();
+    transport.heard(change(2));
+    await back;
+    expect(seen).toEqual([1, 2]);
+    await stop();
+  });
+
+  it('tries a read-back page that does not answer again instead of holding live changes for good', async () => {
+    const { transport, seen, asked, stop } = await setUp([never(), Promise.resolve([change(1)])], { timing: quick });
+    transport.listener.lost();
+    const back = transport.listener.listening();
+    transport.heard(change(2));
+    await back;
+    expect(asked).toHaveLength(2);
+    expect(seen).toEqual([1, 2]);
+    await stop();
+  });
+
+  it('publishes nothing of a read-back that answers after the fan-out stopped', async () => {
+    const page = deferred<OrderStatusChange[]>();
+    const { transport, seen, stop, fanout } = await setUp([page.promise]);
+    transport.listener.lost();
+    const back = transport.listener.listening();
+    transport.heard(change(2));
+    await fanout.stop();
+    page.resolve([change(1)]);
+    await back;
+    await settled();
+    expect(seen).toEqual([]);
     await stop();
   });
 });
