@@ -62,8 +62,7 @@ export function sqlRunner(from: MikroORM | ConnectionSource): RunSql {
   const numbered = (sql: string): string => {
     let text = texts.get(sql);
     if (text === undefined) {
-      let n = 0;
-      text = sql.replace(/\?/g, () => `$${(n += 1)}`);
+      text = numberPlaceholders(sql);
       // The statements are built from a fixed set of fragments: a bounded number of texts.
       if (texts.size < 1000) texts.set(sql, text);
     }
@@ -110,6 +109,7 @@ export function sqlTransactions(orm: MikroORM): SqlTransaction {
   };
 }
 
+/** `?` placeholders as PostgreSQL's `$1`, `$2`, … */
 function numberPlaceholders(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${(n += 1)}`);
