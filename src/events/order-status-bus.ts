@@ -11,6 +11,9 @@ export interface OrderStatusChange {
 /** Changes a subscriber may have waiting before the oldest are dropped (a consumer that stopped reading). */
 export const SUBSCRIBER_BUFFER = 1000;
 
+/** Orders whose newest published sequence the bus remembers (the least recently changed are forgotten). */
+export const REMEMBERED_ORDERS = 10_000;
+
 /**
  * Fan-out of committed order state changes to live subscribers in this process; the
  * EventFanout feeds it (across instances from PostgreSQL LISTEN/NOTIFY or Redis pub/sub, or
@@ -20,13 +23,20 @@ export const SUBSCRIBER_BUFFER = 1000;
  * A plain set of subscribers per environment with one small queue each: publishing to N
  * subscribers is N queue pushes (no event objects, no listener limits), and a subscriber that
  * stops reading keeps at most SUBSCRIBER_BUFFER changes (the oldest are dropped).
+ *
+ * Each order's changes reach subscribers in `sequence` order: a change older than one of the
+ * same order already published here is dropped (it can arrive late when two instances change
+ * one order within moments and tell the others through Redis). The bus remembers the newest
+ * sequence of the REMEMBERED_ORDERS orders changed last while someone listened.
  */
 export class OrderStatusBus {
   private readonly topics = new Map<number, Set<Subscription>>();
+  private readonly newest = new Map<string, number>();
 
   publish(change: OrderStatusChange): void {
     const subscribers = this.topics.get(change.environmentId);
     if (!subscribers) return;
+    if (this.isStale(change)) return;
     for (const subscriber of subscribers) subscriber.push(change);
   }
 
@@ -44,6 +54,18 @@ export class OrderStatusBus {
     });
     set.add(subscription);
     return subscription;
+  }
+
+  /** True for a change older than (or the same as) the newest of its order published here; else remembers it. */
+  private isStale(change: OrderStatusChange): boolean {
+    const key = `${change.environmentId}:${change.reference}`;
+    const seen = this.newest.get(key);
+    if (seen !== undefined && change.sequence <= seen) return true;
+    // Re-inserted, so the Map's first key is the order changed least recently.
+    this.newest.delete(key);
+    this.newest.set(key, change.sequence);
+    if (this.newest.size > REMEMBERED_ORDERS) this.newest.delete(this.newest.keys().next().value as string);
+    return false;
   }
 
   /** Live subscribers of one environment (for tests and metrics). */
