@@ -19,6 +19,11 @@ export interface Config {
   databaseReadUrl?: string;
   /** After a caller's write, its reads go to the primary for this long (DATABASE_READ_AFTER_WRITE_MS). */
   databaseReadAfterWriteMs: number;
+  /**
+   * DATABASE_IDLE_IN_TRANSACTION_MS: the PostgreSQL server ends a session of the service that sat
+   * this long inside a transaction without a statement (its locks released); 0: never.
+   */
+  databaseIdleInTransactionMs: number;
   dataDir: string;
   publicUrl: string;
   adminToken?: string;
@@ -304,6 +309,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl,
     databaseReadUrl,
     databaseReadAfterWriteMs: integer('DATABASE_READ_AFTER_WRITE_MS', 5_000, 0, 600_000),
+    databaseIdleInTransactionMs: integer('DATABASE_IDLE_IN_TRANSACTION_MS', 60_000, 0, 3_600_000),
     dataDir,
     publicUrl,
     adminToken,

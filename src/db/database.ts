@@ -21,8 +21,13 @@ export type EntityList = NonNullable<Options<PostgreSqlDriver>['entities']>;
 
 type Connection = { clientUrl: string } | { host: string; port: number; user: string; dbName: string };
 
-/** The ORM's settings for `entities` (the composition root's registry: `db/` knows no domain). */
-export function ormOptions(connection: Connection, poolSize: number, entities: EntityList): Options<PostgreSqlDriver> {
+/**
+ * The ORM's settings for `entities` (the composition root's registry: `db/` knows no domain).
+ * `idleInTransactionMs` (a PostgreSQL server's sessions only; 0: none): the server ends a session
+ * left idle that long inside a transaction, so a transaction leaked by a fault cannot hold its
+ * row locks (an order's, a link's) and stall every payment behind them for good.
+ */
+export function ormOptions(connection: Connection, poolSize: number, entities: EntityList, idleInTransactionMs = 0): Options<PostgreSqlDriver> {
   return {
     driver: PostgreSqlDriver,
     ...connection,
@@ -42,7 +47,10 @@ export function ormOptions(connection: Connection, poolSize: number, entities: E
     // within 10 s instead of the operating system's minutes: requests fail (503), readiness says so.
     // The query builder's own warnings ("Connection Error: …") would be unstructured console
     // lines; the same failures reach the JSON log through the requests and jobs they fail.
-    driverOptions: { connection: { connectionTimeoutMillis: 10_000 }, log: { warn() {}, error() {}, deprecate() {}, debug() {} } },
+    driverOptions: {
+      connection: { connectionTimeoutMillis: 10_000, ...(idleInTransactionMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {}) },
+      log: { warn() {}, error() {}, deprecate() {}, debug() {} },
+    },
     discovery: { warnWhenNoEntities: true },
     allowGlobalContext: false,
     forceUndefined: false,
@@ -71,7 +79,8 @@ export async function openDatabaseWith(entities: EntityList, config: Config, opt
     poolSize = 1;
   }
   try {
-    const orm = await MikroORM.init(ormOptions(connection, poolSize, entities));
+    // The embedded database is one session of this process: nothing to guard against there.
+    const orm = await MikroORM.init(ormOptions(connection, poolSize, entities, embedded ? 0 : config.databaseIdleInTransactionMs));
     if (options.migrate ?? config.migrateOnStart) {
       await orm.getMigrator().up();
     }
