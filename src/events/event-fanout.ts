@@ -4,6 +4,7 @@ import { silentLog, type EventLog, type EventTransport } from './event-transport
 import { PostgresTransport } from './postgres-transport';
 import { RedisTransport } from './redis-transport';
 import { Listeners } from '../shared/listeners';
+import { addedDelivery, decodeNotification, encodeNotification, type EventNotification, type KeysExpiry } from './event-notification';
 import { within } from '../shared/time';
 
 /** How long the work after a reconnection may wait on the database before it is given up on. */
@@ -18,85 +19,15 @@ export interface CatchUpTiming {
 
 const CATCH_UP_TIMING: CatchUpTiming = { checkMs: 10_000, pageMs: 10_000, retryPausesMs: [250, 1_000, 4_000] };
 
+/** A promise that settles (with null) when `fire` is called. */
+function stopSignal(): { settled: Promise<null>; fire: () => void } {
+  let fire!: () => void;
+  const settled = new Promise<null>((resolve) => (fire = () => resolve(null)));
+  return { settled, fire };
+}
+
 /** The channel every instance listens on: PostgreSQL's (NOTIFY is per database) or Redis's. */
 export const EVENTS_CHANNEL = 'pgw_events';
-
-/**
- * Credentials of an environment that stop working at `expiresAt`: api-keys replaced by a
- * rotation, or (at once) the dashboard sessions of a member whose role changed or who was removed.
- */
-export interface KeysExpiry {
-  environmentId: number;
-  expiresAt: Date;
-}
-
-/**
- * What a notification carries: an order's state change (and whether it added a delivery), only
- * "a delivery is due", or api-keys that stop working.
- */
-export type EventNotification =
-  | { kind: 'order'; change: OrderStatusChange; delivery: boolean }
-  | { kind: 'wake' }
-  | { kind: 'keys'; expiry: KeysExpiry }
-  | { kind: 'tenant'; scope: TenantScope };
-
-/** A notification payload (well under PostgreSQL's 8000-byte NOTIFY limit: no order details, only the change). */
-export function encodeNotification(notification: EventNotification): string {
-  if (notification.kind === 'keys') return JSON.stringify({ k: 'keys', e: notification.expiry.environmentId, at: notification.expiry.expiresAt.toISOString() });
-  if (notification.kind === 'tenant') return JSON.stringify({ k: 'tenant', e: notification.scope.environmentId, s: notification.scope.subsidiaryId });
-  return JSON.stringify(notification.kind === 'order' ? { k: 'order', c: notification.change, d: notification.delivery } : { k: 'wake' });
-}
-
-export function decodeNotification(payload: string | undefined): EventNotification | null {
-  if (!payload) return null;
-  try {
-    const parsed = JSON.parse(payload) as { k?: unknown; c?: Partial<OrderStatusChange>; d?: unknown; e?: unknown; at?: unknown };
-    if (parsed.k === 'wake') return { kind: 'wake' };
-    // Sent by the database's triggers on tenant settings (see TenantCaches): `e` an environment, `s` a merchant, neither: all.
-    if (parsed.k === 'tenant') {
-      const t = parsed as { e?: unknown; s?: unknown };
-      return {
-        kind: 'tenant',
-        scope: { ...(typeof t.e === 'number' ? { environmentId: t.e } : {}), ...(typeof t.s === 'number' ? { subsidiaryId: t.s } : {}) },
-      };
-    }
-    if (parsed.k === 'keys' && typeof parsed.e === 'number' && typeof parsed.at === 'string' && !Number.isNaN(Date.parse(parsed.at))) {
-      return { kind: 'keys', expiry: { environmentId: parsed.e, expiresAt: new Date(parsed.at) } };
-    }
-    const c = parsed.c;
-    if (
-      parsed.k === 'order' &&
-      c &&
-      typeof c.eventId === 'string' &&
-      typeof c.environmentId === 'number' &&
-      typeof c.reference === 'string' &&
-      typeof c.statusId === 'number' &&
-      typeof c.status === 'string' &&
-      typeof c.sequence === 'number'
-    ) {
-      return {
-        kind: 'order',
-        change: { eventId: c.eventId, environmentId: c.environmentId, reference: c.reference, statusId: c.statusId, status: c.status, sequence: c.sequence },
-        delivery: parsed.d !== false,
-      };
-    }
-  } catch {
-    // not ours
-  }
-  return null;
-}
-
-/**
- * Changes whose transaction also added a webhook delivery, as the outbox wrote them. The change
- * itself keeps the shape subscribers see; this tells the fan-out, where the database does not
- * announce changes (Redis), to wake every instance's dispatcher rather than only the writer's.
- */
-const changesWithDelivery = new WeakSet<OrderStatusChange>();
-
-/** Notes that `change`'s transaction added a webhook delivery (the outbox, as it writes one). */
-export function noteDeliveryAdded(change: OrderStatusChange): void {
-  changesWithDelivery.add(change);
-}
 
 /**
  * How committed order changes reach this instance's OrderStatusBus and wake its webhook
@@ -215,6 +146,8 @@ export class SharedFanout implements EventFanout {
   private started = false;
   /** Counts stops: a read-back begun before a stop publishes nothing after it. */
   private generation = 0;
+  /** Settles at the next stop, so a read-back in progress stops waiting on the database then. */
+  private stopping = stopSignal();
   private readonly keysExpiry = new Listeners<KeysExpiry>();
   private readonly tenantListeners = new Listeners<TenantScope>();
   private readonly reconnectChecks = new Set<() => Promise<void>>();
@@ -234,7 +167,7 @@ export class SharedFanout implements EventFanout {
       this.deliver(change);
       // A change that added a delivery wakes every instance's dispatcher (the writer's may have no
       // free worker, or none at all); the others are not woken for changes without one.
-      this.send({ kind: 'order', change, delivery: changesWithDelivery.has(change) });
+      this.send({ kind: 'order', change, delivery: addedDelivery(change) });
     }
     this.wake();
   }
@@ -303,6 +236,8 @@ export class SharedFanout implements EventFanout {
     this.started = false;
     this.generation += 1;
     this.held = null;
+    this.stopping.fire();
+    this.stopping = stopSignal();
     await this.transport.stop();
   }
 
@@ -342,17 +277,19 @@ export class SharedFanout implements EventFanout {
   /** Runs the reconnection checks, then publishes what was committed while no connection listened (the lookback covers commit lag). */
   private async catchUp(since: Date, generation: number): Promise<void> {
     if (generation !== this.generation) return;
-    await Promise.all(
+    const stopped = this.stopping.settled;
+    const checks = Promise.all(
       [...this.reconnectChecks].map((check) =>
         within(check(), this.timing.checkMs, 'a check after the event connection returned').catch((err: unknown) =>
           this.log.error({ err }, 'a check after the event connection returned failed'),
         ),
       ),
     );
+    await Promise.race([checks, stopped]);
     const from = new Date(since.getTime() - 10_000);
     let after: OutboxPosition | null = null;
     do {
-      const page = await this.readBackPage(from, after, generation);
+      const page = await this.readBackPage(from, after, generation, stopped);
       if (!page || generation !== this.generation) return;
       for (const change of page.changes) this.publish(change);
       after = page.next;
@@ -362,21 +299,21 @@ export class SharedFanout implements EventFanout {
   /**
    * One page of the read-back, tried again after a failure or a page that does not come in time
    * (the database may be the cause of the outage too) a few times with a growing pause; null when
-   * it still fails, logged, or once the fan-out stopped: the subscribers then miss what was
+   * it still fails, logged, or once the fan-out stops (at once, even mid-page): the subscribers then miss what was
    * committed meanwhile (webhooks do not: they come from the outbox).
    */
-  private async readBackPage(from: Date, after: OutboxPosition | null, generation: number): Promise<ChangesPage | null> {
+  private async readBackPage(from: Date, after: OutboxPosition | null, generation: number, stopped: Promise<null>): Promise<ChangesPage | null> {
     const pauses = this.timing.retryPausesMs;
     for (let attempt = 0; generation === this.generation; attempt += 1) {
       try {
-        return await within(this.changesSince(from, after), this.timing.pageMs, 'a page of missed events');
+        return await Promise.race([within(this.changesSince(from, after), this.timing.pageMs, 'a page of missed events'), stopped]);
       } catch (err) {
         if (attempt >= pauses.length) {
           this.log.error({ err }, 'catching up on missed events failed');
           return null;
         }
         this.log.warn({ err, attempt: attempt + 1 }, 'catching up on missed events failed; trying again');
-        await new Promise((resolve) => setTimeout(resolve, pauses[attempt]).unref());
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, pauses[attempt]).unref()), stopped]);
       }
     }
     return null;

@@ -8,7 +8,8 @@ import type { DeliveryState } from './webhook-delivery.entity';
 import type { OrderStatusChange } from './order-status-bus';
 import type { Clock } from '../shared/clock';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import { encodeNotification, noteDeliveryAdded, type ChangesPage, type EventNotification, type OutboxPosition } from './event-fanout';
+import type { ChangesPage, OutboxPosition } from './event-fanout';
+import { encodeNotification, noteDeliveryAdded, type EventNotification } from './event-notification';
 import { webhookDestination } from '../merchants/webhook-url';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 

@@ -1,14 +1,17 @@
 import { CloseCode } from 'graphql-ws';
 import { within } from '../shared/time';
 
-/** How long one socket's key check may take before the socket is closed unconfirmed. */
+/** How long one key's check may take, from when it starts, before its sockets are closed unconfirmed. */
 const CHECK_TIMEOUT_MS = 5_000;
 
+/** Keys checked at once: a few of the pool's connections, whatever the number of sockets. */
+const CHECKS_AT_ONCE = 4;
+
 /**
- * WebSocket close code 1013, "Try Again Later": graphql-ws clients reconnect after it (and
- * authenticate again), where 4403 and 4500 end their retries.
+ * WebSocket close code 1013, "Try Again Later": graphql-ws clients reconnect after it and
+ * authenticate again (4500, an internal error, would end their retries).
  */
-const TRY_AGAIN_LATER = 1013;
+export const TRY_AGAIN_LATER = 1013;
 
 interface TrackedSocket {
   apiKey: string;
@@ -27,7 +30,8 @@ export interface KeySocketsLog {
  *
  * A check that fails or does not answer in time closes the socket too, with 1013 "Try Again
  * Later": a key that cannot be confirmed is not trusted, and the client's reconnection
- * authenticates anew.
+ * authenticates anew. Each distinct key is checked once however many sockets share it, a few
+ * keys at a time, and the time limit runs from the start of its own check (not from the queue).
  */
 export class KeySockets {
   private readonly byEnvironment = new Map<number, Set<TrackedSocket>>();
@@ -75,7 +79,7 @@ export class KeySockets {
    * a time in which revocations may have gone unheard (the event connection was down).
    */
   async checkAll(): Promise<void> {
-    await Promise.all([...this.byEnvironment.keys()].map((environmentId) => this.check(environmentId)));
+    await this.checkSockets([...this.byEnvironment.values()].flatMap((sockets) => [...sockets]));
   }
 
   /** Open sockets of one environment (for tests and metrics). */
@@ -88,20 +92,32 @@ export class KeySockets {
     this.timers.clear();
   }
 
-  private async check(environmentId: number): Promise<void> {
-    const sockets = [...(this.byEnvironment.get(environmentId) ?? [])];
-    await Promise.all(
-      sockets.map(async (socket) => {
+  private check(environmentId: number): Promise<void> {
+    return this.checkSockets([...(this.byEnvironment.get(environmentId) ?? [])]);
+  }
+
+  private async checkSockets(sockets: TrackedSocket[]): Promise<void> {
+    const byKey = new Map<string, TrackedSocket[]>();
+    for (const socket of sockets) {
+      const sharing = byKey.get(socket.apiKey);
+      if (sharing) sharing.push(socket);
+      else byKey.set(socket.apiKey, [socket]);
+    }
+    const queue = [...byKey];
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [apiKey, sharing] = next;
         let works: boolean;
         try {
-          works = await within(this.stillWorks(socket.apiKey), this.checkTimeoutMs, 'checking the api-key of a GraphQL WebSocket');
+          works = await within(this.stillWorks(apiKey), this.checkTimeoutMs, 'checking the api-key of a GraphQL WebSocket');
         } catch (err) {
-          this.log.error({ err, environmentId }, 'checking the api-key of a GraphQL WebSocket failed; the socket is closed');
-          socket.close(TRY_AGAIN_LATER, 'Try again later: the api-key or session could not be checked');
-          return;
+          this.log.error({ err, sockets: sharing.length }, 'checking the api-key of a GraphQL WebSocket failed; its sockets are closed');
+          for (const socket of sharing) socket.close(TRY_AGAIN_LATER, 'Try again later: the api-key or session could not be checked');
+          continue;
         }
-        if (!works) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
-      }),
-    );
+        if (!works) for (const socket of sharing) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CHECKS_AT_ONCE, queue.length) }, worker));
   }
 }

@@ -4,6 +4,8 @@ import { postEncrypted, request, type HttpResult } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { createScratchDatabase } from '../../support/scratch-database';
 import { TcpProxy } from '../../support/tcp-proxy';
+import { closedWithin, WsSession } from '../graphql/ws-session';
+import { waitFor } from '../events/helpers';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 const UNAVAILABLE = { status: 'failed', statusCode: '503', message: 'The service is temporarily unavailable, please try again later.' };
@@ -172,5 +174,29 @@ describe('PostgreSQL cut while serving', () => {
     } finally {
       await db.end();
     }
+  }, 60_000);
+
+  it('tells a GraphQL WebSocket opened while the database is cut to try again later (1013, which clients retry), and lets it in once the database is back', async () => {
+    const k = m.keys.test;
+    const fanout = t.service.runtime.ctx.services.eventFanout;
+    const before = await WsSession.open(t.baseUrl, { 'api-key': k.privateKey });
+    expect(before.messages.map((msg) => msg.type)).toEqual(['connection_ack']);
+    proxy.cut();
+    try {
+      // Not listening: the key caches are bypassed, so the key is checked against the database.
+      await waitFor(() => !fanout.hearing, 10_000, 'the LISTEN connection to drop');
+      const during = await WsSession.open(t.baseUrl, { 'api-key': k.privateKey });
+      // Not 4500 (an internal error, after which graphql-ws clients stop retrying), not 4403.
+      expect(await closedWithin(during, 10_000)).toEqual({ code: 1013, reason: 'Try again later: the api-key or session could not be checked' });
+    } finally {
+      proxy.restore();
+    }
+    await waitFor(() => fanout.hearing, 20_000, 'the LISTEN connection to return');
+    const after = await WsSession.open(t.baseUrl, { 'api-key': k.privateKey });
+    expect(after.messages.map((msg) => msg.type)).toEqual(['connection_ack']);
+    // The socket opened before the cut had its key checked again once the database answered, and stays.
+    expect(await closedWithin(before, 500)).toBeNull();
+    before.close();
+    after.close();
   }, 60_000);
 });

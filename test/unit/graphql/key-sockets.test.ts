@@ -1,5 +1,5 @@
 import { KeySockets } from '../../../src/graphql/key-sockets';
-import { decodeNotification, encodeNotification } from '../../../src/events/event-fanout';
+import { decodeNotification, encodeNotification } from '../../../src/events/event-notification';
 import { waitFor } from '../../integration/events/helpers';
 
 describe('KeySockets', () => {
@@ -68,6 +68,33 @@ describe('KeySockets', () => {
     sockets.add(1, 'fine', (code) => closed.push(`fine:${code}`));
     await sockets.checkAll();
     expect(closed.sort()).toEqual(['broken:1013', 'hanging:1013']);
+  });
+
+  it('checks each key once however many sockets share it, a few keys at a time, each within its own time limit', async () => {
+    let running = 0;
+    let most = 0;
+    const checked: string[] = [];
+    // Each check takes 25 ms against a limit of 500 ms: 96 keys queued 4 at a time take about
+    // 600 ms in all, so a limit counted from the queue (not from each check's start) would fail some.
+    const sockets = new KeySockets(
+      async (key) => {
+        checked.push(key);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        running -= 1;
+        return true;
+      },
+      () => new Date(),
+      silent,
+      500,
+    );
+    const closed: number[] = [];
+    for (let k = 0; k < 96; k += 1) for (let i = 0; i < 5; i += 1) sockets.add(1 + (k % 3), `key-${k}`, (code) => closed.push(code));
+    await sockets.checkAll();
+    expect(checked.sort()).toEqual(Array.from({ length: 96 }, (_, k) => `key-${k}`).sort());
+    expect(most).toBe(4);
+    expect(closed).toEqual([]);
   });
 
   it('a key expiry round-trips through the event notification payload', () => {
