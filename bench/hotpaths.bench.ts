@@ -158,7 +158,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
   // Merchants (and the migrations) through the service's own code, then the service in a process of its own.
   const runtime = await openRuntime(loadConfig({ ...env, MIGRATE_ON_START: 'true' }), { migrate: true });
   const stamp = Date.now().toString(36);
-  let m2048, m4096, environmentId: number, payTemplateId: number;
+  let m2048, m4096, environmentId: number, payTemplateId: number, payLinkId: number;
   try {
     const merchants = runtime.ctx.services.merchants;
     [m2048, m4096] = await Promise.all([
@@ -181,6 +181,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: link.id },
     });
     payTemplateId = template.order.id;
+    payLinkId = link.id;
   } finally {
     await runtime.close();
   }
@@ -270,7 +271,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       proc?: 'service' | 'baseline' | Ipc;
       request: (round: number) => LoadRequest;
     }
-    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500, 'create2048-redis': 4000 };
+    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500, createlink: 3000, 'create2048-redis': 4000 };
     const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
     const cases: Array<[Case, Case]> = [
       [
@@ -425,6 +426,22 @@ export async function runHotPathsBench(): Promise<BenchSection> {
           durationMs: roundMs,
         }),
       },
+    ]);
+    // An order create on a payment link (the pay's NOAUTH link) against the plain create, both the service's, in the same rounds.
+    const serviceCreate = (key: 'createlink' | 'create2048', prefix: string, paymentLinkId?: number) => (r: number) => ({
+      url: `${svc}/create`,
+      apiKey: m2048.keys.test.publicKey,
+      kind: 'create' as const,
+      encryptionKey: m2048.keys.test.encryptionKey,
+      referencePrefix: `${prefix}-${stamp}-${r}`,
+      paymentLinkId,
+      count: count(key),
+      concurrency: CONCURRENCY,
+      durationMs: roundMs,
+    });
+    cases.push([
+      { key: 'createlink', target: 'service', request: serviceCreate('createlink', 'CL', payLinkId) },
+      { key: 'createlink', target: 'baseline', proc: 'service', request: serviceCreate('create2048', 'CP') },
     ]);
     // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
     const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
@@ -610,6 +627,13 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       '≥ 0.5× order create of the same run',
       (r) => r >= 0.5,
       'one request: decrypt, sandbox processor, settlement and outbox; the baseline is the service’s own 2048-bit order create',
+    );
+    row(
+      'createlink',
+      'order create on a payment link (baseline: the service’s plain order create)',
+      '≥ 0.9× the plain create of the same run (as fast, within this machine’s spread)',
+      (r) => r >= 0.9,
+      'the link is read and checked (active, its rules) before the order is written; the baseline is the service’s own 2048-bit plain create',
     );
     const rssMiB = peakRss / 1024 / 1024;
     const allocKiB = allocPerRequest / 1024;

@@ -23,6 +23,8 @@ export interface LoadRequest {
   references?: string[];
   /** A prefix making create references unique across rounds and targets. */
   referencePrefix?: string;
+  /** create: the orders are made on this payment link (`payment.paymentLinkId`). */
+  paymentLinkId?: number;
   /** How many bodies to prepare (the run stops early when they are used up). */
   count?: number;
   concurrency: number;
@@ -64,11 +66,11 @@ export function payPlaintext(reference: string) {
   return { reference, paymentOption: 'C', country: 'NG', card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' } };
 }
 
-export function orderPlaintext(reference: string, i: number) {
+export function orderPlaintext(reference: string, i: number, paymentLinkId?: number) {
   return {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${i % 50}@example.test` },
     order: { amount: 2500, reference, description: 'Bench order', currency: 'NGN' },
-    payment: { RedirectUrl: 'https://shop.example.test/back' },
+    payment: { RedirectUrl: 'https://shop.example.test/back', ...(paymentLinkId === undefined ? {} : { paymentLinkId }) },
   };
 }
 
@@ -79,7 +81,7 @@ function bodies(req: LoadRequest): string[] {
   const pub = req.encryptionKey ? publicKeyOf(req.encryptionKey) : undefined;
   for (let i = 0; i < out.length; i++) {
     if (req.kind === 'create') {
-      out[i] = JSON.stringify({ data: encryptFast(orderPlaintext(`${req.referencePrefix}-${i}`, i), pub!) });
+      out[i] = JSON.stringify({ data: encryptFast(orderPlaintext(`${req.referencePrefix}-${i}`, i, req.paymentLinkId), pub!) });
     } else if (req.kind === 'pay') {
       out[i] = JSON.stringify({ data: encryptFast(payPlaintext(req.references![i]!), pub!) });
     } else {
