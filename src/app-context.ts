@@ -111,7 +111,7 @@ export function createServices(
   const tenantCaches = new TenantCaches({ ttlMs: config.tenantCacheTtlMs, hearing: () => hearing() });
   const fees = new FeeService(orm, tenantCaches);
   const timeline = new TimelineService(orm, reads);
-  const orders = new OrderService(orm, fees, timeline, reads, tenantCaches);
+  const orders = new OrderService(orm, fees, reads, tenantCaches);
   const orderStatusBus = new OrderStatusBus();
   // One address rule for setting URLs and for delivering, in both environments.
   const webhookUrlPolicy = { allowedNetworks: config.webhookAllowedNetworks, allowPrivate: config.allowPrivateWebhookUrls };

@@ -11,10 +11,11 @@ import { Order } from './order.entity';
 import { ORDER_CREATED_EVENT, OrderStatus } from './order-status';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
+import type { Frequency } from '../links/frequency.entity';
 import type { CaptureMethod } from '../links/capture-method';
 
-/** What a plain order (no payment link, no subscription) is created with, all validated. */
-export interface NewPlainOrder {
+/** What an order is created with, all validated (on a payment link: the link as read and checked, and a subscription's terms). */
+export interface NewOrder {
   environmentId: number;
   email: string;
   firstName: string;
@@ -36,6 +37,11 @@ export interface NewPlainOrder {
   redirectUrl: string;
   ipAddress: string | null;
   captureMethod: CaptureMethod;
+  /** An order on a payment link: the link (with its type) as OrderLinkReads read it, checked by its rules. */
+  paymentLink?: PaymentLink | null;
+  /** A subscription's terms (orders on a SUB link). */
+  frequency?: Frequency | null;
+  numberOfPayments?: number | null;
 }
 
 /** The order's columns order/status shows (orderStatusView in src/rest). */
@@ -184,7 +190,7 @@ export const CREATED_RESPONSE_CODE = '01';
 export const CREATED_RESPONSE_MESSAGE = 'Created order successfully';
 
 /**
- * The order hot paths' SQL, each one prepared statement (one round trip): creating a plain
+ * The order hot paths' SQL, each one prepared statement (one round trip): creating an
  * order (customer upsert, order, timeline entry) and reading an order with everything its
  * read models need. The rules stay in OrderService; this only stores and loads, and what it
  * returns has the shape of the entities (EntityRowMapper), so every presenter is unchanged.
@@ -222,7 +228,7 @@ export class OrderQueries {
     // first (invisible to this statement's snapshot), ON CONFLICT DO UPDATE waits for it and
     // returns its row, changing nothing (the e-mail is set to itself).
     this.createStatement = {
-      name: 'pgw_order_create_v2',
+      name: 'pgw_order_create_v3',
       text: `with existing as (
           select ${this.customer.selectList} from customer c where c.environment_id = $1::int and c.email = $2::varchar
         ), inserted as (
@@ -236,11 +242,13 @@ export class OrderQueries {
           insert into checkout_order (environment_id, reference, processor_reference, payment_reference, customer_id,
             customer_email, customer_first_name, customer_last_name, customer_mobile, customer_country, expires_at,
             amount, currency, fee, fee_rate, subsidiary_fee, customer_fee, total_charged_amount, status_id, narration, remarks,
-            redirect_url, payment_response_code, payment_response_message, ip_address, event_sequence, version, created_at, updated_at, capture_method)
+            redirect_url, payment_response_code, payment_response_message, ip_address, event_sequence, version, created_at, updated_at, capture_method,
+            payment_link_id, frequency_id, number_of_payments)
           select $1::int, $7::varchar, $8::varchar, $9::varchar, cust.c__id,
             $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::char(2), $10::timestamptz,
             $11::numeric, $12::char(3), $13::numeric, $14::numeric, $15::numeric, $16::numeric, $17::numeric, ${OrderStatus.Initiated}, $18::text, '',
-            $19::text, '${CREATED_RESPONSE_CODE}', '${CREATED_RESPONSE_MESSAGE}', $20::varchar, 0, 1, $21::timestamptz, $21::timestamptz, $22::text
+            $19::text, '${CREATED_RESPONSE_CODE}', '${CREATED_RESPONSE_MESSAGE}', $20::varchar, 0, 1, $21::timestamptz, $21::timestamptz, $22::text,
+            $23::int, $24::int, $25::int
           from cust
           returning id
         ), timeline as (
@@ -276,8 +284,8 @@ export class OrderQueries {
     this.subsidiaryStatement = { name: 'pgw_subsidiary_v1', text: `select ${this.subsidiary.selectList} from subsidiary s where s.id = $1::int` };
   }
 
-  /** Inserts a plain order with its customer and timeline entry in one statement; the order as the entity would hold it. */
-  async insertPlainOrder(o: NewPlainOrder): Promise<Order> {
+  /** Inserts an order with its customer and timeline entry in one statement; the order as the entity would hold it. */
+  async insertOrder(o: NewOrder): Promise<Order> {
     const now = new Date();
     const rows = await this.run(this.createStatement, [
       o.environmentId,
@@ -302,6 +310,9 @@ export class OrderQueries {
       o.ipAddress,
       now,
       o.captureMethod,
+      o.paymentLink?.id ?? null,
+      o.frequency?.id ?? null,
+      o.numberOfPayments ?? null,
     ]);
     const row = rows[0];
     if (!row) throw new Error('order create: no row returned');
@@ -336,9 +347,9 @@ export class OrderQueries {
       paymentMethod: null,
       paymentResponseCode: CREATED_RESPONSE_CODE,
       paymentResponseMessage: CREATED_RESPONSE_MESSAGE,
-      paymentLink: null,
-      frequency: null,
-      numberOfPayments: null,
+      paymentLink: o.paymentLink ?? null,
+      frequency: o.frequency ?? null,
+      numberOfPayments: o.numberOfPayments ?? null,
       recurringPaymentId: null,
       recurringPaymentReference: null,
       ipAddress: o.ipAddress,

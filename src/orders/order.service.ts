@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { requiredField, unsupported, validationError } from '../shared/errors';
 import { amountError, currencyOf, parseAmount } from '../shared/money';
 import { requireSupportedCountry } from '../shared/countries';
@@ -8,7 +8,6 @@ import { isEmail, isHttpUrl } from '../shared/validation';
 import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
-import { AppEnvironment } from '../merchants/app-environment.entity';
 import { Subsidiary } from '../merchants/subsidiary.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { Frequency } from '../links/frequency.entity';
@@ -17,12 +16,12 @@ import { MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
 import { readCaptureMethod } from '../links/capture-method';
 import { checkOrderOnLink, subscriptionTermsOnly, type SubscriptionTerms } from '../links/link-usage';
 import type { FeeService } from '../fees/fee.service';
-import { ORDER_CREATED_EVENT, orderNotFound, OrderStatus } from './order-status';
-import { Customer } from './customer.entity';
+import { orderNotFound } from './order-status';
 import { Order } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { OrderQueries, type ExecuteSql, type OrderStatusRead } from './order.queries';
+import { OrderLinkReads } from './order-link-reads';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import type { ReadRouting } from '../db/read-routing';
@@ -50,11 +49,6 @@ export interface CreateOrderInput {
   captureMethod?: string | null;
 }
 
-/** Where an order's history is written (the timeline service): orders record, the timeline owns the entries. */
-export interface OrderTimeline {
-  record(em: EntityManager, order: Order, event: string, source: 'system', description: string): unknown;
-}
-
 /** An order with everything its read models need, loaded in a bounded number of queries. */
 export interface OrderAggregate {
   order: Order;
@@ -73,18 +67,19 @@ export interface OrderCreated {
 
 export class OrderService {
   private readonly queries: OrderQueries;
+  private readonly linkReads: OrderLinkReads;
   private readonly subsidiaries?: ScopedCache<Subsidiary>;
   /** Order lists and dashboard figures at scale (plain SQL on the list indexes and the summary table). */
   readonly lists: OrderLists;
 
   constructor(
-    private readonly orm: MikroORM,
+    orm: MikroORM,
     private readonly fees: FeeService,
-    private readonly timeline: OrderTimeline,
     reads: ReadRouting,
     caches?: TenantCaches,
   ) {
     this.queries = new OrderQueries(orm);
+    this.linkReads = new OrderLinkReads(orm);
     this.subsidiaries = caches?.create<Subsidiary>();
     this.lists = new OrderLists(orm, reads);
   }
@@ -195,99 +190,55 @@ export class OrderService {
       totalChargedAmount: quote.totalChargedAmount,
     };
 
-    if (paymentLinkId === null) {
-      // A plain order: customer, order and timeline entry in one statement (OrderQueries).
-      try {
-        const [order, subsidiary] = await Promise.all([
-          this.queries.insertPlainOrder({
-            environmentId: tenant.environmentId,
-            email,
-            firstName,
-            lastName,
-            mobile,
-            country,
-            reference,
-            processorReference: randomReference('PGW', 20),
-            paymentReference: randomReference('PAY', 20),
-            expiresAt: options.expiresAt ?? null,
-            ...priced,
-            narration: description,
-            redirectUrl,
-            ipAddress,
-            captureMethod: givenCaptureMethod ?? 'AUTOMATIC',
-          }),
-          this.subsidiaryOf(tenant.subsidiaryId),
-        ]);
-        return { order, subsidiary, payments: [], cards: [] };
-      } catch (err) {
-        if (isUniqueViolation(err, 'checkout_order_environment_reference_unique')) throw validationError('An order with this Reference already exists.');
-        throw err;
+    // An order on a link: the link read and checked by its rules first (one statement; two for a
+    // subscription, whose frequency is read too). No transaction: nothing is written before the
+    // order's own statement, and the link's foreign key holds the order to it.
+    let link: PaymentLink | null = null;
+    let terms: SubscriptionTerms | null = null;
+    let frequency: Frequency | null = null;
+    if (paymentLinkId !== null) {
+      link = await this.linkReads.linkOf(tenant.environmentId, paymentLinkId);
+      if (!link) throw linkNotFound();
+      // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
+      terms = checkOrderOnLink(link, { currency, amount, frequencyId, numberOfPayments });
+      // The link decides when its orders' money is taken, however the order is made.
+      if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
+        throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
+      }
+      if (terms) {
+        frequency = await this.linkReads.activeFrequency(terms.frequencyId);
+        if (!frequency) throw unsupported('FrequencyId');
       }
     }
 
+    // Customer, order and timeline entry in one statement (OrderQueries).
     try {
-      return await this.orm.em.fork().transactional(async (em) => {
-        const environment = em.getReference(AppEnvironment, tenant.environmentId);
-        let link: PaymentLink | null = null;
-        let terms: SubscriptionTerms | null = null;
-        if (paymentLinkId !== null) {
-          link = await em.findOne(PaymentLink, { id: paymentLinkId, environment }, { populate: ['type'] });
-          if (!link) throw linkNotFound();
-          // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
-          terms = checkOrderOnLink(link, { currency, amount, frequencyId, numberOfPayments });
-          // The link decides when its orders' money is taken, however the order is made.
-          if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
-            throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
-          }
-        }
-        const frequency = terms ? await em.findOne(Frequency, { id: terms.frequencyId, isActive: true }) : null;
-        if (terms && !frequency) throw unsupported('FrequencyId');
-
-        // One customer per e-mail (unique in the database): concurrent creates meet here, and
-        // an existing customer is left exactly as it is.
-        await em.getConnection().execute(
-          `insert into customer (environment_id, email, first_name, last_name, mobile, country) values (?, ?, ?, ?, ?, ?)
-           on conflict (environment_id, email) do nothing`,
-          [tenant.environmentId, email, firstName, lastName, mobile, country],
-          'run',
-          em.getTransactionContext(),
-        );
-        const customer = await em.findOneOrFail(Customer, { environment, email });
-
-        const order = em.create(Order, {
-          environment,
+      const [order, subsidiary] = await Promise.all([
+        this.queries.insertOrder({
+          environmentId: tenant.environmentId,
+          email,
+          firstName,
+          lastName,
+          mobile,
+          country,
           reference,
           processorReference: randomReference('PGW', 20),
           paymentReference: randomReference('PAY', 20),
-          customer,
-          customerEmail: email,
-          customerFirstName: firstName,
-          customerLastName: lastName,
-          customerMobile: mobile,
-          customerCountry: country,
           expiresAt: options.expiresAt ?? null,
           ...priced,
-          statusId: OrderStatus.Initiated,
           narration: description,
           redirectUrl,
-          paymentResponseCode: '01',
-          paymentResponseMessage: 'Created order successfully',
-          paymentLink: link,
+          ipAddress,
           captureMethod: link?.captureMethod ?? givenCaptureMethod ?? 'AUTOMATIC',
+          paymentLink: link,
           frequency,
           numberOfPayments: terms?.numberOfPayments ?? null,
-          ipAddress,
-          version: 1,
-        });
-        this.timeline.record(em, order, ORDER_CREATED_EVENT, 'system', 'Order created');
-        await em.flush();
-        const subsidiary = await em.findOneOrFail(Subsidiary, { id: tenant.subsidiaryId });
-        return { order, subsidiary, payments: [], cards: [] };
-      });
+        }),
+        this.subsidiaryOf(tenant.subsidiaryId),
+      ]);
+      return { order, subsidiary, payments: [], cards: [] };
     } catch (err) {
-      if (err instanceof UniqueConstraintViolationException && /checkout_order_environment_reference_unique/.test(err.message)) {
-        throw validationError('An order with this Reference already exists.');
-      }
+      if (isUniqueViolation(err, 'checkout_order_environment_reference_unique')) throw validationError('An order with this Reference already exists.');
       throw err;
     }
   }

@@ -92,6 +92,30 @@ describe('statements sent to PostgreSQL by the money path', () => {
     expectExactly(count, PAY);
   });
 
+  it('creates an order on a payment link in 2 statements and no transaction block: the link read, then the order written as a plain one is', async () => {
+    const createLink = async (body: Record<string, unknown>) =>
+      (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: m.keys.test.privateKey,
+          body: { Description: 'd', AuthOption: 'NOAUTH', ...body },
+        })
+      ).body.data.paymentLink;
+    const link = await createLink({ Name: 'Budget link for creates', PaymentType: 'MC' });
+    await createOrder(link.id); // warm: caches filled, statements prepared
+    const LINK_READ =
+      /^select .* from payment_link l join payment_link_type t on t\.id = l\.type_id\s+where l\.id = \$1::int and l\.environment_id = \$2::int$/s;
+    const ORDER_WRITE = /^with existing as \(/;
+    expectExactly(await countStatements(t.service, () => createOrder(link.id)), { statements: [LINK_READ, ORDER_WRITE], transactions: 1 });
+    // A subscription link's orders also read their frequency: 3.
+    const subscription = await createLink({ Name: 'Budget subscription', PaymentType: 'SUB', Amount: 1500, FrequencyId: 3, NumberOfPayments: 4 });
+    await createOrder(subscription.id);
+    const FREQUENCY_READ = /^select .* from frequency f where f\.id = \$1::int and f\.is_active$/s;
+    expectExactly(await countStatements(t.service, () => createOrder(subscription.id)), {
+      statements: [LINK_READ, FREQUENCY_READ, ORDER_WRITE],
+      transactions: 1,
+    });
+  });
+
   it('reads nothing on a second connection while its transactions are open, even with every tenant cache cold', async () => {
     // TENANT_CACHE_TTL_MS=0: no per-instance cache, so fee settings, merchant record, webhook URL
     // are read on every pay. Read inside a transaction, each must use that transaction's own
