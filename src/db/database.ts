@@ -27,7 +27,13 @@ type Connection = { clientUrl: string } | { host: string; port: number; user: st
  * left idle that long inside a transaction, so a transaction leaked by a fault cannot hold its
  * row locks (an order's, a link's) and stall every payment behind them for good.
  */
-export function ormOptions(connection: Connection, poolSize: number, entities: EntityList, idleInTransactionMs = 0): Options<PostgreSqlDriver> {
+export function ormOptions(
+  connection: Connection,
+  poolSize: number,
+  entities: EntityList,
+  idleInTransactionMs = 0,
+  embedded = false,
+): Options<PostgreSqlDriver> {
   return {
     driver: PostgreSqlDriver,
     ...connection,
@@ -42,7 +48,7 @@ export function ormOptions(connection: Connection, poolSize: number, entities: E
       silent: true,
       snapshot: false,
     },
-    pool: { min: 0, max: poolSize },
+    pool: { min: 0, max: poolSize, ...(embedded ? { afterCreate: forgetPreparedStatements } : {}) },
     // A server that does not answer a connection attempt (host down, packets dropped) fails it
     // within 10 s instead of the operating system's minutes: requests fail (503), readiness says so.
     // The query builder's own warnings ("Connection Error: …") would be unstructured console
@@ -58,6 +64,20 @@ export function ormOptions(connection: Connection, poolSize: number, entities: E
     // Money columns stay strings end to end: never a float.
     ignoreUndefinedInQuery: true,
   };
+}
+
+/**
+ * The embedded database is one PostgreSQL session whatever the connections to its socket: a
+ * statement prepared through a connection that is gone stays prepared in it. The pg driver of a
+ * new connection knows of none and would prepare each named statement again, which the session
+ * refuses for good ("prepared statement already exists"): so a new connection starts by
+ * forgetting them all.
+ */
+function forgetPreparedStatements(
+  connection: { query(sql: string, done: (err: Error | null) => void): void },
+  done: (err: Error | null, c: unknown) => void,
+): void {
+  connection.query('deallocate all', (err) => done(err, connection));
 }
 
 /**
@@ -80,7 +100,7 @@ export async function openDatabaseWith(entities: EntityList, config: Config, opt
   }
   try {
     // The embedded database is one session of this process: nothing to guard against there.
-    const orm = await MikroORM.init(ormOptions(connection, poolSize, entities, embedded ? 0 : config.databaseIdleInTransactionMs));
+    const orm = await MikroORM.init(ormOptions(connection, poolSize, entities, embedded ? 0 : config.databaseIdleInTransactionMs, embedded !== undefined));
     if (options.migrate ?? config.migrateOnStart) {
       await orm.getMigrator().up();
     }

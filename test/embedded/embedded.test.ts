@@ -102,4 +102,66 @@ describe('embedded database (PGlite)', () => {
       await service.close();
     }
   }, 120_000);
+
+  it('runs its prepared statements again after its one connection to the database is replaced', async () => {
+    const { service, baseUrl } = await start();
+    try {
+      const created = await graphql(
+        baseUrl,
+        `
+          mutation {
+            createMerchant(input: { name: "Reconnect Ltd", country: "GH", supportEmail: "r@r.test", feeBearer: MERCHANT }) {
+              keys {
+                test {
+                  publicKey
+                  privateKey
+                  encryptionKey
+                }
+              }
+            }
+          }
+        `,
+        {},
+        { 'x-admin-token': TEST_ADMIN_TOKEN },
+      );
+      const { publicKey, privateKey, encryptionKey } = created.body.data.createMerchant.keys.test;
+      const link = (
+        await request(baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: privateKey,
+          body: { Name: 'Reconnect link', Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH', Currency: 'GHS' },
+        })
+      ).body.data.paymentLink;
+      let n = 0;
+      // An order on the link, a plain one, and both read back: each a named prepared statement.
+      const round = async () => {
+        const answers = [];
+        for (const paymentLinkId of [link.id, undefined]) {
+          const reference = `RECONNECT-${Date.now()}-${(n += 1)}`;
+          const order = await postEncrypted(baseUrl, '/checkout/order/create', publicKey, encryptionKey, {
+            customer: { firstname: 'Kofi', lastname: 'Mensah', mobile: '+233201234567', country: 'GH', email: 'kofi@example.test' },
+            order: { amount: 250, reference, description: 'Reconnect', currency: 'GHS' },
+            payment: { RedirectUrl: 'https://m.test/back', ...(paymentLinkId ? { PaymentLinkId: paymentLinkId } : {}) },
+          });
+          const verify = await request(baseUrl, 'POST', '/checkout/order/verify', { apiKey: privateKey, body: { reference } });
+          const status = await postEncrypted(baseUrl, '/checkout/order/status', publicKey, encryptionKey, { reference });
+          answers.push([order.status, order.body.statusCode, verify.status, status.status]);
+        }
+        return answers;
+      };
+      const ok = [
+        [200, '01', 200, 200],
+        [200, '01', 200, 200],
+      ];
+      expect(await round()).toEqual(ok);
+      // The pool's one connection goes (as after a socket error); the next request opens another to the same session.
+      type KnexClient = { acquireConnection(): Promise<{ end(): Promise<void> }>; releaseConnection(c: unknown): Promise<void> };
+      const knex = service.runtime.db.orm.em.getConnection().getKnex().client as unknown as KnexClient;
+      const connection = await knex.acquireConnection();
+      await connection.end();
+      await knex.releaseConnection(connection);
+      expect(await round()).toEqual(ok);
+    } finally {
+      await service.close();
+    }
+  }, 120_000);
 });
