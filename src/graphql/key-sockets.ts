@@ -12,6 +12,8 @@ const CHECKS_AT_ONCE = 4;
  * authenticate again (4500, an internal error, would end their retries).
  */
 export const TRY_AGAIN_LATER = 1013;
+/** The reason sent with it when an api-key or session could not be checked (the database failed or was too slow). */
+export const UNCHECKED_KEY_REASON = 'Try again later: the api-key or session could not be checked';
 
 interface TrackedSocket {
   apiKey: string;
@@ -104,15 +106,16 @@ export class KeySockets {
       else byKey.set(socket.apiKey, [socket]);
     }
     const queue = [...byKey];
+    let taken = 0;
     const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        const [apiKey, sharing] = next;
+      while (taken < queue.length) {
+        const [apiKey, sharing] = queue[taken++]!;
         let works: boolean;
         try {
           works = await within(this.stillWorks(apiKey), this.checkTimeoutMs, 'checking the api-key of a GraphQL WebSocket');
         } catch (err) {
           this.log.error({ err, sockets: sharing.length }, 'checking the api-key of a GraphQL WebSocket failed; its sockets are closed');
-          for (const socket of sharing) socket.close(TRY_AGAIN_LATER, 'Try again later: the api-key or session could not be checked');
+          for (const socket of sharing) socket.close(TRY_AGAIN_LATER, UNCHECKED_KEY_REASON);
           continue;
         }
         if (!works) for (const socket of sharing) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');

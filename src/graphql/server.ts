@@ -13,7 +13,7 @@ import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
-import { KeySockets, TRY_AGAIN_LATER } from './key-sockets';
+import { KeySockets, TRY_AGAIN_LATER, UNCHECKED_KEY_REASON } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { compiledExecutionGateway } from './compiled-execution';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
@@ -249,7 +249,7 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         // The database failed, not the key: 1013 "Try Again Later", after which graphql-ws clients
         // reconnect (an error thrown here would close with 4500, which ends their retries for good).
         socket.extra.request.log.error({ err }, 'authenticating a GraphQL WebSocket failed; the client is told to try again later');
-        socket.extra.socket.close(TRY_AGAIN_LATER, 'Try again later: the api-key or session could not be checked');
+        socket.extra.socket.close(TRY_AGAIN_LATER, UNCHECKED_KEY_REASON);
         return false;
       }
       const ws = socket.extra.socket;
