@@ -11,7 +11,7 @@ import { Order } from './order.entity';
 import { ORDER_CREATED_EVENT, OrderStatus } from './order-status';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
-import { Frequency } from '../links/frequency.entity';
+import type { Frequency } from '../links/frequency.entity';
 import type { CaptureMethod } from '../links/capture-method';
 
 /** What an order is created with, all validated (on a payment link: the link as read and checked, and a subscription's terms). */
@@ -37,7 +37,7 @@ export interface NewOrder {
   redirectUrl: string;
   ipAddress: string | null;
   captureMethod: CaptureMethod;
-  /** An order on a payment link: the link (with its type) as `linkOf` read it, checked by its rules. */
+  /** An order on a payment link: the link (with its type) as OrderLinkReads read it, checked by its rules. */
   paymentLink?: PaymentLink | null;
   /** A subscription's terms (orders on a SUB link). */
   frequency?: Frequency | null;
@@ -211,9 +211,6 @@ export class OrderQueries {
   private readonly wide: AggregateMappers;
   private readonly details: AggregateMappers;
   private readonly detailsStatement: PreparedStatement;
-  private readonly frequency: EntityRowMapper<Frequency>;
-  private readonly linkStatement: PreparedStatement;
-  private readonly frequencyStatement: PreparedStatement;
   private readonly run: RunSql;
 
   constructor(orm: MikroORM) {
@@ -225,20 +222,6 @@ export class OrderQueries {
     this.payment = new EntityRowMapper(orm, OrderPayment, 'p');
     this.card = new EntityRowMapper(orm, CardDetail, 'd');
     this.subsidiary = new EntityRowMapper(orm, Subsidiary, 's');
-    this.frequency = new EntityRowMapper(orm, Frequency, 'f');
-
-    // What an order create on a payment link reads before its one write: the link with its type
-    // (for the link's rules), and a subscription's frequency.
-    this.linkStatement = {
-      name: 'pgw_order_link_v1',
-      text: `select ${this.link.selectList}, ${this.linkType.selectList}
-               from payment_link l join payment_link_type t on t.id = l.type_id
-              where l.id = $1::int and l.environment_id = $2::int`,
-    };
-    this.frequencyStatement = {
-      name: 'pgw_order_frequency_v1',
-      text: `select ${this.frequency.selectList} from frequency f where f.id = $1::int and f.is_active`,
-    };
 
     // One customer per e-mail and environment (unique in the database). An existing one is
     // used as it is; a new one is inserted; when a concurrent create inserts the same e-mail
@@ -378,21 +361,6 @@ export class OrderQueries {
       updatedAt: now,
     };
     return order as Order;
-  }
-
-  /** The environment's link `id` with its type; null when the environment has no such link. */
-  async linkOf(environmentId: number, id: number): Promise<PaymentLink | null> {
-    const [row] = await this.run(this.linkStatement, [id, environmentId]);
-    if (!row) return null;
-    const link = this.link.map(row)!;
-    link.type = this.linkType.map(row)!;
-    return link;
-  }
-
-  /** An active charge frequency; null when `id` is none or no longer offered. */
-  async activeFrequency(id: number): Promise<Frequency | null> {
-    const [row] = await this.run(this.frequencyStatement, [id]);
-    return row ? this.frequency.map(row) : null;
   }
 
   /** The order of (environment, reference) with its customer, link and type, payments and cards (by id); null when there is none. */

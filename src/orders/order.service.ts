@@ -21,6 +21,7 @@ import { Order } from './order.entity';
 import { OrderPayment } from './order-payment.entity';
 import { CardDetail } from './card-detail.entity';
 import { OrderQueries, type ExecuteSql, type OrderStatusRead } from './order.queries';
+import { OrderLinkReads } from './order-link-reads';
 import { isUniqueViolation, type Counted } from '../db/sql';
 import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 import type { ReadRouting } from '../db/read-routing';
@@ -66,6 +67,7 @@ export interface OrderCreated {
 
 export class OrderService {
   private readonly queries: OrderQueries;
+  private readonly linkReads: OrderLinkReads;
   private readonly subsidiaries?: ScopedCache<Subsidiary>;
   /** Order lists and dashboard figures at scale (plain SQL on the list indexes and the summary table). */
   readonly lists: OrderLists;
@@ -77,6 +79,7 @@ export class OrderService {
     caches?: TenantCaches,
   ) {
     this.queries = new OrderQueries(orm);
+    this.linkReads = new OrderLinkReads(orm);
     this.subsidiaries = caches?.create<Subsidiary>();
     this.lists = new OrderLists(orm, reads);
   }
@@ -194,7 +197,7 @@ export class OrderService {
     let terms: SubscriptionTerms | null = null;
     let frequency: Frequency | null = null;
     if (paymentLinkId !== null) {
-      link = await this.queries.linkOf(tenant.environmentId, paymentLinkId);
+      link = await this.linkReads.linkOf(tenant.environmentId, paymentLinkId);
       if (!link) throw linkNotFound();
       // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
       terms = checkOrderOnLink(link, { currency, amount, frequencyId, numberOfPayments });
@@ -203,7 +206,7 @@ export class OrderService {
         throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
       }
       if (terms) {
-        frequency = await this.queries.activeFrequency(terms.frequencyId);
+        frequency = await this.linkReads.activeFrequency(terms.frequencyId);
         if (!frequency) throw unsupported('FrequencyId');
       }
     }

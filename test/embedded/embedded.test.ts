@@ -24,30 +24,6 @@ describe('embedded database (PGlite)', () => {
     return { service, baseUrl: `http://127.0.0.1:${address.port}` };
   }
 
-  /** A merchant made through the admin's GraphQL mutation: its test keys. */
-  async function createMerchant(baseUrl: string, name: string): Promise<{ publicKey: string; privateKey: string; encryptionKey: string }> {
-    const created = await graphql(
-      baseUrl,
-      `
-        mutation ($name: String!) {
-          createMerchant(input: { name: $name, country: "GH", supportEmail: "e@e.test", feeBearer: MERCHANT }) {
-            keys {
-              test {
-                publicKey
-                privateKey
-                encryptionKey
-              }
-            }
-          }
-        }
-      `,
-      { name },
-      { 'x-admin-token': TEST_ADMIN_TOKEN },
-    );
-    expect(created.body.errors).toBeUndefined();
-    return created.body.data.createMerchant.keys.test;
-  }
-
   it('migrates, serves, keeps data across a restart, and locks its DATA_DIR', async () => {
     let { service, baseUrl } = await start();
     expect(service.runtime.db.mode).toBe('embedded');
@@ -58,7 +34,29 @@ describe('embedded database (PGlite)', () => {
     // A second process on the same files is refused while the server holds them.
     await expect(startEmbeddedDatabase(dataDir)).rejects.toBeInstanceOf(DataDirInUseError);
 
-    const { publicKey, privateKey, encryptionKey } = await createMerchant(baseUrl, 'Embedded Ltd');
+    const created = await graphql(
+      baseUrl,
+      `
+        mutation {
+          createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test", feeBearer: MERCHANT }) {
+            subsidiary {
+              id
+            }
+            keys {
+              test {
+                publicKey
+                privateKey
+                encryptionKey
+              }
+            }
+          }
+        }
+      `,
+      {},
+      { 'x-admin-token': TEST_ADMIN_TOKEN },
+    );
+    expect(created.body.errors).toBeUndefined();
+    const { publicKey, privateKey, encryptionKey } = created.body.data.createMerchant.keys.test;
     await service.close();
 
     ({ service, baseUrl } = await start());
@@ -108,7 +106,25 @@ describe('embedded database (PGlite)', () => {
   it('runs its prepared statements again after its one connection to the database is replaced', async () => {
     const { service, baseUrl } = await start();
     try {
-      const { publicKey, privateKey, encryptionKey } = await createMerchant(baseUrl, 'Reconnect Ltd');
+      const created = await graphql(
+        baseUrl,
+        `
+          mutation {
+            createMerchant(input: { name: "Reconnect Ltd", country: "GH", supportEmail: "r@r.test", feeBearer: MERCHANT }) {
+              keys {
+                test {
+                  publicKey
+                  privateKey
+                  encryptionKey
+                }
+              }
+            }
+          }
+        `,
+        {},
+        { 'x-admin-token': TEST_ADMIN_TOKEN },
+      );
+      const { publicKey, privateKey, encryptionKey } = created.body.data.createMerchant.keys.test;
       const link = (
         await request(baseUrl, 'POST', '/checkout/links/create', {
           apiKey: privateKey,
