@@ -107,6 +107,8 @@ describe('dashboard refunds in Chromium', () => {
     await page.getByRole('button', { name: 'Confirm refund' }).dblclick();
     await page.getByRole('status').getByText('Refunded NGN 1,000.00 to the customer.').waitFor();
     expect((await orderOf(reference)).refunds).toEqual([{ amount: '1000.00', status: 'SUCCEEDED', reason: null }]);
+    // The status line can come before the order's refund table is drawn again: wait for its row, then count.
+    await page.locator('tr.refund').first().waitFor();
     expect(await page.locator('tr.refund').count()).toBe(1);
     // Nothing is left: no "Refund" any more.
     expect(await total(page, 'amount-refundable').textContent()).toBe('NGN 0.00');
