@@ -33,6 +33,32 @@ export interface OutboxRow {
   notification: string | null;
 }
 
+/** An after-sale event of an order, as its writer gives it. */
+export interface OrderEventInput {
+  environmentId: number;
+  orderId: number;
+  notify: 'refund' | 'dispute';
+  notifyType: string;
+  data: unknown;
+}
+
+/** An after-sale event as it is to be written: the event, its delivery (when `url`), the wake-up NOTIFY (when `notification`). */
+export interface OrderEventRow {
+  eventId: string;
+  environmentId: number;
+  orderId: number;
+  notify: 'refund' | 'dispute';
+  notifyType: string;
+  /** The frozen webhook body, as JSON text. */
+  payload: string;
+  createdAt: Date;
+  url: string | null;
+  destination: string | null;
+  nextAttemptAt: Date;
+  notifyChannel: string | null;
+  notification: string | null;
+}
+
 /** A delivery as written, with the event it delivers (what the delivery log shows). */
 export interface RecordedDelivery {
   id: string;
@@ -215,14 +241,42 @@ export class OutboxService {
    * reaches no status subscriber. Returns whether a delivery was written (the caller wakes this
    * instance's dispatcher after commit).
    */
-  async recordOrderEvent(
-    em: EntityManager,
-    event: { environmentId: number; orderId: number; notify: 'refund' | 'dispute'; notifyType: string; data: unknown },
-  ): Promise<boolean> {
+  async recordOrderEvent(em: EntityManager, event: OrderEventInput): Promise<boolean> {
     if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
     const connection = em.getConnection();
     const trx = em.getTransactionContext();
     const execute: Execute = (sql, params) => connection.execute(sql, params, 'all', trx);
+    const row = await this.composeOrderEvent(execute, event);
+    await execute(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, ?, ?, ?, 0, ?::json, ?) returning id
+       )
+       insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean`,
+      [
+        row.eventId,
+        row.environmentId,
+        row.orderId,
+        row.notify,
+        row.notifyType,
+        row.payload,
+        row.createdAt,
+        row.url,
+        row.destination,
+        row.nextAttemptAt,
+        row.url !== null,
+      ],
+    );
+    if (row.notification !== null) await execute('select pg_notify(?, ?)', [row.notifyChannel, row.notification]);
+    return row.url !== null;
+  }
+
+  /**
+   * An after-sale event as it is to be written (see recordOrderEvent; a caller writing plain SQL
+   * writes it in its own statement): the frozen body, the webhook URL, and the wake-up NOTIFY text
+   * (null when there is no delivery to wake for, or no NOTIFY channel).
+   */
+  async composeOrderEvent(execute: Execute, event: OrderEventInput): Promise<OrderEventRow> {
     const eventId = randomUUID();
     const payload = {
       notify: event.notify,
@@ -232,28 +286,20 @@ export class OutboxService {
       data: event.data,
     };
     const url = await this.endpointUrl(execute, event.environmentId);
-    await execute(
-      `with event as (
-         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-         values (?, ?, ?, ?, ?, 0, ?::json, ?) returning id
-       )
-       insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean`,
-      [
-        eventId,
-        event.environmentId,
-        event.orderId,
-        event.notify,
-        event.notifyType,
-        JSON.stringify(payload),
-        new Date(),
-        url,
-        url === null ? null : webhookDestination(url),
-        this.clock.now(),
-        url !== null,
-      ],
-    );
-    if (url !== null) await this.notify(execute, { kind: 'wake' });
-    return url !== null;
+    return {
+      eventId,
+      environmentId: event.environmentId,
+      orderId: event.orderId,
+      notify: event.notify,
+      notifyType: event.notifyType,
+      payload: JSON.stringify(payload),
+      createdAt: new Date(),
+      url,
+      destination: url === null ? null : webhookDestination(url),
+      nextAttemptAt: this.clock.now(),
+      notifyChannel: this.notifyChannel,
+      notification: url !== null && this.notifyChannel ? encodeNotification({ kind: 'wake' }) : null,
+    };
   }
 
   /**

@@ -78,23 +78,22 @@ export class AuditService {
 
   /** Appends an entry inside `em`'s transaction (or alone, when `em` has none). */
   async record(em: EntityManager, entry: AuditRecord): Promise<void> {
-    await em
-      .getConnection()
-      .execute(
-        `insert into audit_entry (at, subsidiary_id, action, actor_type, actor_label, target, ip, environment) values (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          this.clock.now(),
-          entry.subsidiaryId,
-          entry.action,
-          entry.actor.type,
-          entry.actor.label,
-          entry.target ?? null,
-          entry.ip ?? null,
-          entry.environment ?? null,
-        ],
-        'run',
-        em.isInTransaction() ? em.getTransactionContext() : undefined,
-      );
+    const trx = em.isInTransaction() ? em.getTransactionContext() : undefined;
+    await this.recordWith((sql, params) => em.getConnection().execute(sql, params, 'run', trx), entry);
+  }
+
+  /** Appends an entry with `execute` (a statement of the caller's transaction: plain SQL, `?` placeholders). */
+  async recordWith(execute: (sql: string, params: unknown[]) => Promise<unknown>, entry: AuditRecord): Promise<void> {
+    await execute(`insert into audit_entry (at, subsidiary_id, action, actor_type, actor_label, target, ip, environment) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
+      this.clock.now(),
+      entry.subsidiaryId,
+      entry.action,
+      entry.actor.type,
+      entry.actor.label,
+      entry.target ?? null,
+      entry.ip ?? null,
+      entry.environment ?? null,
+    ]);
   }
 
   /** An entry for a change the tenant made in its environment. */
