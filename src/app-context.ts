@@ -188,7 +188,7 @@ export function createServices(
     recurring,
     audit,
   );
-  const refunds = new RefundService(orm, processors, timeline, outbox, audit, wake);
+  const refunds = new RefundService(orm, processors, outbox, audit, wake);
   const disputeSteps = new DisputeSteps(timeline, outbox);
   return {
     auth: new AuthService(orm, clock, tenantCaches),

@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { LockMode } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { isUniqueViolation, sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
 import { formatMoney, Money } from '../shared/money';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
-import { AuditActions, type AuditService } from '../merchants/audit/audit.service';
+import { AuditActions, auditEntryFor, type AuditService } from '../merchants/audit/audit.service';
 import { Order } from '../orders/order.entity';
-import { OrderStatus, orderNotFound } from '../orders/order-status';
-import { OrderPayment } from '../orders/order-payment.entity';
-import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
+import { OrderStatus, orderNotFound, type OrderStatusId } from '../orders/order-status';
+import { TimelineEvents } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
-import { newRefundStatus, OPEN_DISPUTE_STATUSES, REFUNDABLE_ORDER_STATUSES } from './payment-state';
-import { Dispute } from './dispute.entity';
+import { newRefundStatus, REFUNDABLE_ORDER_STATUSES } from './payment-state';
 import { notAvailableInLiveMode, processorCallClock, processorFor, type PaymentProcessors, type RefundRequest, type RefundResult } from './processor';
-import { orderBalance } from './order-balance';
 import { Refund } from './refund.entity';
 import { refundView, type RefundView } from './refund-view';
-import { RefundSettlement } from './refund-settlement';
+import { RefundSettlement, type RefundToSettle } from './refund-settlement';
+import { RefundQueries } from './refund.queries';
 import { idempotencyKeyReused, readRefundInput, refundAmountInvalid, refundNotAllowed, type RefundOrderInput, type RefundRequestInput } from './refund-input';
 
 export interface RefundServiceOptions {
@@ -48,7 +46,7 @@ const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
 const DEFAULT_RECONCILE_GRACE_MS = 5_000;
 const IDEMPOTENCY_CONSTRAINT = 'refund_environment_idempotency_key_unique';
 
-type Recorded = { kind: 'earlier'; view: RefundView } | { kind: 'call'; refundId: string; request: RefundRequest };
+type Recorded = { kind: 'earlier'; view: RefundView } | { kind: 'call'; recorded: RefundToSettle; request: RefundRequest };
 
 /**
  * Refunds of paid orders: the rules (the order Successful, the amount within its balance, the
@@ -61,6 +59,9 @@ type Recorded = { kind: 'earlier'; view: RefundView } | { kind: 'call'; refundId
  */
 export class RefundService {
   private readonly settlement: RefundSettlement;
+  private readonly queries: RefundQueries;
+  private readonly run: RunSql;
+  private readonly transaction: SqlTransaction;
   private readonly processorDeadlineMs: number;
   private readonly reconcileGraceMs: number;
   /** Hears a processor call that failed (the refund stays PENDING until reconciled); set by the composition root to log it. */
@@ -69,13 +70,15 @@ export class RefundService {
   constructor(
     private readonly orm: MikroORM,
     private readonly processors: PaymentProcessors,
-    private readonly timeline: TimelineService,
     outbox: OutboxService,
     private readonly audit: AuditService,
     wakeWebhooks: () => void,
     options: RefundServiceOptions = {},
   ) {
-    this.settlement = new RefundSettlement(orm, timeline, outbox, wakeWebhooks);
+    this.queries = new RefundQueries(orm);
+    this.run = sqlRunner(orm);
+    this.transaction = sqlTransactions(orm);
+    this.settlement = new RefundSettlement(orm, this.queries, outbox, wakeWebhooks);
     this.processorDeadlineMs = options.processorDeadlineMs ?? DEFAULT_PROCESSOR_DEADLINE_MS;
     this.reconcileGraceMs = options.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS;
   }
@@ -99,10 +102,11 @@ export class RefundService {
       result = await processor.refund(recorded.request);
     } catch (err) {
       // The processor may or may not have it: the refund stays PENDING, settled later from its record.
-      this.onFault(err, recorded.refundId);
-      return this.view(recorded.refundId);
+      const { refund, orderReference } = recorded.recorded;
+      this.onFault(err, refund.id);
+      return refundView(refund, orderReference);
     }
-    return (await this.settlement.settle(recorded.refundId, result, 'processor')).view;
+    return (await this.settlement.settle(recorded.recorded.refund.id, result, 'processor', recorded.recorded)).view;
   }
 
   /** The order's refunds, oldest first, how much of them SUCCEEDED, and how much a refund may still take. */
@@ -111,8 +115,9 @@ export class RefundService {
     const em = this.orm.em.fork();
     const refunds = await em.find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     const amountRefunded = refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum.plus(r.amount), new Money(0));
-    const order = await em.findOne(Order, { environment: tenant.environmentId, reference });
-    const refundable = order && (await refundRefusal(em, order)) === null ? await orderBalance(em, order.id) : new Money(0);
+    const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { fields: ['id', 'statusId'] });
+    const standing = order ? await this.queries.standing(this.run, { id: order.id, environmentId: tenant.environmentId }, OrderStatus.Successful) : null;
+    const refundable = order && standing && refundRefusal(order.statusId, standing.openDisputes) === null ? standing.balance : new Money(0);
     return {
       refunds: refunds.map((r) => refundView(r, reference)),
       amountRefunded: amountRefunded.toFixed(2),
@@ -159,73 +164,69 @@ export class RefundService {
     return settled;
   }
 
-  /** Step 1: the refund checked and recorded PENDING (or the earlier refund of the same key), committed. */
+  /**
+   * Step 1: the refund checked and recorded PENDING (or the earlier refund of the same key),
+   * committed: the order locked (with the key's earlier refund), what decides the refund read
+   * after the lock, the refund and its timeline entry written, the audit entry.
+   */
   private async record(tenant: Tenant, input: RefundRequestInput): Promise<Recorded> {
     try {
-      return await this.orm.em.fork().transactional((em) => this.recordIn(em, tenant, input));
+      return await this.transaction((run) => this.recordIn(run, tenant, input));
     } catch (err) {
       // The same key used at the same moment on another order: the other request's refund won.
-      if (!(err instanceof UniqueConstraintViolationException) || !err.message.includes(IDEMPOTENCY_CONSTRAINT)) throw err;
-      const em = this.orm.em.fork();
-      const earlier = await em.findOneOrFail(Refund, { environment: tenant.environmentId, idempotencyKey: input.idempotencyKey }, { populate: ['order'] });
-      return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
+      if (!isUniqueViolation(err, IDEMPOTENCY_CONSTRAINT)) throw err;
+      const earlier = await this.queries.byKey(this.run, tenant.environmentId, input.idempotencyKey!);
+      return { kind: 'earlier', view: sameRequestOrRefuse(earlier!.refund, earlier!.orderReference, input) };
     }
   }
 
-  private async recordIn(em: EntityManager, tenant: Tenant, input: RefundRequestInput): Promise<Recorded> {
+  private async recordIn(run: RunSql, tenant: Tenant, input: RefundRequestInput): Promise<Recorded> {
     // The order's row lock: concurrent refunds of one order are checked against the balance one at a time.
-    const order = await em.findOne(Order, { environment: tenant.environmentId, reference: input.reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const order = await this.queries.lockOrder(run, tenant.environmentId, input.reference);
     if (!order) throw orderNotFound();
-    if (input.idempotencyKey !== null) {
-      const earlier = await em.findOne(Refund, { environment: tenant.environmentId, idempotencyKey: input.idempotencyKey }, { populate: ['order'] });
-      if (earlier) return { kind: 'earlier', view: sameRequestOrRefuse(earlier, earlier.order, input) };
-    }
-    const refusal = await refundRefusal(em, order);
+    // Read after the lock was granted: it sees every refund committed by those that held it (and the key's, if one of them used it).
+    const standing = await this.queries.standing(run, { id: order.id, environmentId: tenant.environmentId }, OrderStatus.Successful, input.idempotencyKey);
+    if (standing.earlier) return { kind: 'earlier', view: sameRequestOrRefuse(standing.earlier.refund, standing.earlier.orderReference, input) };
+    const refusal = refundRefusal(order.statusId, standing.openDisputes);
     if (refusal !== null) throw refundNotAllowed(refusal);
 
-    const balance = await orderBalance(em, order.id);
+    const { balance } = standing;
     const amount = input.amount ?? balance.toDecimalPlaces(2, Money.ROUND_DOWN);
     if (amount.lte(0)) throw refundAmountInvalid('Nothing is left to refund on this order.');
     if (amount.gt(balance)) throw refundAmountInvalid(`The amount must be at most the balance of the order, ${formatMoney(balance, order.currency)}.`);
 
-    const refund = em.create(Refund, {
-      id: randomUUID(),
-      order,
-      environment: order.environment,
+    const id = randomUUID();
+    const money = formatMoney(amount, order.currency);
+    const refund = await this.queries.insert(run, {
+      id,
+      orderId: order.id,
+      environmentId: tenant.environmentId,
       amount: amount.toFixed(2),
       currency: order.currency,
       status: newRefundStatus('refund_request'),
       reason: input.reason,
       idempotencyKey: input.idempotencyKey,
       requestedAmount: input.amount?.toFixed(2) ?? null,
+      at: new Date(),
+      entry: {
+        event: TimelineEvents.refundRequested,
+        description: `Refund of ${money} requested`,
+        metadata: { refundId: id, amount: amount.toFixed(2), currency: order.currency, reason: input.reason },
+      },
     });
-    const money = formatMoney(amount, order.currency);
-    this.timeline.record(em, order, TimelineEvents.refundRequested, 'merchant', `Refund of ${money} requested`, {
-      refundId: refund.id,
-      amount: amount.toFixed(2),
-      currency: order.currency,
-      reason: input.reason,
-    });
-    await em.flush();
-    await this.audit.recordFor(em, tenant, AuditActions.refundCreated, `refund ${refund.id} of order ${order.reference} for ${money}`);
-    // The payment refunded: the order's approved attempt, by the token the processor gave it.
-    const paid = await em.findOne(OrderPayment, { order, statusId: OrderStatus.Successful }, { orderBy: { id: 'desc' } });
+    await this.audit.recordWith(run, auditEntryFor(tenant, AuditActions.refundCreated, `refund ${id} of order ${order.reference} for ${money}`));
     return {
       kind: 'call',
-      refundId: refund.id,
+      recorded: { refund, orderReference: order.reference },
       request: {
-        paymentToken: paid?.processorToken ?? null,
+        // The payment refunded: the order's approved attempt, by the token the processor gave it.
+        paymentToken: standing.paymentToken,
         amount: amount.toFixed(2),
         currency: order.currency,
         reference: order.processorReference,
-        idempotencyKey: refund.id,
+        idempotencyKey: id,
       },
     };
-  }
-
-  private async view(refundId: string): Promise<RefundView> {
-    const refund = await this.orm.em.fork().findOneOrFail(Refund, { id: refundId }, { populate: ['order'] });
-    return refundView(refund, refund.order.reference);
   }
 }
 
@@ -234,17 +235,16 @@ export class RefundService {
  * request and the order's refundable amount follow. Only a Successful order is refunded, and not
  * while the cardholder's bank disputes the payment (the money is then the dispute's to settle).
  */
-async function refundRefusal(em: EntityManager, order: Order): Promise<string | null> {
-  if (!REFUNDABLE_ORDER_STATUSES.includes(order.statusId)) return 'Only a Successful order can be refunded.';
-  if ((await em.count(Dispute, { order, status: { $in: [...OPEN_DISPUTE_STATUSES] } })) > 0)
-    return 'A dispute of this order is open: it cannot be refunded until the dispute is decided.';
+function refundRefusal(statusId: OrderStatusId, openDisputes: number): string | null {
+  if (!REFUNDABLE_ORDER_STATUSES.includes(statusId)) return 'Only a Successful order can be refunded.';
+  if (openDisputes > 0) return 'A dispute of this order is open: it cannot be refunded until the dispute is decided.';
   return null;
 }
 
 /** An earlier refund of the same idempotency key: answered again when asked of the same order and amount, else refused. */
-function sameRequestOrRefuse(earlier: Refund, order: Order, input: RefundRequestInput): RefundView {
+function sameRequestOrRefuse(earlier: Refund, orderReference: string, input: RefundRequestInput): RefundView {
   const asked = earlier.requestedAmount === null ? null : new Money(earlier.requestedAmount);
   const sameAmount = asked === null ? input.amount === null : input.amount !== null && asked.eq(input.amount);
-  if (order.reference !== input.reference || !sameAmount) throw idempotencyKeyReused();
-  return refundView(earlier, order.reference);
+  if (orderReference !== input.reference || !sameAmount) throw idempotencyKeyReused();
+  return refundView(earlier, orderReference);
 }

@@ -53,6 +53,11 @@ export function auditOriginOf(tenant: Tenant): AuditOrigin {
   return { actor: auditActorOf(tenant), ip: tenant.ip ?? null };
 }
 
+/** The entry of a change the tenant made in its environment: who, from where, in which environment. */
+export function auditEntryFor(tenant: Tenant, action: AuditAction, target: string | null): AuditRecord {
+  return { ...auditOriginOf(tenant), action, subsidiaryId: tenant.subsidiaryId, environment: tenant.mode, target };
+}
+
 export interface AuditEntryView {
   id: string;
   at: Date;
@@ -98,7 +103,7 @@ export class AuditService {
 
   /** An entry for a change the tenant made in its environment. */
   recordFor(em: EntityManager, tenant: Tenant, action: AuditAction, target: string | null): Promise<void> {
-    return this.record(em, { ...auditOriginOf(tenant), action, subsidiaryId: tenant.subsidiaryId, environment: tenant.mode, target });
+    return this.record(em, auditEntryFor(tenant, action, target));
   }
 
   /**

@@ -115,6 +115,21 @@ describe('refunds', () => {
       ).toEqual([{ n: 1 }]);
     });
 
+    it('the same key sent ten times at once for the whole balance refunds once, and every request answers that refund', async () => {
+      const reference = await paid();
+      const key = `burst-${reference}`;
+      const answers = await Promise.all(Array.from({ length: 10 }, () => refund({ reference, idempotencyKey: key })));
+      expect(answers.map((a) => a.errors ?? null)).toEqual(Array(10).fill(null));
+      const ids = new Set(answers.map((a) => a.data.refundOrder.id));
+      expect(ids.size).toBe(1);
+      const order = await orderOf(reference);
+      expect(order.refunds).toHaveLength(1);
+      expect(order.amountRefunded).toBe(order.totalAmountCharged);
+      expect(await sql(`select count(*)::int as n from sandbox_authorization where kind = 'refund' and idempotency_key = ?`, [[...ids][0]])).toEqual([
+        { n: 1 },
+      ]);
+    });
+
     it('refuses a key used before with another amount or another order, and refunds nothing', async () => {
       const reference = await paid();
       const other = await paid();

@@ -1,5 +1,5 @@
 import { startTestService, type TestService } from '../../support/service';
-import { postEncrypted, request } from '../../support/http';
+import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import { countStatements, type StatementCount } from '../../support/statement-count';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -37,6 +37,25 @@ const PAY = { statements: [ATTEMPT_READ, ATTEMPT_WRITE, SETTLEMENT_WRITE], trans
 const THREE_DS_COMPLETION = {
   statements: [RESUME_READ, RESUME_WRITE, SETTLEMENT_WRITE, /^update "order_payment" set "returned_to_merchant_at"/],
   transactions: 3,
+};
+
+/**
+ * A refund: one transaction of the order locked, what decides the refund read after the lock
+ * (balance, open disputes, the payment's token, the key's earlier refund), the refund written with
+ * its timeline entry, the audit entry; then, after the processor call, its settlement in one
+ * statement guarded by the refund still being PENDING (with the timeline entry and the outbox event).
+ */
+const REFUND = {
+  statements: [
+    /^begin$/,
+    /^select o\.id, o\.reference, o\.status_id, o\.currency, o\.processor_reference from checkout_order o\s+where o\.environment_id = \$1::int and o\.reference = \$2::varchar for update$/,
+    /^select o\.total_charged_amount - /,
+    /^with written as \(\s*insert into refund as r/,
+    /^insert into audit_entry /,
+    /^commit$/,
+    /^with settled as \(\s*update refund set status = \$2::text[\s\S]*where id = \$1::uuid and status = 'PENDING'/,
+  ],
+  transactions: 2,
 };
 
 describe('statements sent to PostgreSQL by the money path', () => {
@@ -90,6 +109,34 @@ describe('statements sent to PostgreSQL by the money path', () => {
     expect(answer!.body).toMatchObject({ statusCode: '00', message: 'Order payment successful' });
     expect(count.processorStatements.length).toBeGreaterThan(0);
     expectExactly(count, PAY);
+  });
+
+  it("refunds a paid order in 5 statements and 2 transactions: the request's lock, read and writes, then the settlement's guarded write", async () => {
+    const link = (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.privateKey,
+        body: { Name: 'Budget link for refunds', Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
+      })
+    ).body.data.paymentLink;
+    const reference = await createOrder(link.id);
+    expect((await pay(reference)).body.statusCode).toBe('00');
+    const refund = async (amount: string) =>
+      (
+        await graphql(
+          t.baseUrl,
+          'mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status } }',
+          { input: { reference, amount } },
+          { 'api-key': m.keys.test.privateKey },
+        )
+      ).body;
+    expect((await refund('100')).data.refundOrder.status).toBe('SUCCEEDED'); // warm
+    let answer: Awaited<ReturnType<typeof refund>> | undefined;
+    const count = await countStatements(t.service, async () => {
+      answer = await refund('200');
+    });
+    expect(answer!.data.refundOrder).toMatchObject({ amount: '200.00', status: 'SUCCEEDED' });
+    expect(count.processorStatements.length).toBeGreaterThan(0);
+    expectExactly(count, REFUND);
   });
 
   it('creates an order on a payment link in 2 statements and no transaction block: the link read, then the order written as a plain one is', async () => {
