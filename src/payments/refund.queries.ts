@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { PreparedStatement, RunSql } from '../db/sql';
+import type { PreparedStatement, Row, RunSql } from '../db/sql';
 import { EntityRowMapper } from '../db/row-mapper';
 import { Money } from '../shared/money';
 import type { OrderStatusId } from '../orders/order-status';
@@ -227,7 +227,7 @@ export class RefundQueries {
     return Number(row?.settled ?? 0) === 1;
   }
 
-  private withOrder(rows: Array<Record<string, any>>): RefundOfOrder | null {
+  private withOrder(rows: Row[]): RefundOfOrder | null {
     const [row] = rows;
     return row ? { refund: this.refund.map(row)!, orderReference: row.r_order_reference } : null;
   }
