@@ -324,6 +324,30 @@ describe('refunds', () => {
       expect(entries.find((e) => e.event === 'refund.succeeded')?.metadata).toMatchObject({ refundId: pending.id, reconciled: true });
     });
 
+    it('reconciliations running at once settle a refund once: one timeline entry, one webhook event', async () => {
+      const reference = await paid();
+      const processor = sandbox();
+      const original = processor.refund;
+      processor.refund = async (request) => {
+        await original.call(processor, request);
+        throw new Error('connection reset by the acquirer');
+      };
+      let res;
+      try {
+        res = await refund({ reference, amount: '250' });
+      } finally {
+        processor.refund = original;
+      }
+      const { id } = res.data.refundOrder;
+      await age(id, 10);
+      const settled = await Promise.all(Array.from({ length: 4 }, () => reconcile()));
+      expect(settled.reduce((a, b) => a + b, 0)).toBe(1);
+      expect(await sql(`select count(*)::int as n from timeline_event where event = 'refund.succeeded' and metadata->>'refundId' = ?`, [id])).toEqual([
+        { n: 1 },
+      ]);
+      expect(await sql(`select count(*)::int as n from outbox_event where notify = 'refund' and payload->'data'->>'id' = ?`, [id])).toEqual([{ n: 1 }]);
+    });
+
     it('a call that never reached the processor fails after the processor deadline, and frees the balance', async () => {
       const reference = await paid();
       const processor = sandbox();
