@@ -16,13 +16,12 @@ import type { ScopedCache, TenantCaches } from '../merchants/tenant-cache';
 /** Runs one statement in the caller's transaction. */
 export type Execute = (sql: string, params: unknown[]) => Promise<any[]>;
 
-/** An order change's outbox event as it is to be written: the event, its delivery (when `url`), the NOTIFY (when `notifyChannel`). */
-export interface OutboxRow {
+/** An order's outbox event as it is to be written: the event, its delivery (when `url`), the NOTIFY (when `notification`). */
+interface OutboxEventRow {
   eventId: string;
   environmentId: number;
   orderId: number;
   notifyType: string;
-  sequence: number;
   /** The frozen webhook body, as JSON text. */
   payload: string;
   createdAt: Date;
@@ -31,6 +30,11 @@ export interface OutboxRow {
   nextAttemptAt: Date;
   notifyChannel: string | null;
   notification: string | null;
+}
+
+/** An order change's outbox event (`"notify": "transaction"`), numbered in the order's sequence. */
+export interface OutboxRow extends OutboxEventRow {
+  sequence: number;
 }
 
 /** An after-sale event of an order, as its writer gives it. */
@@ -42,21 +46,9 @@ export interface OrderEventInput {
   data: unknown;
 }
 
-/** An after-sale event as it is to be written: the event, its delivery (when `url`), the wake-up NOTIFY (when `notification`). */
-export interface OrderEventRow {
-  eventId: string;
-  environmentId: number;
-  orderId: number;
+/** An after-sale event as it is to be written; its NOTIFY (`notification`) only wakes the dispatchers, when there is a delivery. */
+export interface OrderEventRow extends OutboxEventRow {
   notify: 'refund' | 'dispute';
-  notifyType: string;
-  /** The frozen webhook body, as JSON text. */
-  payload: string;
-  createdAt: Date;
-  url: string | null;
-  destination: string | null;
-  nextAttemptAt: Date;
-  notifyChannel: string | null;
-  notification: string | null;
 }
 
 /** A delivery as written, with the event it delivers (what the delivery log shows). */

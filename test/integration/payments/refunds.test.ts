@@ -294,21 +294,24 @@ describe('refunds', () => {
   describe('a refund whose processor answer was lost is settled from the processor record', () => {
     const age = (id: string, seconds: number) => sql(`update refund set created_at = now() - make_interval(secs => ?) where id = ?`, [seconds, id]);
     const reconcile = () => services().refunds.reconcilePendingRefunds();
-
-    it('an answer lost on the way back: PENDING, then settled once by reconciliation', async () => {
-      const reference = await paid();
+    /** A refund the processor makes, whose answer is lost on the way back: the request answers it PENDING. */
+    const refundWithLostAnswer = async (reference: string, amount: string) => {
       const processor = sandbox();
       const original = processor.refund;
       processor.refund = async (request) => {
         await original.call(processor, request);
         throw new Error('connection reset by the acquirer');
       };
-      let res;
       try {
-        res = await refund({ reference, amount: '300' });
+        return await refund({ reference, amount });
       } finally {
         processor.refund = original;
       }
+    };
+
+    it('an answer lost on the way back: PENDING, then settled once by reconciliation', async () => {
+      const reference = await paid();
+      const res = await refundWithLostAnswer(reference, '300');
       const pending = res.data.refundOrder;
       expect(pending).toMatchObject({ status: 'PENDING', amount: '300.00' });
       // The PENDING refund holds its amount: the balance left is 700.
@@ -326,18 +329,7 @@ describe('refunds', () => {
 
     it('reconciliations running at once settle a refund once: one timeline entry, one webhook event', async () => {
       const reference = await paid();
-      const processor = sandbox();
-      const original = processor.refund;
-      processor.refund = async (request) => {
-        await original.call(processor, request);
-        throw new Error('connection reset by the acquirer');
-      };
-      let res;
-      try {
-        res = await refund({ reference, amount: '250' });
-      } finally {
-        processor.refund = original;
-      }
+      const res = await refundWithLostAnswer(reference, '250');
       const { id } = res.data.refundOrder;
       await age(id, 10);
       const settled = await Promise.all(Array.from({ length: 4 }, () => reconcile()));

@@ -83,6 +83,14 @@ describe('statements sent to PostgreSQL by the money path', () => {
   };
   const pay = (reference: string) =>
     postEncrypted(t.baseUrl, '/checkout/order/pay', m.keys.test.publicKey, m.keys.test.encryptionKey, { reference, paymentOption: 'C', country: 'NG', card });
+  /** A payment link of the merchant (NOAUTH: a pay settles in its own request). */
+  const createLink = async (body: Record<string, unknown>) =>
+    (
+      await request(t.baseUrl, 'POST', '/checkout/links/create', {
+        apiKey: m.keys.test.privateKey,
+        body: { Description: 'd', AuthOption: 'NOAUTH', PaymentType: 'MC', ...body },
+      })
+    ).body.data.paymentLink;
   // Off budget, the failure lists the statements sent.
   const expectExactly = (count: StatementCount, budget: { statements: RegExp[]; transactions: number }) => {
     const matches = count.statements.length === budget.statements.length && count.statements.every((text, i) => budget.statements[i]!.test(text));
@@ -93,12 +101,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
   };
 
   it("settles a card pay on a NOAUTH link in exactly 3 statements: a read, the attempt's guarded write, the settlement's guarded write", async () => {
-    const link = (
-      await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.privateKey,
-        body: { Name: 'Budget link', Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
-      })
-    ).body.data.paymentLink;
+    const link = await createLink({ Name: 'Budget link' });
     const [warm, measured] = [await createOrder(link.id), await createOrder(link.id)];
     expect((await pay(warm)).body.statusCode).toBe('00');
 
@@ -112,12 +115,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
   });
 
   it("refunds a paid order in 5 statements and 2 transactions: the request's lock, read and writes, then the settlement's guarded write", async () => {
-    const link = (
-      await request(t.baseUrl, 'POST', '/checkout/links/create', {
-        apiKey: m.keys.test.privateKey,
-        body: { Name: 'Budget link for refunds', Description: 'd', PaymentType: 'MC', AuthOption: 'NOAUTH' },
-      })
-    ).body.data.paymentLink;
+    const link = await createLink({ Name: 'Budget link for refunds' });
     const reference = await createOrder(link.id);
     expect((await pay(reference)).body.statusCode).toBe('00');
     const refund = async (amount: string) =>
@@ -140,14 +138,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
   });
 
   it('creates an order on a payment link in 2 statements and no transaction block: the link read, then the order written as a plain one is', async () => {
-    const createLink = async (body: Record<string, unknown>) =>
-      (
-        await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: m.keys.test.privateKey,
-          body: { Description: 'd', AuthOption: 'NOAUTH', ...body },
-        })
-      ).body.data.paymentLink;
-    const link = await createLink({ Name: 'Budget link for creates', PaymentType: 'MC' });
+    const link = await createLink({ Name: 'Budget link for creates' });
     await createOrder(link.id); // warm: caches filled, statements prepared
     const LINK_READ =
       /^select .* from payment_link l join payment_link_type t on t\.id = l\.type_id\s+where l\.id = \$1::int and l\.environment_id = \$2::int$/s;
