@@ -124,6 +124,47 @@ export class OutboxService {
     return mode === 'live';
   }
 
+  /** Statements in `em`'s transaction (events with a NOTIFY must be written in one: it is sent at commit). */
+  private statementsOf(em: EntityManager): Execute {
+    if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
+    const connection = em.getConnection();
+    const trx = em.getTransactionContext();
+    return (sql, params) => connection.execute(sql, params, 'all', trx);
+  }
+
+  /** One statement: the event, its delivery (when it has a URL) and its NOTIFY (when it has one). */
+  private async write(execute: Execute, row: OutboxEventRow & { notify: string; sequence: number }): Promise<void> {
+    const params: unknown[] = [
+      row.eventId,
+      row.environmentId,
+      row.orderId,
+      row.notify,
+      row.notifyType,
+      row.sequence,
+      row.payload,
+      row.createdAt,
+      row.url,
+      row.destination,
+      row.nextAttemptAt,
+      row.url !== null,
+    ];
+    let notify = '';
+    if (row.notifyChannel && row.notification !== null) {
+      notify = ', pg_notify(?, ?)';
+      params.push(row.notifyChannel, row.notification);
+    }
+    await execute(
+      `with event as (
+         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+         values (?, ?, ?, ?, ?, ?, ?::json, ?) returning id
+       ), delivery as (
+         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
+       )
+       select 1${notify}`,
+      params,
+    );
+  }
+
   /**
    * After the caller numbered the event (`eventSequence + 1`) and flushed it with its changes, so
    * that the body carries the order as verify returns it (its dateUpdated included):
@@ -135,39 +176,9 @@ export class OutboxService {
     aggregate: OrderAggregate,
     notifyType: 'successful' | 'failed' | 'pending' | 'authorized' | 'voided',
   ): Promise<OrderStatusChange> {
-    if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
-    const connection = em.getConnection();
-    const trx = em.getTransactionContext();
-    const inTransaction: Execute = (sql, params) => connection.execute(sql, params, 'all', trx);
+    const inTransaction = this.statementsOf(em);
     const { change, row } = await this.composeOrderChange(inTransaction, aggregate, notifyType);
-    const params: unknown[] = [
-      row.eventId,
-      row.environmentId,
-      row.orderId,
-      row.notifyType,
-      row.sequence,
-      row.payload,
-      row.createdAt,
-      row.url,
-      row.destination,
-      row.nextAttemptAt,
-      row.url !== null,
-    ];
-    let notify = '';
-    if (row.notifyChannel) {
-      notify = ', pg_notify(?, ?)';
-      params.push(row.notifyChannel, row.notification);
-    }
-    await inTransaction(
-      `with event as (
-         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-         values (?, ?, ?, 'transaction', ?, ?, ?::json, ?) returning id
-       ), delivery as (
-         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
-       )
-       select 1${notify}`,
-      params,
-    );
+    await this.write(inTransaction, { ...row, notify: 'transaction' });
     return change;
   }
 
@@ -207,17 +218,8 @@ export class OutboxService {
     // Only outcomes are announced to webhooks (Successful, Failed, Authorized, Voided); every change reaches subscribers.
     const url = notifyType === 'pending' ? null : await this.endpointUrl(execute, environmentId);
     const row: OutboxRow = {
-      eventId,
-      environmentId,
-      orderId: order.id,
-      notifyType,
+      ...this.eventRow({ eventId, environmentId, orderId: order.id, notifyType, payload, url }),
       sequence: order.eventSequence,
-      payload: JSON.stringify(payload),
-      createdAt: new Date(),
-      url,
-      destination: url === null ? null : webhookDestination(url),
-      nextAttemptAt: this.clock.now(),
-      notifyChannel: this.notifyChannel,
       notification: this.notifyChannel ? encodeNotification({ kind: 'order', change, delivery: url !== null }) : null,
     };
     // Whoever writes the row commits the delivery with it; the fan-out after that commit reads this mark.
@@ -234,32 +236,9 @@ export class OutboxService {
    * instance's dispatcher after commit).
    */
   async recordOrderEvent(em: EntityManager, event: OrderEventInput): Promise<boolean> {
-    if (this.notifyChannel && !em.isInTransaction()) throw new Error('outbox events must be written inside a transaction');
-    const connection = em.getConnection();
-    const trx = em.getTransactionContext();
-    const execute: Execute = (sql, params) => connection.execute(sql, params, 'all', trx);
+    const execute = this.statementsOf(em);
     const row = await this.composeOrderEvent(execute, event);
-    await execute(
-      `with event as (
-         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-         values (?, ?, ?, ?, ?, 0, ?::json, ?) returning id
-       )
-       insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean`,
-      [
-        row.eventId,
-        row.environmentId,
-        row.orderId,
-        row.notify,
-        row.notifyType,
-        row.payload,
-        row.createdAt,
-        row.url,
-        row.destination,
-        row.nextAttemptAt,
-        row.url !== null,
-      ],
-    );
-    if (row.notification !== null) await execute('select pg_notify(?, ?)', [row.notifyChannel, row.notification]);
+    await this.write(execute, { ...row, sequence: 0 });
     return row.url !== null;
   }
 
@@ -279,18 +258,28 @@ export class OutboxService {
     };
     const url = await this.endpointUrl(execute, event.environmentId);
     return {
-      eventId,
-      environmentId: event.environmentId,
-      orderId: event.orderId,
+      ...this.eventRow({ eventId, environmentId: event.environmentId, orderId: event.orderId, notifyType: event.notifyType, payload, url }),
       notify: event.notify,
-      notifyType: event.notifyType,
-      payload: JSON.stringify(payload),
+      notification: url !== null && this.notifyChannel ? encodeNotification({ kind: 'wake' }) : null,
+    };
+  }
+
+  /** An event row of the order: its body frozen as JSON text, its delivery due now (when `url`); the NOTIFY text is the caller's. */
+  private eventRow(event: {
+    eventId: string;
+    environmentId: number;
+    orderId: number;
+    notifyType: string;
+    payload: object;
+    url: string | null;
+  }): Omit<OutboxEventRow, 'notification'> {
+    return {
+      ...event,
+      payload: JSON.stringify(event.payload),
       createdAt: new Date(),
-      url,
-      destination: url === null ? null : webhookDestination(url),
+      destination: event.url === null ? null : webhookDestination(event.url),
       nextAttemptAt: this.clock.now(),
       notifyChannel: this.notifyChannel,
-      notification: url !== null && this.notifyChannel ? encodeNotification({ kind: 'wake' }) : null,
     };
   }
 
