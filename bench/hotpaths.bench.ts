@@ -205,7 +205,8 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       cmd: 'start',
       setup: { databaseUrl, poolSize, privateKey2048: base2048.privateKeyPem, privateKey4096: base4096.privateKeyPem, environmentId },
     });
-    const svc = `http://127.0.0.1:${servicePort}/checkout/order`;
+    const serviceBase = `http://127.0.0.1:${servicePort}`;
+    const svc = `${serviceBase}/checkout/order`;
     const base = `http://127.0.0.1:${basePort}`;
 
     // Warm-up of both (JIT, pools, caches) and the orders verify and status read.
@@ -271,7 +272,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       proc?: 'service' | 'baseline' | Ipc;
       request: (round: number) => LoadRequest;
     }
-    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500, createlink: 3000, 'create2048-redis': 4000 };
+    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500, refund: 1500, createlink: 3000, 'create2048-redis': 4000 };
     const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
     const cases: Array<[Case, Case]> = [
       [
@@ -445,6 +446,59 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     ]);
     // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
     const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
+
+    // The refund (GraphQL refundOrder of 1, private key) against the service's own order create, in the
+    // same rounds. Its orders are paid here, whatever else is selected (the pay pair's orders are paid
+    // only during its rounds): copies of the pay's template, each paid once by the service. Requests
+    // take the orders in turn, so the 32 in flight hold 32 different orders' row locks rather than
+    // queueing on one; each order's amount covers every refund of 1 it is given.
+    if (!only || only.includes('refund')) {
+      const warmRefunds = 200;
+      const perOrder = Math.floor(orderPlaintext('', 0).order.amount / 2);
+      const needed = count('refund') * rounds + warmRefunds;
+      const refundOrderCount = Math.max(1024, Math.ceil(needed / perOrder));
+      const refundOrders = await copyOrders(databaseUrl, payTemplateId, `RF-${stamp}`, refundOrderCount);
+      const paid = await load({
+        url: `${svc}/pay`,
+        apiKey: m2048.keys.test.publicKey,
+        kind: 'pay',
+        encryptionKey: m2048.keys.test.encryptionKey,
+        references: refundOrders,
+        count: refundOrderCount,
+        concurrency: CONCURRENCY,
+        durationMs: 120_000,
+      });
+      if (paid.ok < refundOrderCount) throw new Error(`bench: paying the refund's orders failed: ${paid.firstFailure}`);
+      const refundRequest = (n: number, durationMs: number): LoadRequest => ({
+        url: `${serviceBase}/graphql`,
+        apiKey: m2048.keys.test.privateKey,
+        kind: 'refund',
+        references: refundOrders,
+        count: n,
+        concurrency: CONCURRENCY,
+        durationMs,
+      });
+      const warmed = await load(refundRequest(warmRefunds, 60_000));
+      if (warmed.ok < warmRefunds) throw new Error(`bench: refund warm-up failed: ${warmed.firstFailure}`);
+      cases.push([
+        { key: 'refund', target: 'service', request: () => refundRequest(count('refund'), roundMs) },
+        {
+          key: 'refund',
+          target: 'baseline',
+          proc: 'service',
+          request: (r) => ({
+            url: `${svc}/create`,
+            apiKey: m2048.keys.test.publicKey,
+            kind: 'create',
+            encryptionKey: m2048.keys.test.encryptionKey,
+            referencePrefix: `RC-${stamp}-${r}`,
+            count: count('create2048'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
+      ]);
+    }
 
     // create2048-redis (only when named): the same 2048-bit create on two more service processes with
     // the rate limits on (as deployed), one counting in a redis-server of the bench's own (REDIS_URL),
@@ -629,6 +683,13 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       'one request: decrypt, sandbox processor, settlement and outbox; the baseline is the service’s own 2048-bit order create',
     );
     row(
+      'refund',
+      'refund, GraphQL refundOrder (baseline: the service’s order create)',
+      '≥ 0.5× order create of the same run',
+      (r) => r >= 0.5,
+      'a partial refund of 1 of a paid order: the order locked, the refund recorded, the sandbox processor, the settlement and outbox; the baseline is the service’s own 2048-bit order create',
+    );
+    row(
       'createlink',
       'order create on a payment link (baseline: the service’s plain order create)',
       '≥ 0.9× the plain create of the same run (as fast, within this machine’s spread)',
@@ -662,5 +723,5 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     await redis?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  return { name: 'REST hot paths: order create, verify and status against their irreducible baselines; card pay against order create', lines, rows };
+  return { name: 'REST hot paths: order create, verify and status against their irreducible baselines; card pay and refund against order create', lines, rows };
 }

@@ -11,15 +11,18 @@ export interface LoadRequest {
   url: string;
   /** The api-key header (none for the baselines). */
   apiKey?: string;
-  /** What each request body is (built here); or give `payloads`/`bodies` ready-made. `pay`: a card pay of `references[i]`, each order once. */
-  kind?: 'create' | 'verify' | 'status' | 'pay';
+  /**
+   * What each request body is (built here); or give `payloads`/`bodies` ready-made. `pay`: a card pay of `references[i]`, each order once.
+   * `refund`: GraphQL `refundOrder` of 1 (the url is the service's /graphql, the private key), the references in turn.
+   */
+  kind?: 'create' | 'verify' | 'status' | 'pay' | 'refund';
   /** Ready-made encrypted `data` values, one request each. */
   payloads?: string[];
   /** Ready-made raw JSON bodies, one request each. */
   bodies?: string[];
   /** Merchant-form encryption key (base64 of "<bits>!<RSAKeyValue>…"), for create and status. */
   encryptionKey?: string;
-  /** verify and status: the order references to ask for, in turn; pay: the orders to pay, one request each. */
+  /** verify, status and refund: the order references to ask for, in turn; pay: the orders to pay, one request each. */
   references?: string[];
   /** A prefix making create references unique across rounds and targets. */
   referencePrefix?: string;
@@ -66,6 +69,9 @@ export function payPlaintext(reference: string) {
   return { reference, paymentOption: 'C', country: 'NG', card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '39', cvv: '123' } };
 }
 
+/** A partial refund of 1 (in the order's currency) of a paid order, through GraphQL. */
+export const REFUND_MUTATION = 'mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id status } }';
+
 export function orderPlaintext(reference: string, i: number, paymentLinkId?: number) {
   return {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${i % 50}@example.test` },
@@ -84,12 +90,27 @@ function bodies(req: LoadRequest): string[] {
       out[i] = JSON.stringify({ data: encryptFast(orderPlaintext(`${req.referencePrefix}-${i}`, i, req.paymentLinkId), pub!) });
     } else if (req.kind === 'pay') {
       out[i] = JSON.stringify({ data: encryptFast(payPlaintext(req.references![i]!), pub!) });
+    } else if (req.kind === 'refund') {
+      const reference = req.references![i % req.references!.length]!;
+      out[i] = JSON.stringify({ query: REFUND_MUTATION, variables: { input: { reference, amount: '1' } } });
     } else {
       const reference = req.references![i % req.references!.length]!;
       out[i] = req.kind === 'verify' ? JSON.stringify({ reference }) : JSON.stringify({ data: encryptFast({ reference }, pub!) });
     }
   }
   return out;
+}
+
+/** Whether an answer is a success: the REST paths say `"status":"success"`; a GraphQL refund answers its `refundOrder` and no `errors`. */
+function succeeded(kind: LoadRequest['kind'], status: number, text: string): boolean {
+  if (status !== 200) return false;
+  if (kind !== 'refund') return text.includes('"status":"success"');
+  try {
+    const answer = JSON.parse(text) as { data?: { refundOrder?: unknown } | null; errors?: unknown };
+    return answer.errors === undefined && answer.data?.refundOrder != null;
+  } catch {
+    return false;
+  }
 }
 
 /** Closed loop: `concurrency` clients on kept-alive connections each POST, read the answer, POST again, until the time is up. */
@@ -124,7 +145,7 @@ async function run(req: LoadRequest, prepared: string[]): Promise<LoadResult> {
       try {
         const res = await one(body);
         result.latenciesMs.push(performance.now() - t0);
-        if (res.status === 200 && res.text.includes('"status":"success"')) result.ok += 1;
+        if (succeeded(req.kind, res.status, res.text)) result.ok += 1;
         else {
           result.failed += 1;
           result.firstFailure ??= `${res.status} ${res.text.slice(0, 300)}`;
