@@ -13,7 +13,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
-import { containsNul, UNSTORABLE_TEXT } from '../shared/errors';
+import { UNPAIRED_SURROGATE_TEXT, unstorableIn, unstorableValue, UNSTORABLE_TEXT } from '../shared/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './connection';
 import { QUERY_TOO_COMPLEX, queryLimitsRule, type QueryLimits } from './limits';
 
@@ -131,10 +131,10 @@ export class OperationPipeline {
   }
 }
 
-/** NUL characters cannot be stored: refused before any resolver runs. */
+/** NUL characters and unpaired surrogates cannot be stored: refused before any resolver runs. */
 export function unstorableTextError(query: string | undefined, variables: unknown): GraphQLError | null {
-  if (containsNul(variables) || (query ?? '').includes('\u0000') || /\\u0000/i.test(query ?? '')) {
-    return new GraphQLError(UNSTORABLE_TEXT, { extensions: { code: 'VAL400', http: { status: 200 } } });
-  }
-  return null;
+  const text = query ?? '';
+  const found = unstorableValue(variables) ?? unstorableIn(text) ?? (/\\u0000/i.test(text) ? 'nul' : null);
+  if (found === null) return null;
+  return new GraphQLError(found === 'nul' ? UNSTORABLE_TEXT : UNPAIRED_SURROGATE_TEXT, { extensions: { code: 'VAL400', http: { status: 200 } } });
 }

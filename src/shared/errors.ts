@@ -63,10 +63,25 @@ export function isUnstorableText(err: unknown): boolean {
   return code === '22021' || code === '22P05' || code === '08P01';
 }
 
-/** True when a request value holds a NUL character anywhere (strings, arrays, object keys and values). */
-export function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 32 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
-  return Object.entries(value as Record<string, unknown>).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+/** The message for text holding half of a UTF-16 surrogate pair (JSON's `"\ud800"`): it is no character, and a JSON column refuses it. */
+export const UNPAIRED_SURROGATE_TEXT = 'The request contains a character that is not allowed (an unpaired surrogate).';
+
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/** Why a string cannot be stored as it is: a NUL character, an unpaired surrogate, or null when it can. */
+export function unstorableIn(text: string): 'nul' | 'surrogate' | null {
+  if (text.includes('\u0000')) return 'nul';
+  return UNPAIRED_SURROGATE.test(text) ? 'surrogate' : null;
+}
+
+/** What a request value holds anywhere (strings, arrays, object keys and values) that cannot be stored, or null. */
+export function unstorableValue(value: unknown, depth = 0): 'nul' | 'surrogate' | null {
+  if (typeof value === 'string') return unstorableIn(value);
+  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  const entries = Array.isArray(value) ? value.map((v) => ['', v] as const) : Object.entries(value as Record<string, unknown>);
+  for (const [k, v] of entries) {
+    const found = unstorableIn(k) ?? unstorableValue(v, depth + 1);
+    if (found) return found;
+  }
+  return null;
 }

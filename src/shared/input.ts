@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { DomainError, requiredField, validationError } from './errors';
+import { DomainError, requiredField, unstorableIn, validationError } from './errors';
 
 /** A non-empty trimmed string, or null for anything else (absent, blank, not a string). */
 export function trimmedText(v: unknown): string | null {
@@ -68,7 +68,7 @@ export class InputObject {
     else if (typeof v === 'number' && Number.isFinite(v)) s = String(v);
     else throw validationError(`The ${name} field must be a string.`);
     if (s === '') return null;
-    if (s.includes('\u0000')) throw validationError(`The ${name} field is not valid.`);
+    if (unstorableIn(s)) throw validationError(`The ${name} field is not valid.`);
     if (s.length > maxLength) throw validationError(`The ${name} field must be at most ${maxLength} characters.`);
     return s;
   }
@@ -147,7 +147,7 @@ export function canonicalise(schema: TSchema, value: unknown, path: string[] = [
     const objectBranch = s.anyOf.find((b) => b.properties);
     if (objectBranch && isPlainObject(value)) return canonicalise(objectBranch as TSchema, value, path);
   }
-  if (typeof value === 'string' && value.includes('\u0000') && acceptsString(s)) {
+  if (typeof value === 'string' && unstorableIn(value) && acceptsString(s)) {
     throw validationError(`The ${fieldLabel(path[path.length - 1] ?? 'request')} field is not valid.`);
   }
   return value;

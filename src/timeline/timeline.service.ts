@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { requiredField, validationError } from '../shared/errors';
+import { requiredField, UNPAIRED_SURROGATE_TEXT, unstorableValue, UNSTORABLE_TEXT, validationError } from '../shared/errors';
 import { callerOf, type Tenant } from '../merchants/tenant';
 import type { ReadRouting } from '../db/read-routing';
 import { EntityRowMapper } from '../db/row-mapper';
@@ -101,6 +101,9 @@ export class TimelineService {
       if (nestedDeeperThan(input.metadata, MAX_METADATA_DEPTH))
         throw validationError(`The Metadata field must be nested at most ${MAX_METADATA_DEPTH} levels deep.`);
       if (JSON.stringify(input.metadata).length > 8192) throw validationError('The Metadata field must be at most 8 KiB of JSON.');
+      // Stored as JSON: PostgreSQL refuses a NUL and half a surrogate pair there.
+      const unstorable = unstorableValue(input.metadata);
+      if (unstorable) throw validationError(unstorable === 'nul' ? UNSTORABLE_TEXT : UNPAIRED_SURROGATE_TEXT);
       metadata = input.metadata as Record<string, unknown>;
     }
     const em = this.orm.em.fork();

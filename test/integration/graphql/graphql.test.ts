@@ -81,6 +81,14 @@ describe('GraphQL API', () => {
       expect(unsupported.errors[0]).toMatchObject({ message: 'Currency is currently not supported.', extensions: { code: 'VAL400' } });
       const nul = await gql(CREATE_LINK, { input: { name: 'a\u0000b', description: 'x', paymentType: 'MC' } }, m.keys.test.privateKey);
       expect(nul.errors[0]).toMatchObject({ message: 'The request contains a character that is not allowed (NUL).', extensions: { code: 'VAL400' } });
+      // Half of a surrogate pair is no character: a JSON column would refuse it with an error of its own.
+      const half = await gql(CREATE_LINK, { input: { name: 'a', description: 'x\ud800', paymentType: 'MC' } }, m.keys.test.privateKey);
+      expect(half.errors[0]).toMatchObject({
+        message: 'The request contains a character that is not allowed (an unpaired surrogate).',
+        extensions: { code: 'VAL400' },
+      });
+      const paired = await gql(CREATE_LINK, { input: { name: 'Tent \ud83c\udfd5', description: 'x', paymentType: 'MC' } }, m.keys.test.privateKey);
+      expect(paired.errors).toBeUndefined();
       const notFound = await gql(`mutation { deactivatePaymentLink(id: 999999999) { id } }`, {}, m.keys.test.privateKey);
       expect(notFound.errors[0]).toMatchObject({ message: 'payment link not found', extensions: { code: '02' } });
     });

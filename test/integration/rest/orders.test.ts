@@ -443,6 +443,20 @@ describe('REST: orders', () => {
       expect(entries.map((e) => e.event)).toEqual(['order.created']);
     });
 
+    it('refuses half of a surrogate pair hidden in the metadata, and records nothing', async () => {
+      const reference = nextRef();
+      await createOrder(orderPlaintext(reference));
+      const res = await track({ orderReference: reference, event: 'x', metadata: { note: ['ok', 'a\udfffb'] } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        status: 'failed',
+        statusCode: 'VAL400',
+        message: 'The request contains a character that is not allowed (an unpaired surrogate).',
+      });
+      const entries = await t.service.runtime.ctx.services.timeline.list(await t.service.runtime.ctx.services.auth.authenticate(pub), reference);
+      expect(entries.map((e) => e.event)).toEqual(['order.created']);
+    });
+
     it.each([
       [{ event: 'x' }, 400, { status: 'failed', statusCode: 'VAL400', message: 'The OrderReference field is required.' }],
       [{ orderReference: 'nope', event: 'x' }, 404, { status: 'failed', status_code: '13', message: 'Order not found at the moment' }],

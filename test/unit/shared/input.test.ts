@@ -98,6 +98,7 @@ describe('readInput: request bodies and plaintexts read by their schema', () => 
     [LinkCreateBody, { ...link, Name: 'x'.repeat(201) }, 'VAL400 The Name field must be at most 200 characters.'],
     [LinkCreateBody, { ...link, Amount: true }, 'VAL400 The Amount field must be a number.'],
     [LinkCreateBody, { ...link, Name: 'a\u0000b' }, 'VAL400 The Name field is not valid.'],
+    [LinkCreateBody, { ...link, Name: 'a\ud800b' }, 'VAL400 The Name field is not valid.'],
     [LinkCreateBody, { ...link, NAME: 'other' }, 'VAL400 The Name field is given more than once.'],
     [FeePlaintext, { amount: 1, paymentOption: 'C', PaymentMethod: 'C' }, 'VAL400 The PaymentOption field is given more than once.'],
     [LinkCreateBody, [link], 'VAL400 The request body must be a JSON object.'],
