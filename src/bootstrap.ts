@@ -66,7 +66,8 @@ export async function createService(config: Config, options: { clock?: Clock; lo
     const app = await buildApp(runtime.ctx, { logger: options.logger });
     const { payments, recurring, refunds, disputes, disputeJobs, eventFanout, webhooks, teamMail } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
-    refunds.onFault = (err, id) => app.log.error({ err, refundId: id }, 'refund call to the processor failed; left pending for reconciliation');
+    refunds.onFault = (err, id) =>
+      app.log.error({ err, refundId: id }, 'refund not settled: the processor call or its reconciliation failed; left pending for reconciliation');
     disputes.onFault = (err, id) => app.log.error({ err, disputeId: id }, 'dispute answer to the processor failed; sent again by the dispute job');
     const scheduler = new PaymentScheduler(payments, recurring, app.log, [
       // Refunds a crash (or a silent processor) left PENDING, settled from the processor's record.

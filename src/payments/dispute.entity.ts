@@ -7,7 +7,7 @@ import type { DisputeStatus } from './payment-state';
  * A chargeback the cardholder's bank opened against a paid order, as the processor reported it:
  * opened NEEDS_RESPONSE, answered by the merchant before `evidenceDueBy` (evidence, or giving up),
  * decided by the processor. Every move goes through the transitions table (payment-state.ts). A
- * LOST or ACCEPTED dispute takes its amount off the order's balance (order-balance.ts).
+ * LOST or ACCEPTED dispute takes its amount off the order's balance (BALANCE_DEDUCTIONS, refund.queries.ts).
  */
 @Entity({ tableName: 'dispute' })
 @Check({ name: 'dispute_amount_positive', expression: '"amount" > 0' })

@@ -64,7 +64,7 @@ export class RefundService {
   private readonly transaction: SqlTransaction;
   private readonly processorDeadlineMs: number;
   private readonly reconcileGraceMs: number;
-  /** Hears a processor call that failed (the refund stays PENDING until reconciled); set by the composition root to log it. */
+  /** Hears a processor call or a reconciliation that failed (the refund stays PENDING until reconciled); set by the composition root to log it. */
   onFault: (err: unknown, refundId: string) => void = () => undefined;
 
   constructor(
@@ -156,10 +156,15 @@ export class RefundService {
       if (!processor) continue;
       const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
       if (age < this.reconcileGraceMs) continue;
-      const record = await processor.lookupRefund(row.id);
-      const result: RefundResult | null =
-        record ?? (age >= this.processorDeadlineMs ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : null);
-      if (result && (await this.settlement.settle(row.id, result, 'reconciliation')).changed) settled += 1;
+      try {
+        const record = await processor.lookupRefund(row.id);
+        const result: RefundResult | null =
+          record ?? (age >= this.processorDeadlineMs ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : null);
+        if (result && (await this.settlement.settle(row.id, result, 'reconciliation')).changed) settled += 1;
+      } catch (err) {
+        // One refund that cannot be settled now (the processor unreachable, its record unusable) does not hold up the others.
+        this.onFault(err, row.id);
+      }
     }
     return settled;
   }

@@ -340,6 +340,29 @@ describe('refunds', () => {
       expect(await sql(`select count(*)::int as n from outbox_event where notify = 'refund' and payload->'data'->>'id' = ?`, [id])).toEqual([{ n: 1 }]);
     });
 
+    it('a refund that cannot be reconciled now does not hold up the others', async () => {
+      const [stuck, next] = [
+        (await refundWithLostAnswer(await paid(), '100')).data.refundOrder.id,
+        (await refundWithLostAnswer(await paid(), '100')).data.refundOrder.id,
+      ];
+      await age(stuck, 20);
+      await age(next, 10);
+      const processor = sandbox();
+      const original = processor.lookupRefund;
+      processor.lookupRefund = async (id) => {
+        if (id === stuck) throw new Error('the processor answered garbage');
+        return original.call(processor, id);
+      };
+      try {
+        expect(await reconcile()).toBe(1);
+      } finally {
+        processor.lookupRefund = original;
+      }
+      const statusOf = async (id: string) => (await sql(`select status from refund where id = ?`, [id]))[0]!.status;
+      expect([await statusOf(stuck), await statusOf(next)]).toEqual(['PENDING', 'SUCCEEDED']);
+      expect(await reconcile()).toBe(1);
+    });
+
     it('a call that never reached the processor fails after the processor deadline, and frees the balance', async () => {
       const reference = await paid();
       const processor = sandbox();
