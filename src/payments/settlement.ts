@@ -42,8 +42,9 @@ export interface AttemptStart {
 
 /**
  * With attempt-rules.ts (the attempt's changes as functions of its rows, which the plain-SQL
- * common path in money-path.ts applies too), the only caller of the transitions table
- * (payment-state.ts): every status change of an order and its payments is made here or there. An attempt starts (a pay request, a renewal), resumes
+ * common path in money-path.ts applies too) and authorization-rules.ts (a capture's or void's,
+ * applied by capture.service.ts), the only caller of the transitions table (payment-state.ts):
+ * every status change of an order and its payments is made here or there. An attempt starts (a pay request, a renewal), resumes
  * (an authentication page's answer) and ends: a processor answer (or a reconciliation, an
  * expiry, a supersession) applied under the order's and the payment's row locks, once; the
  * link rules re-checked on approval; the subscription's books kept; then, once for every
