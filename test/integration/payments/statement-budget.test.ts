@@ -239,6 +239,14 @@ describe('statements sent to PostgreSQL by the money path', () => {
       // The answer is the order as order(reference) shows it.
       const shown = await gql(`query ($reference: String!) { order(reference: $reference) { ${FIELDS} } }`, { reference });
       expect(answer!.data[field]).toEqual(shown.data.order);
+      // The webhook's body is the order as order/verify shows it.
+      const [event] = await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute(`select e.payload from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence desc limit 1`, [
+          reference,
+        ]);
+      const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: m.keys.test.privateKey, body: { reference } });
+      expect(event.payload.data).toEqual(verify.body.data);
       expect(count.processorStatements.length).toBeGreaterThan(0);
       return count;
     };
