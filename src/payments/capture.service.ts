@@ -1,22 +1,31 @@
-import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { LockMode } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { isUniqueViolation, sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
 import { DomainError, requiredField } from '../shared/errors';
 import type { Clock } from '../shared/clock';
-import { Money, parseAmount, type AmountProblem } from '../shared/money';
+import { Money } from '../shared/money';
 import { idempotencyKeyReused, readIdempotencyKey } from '../shared/idempotency-key';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
 import { AuditActions, auditOriginOf, SYSTEM_ACTOR, type AuditOrigin, type AuditService } from '../merchants/audit/audit.service';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import { Order } from '../orders/order.entity';
 import { OrderStatus, orderNotFound } from '../orders/order-status';
-import { OrderPayment } from '../orders/order-payment.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
+import type { OutboxRow, OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { FeeService } from '../fees/fee.service';
 import { notAvailableInLiveMode, processorCallClock, processorFor, ResponseCodes, type FinalProcessorResult, type PaymentProcessors } from './processor';
-import { canTransition, methodOfOption, type PaymentActor } from './payment-state';
-import { AuthorizationAction, type AuthorizationActionKind, type CaptureQuote } from './authorization-action.entity';
+import type { PaymentActor } from './payment-state';
+import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
+import {
+  captureAmount,
+  captureAmountInvalid,
+  claimRefusal,
+  requestedCaptureAmount,
+  sameKeyedRequest,
+  settleActionRows,
+  type KeyedRequest,
+} from './authorization-rules';
+import { AuthorizationQueries, type LockedForClaim } from './authorization.queries';
 import type { PaymentSettlement } from './settlement';
 
 export interface CaptureOrderInput {
@@ -43,7 +52,6 @@ export interface CaptureServiceOptions {
 
 const captureNotAllowed = (message: string) => new DomainError('conflict', message, 'CAPTURE_NOT_ALLOWED');
 const voidNotAllowed = (message: string) => new DomainError('conflict', message, 'VOID_NOT_ALLOWED');
-const captureAmountInvalid = (message: string) => new DomainError('validation', message, 'CAPTURE_AMOUNT_INVALID');
 const refusedCode = (kind: AuthorizationActionKind) => (kind === 'capture' ? 'CAPTURE_NOT_ALLOWED' : 'VOID_NOT_ALLOWED');
 /** The processor refused the capture or void: what the request (and any retry of its key) answers. */
 const processorRefused = (kind: AuthorizationActionKind, message: string) =>
@@ -51,45 +59,6 @@ const processorRefused = (kind: AuthorizationActionKind, message: string) =>
 /** A retry of a key whose call is still with the processor (no answer, no record yet). */
 const keyInProgress = (kind: AuthorizationActionKind) =>
   new DomainError('conflict', `The ${kind} of this idempotencyKey is still in progress: retry later.`, refusedCode(kind));
-
-/** A merchant's key and the request it came with. */
-interface KeyedRequest {
-  key: string;
-  kind: AuthorizationActionKind;
-  reference: string;
-  /** As asked (null: all that was authorized; always null for a void). */
-  amount: Money | null;
-}
-
-/** Whether a key's earlier action was asked by the same request: the same operation, order and amount as asked (a missing amount matches only a missing amount). */
-function sameKeyedRequest(earlier: AuthorizationAction, keyed: KeyedRequest): boolean {
-  const asked = earlier.requestedAmount === null ? null : new Money(earlier.requestedAmount);
-  const sameAmount = asked === null ? keyed.amount === null : keyed.amount !== null && asked.eq(keyed.amount);
-  return earlier.kind === keyed.kind && earlier.order.reference === keyed.reference && sameAmount;
-}
-
-const AMOUNT_PROBLEMS: Record<AmountProblem, string> = {
-  invalid: 'The amount must be a number.',
-  not_positive: 'The amount must be greater than zero.',
-  too_large: 'The amount must be at most the amount authorized.',
-  too_precise: 'The amount must have at most 2 decimal places.',
-};
-
-/** The amount asked for: null when none is given, else a positive amount of at most two decimals. */
-export function requestedCaptureAmount(value: string | null | undefined): Money | null {
-  if (value === undefined || value === null) return null;
-  const parsed = parseAmount(value, 2);
-  if (typeof parsed === 'string') throw captureAmountInvalid(AMOUNT_PROBLEMS[parsed]);
-  return parsed;
-}
-
-/** The amount to capture: all of `authorized` when none is given, else a positive amount of at most two decimals, at most `authorized`. */
-export function captureAmount(value: string | null | undefined, authorized: string): Money {
-  const parsed = requestedCaptureAmount(value);
-  if (parsed === null) return new Money(authorized);
-  if (parsed.gt(authorized)) throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(authorized).toFixed(2)}).`);
-  return parsed;
-}
 
 interface Claim {
   actionId: number;
@@ -129,18 +98,30 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * environment): a retry of the same request answers that action (settling it first from the
  * processor's record of its key when it is still pending), another request with the key is
  * IDEMPOTENCY_KEY_REUSED, and requests of one key in this process run one after the other.
+ * All of it in prepared plain SQL (authorization.queries.ts), the rules applied to the rows
+ * (authorization-rules.ts): a merchant's capture is one read, a claim of two statements and a
+ * settlement of three (docs/performance.md, "The money path").
  */
 export class CaptureService {
+  private readonly queries: AuthorizationQueries;
+  private readonly transaction: SqlTransaction;
+  private readonly sql: RunSql;
+
   constructor(
-    private readonly orm: MikroORM,
+    orm: MikroORM,
     private readonly processors: PaymentProcessors,
     private readonly settlement: PaymentSettlement,
     private readonly fees: FeeService,
     private readonly orders: OrderService,
+    private readonly outbox: OutboxService,
     private readonly clock: Clock,
     private readonly options: CaptureServiceOptions,
     private readonly audit?: AuditService,
-  ) {}
+  ) {
+    this.queries = new AuthorizationQueries(orm);
+    this.transaction = sqlTransactions(orm);
+    this.sql = sqlRunner(orm);
+  }
 
   /** Requests of one merchant key being handled in this process: a concurrent one waits for it (one processor call). */
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -158,7 +139,7 @@ export class CaptureService {
     const keyed = key === null ? undefined : { key, kind: 'void' as const, reference, amount: null };
     return this.oncePerKey(tenant, keyed, async () => {
       if (keyed) {
-        const earlier = await this.earlierOfKey(this.orm.em.fork(), tenant, keyed);
+        const earlier = await this.earlierOfKey(tenant, keyed);
         if (earlier) return this.answerEarlier(tenant, earlier, keyed);
       }
       return this.run(tenant, reference, { kind: 'void', actor: 'void', keyed });
@@ -166,14 +147,10 @@ export class CaptureService {
   }
 
   private async captureNow(tenant: Tenant, reference: string, input: CaptureOrderInput, keyed: KeyedRequest | undefined): Promise<OrderAggregate> {
-    if (keyed) {
-      // A retry of the key answers what the key was first used for, whatever the order's status now.
-      const earlier = await this.earlierOfKey(this.orm.em.fork(), tenant, keyed);
-      if (earlier) return this.answerEarlier(tenant, earlier, keyed);
-    }
-    const current = await this.orm.em
-      .fork()
-      .findOne(Order, { environment: tenant.environmentId, reference }, { fields: ['amount', 'currency', 'paymentMethod', 'statusId'] });
+    // The key's earlier action and the order, in one statement.
+    const { order: current, earlier } = await this.queries.readKeyAndOrder(this.sql, tenant.environmentId, reference, keyed?.key ?? null);
+    // A retry of the key answers what the key was first used for, whatever the order's status now.
+    if (keyed && earlier) return this.answerEarlier(tenant, earlier, keyed);
     if (!current) throw orderNotFound();
     if (current.statusId !== OrderStatus.Authorized) throw captureNotAllowed('Only an Authorized order can be captured, and only once.');
     const amount = captureAmount(input.amount, current.amount);
@@ -207,9 +184,9 @@ export class CaptureService {
     }
   }
 
-  /** The capture or void the merchant's key asked for before, with its order, or null. */
-  private async earlierOfKey(em: EntityManager, tenant: Tenant, keyed: KeyedRequest): Promise<AuthorizationAction | null> {
-    return em.findOne(AuthorizationAction, { environment: tenant.environmentId, merchantKey: keyed.key }, { populate: ['order'], refresh: true });
+  /** The capture or void the merchant's key asked for before, with its order's reference, or null. */
+  private async earlierOfKey(tenant: Tenant, keyed: KeyedRequest): Promise<AuthorizationAction | null> {
+    return (await this.queries.readKeyAndOrder(this.sql, tenant.environmentId, keyed.reference, keyed.key)).earlier;
   }
 
   /**
@@ -226,7 +203,7 @@ export class CaptureService {
       const record = await processor.lookup(action.idempotencyKey);
       if (!record || record.kind === 'challenge') throw keyInProgress(action.kind);
       await this.settle(action.id, record, auditOriginOf(tenant));
-      action = (await this.earlierOfKey(this.orm.em.fork(), tenant, keyed))!;
+      action = (await this.earlierOfKey(tenant, keyed))!;
     }
     if (action.state === 'failed') throw processorRefused(action.kind, action.responseMessage ?? '');
     return this.orders.getAggregate(tenant, keyed.reference);
@@ -235,25 +212,25 @@ export class CaptureService {
   /** Voids every authorization left uncaptured past AUTHORIZATION_TTL_HOURS; returns how many. */
   async expireAuthorizations(limit = 100): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - this.options.authorizationTtlMs);
-    const rows: Array<{ id: number }> = await this.orm.em
-      .getConnection()
-      .execute(`select id from checkout_order where status_id = ? and authorized_at <= ? order by authorized_at limit ?`, [
-        OrderStatus.Authorized,
-        cutoff,
-        limit,
-      ]);
+    const rows = await this.sql<{ id: number }>(`select id from checkout_order where status_id = ? and authorized_at <= ? order by authorized_at limit ?`, [
+      OrderStatus.Authorized,
+      cutoff,
+      limit,
+    ]);
     let voided = 0;
     for (const { id } of rows) {
-      const claim = await this.orm.em.fork().transactional(async (em) => {
-        const order = await em.findOne(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-        if (!order?.authorizedAt || order.authorizedAt > new Date(this.clock.now().getTime() - this.options.authorizationTtlMs)) return null;
-        return this.claimLocked(em, order, { kind: 'void', actor: 'expiry' }, null);
+      const claim = await this.transaction(async (run) => {
+        const locked = await this.queries.lockForClaim(run, { id });
+        const authorizedAt = locked?.order.authorizedAt;
+        if (!locked || !authorizedAt || authorizedAt > new Date(this.clock.now().getTime() - this.options.authorizationTtlMs)) return null;
+        const claimed = await this.claimLocked(run, locked, { kind: 'void', actor: 'expiry' }, null);
+        return claimed === 'earlier' ? null : claimed;
       });
       if (!claim) continue;
       const processor = processorFor(this.processors, claim.mode);
       if (!processor) continue;
       const result = await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-      if (await this.settle(claim.actionId, result, null)) voided += 1;
+      if ((await this.settle(claim.actionId, result, null)).changed) voided += 1;
     }
     return voided;
   }
@@ -265,7 +242,7 @@ export class CaptureService {
    * Authorized. Ages are real elapsed time, as for payment attempts. Returns how many were settled.
    */
   async reconcilePending(limit = 100): Promise<number> {
-    const rows: Array<{ id: number; idempotency_key: string; created_at: Date; mode: EnvironmentMode }> = await this.orm.em.getConnection().execute(
+    const rows = await this.sql<{ id: number; idempotency_key: string; created_at: Date | string; mode: EnvironmentMode }>(
       `select a.id, a.idempotency_key, a.created_at, e.mode from authorization_action a
          join checkout_order o on o.id = a.order_id join app_environment e on e.id = o.environment_id
         where a.state = 'pending' order by a.created_at limit ?`,
@@ -281,7 +258,7 @@ export class CaptureService {
       let result: FinalProcessorResult | null = null;
       if (record && record.kind !== 'challenge') result = record;
       else if (!record && age >= this.options.processorDeadlineMs) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
-      if (result && (await this.settle(row.id, result, null))) settled += 1;
+      if (result && (await this.settle(row.id, result, null)).changed) settled += 1;
     }
     return settled;
   }
@@ -306,101 +283,138 @@ export class CaptureService {
       request.kind === 'capture'
         ? await processor.capture({ token: claim.token, amount: claim.total, currency: claim.currency, idempotencyKey: claim.idempotencyKey })
         : await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-    await this.settle(claim.actionId, result, origin);
+    const settled = await this.settle(claim.actionId, result, origin);
     if (result.kind !== 'approved') throw processorRefused(request.kind, result.message);
-    return this.orders.getAggregate(tenant, reference);
+    // The order as the settlement wrote it; read again only when another settled the action first.
+    return settled.aggregate ?? this.orders.getAggregate(tenant, reference);
   }
 
   /**
-   * Step 1 of a merchant's request, committed: under the order's row lock, the earlier action of
-   * its key if there is one (a request of the same key that got there first), else the claim.
+   * Step 1 of a merchant's request, committed: under the order's row lock, the claim, or the
+   * earlier action of its key if there is one (a request of the same key that got there first).
    */
   private async claimForMerchant(tenant: Tenant, reference: string, request: Request): Promise<Claimed> {
+    let claimed: Claim | 'earlier' | null;
     try {
-      return await this.orm.em.fork().transactional(async (em): Promise<Claimed> => {
-        const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!order) throw orderNotFound();
-        const earlier = request.keyed ? await this.earlierOfKey(em, tenant, request.keyed) : null;
-        if (earlier) return { kind: 'earlier', action: earlier };
-        return { kind: 'claim', claim: (await this.claimLocked(em, order, request, request.kind === 'capture' ? captureNotAllowed : voidNotAllowed))! };
+      claimed = await this.transaction(async (run) => {
+        const locked = await this.queries.lockForClaim(run, { environmentId: tenant.environmentId, reference });
+        if (!locked) throw orderNotFound();
+        return this.claimLocked(run, locked, request, request.kind === 'capture' ? captureNotAllowed : voidNotAllowed);
       });
     } catch (err) {
-      // The same key used at the same moment on another order: the other request's action won.
-      if (!request.keyed || !(err instanceof UniqueConstraintViolationException) || !err.message.includes(MERCHANT_KEY_CONSTRAINT)) throw err;
-      return { kind: 'earlier', action: (await this.earlierOfKey(this.orm.em.fork(), tenant, request.keyed))! };
+      // The same key used at the same moment on another order (the key's unique index), or a
+      // refusal while another process's request of the key got there first: the key's action answers.
+      if (!request.keyed || !(isUniqueViolation(err, MERCHANT_KEY_CONSTRAINT) || err instanceof DomainError)) throw err;
+      const earlier = await this.earlierOfKey(tenant, request.keyed);
+      if (!earlier) throw err;
+      return { kind: 'earlier', action: earlier };
     }
+    if (claimed === 'earlier') return { kind: 'earlier', action: (await this.earlierOfKey(tenant, request.keyed!))! };
+    return { kind: 'claim', claim: claimed! };
   }
 
   /**
-   * Under the order's lock: the transitions table allows the change from the order's status, and
-   * no other capture or void of it is pending; the request is recorded, pending. `refuse` null
-   * (the clock): answers null instead of refusing.
+   * Under the order's lock (taken by `locked`'s read): the transitions table allows the change
+   * from the order's status (authorization-rules.ts), and no other capture or void of it is
+   * pending (checked by the insert, a statement after the lock: it sees what the lock's earlier
+   * holder committed); the request is recorded, pending. Answers 'earlier' when the merchant's key
+   * has an action already. `refuse` null (the clock): answers null instead of refusing.
    */
-  private async claimLocked(em: EntityManager, order: Order, request: Request, refuse: ((message: string) => DomainError) | null): Promise<Claim | null> {
-    const payment = await em.findOne(OrderPayment, { order, statusId: OrderStatus.Authorized }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    const method = payment ? methodOfOption(payment.paymentOptionId) : null;
-    const target = request.kind === 'capture' ? OrderStatus.Successful : OrderStatus.Voided;
-    const what = request.kind === 'capture' ? 'captured' : 'voided';
+  private async claimLocked(
+    run: RunSql,
+    locked: LockedForClaim,
+    request: Request,
+    refuse: ((message: string) => DomainError) | null,
+  ): Promise<Claim | 'earlier' | null> {
+    const { order, payment } = locked;
     const fail = (message: string) => {
       if (refuse) throw refuse(message);
       return null;
     };
-    if (!payment?.processorToken || !canTransition(order.statusId, target, request.actor, method)) {
-      return fail(`Only an Authorized order can be ${what}; this one is ${order.statusId === OrderStatus.Successful ? 'captured' : 'not Authorized'}.`);
-    }
-    if ((await em.count(AuthorizationAction, { order, state: 'pending' })) > 0)
-      return fail(`A capture or void of this order is in progress: it cannot be ${what} now.`);
+    const refusal = claimRefusal(order, payment, request.kind, request.actor);
+    if (refusal) return fail(refusal);
     if (request.amount && request.amount.gt(order.amount))
       throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(order.amount).toFixed(2)}).`);
-    const action = em.create(AuthorizationAction, {
-      order,
-      kind: request.kind,
-      actor: request.actor,
-      amount: request.amount ? request.amount.toFixed(2) : null,
-      quote: request.quote ?? null,
-      environment: order.environment,
-      merchantKey: request.keyed?.key ?? null,
-      requestedAmount: request.keyed?.amount?.toFixed(2) ?? null,
-      // The processor's key stays one per order and kind, whoever asks: a retry with the merchant's
-      // key finds this action and so this key; no two calls ever capture one authorization twice.
-      idempotencyKey: `${request.kind}:${order.id}`,
-    });
-    await em.flush();
-    await em.populate(order, ['environment']);
+    // The processor's key stays one per order and kind, whoever asks: a retry with the merchant's
+    // key finds this action and so this key; no two calls ever capture one authorization twice.
+    const idempotencyKey = `${request.kind}:${order.id}`;
+    const inserted = await this.queries.insertClaim(
+      run,
+      {
+        kind: request.kind,
+        actor: request.actor,
+        amount: request.amount ? request.amount.toFixed(2) : null,
+        quote: request.quote ?? null,
+        merchantKey: request.keyed?.key ?? null,
+        requestedAmount: request.keyed?.amount?.toFixed(2) ?? null,
+        idempotencyKey,
+        createdAt: new Date(),
+      },
+      order.id,
+      order.environmentId,
+    );
+    if (inserted.id === null) {
+      if (inserted.earlier) return 'earlier';
+      return fail(`A capture or void of this order is in progress: it cannot be ${request.kind === 'capture' ? 'captured' : 'voided'} now.`);
+    }
     return {
-      actionId: action.id,
-      token: payment.processorToken,
-      idempotencyKey: action.idempotencyKey,
+      actionId: inserted.id,
+      token: payment!.processorToken!,
+      idempotencyKey,
       total: request.quote?.totalChargedAmount ?? order.totalChargedAmount,
       currency: order.currency,
-      mode: order.environment.mode,
+      mode: locked.mode,
     };
   }
 
-  /** Applies a processor answer to a pending action in its own transaction, once; answers whether it did. */
-  private async settle(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null): Promise<boolean> {
+  /**
+   * Applies a processor answer to a pending action in its own transaction, once (a locking read
+   * of order, action and payment with what the order's event shows; one write of the action, the
+   * order and payment, the timeline, the outbox event with its delivery and NOTIFY; the audit
+   * entry): the one settlement of every capture and void, the merchant's, the clock's and the
+   * reconciliation's. Answers whether it did, and the order as written (a confirmed action).
+   */
+  private async settle(
+    actionId: number,
+    result: FinalProcessorResult,
+    origin: AuditOrigin | null,
+  ): Promise<{ changed: boolean; aggregate: OrderAggregate | null }> {
     const changes: OrderStatusChange[] = [];
-    const changed = await this.orm.em.fork().transactional(async (em) => {
-      const found = await em.findOneOrFail(AuthorizationAction, { id: actionId });
-      // Order first, then the action and the payment: the lock order of every path.
-      const order = await em.findOneOrFail(Order, { id: found.order.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      const action = await em.findOneOrFail(AuthorizationAction, { id: actionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      if (action.state !== 'pending') return false;
-      await em.populate(order, ['environment', 'paymentLink', 'paymentLink.type', 'customer']);
-      const payment = await em.findOneOrFail(OrderPayment, { order, statusId: OrderStatus.Authorized }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      await this.settlement.settleAuthorizationAction(em, order, payment, action, result, changes);
-      if (result.kind === 'approved' && this.audit) {
-        await this.audit.record(em, {
+    const settled = await this.transaction(async (run) => {
+      const locked = await this.queries.lockForSettlement(run, actionId);
+      if (!locked) throw new Error(`authorization action ${actionId} not found`);
+      const { order, action, payment } = locked;
+      if (action.state !== 'pending') return { changed: false, aggregate: null };
+      if (!payment) throw new Error(`order ${order.id} has no Authorized payment for its pending ${action.kind}`);
+      const { entry, outcome } = settleActionRows(order, payment, action, result, this.clock.now());
+      let event: OutboxRow | null = null;
+      let aggregate: OrderAggregate | null = null;
+      if (outcome) {
+        // The event's sequence number is written with the status change (one update of the order).
+        order.eventSequence += 1;
+        order.version += 1;
+        order.updatedAt = payment.dateUpdated = new Date();
+        aggregate = await this.orders.aggregateOfRows(locked, locked.subsidiaryId, run);
+        const { change, row } = await this.outbox.composeOrderChange(run, aggregate, outcome.status);
+        event = row;
+        changes.push(change);
+        this.settlement.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
+      }
+      if (!(await this.queries.writeSettlement(run, { action, orderChanged: outcome !== null, order, payment, entry, event }))) {
+        throw new Error(`authorization action ${actionId} changed under its lock`);
+      }
+      if (outcome && this.audit) {
+        await this.audit.recordWith(run, {
           ...(origin ?? { actor: SYSTEM_ACTOR }),
           action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
-          subsidiaryId: order.environment.subsidiary.id,
-          environment: order.environment.mode,
+          subsidiaryId: locked.subsidiaryId,
+          environment: locked.mode,
           target: action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
         });
       }
-      return true;
+      return { changed: true, aggregate };
     });
     this.settlement.committed(changes);
-    return changed;
+    return settled;
   }
 }

@@ -128,6 +128,7 @@ export class PaymentService {
       this.settlement,
       fees,
       orders,
+      outbox,
       clock,
       { ...deadlines, authorizationTtlMs: options.authorizationTtlMs ?? DEFAULT_AUTHORIZATION_TTL_MS },
       audit,

@@ -1,7 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { DomainError } from '../shared/errors';
-import { Money } from '../shared/money';
 import type { Clock } from '../shared/clock';
 import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
@@ -15,10 +14,9 @@ import type { EventFanout } from '../events/event-fanout';
 import type { PaymentLinkService } from '../links/payment-link.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
-import { methodOfOption, transition, type PaymentActor, type PaymentMethod } from './payment-state';
+import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
 import { authenticationEntry, awaitAuthentication, endAttempt, resumeAttemptRows, startAttempt, takeProcessorDetails } from './attempt-rules';
 import type { SubscriptionBooks } from './subscription-books';
-import type { AuthorizationAction } from './authorization-action.entity';
 import { Listeners } from '../shared/listeners';
 
 /** A payment attempt reached a status (reported after its transaction committed; for metrics). */
@@ -44,8 +42,9 @@ export interface AttemptStart {
 
 /**
  * With attempt-rules.ts (the attempt's changes as functions of its rows, which the plain-SQL
- * common path in money-path.ts applies too), the only caller of the transitions table
- * (payment-state.ts): every status change of an order and its payments is made here or there. An attempt starts (a pay request, a renewal), resumes
+ * common path in money-path.ts applies too) and authorization-rules.ts (a capture's or void's,
+ * applied by capture.service.ts), the only caller of the transitions table (payment-state.ts):
+ * every status change of an order and its payments is made here or there. An attempt starts (a pay request, a renewal), resumes
  * (an authentication page's answer) and ends: a processor answer (or a reconciliation, an
  * expiry, a supersession) applied under the order's and the payment's row locks, once; the
  * link rules re-checked on approval; the subscription's books kept; then, once for every
@@ -246,68 +245,6 @@ export class PaymentSettlement {
     this.timeline.record(em, order, entry.event, 'system', entry.description, entry.metadata);
     const status = held ? 'authorized' : approved ? 'successful' : 'failed';
     return this.publish(em, order, { method, status, code: result.code, actor }, changes);
-  }
-
-  /**
-   * The processor's answer to a capture or a void of an Authorized order (order, payment and
-   * action locked by the caller, the action still pending). Confirmed: a capture makes the order
-   * Successful for the amount captured, its fee the one computed on that amount; a void (or an
-   * expiry) makes it Voided. Refused: the order stays Authorized and the action failed.
-   */
-  async settleAuthorizationAction(
-    em: EntityManager,
-    order: Order,
-    payment: OrderPayment,
-    action: AuthorizationAction,
-    result: FinalProcessorResult,
-    changes: OrderStatusChange[],
-  ): Promise<OrderAggregate> {
-    const now = this.clock.now();
-    const method = methodOfOption(payment.paymentOptionId);
-    action.responseCode = result.code;
-    action.responseMessage = result.message;
-    action.settledAt = now;
-    if (result.kind !== 'approved') {
-      action.state = 'failed';
-      this.timeline.record(em, order, TimelineEvents.authorizationActionFailed, 'system', `The ${action.kind} was refused: ${result.message}`, {
-        kind: action.kind,
-        responseCode: result.code,
-      });
-      await em.flush();
-      return this.orders.aggregateOf(em, order, order.environment.subsidiary.id);
-    }
-    action.state = 'succeeded';
-    order.providerResponseDate = now;
-    if (action.kind === 'capture') {
-      transition(payment, OrderStatus.Successful, 'capture', method);
-      transition(order, OrderStatus.Successful, 'capture', method);
-      const quote = action.quote!;
-      const captured = new Money(action.amount!).toFixed(2);
-      Object.assign(order, { amount: captured, ...quote });
-      order.datePaymentConfirmed = now;
-      payment.responseCode = order.paymentResponseCode = ResponseCodes.captured.code;
-      payment.responseMessage = order.paymentResponseMessage = ResponseCodes.captured.message;
-      this.timeline.record(em, order, TimelineEvents.captured, 'system', `Captured ${captured} ${order.currency}`, {
-        amount: captured,
-        totalChargedAmount: quote.totalChargedAmount,
-        fee: quote.fee,
-      });
-      return this.publish(em, order, { method, status: 'successful', code: result.code, actor: 'capture' }, changes);
-    }
-    const actor = action.actor === 'expiry' ? 'expiry' : 'void';
-    transition(payment, OrderStatus.Voided, actor, method);
-    transition(order, OrderStatus.Voided, actor, method);
-    const answer = actor === 'expiry' ? ResponseCodes.authorizationExpired : ResponseCodes.voided;
-    payment.responseCode = order.paymentResponseCode = answer.code;
-    payment.responseMessage = order.paymentResponseMessage = answer.message;
-    this.timeline.record(
-      em,
-      order,
-      TimelineEvents.voided,
-      'system',
-      actor === 'expiry' ? 'Authorization released: not captured in time' : 'Authorization released by the merchant',
-    );
-    return this.publish(em, order, { method, status: 'voided', code: answer.code, actor }, changes);
   }
 
   /** After every status change: written, then the order as it now stands to the outbox, and the outcome noted for after commit. */

@@ -238,6 +238,43 @@ describe('capture later: authorize, capture and void', () => {
     }
   });
 
+  it('refuses a void that waited for the order lock of a claim, which it sees once that claim commits (READ COMMITTED)', async () => {
+    const { reference } = await authorizedOrder();
+    // Another claim holds the order's lock and records its capture, pending, not committed yet.
+    const trx = await t.service.runtime.ctx.orm.em.getConnection().getKnex().transaction();
+    let actionId: number | undefined;
+    try {
+      const locked = await trx.raw(`select id, environment_id from checkout_order where reference = ? for update`, [reference]);
+      const order = locked.rows[0] as { id: number; environment_id: number };
+      const inserted = await trx.raw(
+        `insert into authorization_action (order_id, kind, actor, environment_id, idempotency_key) values (?, 'capture', 'capture', ?, ?) returning id`,
+        [order.id, order.environment_id, `capture:${order.id}`],
+      );
+      actionId = inserted.rows[0].id;
+      const voiding = gql(VOID, { input: { reference } });
+      // The void's claim waits for the lock; its statement started before the capture was committed.
+      let waited = false;
+      for (let i = 0; i < 200 && !waited; i++) {
+        const [waiting] = await sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%for update of o%'`);
+        waited = waiting.n > 0;
+        if (!waited) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(waited).toBe(true);
+      await trx.commit();
+      const voided = await voiding;
+      expect(voided.errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
+      expect(voided.errors[0].message).toContain('in progress');
+    } finally {
+      if (!trx.isCompleted()) await trx.rollback();
+      // The capture never reached the processor: failed, so that the reconciliation tests find only theirs.
+      if (actionId !== undefined) await sql(`update authorization_action set state = 'failed' where id = ?`, [actionId]);
+    }
+    expect((await gql(ORDER, { reference })).data.order.statusId).toBe(6);
+    expect(
+      await sql(`select count(*)::int as n from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ?`, [reference]),
+    ).toEqual([{ n: 1 }]);
+  });
+
   it('voids an authorization left uncaptured past AUTHORIZATION_TTL_HOURS, with a webhook "voided"', async () => {
     const { reference } = await authorizedOrder();
     const fresh = (await authorizedOrder()).reference;

@@ -1,5 +1,6 @@
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
+import { encryptPayload } from '../../support/payload-client';
 import { createTestMerchant } from '../../support/merchants';
 import { countStatements, type StatementCount } from '../../support/statement-count';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -57,12 +58,39 @@ const REFUND = {
   ],
   transactions: 2,
 };
+/**
+ * A capture or void of an Authorized order (src/payments/authorization.queries.ts): the claim (the
+ * order and its Authorized payment locked, then the pending action inserted, checking in that
+ * later statement that none is pending), committed; after the processor call, the settlement (the
+ * order, the action and the payment locked with what the event shows, then one write of the
+ * action, order, payment, timeline, outbox event, delivery and NOTIFY, and the audit entry). A
+ * capture first reads the order (and the key's earlier action) for the fee, outside any
+ * transaction; the answer is the order as written, not read again.
+ */
+const CLAIM = [
+  /^begin$/,
+  /^with o as \(\s*select .* where o\.environment_id = \$1::int and o\.reference = \$2::varchar for update of o/s,
+  /^with pending as \(/,
+  /^commit$/,
+];
+const SETTLEMENT = [
+  /^begin$/,
+  /^with a as \(\s*select order_id from authorization_action where id = \$1::int\s*\), o as \(.* for update of o\s*\), k as \(.* for update\s*\), p as \(.* for update\s*\)/s,
+  /^with act as \(\s*update authorization_action set state/,
+  /^insert into audit_entry/,
+  /^commit$/,
+];
+const CAPTURE = { statements: [/^select o\.id as "o__id", .* from \(select 1\) one/s, ...CLAIM, ...SETTLEMENT], transactions: 2 };
+const VOID = { statements: [...CLAIM, ...SETTLEMENT], transactions: 2 };
 
 describe('statements sent to PostgreSQL by the money path', () => {
   let t: TestService;
   let m: CreatedMerchant;
   beforeAll(async () => {
-    t = await startTestService();
+    // Caches that outlive the file: each count follows a warm-up of its own kind, but with the
+    // default 5 s safety TTL a cache filled by an earlier test could expire between a warm-up that
+    // still hit it and the request counted (the 3-D Secure count read the webhook URL again).
+    t = await startTestService({ TENANT_CACHE_TTL_MS: '600000' });
     m = await createTestMerchant(t, { name: 'Budget Books' });
   });
   afterAll(async () => {
@@ -211,5 +239,56 @@ describe('statements sent to PostgreSQL by the money path', () => {
     expect(new URL(answer!.headers.get('location')!).searchParams.get('status')).toBe('successful');
     expect(count.processorStatements.length).toBeGreaterThan(0);
     expectExactly(count, THREE_DS_COMPLETION);
+  });
+
+  it('captures and voids an Authorized order in 6 and 5 statements (2 transactions each), answering the order as written', async () => {
+    const gql = async (query: string, variables: Record<string, unknown>) =>
+      (await graphql(t.baseUrl, query, variables, { 'api-key': m.keys.test.privateKey })).body;
+    const FIELDS = `orderReference statusId status amount totalAmountCharged fee orderPayments { statusId status }`;
+    const CAPTURE_ORDER = `mutation ($input: CaptureOrderInput!) { captureOrder(input: $input) { ${FIELDS} } }`;
+    const VOID_ORDER = `mutation ($input: VoidOrderInput!) { voidOrder(input: $input) { ${FIELDS} } }`;
+    const link = (
+      await gql(`mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { reference } }`, {
+        input: { name: 'Held tent', description: 'd', paymentType: 'MC', currency: 'NGN', authOption: 'NOAUTH', amount: '1000', captureMethod: 'MANUAL' },
+      })
+    ).data.createPaymentLink as { reference: string };
+    // A customer pays the MANUAL link's hosted page: the order is Authorized.
+    const authorized = async () => {
+      const res = await request(t.baseUrl, 'POST', `/pay/${link.reference}`, {
+        body: {
+          paymentOption: 'C',
+          customer: { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' },
+          data: encryptPayload({ card }, m.keys.test.encryptionKey),
+        },
+      });
+      const landed = new URL(res.body.redirectUrl);
+      expect(landed.searchParams.get('status')).toBe('authorized');
+      return landed.searchParams.get('reference')!;
+    };
+    const measure = async (query: string, input: Record<string, unknown>, field: string) => {
+      expect((await gql(query, { input: { ...input, reference: await authorized() } })).errors).toBeUndefined(); // warm
+      const reference = await authorized();
+      let answer: { data: Record<string, unknown>; errors?: unknown } | undefined;
+      const count = await countStatements(t.service, async () => {
+        answer = await gql(query, { input: { ...input, reference } });
+      });
+      expect(answer!.errors).toBeUndefined();
+      // The answer is the order as order(reference) shows it.
+      const shown = await gql(`query ($reference: String!) { order(reference: $reference) { ${FIELDS} } }`, { reference });
+      expect(answer!.data[field]).toEqual(shown.data.order);
+      // The webhook's body is the order as order/verify shows it.
+      const [event] = await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute(`select e.payload from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? order by e.sequence desc limit 1`, [
+          reference,
+        ]);
+      const verify = await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: m.keys.test.privateKey, body: { reference } });
+      expect(event.payload.data).toEqual(verify.body.data);
+      expect(count.processorStatements.length).toBeGreaterThan(0);
+      return count;
+    };
+    const capture = await measure(CAPTURE_ORDER, { amount: '600.00' }, 'captureOrder');
+    expectExactly(capture, CAPTURE);
+    expectExactly(await measure(VOID_ORDER, {}, 'voidOrder'), VOID);
   });
 });

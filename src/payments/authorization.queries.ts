@@ -1,0 +1,310 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PreparedStatement, Row, RunSql } from '../db/sql';
+import { EntityRowMapper } from '../db/row-mapper';
+import { Order } from '../orders/order.entity';
+import { OrderStatus } from '../orders/order-status';
+import { Customer } from '../orders/customer.entity';
+import { OrderPayment } from '../orders/order-payment.entity';
+import { CardDetail } from '../orders/card-detail.entity';
+import { PaymentLink } from '../links/payment-link.entity';
+import { PaymentLinkType } from '../links/payment-link-type.entity';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import type { OutboxRow } from '../events/outbox.service';
+import type { TimelineEntry } from './attempt-rules';
+import { AuthorizationAction } from './authorization-action.entity';
+
+/** An order as a merchant's capture or void is first checked on (no lock), and the earlier action of the merchant's key (with its order's reference). */
+export interface KeyAndOrder {
+  order: Pick<Order, 'id' | 'amount' | 'currency' | 'paymentMethod' | 'statusId'> | null;
+  earlier: AuthorizationAction | null;
+}
+
+/** An order locked for a claim, with its Authorized payment (locked too; null when it has none). */
+export interface LockedForClaim {
+  order: Pick<Order, 'id' | 'statusId' | 'amount' | 'totalChargedAmount' | 'currency' | 'authorizedAt'> & { environmentId: number };
+  payment: Pick<OrderPayment, 'id' | 'processorToken' | 'paymentOptionId'> | null;
+  mode: EnvironmentMode;
+}
+
+/** A claim's new pending action: its id, or why there is none (the merchant's key has an action already; a capture or void of the order is pending). */
+export type ClaimInsert = { id: number } | { id: null; earlier: boolean; pending: boolean };
+
+/** A pending action's rows, locked for its settlement (order, action, Authorized payment), with what the order's event shows. */
+export interface LockedAction {
+  /** With its customer, and its link with the link's type. */
+  order: Order;
+  action: AuthorizationAction;
+  /** null when the order has no Authorized payment (the action is then no longer pending). */
+  payment: OrderPayment | null;
+  payments: OrderPayment[];
+  cards: CardDetail[];
+  subsidiaryId: number;
+  mode: EnvironmentMode;
+}
+
+/** A settlement's writes: the action; the order and payment when `orderChanged` (a confirmed action); the timeline entry; the outbox event (a confirmed action). */
+export interface ActionWrite {
+  action: AuthorizationAction;
+  orderChanged: boolean;
+  order: Order;
+  payment: OrderPayment;
+  entry: TimelineEntry;
+  event: OutboxRow | null;
+}
+
+const ORDER_KEY_COLUMNS = ['id', 'amount', 'currency', 'payment_method', 'status_id'];
+const ORDER_CLAIM_COLUMNS = ['id', 'status_id', 'amount', 'total_charged_amount', 'currency', 'authorized_at', 'environment_id'];
+const PAYMENT_CLAIM_COLUMNS = ['id', 'processor_token', 'payment_option_id'];
+
+/**
+ * The SQL of a capture or void of an Authorized order (capture.service.ts), each one prepared
+ * statement: the merchant's request checked without locks (its key's earlier action and the
+ * order), the claim (a locking read, then the pending action inserted in a later statement, so
+ * that it sees any action a transaction it waited for committed), the settlement (a locking read
+ * of everything its event shows, then one statement writing action, order, payment, timeline,
+ * event, delivery and NOTIFY). No rule lives here (authorization-rules.ts).
+ */
+export class AuthorizationQueries {
+  private readonly keyOrder: EntityRowMapper<Order>;
+  private readonly earlier: EntityRowMapper<AuthorizationAction>;
+  private readonly claimOrder: EntityRowMapper<Order>;
+  private readonly claimPayment: EntityRowMapper<OrderPayment>;
+  private readonly order: EntityRowMapper<Order>;
+  private readonly action: EntityRowMapper<AuthorizationAction>;
+  private readonly payment: EntityRowMapper<OrderPayment>;
+  private readonly listed: EntityRowMapper<OrderPayment>;
+  private readonly card: EntityRowMapper<CardDetail>;
+  private readonly customer: EntityRowMapper<Customer>;
+  private readonly link: EntityRowMapper<PaymentLink>;
+  private readonly linkType: EntityRowMapper<PaymentLinkType>;
+  private readonly keyRead: PreparedStatement;
+  private readonly claimRead: Record<'reference' | 'id', PreparedStatement>;
+  private readonly claimInsert: PreparedStatement;
+  private readonly settlementRead: PreparedStatement;
+  private readonly settlementWrite: PreparedStatement;
+
+  constructor(orm: MikroORM) {
+    this.keyOrder = new EntityRowMapper(orm, Order, { alias: 'o', columns: ORDER_KEY_COLUMNS, prefix: 'o__' });
+    this.earlier = new EntityRowMapper(orm, AuthorizationAction, 'k');
+    this.claimOrder = new EntityRowMapper(orm, Order, { alias: 'o', columns: ORDER_CLAIM_COLUMNS, prefix: 'o__' });
+    this.claimPayment = new EntityRowMapper(orm, OrderPayment, { alias: 'p', columns: PAYMENT_CLAIM_COLUMNS, prefix: 'p__' });
+    this.order = new EntityRowMapper(orm, Order, 'o');
+    this.action = new EntityRowMapper(orm, AuthorizationAction, 'k');
+    this.payment = new EntityRowMapper(orm, OrderPayment, 'p');
+    this.listed = new EntityRowMapper(orm, OrderPayment, 'q');
+    this.card = new EntityRowMapper(orm, CardDetail, 'd');
+    this.customer = new EntityRowMapper(orm, Customer, 'c');
+    this.link = new EntityRowMapper(orm, PaymentLink, 'l');
+    this.linkType = new EntityRowMapper(orm, PaymentLinkType, 't');
+
+    this.keyRead = {
+      name: 'pgw_auth_key_read_v1',
+      text: `select ${this.keyOrder.selectList}, ${this.earlier.selectList}, ko.reference as "ko__reference"
+          from (select 1) one
+          left join checkout_order o on o.environment_id = $1::int and o.reference = $2::varchar
+          left join (authorization_action k join checkout_order ko on ko.id = k.order_id)
+            on $3::varchar is not null and k.environment_id = $1::int and k.merchant_key = $3::varchar`,
+    };
+
+    // The order, then its Authorized payment (the subquery runs first: the order's lock is taken first).
+    const claimRead = (where: string) => `with o as (
+          select ${this.claimOrder.selectList}, e.mode as "e__mode" from checkout_order o join app_environment e on e.id = o.environment_id
+           where ${where} for update of o
+        ), p as (
+          select ${this.claimPayment.selectList} from order_payment p
+           where p.order_id = (select "o__id" from o) and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
+        )
+        select o.*, p.* from o left join p on true`;
+    this.claimRead = {
+      reference: { name: 'pgw_auth_claim_ref_v1', text: claimRead('o.environment_id = $1::int and o.reference = $2::varchar') },
+      id: { name: 'pgw_auth_claim_id_v1', text: claimRead('o.id = $1::int') },
+    };
+
+    // A statement after the claim's locking read: it sees what a transaction that held the order's lock committed.
+    this.claimInsert = {
+      name: 'pgw_auth_claim_insert_v1',
+      text: `with pending as (
+          select 1 from authorization_action where order_id = $1::int and state = 'pending'
+        ), earlier as (
+          select 1 from authorization_action where $7::varchar is not null and environment_id = $6::int and merchant_key = $7::varchar
+        ), ins as (
+          insert into authorization_action (order_id, kind, actor, amount, quote, environment_id, merchant_key, requested_amount, idempotency_key, state, created_at)
+          select $1::int, $2::varchar, $3::varchar, $4::numeric, $5::jsonb, $6::int, $7::varchar, $8::numeric, $9::varchar, 'pending', $10::timestamptz
+           where not exists (select 1 from pending) and not exists (select 1 from earlier)
+          returning id
+        )
+        select (select id from ins) as id, exists (select 1 from earlier) as earlier, exists (select 1 from pending) as pending`,
+    };
+
+    // Order first, then the action, then the payment: the lock order of every path (each subquery runs before the next).
+    this.settlementRead = {
+      name: 'pgw_auth_settle_read_v1',
+      text: `with a as (
+          select order_id from authorization_action where id = $1::int
+        ), o as (
+          select ${this.order.selectList}, e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
+            from checkout_order o join app_environment e on e.id = o.environment_id where o.id = (select order_id from a) for update of o
+        ), k as (
+          select ${this.action.selectList} from authorization_action k where k.id = $1::int and k.order_id = (select "o__id" from o) for update
+        ), p as (
+          select ${this.payment.selectList} from order_payment p
+           where p.order_id = (select "k__order_id" from k) and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
+        )
+        select o.*, k.*, p.*, ${this.customer.selectList}, ${this.link.selectList}, ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}
+          from o left join k on true left join p on true
+          left join customer c on c.id = o."o__customer_id"
+          left join payment_link l on l.id = o."o__payment_link_id" left join payment_link_type t on t.id = l.type_id
+          left join order_payment q on q.order_id = o."o__id"
+          left join card_detail d on d.order_payment_id = q.id
+         order by q.id, d.id`,
+    };
+
+    this.settlementWrite = {
+      name: 'pgw_auth_settle_write_v1',
+      text: `with act as (
+          update authorization_action set state = $2::varchar, response_code = $3::varchar, response_message = $4::text, settled_at = $5::timestamptz
+           where id = $1::int and state = 'pending' returning id
+        ), ord as (
+          update checkout_order set status_id = $8::smallint, amount = $9::numeric, fee = $10::numeric, fee_rate = $11::numeric,
+            subsidiary_fee = $12::numeric, customer_fee = $13::numeric, total_charged_amount = $14::numeric, payment_response_code = $15::varchar,
+            payment_response_message = $16::text, provider_response_date = $17::timestamptz, date_payment_confirmed = $18::timestamptz,
+            event_sequence = $19::int, version = version + 1, updated_at = $20::timestamptz
+           where id = $6::int and $7::boolean and exists (select 1 from act) returning id
+        ), pay as (
+          update order_payment set status_id = $22::smallint, response_code = $23::varchar, response_message = $24::text, date_updated = $25::timestamptz
+           where id = $21::int and exists (select 1 from ord) returning id
+        ), timeline as (
+          insert into timeline_event (order_id, event, source, description, metadata, created_at)
+          select $6::int, $26::varchar, 'system', $27::text, $28::json, $29::timestamptz where exists (select 1 from act)
+        ), event as (
+          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+          select $30::uuid, $31::int, $6::int, 'transaction', $32::varchar, $19::int, $33::json, $34::timestamptz where exists (select 1 from pay) returning id
+        ), delivery as (
+          insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $35::text, $36::text, $37::timestamptz from event where $38::boolean
+        )
+        select (select count(*) from act)::int as written,
+          case when $39::text is not null and exists (select 1 from event) then pg_notify($39::text, $40::text) end as notified`,
+    };
+  }
+
+  /** The order of (environment, reference), if any, and the earlier action of the merchant's key `key` (null: none asked). */
+  async readKeyAndOrder(run: RunSql, environmentId: number, reference: string, key: string | null): Promise<KeyAndOrder> {
+    const [row] = await run(this.keyRead, [environmentId, reference, key]);
+    return { order: this.keyOrder.map(row!), earlier: this.earlierOf(row!) };
+  }
+
+  private earlierOf(row: Row): AuthorizationAction | null {
+    const earlier = this.earlier.map(row);
+    if (earlier) earlier.order = { id: earlier.order.id, reference: row.ko__reference as string } as Order;
+    return earlier;
+  }
+
+  /** The order (by environment and reference, or by id) and its Authorized payment, locked in that order; null when there is no such order. */
+  async lockForClaim(run: RunSql, order: { environmentId: number; reference: string } | { id: number }): Promise<LockedForClaim | null> {
+    const rows = await run('id' in order ? this.claimRead.id : this.claimRead.reference, 'id' in order ? [order.id] : [order.environmentId, order.reference]);
+    const row = rows[0];
+    if (!row) return null;
+    const locked = this.claimOrder.map(row)!;
+    return {
+      order: { ...locked, environmentId: (locked.environment as unknown as { id: number }).id },
+      payment: this.claimPayment.map(row),
+      mode: row.e__mode as EnvironmentMode,
+    };
+  }
+
+  /** Inserts the pending action unless the order has one pending or the merchant's key has an action (see ClaimInsert). */
+  async insertClaim(
+    run: RunSql,
+    a: Pick<AuthorizationAction, 'kind' | 'actor' | 'amount' | 'quote' | 'merchantKey' | 'requestedAmount' | 'idempotencyKey' | 'createdAt'>,
+    orderId: number,
+    environmentId: number,
+  ): Promise<ClaimInsert> {
+    const [row] = await run(this.claimInsert, [
+      orderId,
+      a.kind,
+      a.actor,
+      a.amount,
+      a.quote === null ? null : JSON.stringify(a.quote),
+      environmentId,
+      a.merchantKey,
+      a.requestedAmount,
+      a.idempotencyKey,
+      a.createdAt,
+    ]);
+    if (row!.id !== null) return { id: Number(row!.id) };
+    return { id: null, earlier: row!.earlier === true, pending: row!.pending === true };
+  }
+
+  /** A pending action's order, the action and the order's Authorized payment, locked in that order, with what the order's event shows; null when there is no such action. */
+  async lockForSettlement(run: RunSql, actionId: number): Promise<LockedAction | null> {
+    const rows = await run(this.settlementRead, [actionId]);
+    const first = rows[0];
+    const action = first ? this.action.map(first) : null;
+    if (!first || !action) return null;
+    const order = this.order.map(first)!;
+    order.customer = this.customer.map(first);
+    const link = this.link.map(first);
+    if (link) link.type = this.linkType.map(first)!;
+    order.paymentLink = link;
+    const payment = this.payment.map(first);
+    const payments: OrderPayment[] = [];
+    const cards: CardDetail[] = [];
+    for (const row of rows) {
+      const listed = this.listed.map(row);
+      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === payment?.id ? payment : listed);
+      const card = this.card.map(row);
+      if (card) cards.push(card);
+    }
+    cards.sort((x, y) => x.id - y.id);
+    return { order, action, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode };
+  }
+
+  /** Writes a settlement in one statement (see ActionWrite); false when the action was no longer pending (nothing written). */
+  async writeSettlement(run: RunSql, w: ActionWrite): Promise<boolean> {
+    const { action: a, order: o, payment: p, entry, event: e } = w;
+    const [row] = await run(this.settlementWrite, [
+      a.id,
+      a.state,
+      a.responseCode,
+      a.responseMessage,
+      a.settledAt,
+      o.id,
+      w.orderChanged,
+      o.statusId,
+      o.amount,
+      o.fee,
+      o.feeRate,
+      o.subsidiaryFee,
+      o.customerFee,
+      o.totalChargedAmount,
+      o.paymentResponseCode,
+      o.paymentResponseMessage,
+      o.providerResponseDate,
+      o.datePaymentConfirmed,
+      o.eventSequence,
+      o.updatedAt,
+      p.id,
+      p.statusId,
+      p.responseCode,
+      p.responseMessage,
+      p.dateUpdated,
+      entry.event,
+      entry.description,
+      entry.metadata === null ? null : JSON.stringify(entry.metadata),
+      // As the entity's default: the time written, not the clock's (which a test may move).
+      new Date(),
+      e?.eventId ?? null,
+      e?.environmentId ?? null,
+      e?.notifyType ?? null,
+      e?.payload ?? null,
+      e?.createdAt ?? null,
+      e?.url ?? null,
+      e?.destination ?? null,
+      e?.nextAttemptAt ?? null,
+      e !== null && e.url !== null,
+      e?.notifyChannel ?? null,
+      e?.notification ?? null,
+    ]);
+    return row?.written === 1;
+  }
+}
