@@ -51,6 +51,58 @@ export interface OrderEventRow extends OutboxEventRow {
   notify: 'refund' | 'dispute';
 }
 
+/** An outbox event of any kind as a statement writes it. */
+export type EventToWrite = OutboxEventRow & { notify: string; sequence: number };
+
+/**
+ * The one SQL that writes an outbox event, its webhook delivery (when it has a URL) and its
+ * NOTIFY (when it has one) inside a caller's statement: `ctes` (named `event` and `delivery`) go
+ * after the caller's own, `notified` in its select list (a subquery that is only a SELECT runs
+ * when it is read). `when` is the caller's SQL condition for writing anything (its own write
+ * happened). `placeholder(i)` names the i-th of `outboxEventParams`' parameters; each is used
+ * once, in order, so `?` placeholders work too.
+ */
+export function outboxEventSql(when: string, placeholder: (i: number) => string): { ctes: string; notified: string } {
+  const p = placeholder;
+  return {
+    ctes: `event as (
+          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
+          select ${p(0)}::uuid, ${p(1)}::int, ${p(2)}::int, ${p(3)}::varchar, ${p(4)}::varchar, ${p(5)}::int, ${p(6)}::json, ${p(7)}::timestamptz
+           where ${when} returning id
+        ), delivery as (
+          insert into webhook_delivery (event_id, url, destination, next_attempt_at)
+          select id, ${p(8)}::text, ${p(9)}::text, ${p(10)}::timestamptz from event where ${p(11)}::boolean
+        )`,
+    notified: `(select pg_notify(n.channel, n.message) from (select ${p(12)}::text as channel, ${p(13)}::text as message) n
+          where n.channel is not null and exists (select 1 from event)) as notified`,
+  };
+}
+
+/** The parameters of `outboxEventSql`, in its order; all null for no event. */
+export function outboxEventParams(row: EventToWrite | null): unknown[] {
+  if (row === null) return Array<null>(14).fill(null);
+  const notifying = row.notifyChannel !== null && row.notification !== null;
+  return [
+    row.eventId,
+    row.environmentId,
+    row.orderId,
+    row.notify,
+    row.notifyType,
+    row.sequence,
+    row.payload,
+    row.createdAt,
+    row.url,
+    row.destination,
+    row.nextAttemptAt,
+    row.url !== null,
+    notifying ? row.notifyChannel : null,
+    notifying ? row.notification : null,
+  ];
+}
+
+/** The outbox write of the entity-manager paths: the event alone in its statement (`?` placeholders). */
+const EVENT_ALONE = outboxEventSql('true', () => '?');
+
 /** A delivery as written, with the event it delivers (what the delivery log shows). */
 export interface RecordedDelivery {
   id: string;
@@ -133,36 +185,8 @@ export class OutboxService {
   }
 
   /** One statement: the event, its delivery (when it has a URL) and its NOTIFY (when it has one). */
-  private async write(execute: Execute, row: OutboxEventRow & { notify: string; sequence: number }): Promise<void> {
-    const params: unknown[] = [
-      row.eventId,
-      row.environmentId,
-      row.orderId,
-      row.notify,
-      row.notifyType,
-      row.sequence,
-      row.payload,
-      row.createdAt,
-      row.url,
-      row.destination,
-      row.nextAttemptAt,
-      row.url !== null,
-    ];
-    let notify = '';
-    if (row.notifyChannel && row.notification !== null) {
-      notify = ', pg_notify(?, ?)';
-      params.push(row.notifyChannel, row.notification);
-    }
-    await execute(
-      `with event as (
-         insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-         values (?, ?, ?, ?, ?, ?, ?::json, ?) returning id
-       ), delivery as (
-         insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, ?, ?, ? from event where ?::boolean
-       )
-       select 1${notify}`,
-      params,
-    );
+  private async write(execute: Execute, row: EventToWrite): Promise<void> {
+    await execute(`with ${EVENT_ALONE.ctes} select ${EVENT_ALONE.notified}`, outboxEventParams(row));
   }
 
   /**

@@ -9,7 +9,7 @@ import { CardDetail } from '../orders/card-detail.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import type { OutboxRow } from '../events/outbox.service';
+import { outboxEventParams, outboxEventSql, type OutboxRow } from '../events/outbox.service';
 import type { TimelineEntry } from './attempt-rules';
 import { AuthorizationAction } from './authorization-action.entity';
 
@@ -159,8 +159,9 @@ export class AuthorizationQueries {
          order by q.id, d.id`,
     };
 
+    const event = outboxEventSql('exists (select 1 from pay)', (i) => `$${30 + i}`);
     this.settlementWrite = {
-      name: 'pgw_auth_settle_write_v1',
+      name: 'pgw_auth_settle_write_v2',
       text: `with act as (
           update authorization_action set state = $2::varchar, response_code = $3::varchar, response_message = $4::text, settled_at = $5::timestamptz
            where id = $1::int and state = 'pending' returning id
@@ -176,14 +177,8 @@ export class AuthorizationQueries {
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
           select $6::int, $26::varchar, 'system', $27::text, $28::json, $29::timestamptz where exists (select 1 from act)
-        ), event as (
-          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-          select $30::uuid, $31::int, $6::int, 'transaction', $32::varchar, $19::int, $33::json, $34::timestamptz where exists (select 1 from pay) returning id
-        ), delivery as (
-          insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $35::text, $36::text, $37::timestamptz from event where $38::boolean
-        )
-        select (select count(*) from act)::int as written,
-          case when $39::text is not null and exists (select 1 from event) then pg_notify($39::text, $40::text) end as notified`,
+        ), ${event.ctes}
+        select (select count(*) from act)::int as written, ${event.notified}`,
     };
   }
 
@@ -293,17 +288,7 @@ export class AuthorizationQueries {
       entry.metadata === null ? null : JSON.stringify(entry.metadata),
       // As the entity's default: the time written, not the clock's (which a test may move).
       new Date(),
-      e?.eventId ?? null,
-      e?.environmentId ?? null,
-      e?.notifyType ?? null,
-      e?.payload ?? null,
-      e?.createdAt ?? null,
-      e?.url ?? null,
-      e?.destination ?? null,
-      e?.nextAttemptAt ?? null,
-      e !== null && e.url !== null,
-      e?.notifyChannel ?? null,
-      e?.notification ?? null,
+      ...outboxEventParams(e && { ...e, notify: 'transaction' }),
     ]);
     return row?.written === 1;
   }

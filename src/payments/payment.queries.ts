@@ -9,6 +9,7 @@ import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import type { LockedForAttempt, LockedForSettlement, NewAttempt, ReadAttempt, SettlementWrite, WriteGuard, WrittenAttempt } from './payment-rows';
+import { outboxEventParams, outboxEventSql } from '../events/outbox.service';
 
 /** Where a write's guard finds what was read: parameter numbers of the order's row version, the payment's id and row version, the link's id and row version. */
 interface Guard {
@@ -154,9 +155,10 @@ export class PaymentQueries {
     // A 3-D Secure or PayPal page's answer: the payment by its reference, its order first.
     this.resumeRead = both('resume', readWithLink('select id, order_id from order_payment where reference = $1::varchar', false));
 
-    const settlementGuard: Guard = { order: '$35', payment: { id: '$9', xmin: '$36' }, link: { id: '$37', xmin: '$38' } };
+    const settlementGuard: Guard = { order: '$38', payment: { id: '$9', xmin: '$39' }, link: { id: '$40', xmin: '$41' } };
+    const settlementEvent = outboxEventSql('exists (select 1 from pay)', (i) => `$${24 + i}`);
     this.settlementWrite = {
-      name: 'pgw_pay_settlement_write_v4',
+      name: 'pgw_pay_settlement_write_v5',
       text: `with ${guarded(settlementGuard)}, ord as (
           update checkout_order set ${ORDER_UPDATE} where ${unchanged(settlementGuard)} returning id
         ), pay as (
@@ -169,14 +171,8 @@ export class PaymentQueries {
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
           select $1::int, e.event, 'system', e.description, e.metadata::json, $8::timestamptz
             from unnest($21::text[], $22::text[], $23::text[]) with ordinality as e(event, description, metadata, n) where exists (select 1 from pay) order by e.n
-        ), event as (
-          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-          select $24::uuid, $25::int, $1::int, 'transaction', $26::varchar, $7::int, $27::json, $28::timestamptz where exists (select 1 from pay) returning id
-        ), delivery as (
-          insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $29::text, $30::text, $31::timestamptz from event where $32::boolean
-        )
-        select (select count(*) from event)::int as written,
-          case when $33::text is not null and exists (select 1 from event) then pg_notify($33::text, $34::text) end as notified`,
+        ), ${settlementEvent.ctes}
+        select (select count(*) from event)::int as written, ${settlementEvent.notified}`,
     };
 
     const resumeGuard: Guard = { order: '$7', payment: { id: '$4', xmin: '$8' } };
@@ -338,17 +334,7 @@ export class PaymentQueries {
       w.entries.map((x) => x.event),
       w.entries.map((x) => x.description),
       w.entries.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))),
-      e.eventId,
-      e.environmentId,
-      e.notifyType,
-      e.payload,
-      e.createdAt,
-      e.url,
-      e.destination,
-      e.nextAttemptAt,
-      e.url !== null,
-      e.notifyChannel,
-      e.notification,
+      ...outboxEventParams({ ...e, notify: 'transaction' }),
       w.guard.orderXmin,
       w.guard.paymentXmin,
       w.guard.linkId,

@@ -3,7 +3,7 @@ import type { PreparedStatement, Row, RunSql } from '../db/sql';
 import { EntityRowMapper } from '../db/row-mapper';
 import { Money } from '../shared/money';
 import type { OrderStatusId } from '../orders/order-status';
-import type { OrderEventRow } from '../events/outbox.service';
+import { outboxEventParams, outboxEventSql, type OrderEventRow } from '../events/outbox.service';
 import { OPEN_DISPUTE_STATUSES, type RefundStatus } from './payment-state';
 import { Refund } from './refund.entity';
 
@@ -124,22 +124,17 @@ export class RefundQueries {
     this.byKeyStatement = { name: 'pgw_refund_by_key_v1', text: `${withOrder} where r.environment_id = $1::int and r.idempotency_key = $2::varchar` };
     // Nothing is written unless the refund is still PENDING: of two settlements at once, the
     // second waits for the first's row lock, finds it settled, and writes nothing.
+    const event = outboxEventSql('exists (select 1 from settled)', (i) => `$${9 + i}`);
     this.settleStatement = {
-      name: 'pgw_refund_settle_v1',
+      name: 'pgw_refund_settle_v2',
       text: `with settled as (
           update refund set status = $2::text, processor_reference = $3::varchar, failure_reason = $4::text, updated_at = $5::timestamptz
            where id = $1::uuid and status = 'PENDING' returning order_id
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
           select order_id, $6::varchar, 'system', $7::text, $8::json, $5::timestamptz from settled
-        ), event as (
-          insert into outbox_event (id, environment_id, order_id, notify, notify_type, sequence, payload, created_at)
-          select $9::uuid, $10::int, order_id, 'refund', $11::varchar, 0, $12::json, $13::timestamptz from settled returning id
-        ), delivery as (
-          insert into webhook_delivery (event_id, url, destination, next_attempt_at) select id, $14::text, $15::text, $16::timestamptz from event where $14::text is not null
-        )
-        select (select count(*) from settled)::int as settled,
-          case when $17::text is not null and exists (select 1 from event) then pg_notify($17::text, $18::text) end as notified`,
+        ), ${event.ctes}
+        select (select count(*) from settled)::int as settled, ${event.notified}`,
     };
   }
 
@@ -213,16 +208,7 @@ export class RefundQueries {
       write.entry.event,
       write.entry.description,
       JSON.stringify(write.entry.metadata),
-      event.eventId,
-      event.environmentId,
-      event.notifyType,
-      event.payload,
-      event.createdAt,
-      event.url,
-      event.destination,
-      event.nextAttemptAt,
-      event.notification === null ? null : event.notifyChannel,
-      event.notification,
+      ...outboxEventParams({ ...event, sequence: 0 }),
     ]);
     return Number(row?.settled ?? 0) === 1;
   }
