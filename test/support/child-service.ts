@@ -87,7 +87,7 @@ export async function startChildService(databaseUrl: string, env: Record<string,
       }
     },
   };
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000; // a cap: a busy machine has taken over 20 s to start one
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${err}`);
     if (

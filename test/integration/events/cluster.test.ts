@@ -18,6 +18,9 @@ const ROOT = path.resolve(__dirname, '../../..');
  * with SKIP LOCKED, state changes fanned out with LISTEN/NOTIFY, at-least-once delivery across
  * a kill -9.
  */
+/** How long a service process may take to answer /health after it is spawned. */
+const STARTUP_MS = 60_000;
+
 describe('events across service processes', () => {
   let clusterUrl: string;
   let dropDatabase: () => Promise<void> = async () => undefined;
@@ -86,7 +89,8 @@ describe('events across service processes', () => {
           () => false,
         );
       },
-      20_000,
+      // A cap, not a pause: a busy machine (CI beside other work) has taken over 20 s to start one.
+      STARTUP_MS,
       `${baseUrl}/health`,
     );
     return service;
@@ -100,20 +104,24 @@ describe('events across service processes', () => {
         eventIds,
       ) as Promise<Array<{ event_id: string; state: string; attempt_count: number; locked_until: string | null }>>;
 
-  it('shuts down gracefully on SIGTERM: closes its server and database, then exits 0', async () => {
-    const service = await spawnService();
-    expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200);
-    await service.kill('SIGTERM');
-    expect(service.child.exitCode).toBe(0);
-    await expect(fetch(`${service.baseUrl}/health`)).rejects.toThrow();
-  }, 30_000);
+  it(
+    'shuts down gracefully on SIGTERM: closes its server and database, then exits 0',
+    async () => {
+      const service = await spawnService();
+      expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200);
+      await service.kill('SIGTERM');
+      expect(service.child.exitCode).toBe(0);
+      await expect(fetch(`${service.baseUrl}/health`)).rejects.toThrow();
+    },
+    STARTUP_MS + 30_000,
+  );
 
   describe('two processes', () => {
     let a: ServiceProcess;
     let b: ServiceProcess;
     beforeAll(async () => {
       [a, b] = await Promise.all([spawnService(), spawnService()]);
-    }, 30_000);
+    }, STARTUP_MS + 10_000);
     afterAll(async () => {
       await Promise.all([a?.kill('SIGTERM'), b?.kill('SIGTERM')]);
     }, 30_000);
@@ -277,7 +285,7 @@ describe('events across service processes', () => {
     expect(timeline.map((e) => e.event)).toContain('webhook.delivered');
     await second.kill('SIGTERM');
     expect(second.child.exitCode).toBe(0);
-  }, 40_000);
+  }, 2 * STARTUP_MS + 20_000);
 });
 
 interface ServiceProcess {
