@@ -131,7 +131,11 @@ export function checkLockedLink(link: LinkShape): 'count usage' | 'allowed' {
  * - When the processor approved (`settle`), only paid orders count.
  */
 export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
-  const link = await em.findOneOrFail(PaymentLink, { id: order.paymentLink!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'] });
+  const link = await em.findOneOrFail(
+    PaymentLink,
+    { id: order.paymentLink!.id },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'], strategy: 'select-in' },
+  );
   checkLockedLink(link);
   const statusIds = stage === 'settle' ? PAID : PAID_OR_IN_PROGRESS;
   const usage = () => linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });

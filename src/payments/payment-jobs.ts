@@ -62,7 +62,11 @@ export class PaymentJobs {
     );
     for (const { id } of orders) {
       const done = await this.inTransaction(async (em, changes) => {
-        const order = await em.findOneOrFail(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'] });
+        const order = await em.findOneOrFail(
+          Order,
+          { id },
+          { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'], strategy: 'select-in' },
+        );
         if (order.statusId !== OrderStatus.Initiated || !order.expiresAt || order.expiresAt > this.clock.now()) return false;
         await this.settlement.expireUnpaidOrder(em, order, changes);
         return true;

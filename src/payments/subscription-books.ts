@@ -46,7 +46,7 @@ export class SubscriptionBooks {
     const recurring = await em.findOneOrFail(
       RecurringPayment,
       { id: order.recurringPaymentId! },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'] },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'], strategy: 'select-in' },
     );
     if (recurring.order.id === order.id) return; // the first payment: set up, not a renewal
     const now = this.clock.now();

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
@@ -168,6 +169,41 @@ describe('capture later: authorize, capture and void', () => {
     expect((await gql(VOID, { input: { reference: released.reference } })).errors).toBeUndefined();
     const refundVoided = await gql(REFUND, { input: { reference: released.reference } });
     expect(refundVoided.errors[0].extensions.code).toBe('REFUND_NOT_ALLOWED');
+  });
+
+  it("pays a MANUAL link without waiting on its link type's row, which every merchant's links of that type share", async () => {
+    // Another session holds the row of the type (multi charge) of every merchant's MC links (as a
+    // change of that row would; new links still refer to it: foreign keys take only KEY SHARE).
+    const holder = new Client({ connectionString: scratch.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select 1 from payment_link_type where code = 'MC' for no key update`);
+      const paying = authorizedOrder();
+      let paid = false;
+      // Either the pay ends, or one of the service's sessions is seen waiting for a lock.
+      const outcome = await Promise.race([
+        paying.then(() => {
+          paid = true;
+          return 'paid';
+        }),
+        (async () => {
+          while (!paid) {
+            const { rows } = await holder.query(
+              `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+            );
+            if (rows[0].n > 0) return 'waiting for a lock';
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          return 'paid';
+        })(),
+      ]);
+      await holder.query('rollback');
+      await paying;
+      expect(outcome).toBe('paid');
+    } finally {
+      await holder.end();
+    }
   });
 
   it('captures the whole authorization when no amount is given', async () => {
