@@ -106,7 +106,7 @@ async function copyOrders(url: string, templateId: number, prefix: string, count
     const columns = rows.map((r) => `"${r.column_name}"`).join(', ');
     await client.query(
       `insert into checkout_order (reference, processor_reference, payment_reference, ${columns})
-       select $2 || '-' || i, 'PRC' || md5($2 || i), 'PAY' || md5($2 || '-' || i), ${columns}
+       select $2 || '-' || i, 'PRC' || md5($2 || '-' || i), 'PAY' || md5($2 || '-' || i), ${columns}
          from checkout_order, generate_series(0, $3::int - 1) i where id = $1`,
       [templateId, prefix, count],
     );
