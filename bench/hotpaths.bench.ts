@@ -31,8 +31,6 @@ const CONCURRENCY = 32;
  * on this machine rather than as high as the other paths'; a round that uses them up says so.
  */
 const CAPTURES_PER_SECOND = Number(process.env.BENCH_HOT_CAPTURES_PER_SECOND ?? 150);
-/** The MANUAL links the capture's orders are spread over (see the capture's setup): one per connection paying them. */
-const CAPTURE_LINKS = CONCURRENCY;
 
 interface Ipc {
   child: ChildProcess;
@@ -185,7 +183,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
   // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
   const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
   let m2048, m4096, environmentId: number, payTemplateId: number, payLinkId: number;
-  const captureTemplateIds: number[] = [];
+  let captureTemplateId: number | undefined;
   try {
     const merchants = runtime.ctx.services.merchants;
     [m2048, m4096] = await Promise.all([
@@ -209,27 +207,23 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     });
     payTemplateId = template.order.id;
     payLinkId = link.id;
-    // The captures: orders of NOAUTH links with captureMethod MANUAL, whose approved card pay leaves
-    // them Authorized (the money held). Again each link's first order made by the service, the rest
-    // copies of those. Several links: a MANUAL order's pay (the unit of work's settlement) locks its
-    // link's row, so the setup's pays of one link's orders would run one at a time.
+    // The captures: orders of a NOAUTH link with captureMethod MANUAL, whose approved card pay leaves
+    // them Authorized (the money held). Again one made by the service, the rest copies of it.
     if (!only || only.includes('capture')) {
-      for (let t = 0; t < CAPTURE_LINKS; t += 1) {
-        const { link: manual } = await runtime.ctx.services.links.create(owner, {
-          name: `Bench capture ${t}`,
-          description: 'Bench NOAUTH MANUAL link',
-          paymentType: 'MC',
-          currency: 'NGN',
-          authOption: 'NOAUTH',
-          captureMethod: 'MANUAL',
-        });
-        const captureTemplate = await runtime.ctx.services.orders.create(owner, {
-          ...orderPlaintext(`CT-${stamp}-${t}`, 0),
-          payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: manual.id },
-        });
-        if (captureTemplate.order.captureMethod !== 'MANUAL') throw new Error(`bench: the capture's template order is ${captureTemplate.order.captureMethod}`);
-        captureTemplateIds.push(captureTemplate.order.id);
-      }
+      const { link: manual } = await runtime.ctx.services.links.create(owner, {
+        name: 'Bench capture',
+        description: 'Bench NOAUTH MANUAL link',
+        paymentType: 'MC',
+        currency: 'NGN',
+        authOption: 'NOAUTH',
+        captureMethod: 'MANUAL',
+      });
+      const captureTemplate = await runtime.ctx.services.orders.create(owner, {
+        ...orderPlaintext(`CT-${stamp}`, 0),
+        payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: manual.id },
+      });
+      if (captureTemplate.order.captureMethod !== 'MANUAL') throw new Error(`bench: the capture's template order is ${captureTemplate.order.captureMethod}`);
+      captureTemplateId = captureTemplate.order.id;
     }
   } finally {
     await runtime.close();
@@ -558,21 +552,13 @@ export async function runHotPathsBench(): Promise<BenchSection> {
 
     // The capture (GraphQL captureOrder of all that was authorized, private key) against the service's
     // own order create, in the same rounds. An order is captured once: exactly as many Authorized
-    // orders as the rounds and the warm-up take (copies of the MANUAL links’ templates, paid by service
+    // orders as the rounds and the warm-up take (copies of the MANUAL link’s template, paid by two service
     // processes of their own, checked Authorized), each request a different order, each round its own slice.
     let captureSetup: string | undefined;
-    if (captureTemplateIds.length > 0) {
+    if (captureTemplateId !== undefined) {
       const warmCaptures = 100;
       const perRound = count('capture');
-      // Exactly perRound × rounds + warmCaptures, spread over the links and taken in turn, so that the
-      // pays running at once are of different links.
-      const total = perRound * rounds + warmCaptures;
-      const perLink = await Promise.all(
-        captureTemplateIds.map((id, t) =>
-          copyOrders(databaseUrl, id, `CA-${stamp}-${t}`, Math.floor(total / captureTemplateIds.length) + (t < total % captureTemplateIds.length ? 1 : 0)),
-        ),
-      );
-      const captureOrders = Array.from({ length: total }, (_, i) => perLink[i % perLink.length]![Math.floor(i / perLink.length)]!);
+      const captureOrders = await copyOrders(databaseUrl, captureTemplateId, `CA-${stamp}`, perRound * rounds + warmCaptures);
       // Paid by two service processes of their own (one per core: a MANUAL order's pay costs about
       // 30 ms of CPU), stopped before the rounds: its settlement still goes through the unit of work,
       // whose first flush would turn on the AsyncLocalStorage promise hooks of the measured process
@@ -614,7 +600,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         }
       }
       if (paidOk < captureOrders.length) throw new Error(`bench: paying the capture's orders failed: ${paidOk} of ${captureOrders.length} paid, ${payFailure}`);
-      captureSetup = `  capture setup: ${captureOrders.length} orders of ${captureTemplateIds.length} MANUAL links paid in ${((Date.now() - payStarted) / 1000).toFixed(0)} s by two service processes of their own (${(payCpuUs / 1000 / captureOrders.length).toFixed(1)} ms CPU per pay)`;
+      captureSetup = `  capture setup: ${captureOrders.length} orders of a MANUAL link paid in ${((Date.now() - payStarted) / 1000).toFixed(0)} s by two service processes of their own (${(payCpuUs / 1000 / captureOrders.length).toFixed(1)} ms CPU per pay)`;
       const statuses = await statusCounts(databaseUrl, captureOrders);
       if (statuses.get(OrderStatus.Authorized) !== captureOrders.length)
         throw new Error(`bench: the capture's orders are not all Authorized: ${JSON.stringify(Object.fromEntries(statuses))} (status id: orders)`);
