@@ -9,6 +9,7 @@ import { openRuntime } from '../src/bootstrap';
 import { generateRsaKeyMaterial } from '../src/crypto/encryption-key';
 import { benchDatabaseEnv, freePort } from './bench-env';
 import { redisServerProgram, startBenchRedis, type BenchRedis } from './bench-redis';
+import { OrderStatus } from '../src/orders/order-status';
 import { orderPlaintext, type LoadRequest, type LoadResult } from './order-load';
 import type { BenchRow, BenchSection } from './report';
 
@@ -24,6 +25,12 @@ import type { BenchRow, BenchSection } from './report';
  * included) over a separate run of creates.
  */
 const CONCURRENCY = 32;
+/**
+ * The captures prepared per second of a round (BENCH_HOT_CAPTURES_PER_SECOND): each is an order of
+ * its own, paid during the setup at about 30 ms of CPU each, so it is sized near what a round takes
+ * on this machine rather than as high as the other paths'; a round that uses them up says so.
+ */
+const CAPTURES_PER_SECOND = Number(process.env.BENCH_HOT_CAPTURES_PER_SECOND ?? 150);
 
 interface Ipc {
   child: ChildProcess;
@@ -97,7 +104,7 @@ async function copyOrders(url: string, templateId: number, prefix: string, count
     const columns = rows.map((r) => `"${r.column_name}"`).join(', ');
     await client.query(
       `insert into checkout_order (reference, processor_reference, payment_reference, ${columns})
-       select $2 || '-' || i, 'PRC' || md5($2 || i), 'PAY' || md5($2 || '-' || i), ${columns}
+       select $2 || '-' || i, 'PRC' || md5($2 || '-' || i), 'PAY' || md5($2 || '-' || i), ${columns}
          from checkout_order, generate_series(0, $3::int - 1) i where id = $1`,
       [templateId, prefix, count],
     );
@@ -105,6 +112,21 @@ async function copyOrders(url: string, templateId: number, prefix: string, count
     await client.end();
   }
   return Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+}
+
+/** How many of the orders `references` have each status id (the capture's orders are checked Authorized before its rounds). */
+async function statusCounts(url: string, references: string[]): Promise<Map<number, number>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ status_id: number; n: string }>(
+      'select status_id, count(*) as n from checkout_order where reference = any($1::text[]) group by status_id',
+      [references],
+    );
+    return new Map(rows.map((r) => [Number(r.status_id), Number(r.n)]));
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -158,7 +180,10 @@ export async function runHotPathsBench(): Promise<BenchSection> {
   // Merchants (and the migrations) through the service's own code, then the service in a process of its own.
   const runtime = await openRuntime(loadConfig({ ...env, MIGRATE_ON_START: 'true' }), { migrate: true });
   const stamp = Date.now().toString(36);
+  // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
+  const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
   let m2048, m4096, environmentId: number, payTemplateId: number, payLinkId: number;
+  let captureTemplateId: number | undefined;
   try {
     const merchants = runtime.ctx.services.merchants;
     [m2048, m4096] = await Promise.all([
@@ -182,6 +207,24 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     });
     payTemplateId = template.order.id;
     payLinkId = link.id;
+    // The captures: orders of a NOAUTH link with captureMethod MANUAL, whose approved card pay leaves
+    // them Authorized (the money held). Again one made by the service, the rest copies of it.
+    if (!only || only.includes('capture')) {
+      const { link: manual } = await runtime.ctx.services.links.create(owner, {
+        name: 'Bench capture',
+        description: 'Bench NOAUTH MANUAL link',
+        paymentType: 'MC',
+        currency: 'NGN',
+        authOption: 'NOAUTH',
+        captureMethod: 'MANUAL',
+      });
+      const captureTemplate = await runtime.ctx.services.orders.create(owner, {
+        ...orderPlaintext(`CT-${stamp}`, 0),
+        payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: manual.id },
+      });
+      if (captureTemplate.order.captureMethod !== 'MANUAL') throw new Error(`bench: the capture's template order is ${captureTemplate.order.captureMethod}`);
+      captureTemplateId = captureTemplate.order.id;
+    }
   } finally {
     await runtime.close();
   }
@@ -272,7 +315,17 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       proc?: 'service' | 'baseline' | Ipc;
       request: (round: number) => LoadRequest;
     }
-    const perSecond = { create2048: 4000, create4096: 1200, verify: 8000, status: 6000, pay: 1500, refund: 1500, createlink: 3000, 'create2048-redis': 4000 };
+    const perSecond = {
+      create2048: 4000,
+      create4096: 1200,
+      verify: 8000,
+      status: 6000,
+      pay: 1500,
+      refund: 1500,
+      capture: CAPTURES_PER_SECOND,
+      createlink: 3000,
+      'create2048-redis': 4000,
+    };
     const count = (path: keyof typeof perSecond) => Math.ceil((roundMs / 1000) * perSecond[path]);
     const cases: Array<[Case, Case]> = [
       [
@@ -444,9 +497,6 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       { key: 'createlink', target: 'service', request: serviceCreate('createlink', 'CL', payLinkId) },
       { key: 'createlink', target: 'baseline', proc: 'service', request: serviceCreate('create2048', 'CP') },
     ]);
-    // BENCH_HOT_PATHS=pay,verify: only those pairs (and no allocation run unless create2048 is among them).
-    const only = process.env.BENCH_HOT_PATHS?.split(',').map((k) => k.trim());
-
     // The refund (GraphQL refundOrder of 1, private key) against the service's own order create, in the
     // same rounds. Its orders are paid here, whatever else is selected (the pay pair's orders are paid
     // only during its rounds): copies of the pay's template, each paid once by the service. Requests
@@ -492,6 +542,91 @@ export async function runHotPathsBench(): Promise<BenchSection> {
             kind: 'create',
             encryptionKey: m2048.keys.test.encryptionKey,
             referencePrefix: `RC-${stamp}-${r}`,
+            count: count('create2048'),
+            concurrency: CONCURRENCY,
+            durationMs: roundMs,
+          }),
+        },
+      ]);
+    }
+
+    // The capture (GraphQL captureOrder of all that was authorized, private key) against the service's
+    // own order create, in the same rounds. An order is captured once: exactly as many Authorized
+    // orders as the rounds and the warm-up take (copies of the MANUAL link’s template, paid by two service
+    // processes of their own, checked Authorized), each request a different order, each round its own slice.
+    let captureSetup: string | undefined;
+    if (captureTemplateId !== undefined) {
+      const warmCaptures = 100;
+      const perRound = count('capture');
+      const captureOrders = await copyOrders(databaseUrl, captureTemplateId, `CA-${stamp}`, perRound * rounds + warmCaptures);
+      // Paid by two service processes of their own (one per core: a MANUAL order's pay costs about
+      // 30 ms of CPU), stopped before the rounds: its settlement still goes through the unit of work,
+      // whose first flush would turn on the AsyncLocalStorage promise hooks of the measured process
+      // for good (NOTES.md, "Events").
+      const payers = [ipc('hot-service.js'), ipc('hot-service.js')];
+      const payStarted = Date.now();
+      let paidOk = 0;
+      let payFailure: string | undefined;
+      let payCpuUs = 0;
+      try {
+        await Promise.all(
+          payers.map(async (payer, i) => {
+            const port = await freePort();
+            await payer.call({
+              cmd: 'start',
+              env: { ...env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_POOL_SIZE: String(poolSize) },
+            });
+            const before = await payer.call<{ cpuUs: number }>({ cmd: 'stats' });
+            const mine = captureOrders.filter((_, j) => j % payers.length === i);
+            const paid = await load({
+              url: `http://127.0.0.1:${port}/checkout/order/pay`,
+              apiKey: m2048.keys.test.publicKey,
+              kind: 'pay',
+              encryptionKey: m2048.keys.test.encryptionKey,
+              references: mine,
+              count: mine.length,
+              concurrency: CONCURRENCY / payers.length,
+              durationMs: 300_000,
+            });
+            payCpuUs += (await payer.call<{ cpuUs: number }>({ cmd: 'stats' })).cpuUs - before.cpuUs;
+            paidOk += paid.ok;
+            payFailure ??= paid.firstFailure;
+          }),
+        );
+      } finally {
+        for (const payer of payers) {
+          await payer.call({ cmd: 'exit' }).catch(() => undefined);
+          payer.child.kill('SIGKILL');
+        }
+      }
+      if (paidOk < captureOrders.length) throw new Error(`bench: paying the capture's orders failed: ${paidOk} of ${captureOrders.length} paid, ${payFailure}`);
+      captureSetup = `  capture setup: ${captureOrders.length} orders of a MANUAL link paid in ${((Date.now() - payStarted) / 1000).toFixed(0)} s by two service processes of their own (${(payCpuUs / 1000 / captureOrders.length).toFixed(1)} ms CPU per pay)`;
+      const statuses = await statusCounts(databaseUrl, captureOrders);
+      if (statuses.get(OrderStatus.Authorized) !== captureOrders.length)
+        throw new Error(`bench: the capture's orders are not all Authorized: ${JSON.stringify(Object.fromEntries(statuses))} (status id: orders)`);
+      const captureRequest = (references: string[], durationMs: number): LoadRequest => ({
+        url: `${serviceBase}/graphql`,
+        apiKey: m2048.keys.test.privateKey,
+        kind: 'capture',
+        references,
+        count: references.length,
+        concurrency: CONCURRENCY,
+        durationMs,
+      });
+      const warmed = await load(captureRequest(captureOrders.slice(perRound * rounds), 60_000));
+      if (warmed.ok < warmCaptures) throw new Error(`bench: capture warm-up failed: ${warmed.firstFailure}`);
+      cases.push([
+        { key: 'capture', target: 'service', request: (r) => captureRequest(captureOrders.slice(r * perRound, (r + 1) * perRound), roundMs) },
+        {
+          key: 'capture',
+          target: 'baseline',
+          proc: 'service',
+          request: (r) => ({
+            url: `${svc}/create`,
+            apiKey: m2048.keys.test.publicKey,
+            kind: 'create',
+            encryptionKey: m2048.keys.test.encryptionKey,
+            referencePrefix: `CC-${stamp}-${r}`,
             count: count('create2048'),
             concurrency: CONCURRENCY,
             durationMs: roundMs,
@@ -690,6 +825,14 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       'a partial refund of 1 of a paid order: the order locked, the refund recorded, the sandbox processor, the settlement and outbox; the baseline is the service’s own 2048-bit order create',
     );
     row(
+      'capture',
+      'capture, GraphQL captureOrder (baseline: the service’s order create)',
+      '≥ 0.5× order create of the same run',
+      (r) => r >= 0.5,
+      'a capture of all that was authorized of an Authorized order (MANUAL link): the order and its authorization claimed, the sandbox processor, the settlement and outbox; the baseline is the service’s own 2048-bit order create',
+    );
+    if (captureSetup && measuredKey('capture')) lines.push(captureSetup);
+    row(
       'createlink',
       'order create on a payment link (baseline: the service’s plain order create)',
       '≥ 0.9× the plain create of the same run (as fast, within this machine’s spread)',
@@ -723,5 +866,9 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     await redis?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  return { name: 'REST hot paths: order create, verify and status against their irreducible baselines; card pay and refund against order create', lines, rows };
+  return {
+    name: 'REST hot paths: order create, verify and status against their irreducible baselines; card pay, refund and capture against order create',
+    lines,
+    rows,
+  };
 }

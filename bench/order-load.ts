@@ -14,15 +14,16 @@ export interface LoadRequest {
   /**
    * What each request body is (built here); or give `payloads`/`bodies` ready-made. `pay`: a card pay of `references[i]`, each order once.
    * `refund`: GraphQL `refundOrder` of 1 (the url is the service's /graphql, the private key), the references in turn.
+   * `capture`: GraphQL `captureOrder` of all that was authorized (the url is the service's /graphql, the private key) of `references[i]`, each order once.
    */
-  kind?: 'create' | 'verify' | 'status' | 'pay' | 'refund';
+  kind?: 'create' | 'verify' | 'status' | 'pay' | 'refund' | 'capture';
   /** Ready-made encrypted `data` values, one request each. */
   payloads?: string[];
   /** Ready-made raw JSON bodies, one request each. */
   bodies?: string[];
   /** Merchant-form encryption key (base64 of "<bits>!<RSAKeyValue>…"), for create and status. */
   encryptionKey?: string;
-  /** verify, status and refund: the order references to ask for, in turn; pay: the orders to pay, one request each. */
+  /** verify, status and refund: the order references to ask for, in turn; pay and capture: the orders to pay or capture, one request each. */
   references?: string[];
   /** A prefix making create references unique across rounds and targets. */
   referencePrefix?: string;
@@ -72,6 +73,9 @@ export function payPlaintext(reference: string) {
 /** A partial refund of 1 (in the order's currency) of a paid order, through GraphQL. */
 export const REFUND_MUTATION = 'mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id status } }';
 
+/** A capture of all the money held for an Authorized order (no amount), through GraphQL. */
+export const CAPTURE_MUTATION = 'mutation ($input: CaptureOrderInput!) { captureOrder(input: $input) { orderReference statusId } }';
+
 export function orderPlaintext(reference: string, i: number, paymentLinkId?: number) {
   return {
     customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `ada${i % 50}@example.test` },
@@ -93,6 +97,8 @@ function bodies(req: LoadRequest): string[] {
     } else if (req.kind === 'refund') {
       const reference = req.references![i % req.references!.length]!;
       out[i] = JSON.stringify({ query: REFUND_MUTATION, variables: { input: { reference, amount: '1' } } });
+    } else if (req.kind === 'capture') {
+      out[i] = JSON.stringify({ query: CAPTURE_MUTATION, variables: { input: { reference: req.references![i]! } } });
     } else {
       const reference = req.references![i % req.references!.length]!;
       out[i] = req.kind === 'verify' ? JSON.stringify({ reference }) : JSON.stringify({ data: encryptFast({ reference }, pub!) });
@@ -101,13 +107,16 @@ function bodies(req: LoadRequest): string[] {
   return out;
 }
 
-/** Whether an answer is a success: the REST paths say `"status":"success"`; a GraphQL refund answers its `refundOrder` and no `errors`. */
+/**
+ * Whether an answer is a success: the REST paths say `"status":"success"`; a GraphQL refund or capture answers its
+ * `refundOrder` or `captureOrder` and no `errors`.
+ */
 function succeeded(kind: LoadRequest['kind'], status: number, text: string): boolean {
   if (status !== 200) return false;
-  if (kind !== 'refund') return text.includes('"status":"success"');
+  if (kind !== 'refund' && kind !== 'capture') return text.includes('"status":"success"');
   try {
-    const answer = JSON.parse(text) as { data?: { refundOrder?: unknown } | null; errors?: unknown };
-    return answer.errors === undefined && answer.data?.refundOrder != null;
+    const answer = JSON.parse(text) as { data?: { refundOrder?: unknown; captureOrder?: unknown } | null; errors?: unknown };
+    return answer.errors === undefined && (kind === 'refund' ? answer.data?.refundOrder : answer.data?.captureOrder) != null;
   } catch {
     return false;
   }
