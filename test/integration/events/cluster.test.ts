@@ -249,43 +249,47 @@ describe('events across service processes', () => {
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   }, 30_000);
 
-  it('delivers after a kill -9 of the process that committed the event and held the delivery', async () => {
-    // The first request is never answered: the process dies holding it.
-    const r = await receiver((_req, i) => (i === 0 ? 'hang' : { status: 200 }));
-    const m = await createTestMerchant(t, { webhookUrl: r.url });
-    const tenant = await t.service.runtime.ctx.services.auth.authenticate(m.keys.test.privateKey);
-    const first = await spawnService();
-    const reference = await payOrder(first.baseUrl, m.keys.test);
-    const [hanging] = await r.waitForCount(1, 5000);
-    await first.kill('SIGKILL');
-    expect(first.child.signalCode).toBe('SIGKILL');
+  it(
+    'delivers after a kill -9 of the process that committed the event and held the delivery',
+    async () => {
+      // The first request is never answered: the process dies holding it.
+      const r = await receiver((_req, i) => (i === 0 ? 'hang' : { status: 200 }));
+      const m = await createTestMerchant(t, { webhookUrl: r.url });
+      const tenant = await t.service.runtime.ctx.services.auth.authenticate(m.keys.test.privateKey);
+      const first = await spawnService();
+      const reference = await payOrder(first.baseUrl, m.keys.test);
+      const [hanging] = await r.waitForCount(1, 5000);
+      await first.kill('SIGKILL');
+      expect(first.child.signalCode).toBe('SIGKILL');
 
-    const eventId = String(hanging!.headers['webhook-id']);
-    const [before] = await deliveryRows([eventId]);
-    expect(before).toMatchObject({ state: 'pending', attempt_count: 0 });
-    expect(before!.locked_until).not.toBeNull();
+      const eventId = String(hanging!.headers['webhook-id']);
+      const [before] = await deliveryRows([eventId]);
+      expect(before).toMatchObject({ state: 'pending', attempt_count: 0 });
+      expect(before!.locked_until).not.toBeNull();
 
-    // A new process takes the delivery over once the dead one's lease has run out.
-    const second = await spawnService();
-    const hooks = await r.waitForCount(2, 20_000);
-    expect(hooks[1]!.headers['webhook-id']).toBe(eventId);
-    expect(hooks[1]!.body).toBe(hooks[0]!.body);
-    expect(verifiesIndependently(m.webhookSecret, hooks[1]!.headers, hooks[1]!.body)).toBe(true);
-    expect(hooks[1]!.json).toMatchObject({ notify: 'transaction', notifyType: 'successful', data: { orderReference: reference, statusId: 5 } });
-    const [after] = await waitFor(
-      async () => {
-        const rows = await deliveryRows([eventId]);
-        return rows[0]?.state === 'delivered' ? rows : null;
-      },
-      5000,
-      'delivered state',
-    );
-    expect(after).toMatchObject({ attempt_count: 1, locked_until: null });
-    const timeline = await t.service.runtime.ctx.services.timeline.list(tenant, reference);
-    expect(timeline.map((e) => e.event)).toContain('webhook.delivered');
-    await second.kill('SIGTERM');
-    expect(second.child.exitCode).toBe(0);
-  }, 2 * STARTUP_MS + 20_000);
+      // A new process takes the delivery over once the dead one's lease has run out.
+      const second = await spawnService();
+      const hooks = await r.waitForCount(2, 20_000);
+      expect(hooks[1]!.headers['webhook-id']).toBe(eventId);
+      expect(hooks[1]!.body).toBe(hooks[0]!.body);
+      expect(verifiesIndependently(m.webhookSecret, hooks[1]!.headers, hooks[1]!.body)).toBe(true);
+      expect(hooks[1]!.json).toMatchObject({ notify: 'transaction', notifyType: 'successful', data: { orderReference: reference, statusId: 5 } });
+      const [after] = await waitFor(
+        async () => {
+          const rows = await deliveryRows([eventId]);
+          return rows[0]?.state === 'delivered' ? rows : null;
+        },
+        5000,
+        'delivered state',
+      );
+      expect(after).toMatchObject({ attempt_count: 1, locked_until: null });
+      const timeline = await t.service.runtime.ctx.services.timeline.list(tenant, reference);
+      expect(timeline.map((e) => e.event)).toContain('webhook.delivered');
+      await second.kill('SIGTERM');
+      expect(second.child.exitCode).toBe(0);
+    },
+    2 * STARTUP_MS + 20_000,
+  );
 });
 
 interface ServiceProcess {
