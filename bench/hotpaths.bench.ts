@@ -437,6 +437,18 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       ],
     ];
 
+    // The service's own 2048-bit order create (on a link when `paymentLinkId`): the baseline of the pay, refund and capture pairs.
+    const serviceCreate = (key: 'createlink' | 'create2048', prefix: string, paymentLinkId?: number) => (r: number) => ({
+      url: `${svc}/create`,
+      apiKey: m2048.keys.test.publicKey,
+      kind: 'create' as const,
+      encryptionKey: m2048.keys.test.encryptionKey,
+      referencePrefix: `${prefix}-${stamp}-${r}`,
+      paymentLinkId,
+      count: count(key),
+      concurrency: CONCURRENCY,
+      durationMs: roundMs,
+    });
     // The card pay on a NOAUTH link against the service's own order create, in the same rounds: one
     // request each, both decrypting a 2048-bit payload; the pay also calls the sandbox processor and settles.
     const payOrders = await copyOrders(databaseUrl, payTemplateId, `P-${stamp}`, count('pay') * rounds);
@@ -469,30 +481,10 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         key: 'pay',
         target: 'baseline',
         proc: 'service',
-        request: (r) => ({
-          url: `${svc}/create`,
-          apiKey: m2048.keys.test.publicKey,
-          kind: 'create',
-          encryptionKey: m2048.keys.test.encryptionKey,
-          referencePrefix: `PC-${stamp}-${r}`,
-          count: count('create2048'),
-          concurrency: CONCURRENCY,
-          durationMs: roundMs,
-        }),
+        request: serviceCreate('create2048', 'PC'),
       },
     ]);
     // An order create on a payment link (the pay's NOAUTH link) against the plain create, both the service's, in the same rounds.
-    const serviceCreate = (key: 'createlink' | 'create2048', prefix: string, paymentLinkId?: number) => (r: number) => ({
-      url: `${svc}/create`,
-      apiKey: m2048.keys.test.publicKey,
-      kind: 'create' as const,
-      encryptionKey: m2048.keys.test.encryptionKey,
-      referencePrefix: `${prefix}-${stamp}-${r}`,
-      paymentLinkId,
-      count: count(key),
-      concurrency: CONCURRENCY,
-      durationMs: roundMs,
-    });
     cases.push([
       { key: 'createlink', target: 'service', request: serviceCreate('createlink', 'CL', payLinkId) },
       { key: 'createlink', target: 'baseline', proc: 'service', request: serviceCreate('create2048', 'CP') },
@@ -536,16 +528,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
           key: 'refund',
           target: 'baseline',
           proc: 'service',
-          request: (r) => ({
-            url: `${svc}/create`,
-            apiKey: m2048.keys.test.publicKey,
-            kind: 'create',
-            encryptionKey: m2048.keys.test.encryptionKey,
-            referencePrefix: `RC-${stamp}-${r}`,
-            count: count('create2048'),
-            concurrency: CONCURRENCY,
-            durationMs: roundMs,
-          }),
+          request: serviceCreate('create2048', 'RC'),
         },
       ]);
     }
@@ -621,16 +604,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
           key: 'capture',
           target: 'baseline',
           proc: 'service',
-          request: (r) => ({
-            url: `${svc}/create`,
-            apiKey: m2048.keys.test.publicKey,
-            kind: 'create',
-            encryptionKey: m2048.keys.test.encryptionKey,
-            referencePrefix: `CC-${stamp}-${r}`,
-            count: count('create2048'),
-            concurrency: CONCURRENCY,
-            durationMs: roundMs,
-          }),
+          request: serviceCreate('create2048', 'CC'),
         },
       ]);
     }
