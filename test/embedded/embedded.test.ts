@@ -17,6 +17,34 @@ describe('embedded database (PGlite)', () => {
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' });
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
+  /** A merchant made through the admin's GraphQL mutation: its test keys. */
+  async function createMerchant(
+    baseUrl: string,
+    name: string,
+    supportEmail: string,
+  ): Promise<{ publicKey: string; privateKey: string; encryptionKey: string }> {
+    const created = await graphql(
+      baseUrl,
+      `
+        mutation ($input: CreateMerchantInput!) {
+          createMerchant(input: $input) {
+            keys {
+              test {
+                publicKey
+                privateKey
+                encryptionKey
+              }
+            }
+          }
+        }
+      `,
+      { input: { name, country: 'GH', supportEmail, feeBearer: 'MERCHANT' } },
+      { 'x-admin-token': TEST_ADMIN_TOKEN },
+    );
+    expect(created.body.errors).toBeUndefined();
+    return created.body.data.createMerchant.keys.test;
+  }
+
   async function start(): Promise<{ service: Service; baseUrl: string }> {
     const service = await createService(config, { logger: false });
     await service.app.listen({ port: 0, host: '127.0.0.1' });
@@ -34,29 +62,7 @@ describe('embedded database (PGlite)', () => {
     // A second process on the same files is refused while the server holds them.
     await expect(startEmbeddedDatabase(dataDir)).rejects.toBeInstanceOf(DataDirInUseError);
 
-    const created = await graphql(
-      baseUrl,
-      `
-        mutation {
-          createMerchant(input: { name: "Embedded Ltd", country: "GH", supportEmail: "e@e.test", feeBearer: MERCHANT }) {
-            subsidiary {
-              id
-            }
-            keys {
-              test {
-                publicKey
-                privateKey
-                encryptionKey
-              }
-            }
-          }
-        }
-      `,
-      {},
-      { 'x-admin-token': TEST_ADMIN_TOKEN },
-    );
-    expect(created.body.errors).toBeUndefined();
-    const { publicKey, privateKey, encryptionKey } = created.body.data.createMerchant.keys.test;
+    const { publicKey, privateKey, encryptionKey } = await createMerchant(baseUrl, 'Embedded Ltd', 'e@e.test');
     await service.close();
 
     ({ service, baseUrl } = await start());
@@ -106,25 +112,7 @@ describe('embedded database (PGlite)', () => {
   it('runs its prepared statements again after its one connection to the database is replaced', async () => {
     const { service, baseUrl } = await start();
     try {
-      const created = await graphql(
-        baseUrl,
-        `
-          mutation {
-            createMerchant(input: { name: "Reconnect Ltd", country: "GH", supportEmail: "r@r.test", feeBearer: MERCHANT }) {
-              keys {
-                test {
-                  publicKey
-                  privateKey
-                  encryptionKey
-                }
-              }
-            }
-          }
-        `,
-        {},
-        { 'x-admin-token': TEST_ADMIN_TOKEN },
-      );
-      const { publicKey, privateKey, encryptionKey } = created.body.data.createMerchant.keys.test;
+      const { publicKey, privateKey, encryptionKey } = await createMerchant(baseUrl, 'Reconnect Ltd', 'r@r.test');
       const link = (
         await request(baseUrl, 'POST', '/checkout/links/create', {
           apiKey: privateKey,
