@@ -168,6 +168,16 @@ describe('GraphQL guards over HTTP and WebSocket', () => {
       ]);
     });
 
+    it('refuses half of a surrogate pair over WebSocket, as over HTTP', async () => {
+      const s = await open(m.keys.test.privateKey);
+      s.subscribe('half', 'mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id } }', {
+        input: { reference: 'any', reason: 'x\ud800' },
+      });
+      expect((await s.result('half')).payload).toEqual([
+        expect.objectContaining({ message: 'The request contains a character that is not allowed (an unpaired surrogate).', extensions: { code: 'VAL400' } }),
+      ]);
+    });
+
     it('an internal error is masked over HTTP and WebSocket, and logged with the request id', async () => {
       const { orm, services } = t.service.runtime.ctx;
       const summary = services.orders.summary;
