@@ -68,7 +68,7 @@ export class AuthorizationAction {
   @Property({ type: 'decimal', precision: 20, scale: 4, nullable: true })
   requestedAmount: string | null = null;
 
-  /** Sent with every processor call of this action (`capture:<orderId>`, `void:<orderId>`). */
+  /** Sent with every processor call of this action, its own (`capture:<orderId>:<random>`, `void:<orderId>:<random>`). */
   @Property({ type: 'string', length: 60 })
   idempotencyKey!: string;
 

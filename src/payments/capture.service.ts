@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
 import { isUniqueViolation, sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
 import { DomainError, requiredField } from '../shared/errors';
 import type { Clock } from '../shared/clock';
@@ -13,7 +14,15 @@ import type { OrderAggregate, OrderService } from '../orders/order.service';
 import type { OutboxRow, OutboxService } from '../events/outbox.service';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import type { FeeService } from '../fees/fee.service';
-import { notAvailableInLiveMode, processorCallClock, processorFor, ResponseCodes, type FinalProcessorResult, type PaymentProcessors } from './processor';
+import {
+  notAvailableInLiveMode,
+  processorCallClock,
+  processorFor,
+  recordOfKey,
+  ResponseCodes,
+  type FinalProcessorResult,
+  type PaymentProcessors,
+} from './processor';
 import type { PaymentActor } from './payment-state';
 import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
 import {
@@ -70,6 +79,9 @@ interface Claim {
   mode: EnvironmentMode;
 }
 
+/** How long after the processor refused an expiry void the clock asks again. */
+const EXPIRY_RETRY_MS = 3_600_000;
+
 /** What asks for a capture or a void: the merchant (by reference) or the clock (by order id). */
 type Request = {
   kind: AuthorizationActionKind;
@@ -91,8 +103,8 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * passed. As for payments, the processor is never called inside a transaction: the capture or
  * void is recorded first (an AuthorizationAction, pending, committed) under the order's row lock,
  * one pending per order, so of a capture and a void asked at the same moment exactly one reaches
- * the processor; the other is refused. The call carries the idempotency key `capture:<orderId>`
- * or `void:<orderId>`; its answer is applied in a second transaction by the settlement (the
+ * the processor; the other is refused. The call carries the action's own idempotency key
+ * (`capture:<orderId>:<random>`); its answer is applied in a second transaction by the settlement (the
  * transitions table), or, when the answer was lost, from the processor's record by
  * `reconcilePending`. The merchant's optional idempotencyKey is kept on the action (unique per
  * environment): a retry of the same request answers that action (settling it first from the
@@ -209,14 +221,20 @@ export class CaptureService {
     return this.orders.getAggregate(tenant, keyed.reference);
   }
 
-  /** Voids every authorization left uncaptured past AUTHORIZATION_TTL_HOURS; returns how many. */
+  /**
+   * Voids every authorization left uncaptured past AUTHORIZATION_TTL_HOURS; returns how many. An
+   * order whose expiry void the processor refused is tried again an hour later, not at every run
+   * (each try is an action of its own, with its own key, in the order's timeline).
+   */
   async expireAuthorizations(limit = 100): Promise<number> {
-    const cutoff = new Date(this.clock.now().getTime() - this.options.authorizationTtlMs);
-    const rows = await this.sql<{ id: number }>(`select id from checkout_order where status_id = ? and authorized_at <= ? order by authorized_at limit ?`, [
-      OrderStatus.Authorized,
-      cutoff,
-      limit,
-    ]);
+    const now = this.clock.now().getTime();
+    const rows = await this.sql<{ id: number }>(
+      `select o.id from checkout_order o
+        where o.status_id = ? and o.authorized_at <= ?
+          and not exists (select 1 from authorization_action a where a.order_id = o.id and a.actor = 'expiry' and a.state = 'failed' and a.settled_at > ?)
+        order by o.authorized_at limit ?`,
+      [OrderStatus.Authorized, new Date(now - this.options.authorizationTtlMs), new Date(now - EXPIRY_RETRY_MS), limit],
+    );
     let voided = 0;
     for (const { id } of rows) {
       const claim = await this.transaction(async (run) => {
@@ -238,7 +256,8 @@ export class CaptureService {
   /**
    * Captures and voids left pending by a lost answer (a crash between the call and its
    * settlement), settled from the processor's record of their key; with no record past the
-   * processor deadline the call never reached it: the action failed and the order stays
+   * processor deadline the call never reached it: the key is closed at the processor (a call still
+   * on its way is refused there), the action failed and the order stays
    * Authorized. Ages are real elapsed time, as for payment attempts. Returns how many were settled.
    */
   async reconcilePending(limit = 100): Promise<number> {
@@ -254,10 +273,10 @@ export class CaptureService {
       if (age < this.options.reconcileGraceMs) continue;
       const processor = processorFor(this.processors, row.mode);
       if (!processor) continue;
-      const record = await processor.lookup(row.idempotency_key);
+      const record = await recordOfKey(processor, row.idempotency_key, (key) => processor.lookup(key), age >= this.options.processorDeadlineMs);
       let result: FinalProcessorResult | null = null;
-      if (record && record.kind !== 'challenge') result = record;
-      else if (!record && age >= this.options.processorDeadlineMs) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+      if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+      else if (record && record.kind !== 'challenge') result = record;
       if (result && (await this.settle(row.id, result, null)).changed) settled += 1;
     }
     return settled;
@@ -335,9 +354,11 @@ export class CaptureService {
     if (refusal) return fail(refusal);
     if (request.amount && request.amount.gt(order.amount))
       throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(order.amount).toFixed(2)}).`);
-    // The processor's key stays one per order and kind, whoever asks: a retry with the merchant's
-    // key finds this action and so this key; no two calls ever capture one authorization twice.
-    const idempotencyKey = `${request.kind}:${order.id}`;
+    // The processor's key is this action's: a retry with the merchant's key finds the action and so
+    // its key. A new action is claimed only once the order's earlier one is settled refused (by the
+    // processor, or failed at the deadline after its key was closed there), so no money moved under
+    // an earlier key; a refusal is never replayed to a later capture or void of the order.
+    const idempotencyKey = `${request.kind}:${order.id}:${randomBytes(6).toString('base64url')}`;
     const inserted = await this.queries.insertClaim(
       run,
       {

@@ -5,7 +5,7 @@ import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import type { OrderStatusChange } from '../events/order-status-bus';
-import { processorCallClock, processorFor, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
+import { processorCallClock, processorFor, recordOfKey, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { PaymentSettlement } from './settlement';
 
 export interface PaymentJobOptions {
@@ -82,8 +82,9 @@ export class PaymentJobs {
    * - a final answer is applied at once;
    * - a pending challenge of a first call is applied at once (the customer may authenticate);
    *   one of a page's completion is left to that page until the processor deadline passes;
-   * - no record at all, once the deadline has passed: the call never reached the processor,
-   *   the attempt fails (`Z5`), and no money moved.
+   * - no record at all, once the deadline has passed: the call never reached the processor; its
+   *   key is closed there (a call still on its way is refused), the attempt fails (`Z5`), and no
+   *   money moved.
    * Attempts younger than a few seconds are left to the request handling them. Ages are real
    * elapsed time (processor calls take real time), not the business clock.
    * Returns how many attempts were settled.
@@ -98,14 +99,14 @@ export class PaymentJobs {
       if (!payment || payment.statusId !== OrderStatus.Processing) continue;
       const processor = processorFor(this.processors, payment.order.environment.mode);
       if (!processor) continue;
-      const record = await processor.lookup(payment.reference);
       const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
       if (age < this.options.reconcileGraceMs) continue;
       const overdue = age >= this.options.processorDeadlineMs;
+      const record = await recordOfKey(processor, payment.reference, (key) => processor.lookup(key), overdue);
       let result: ProcessorResult | null = null;
-      if (record && record.kind !== 'challenge') result = record;
+      if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+      else if (record && record.kind !== 'challenge') result = record;
       else if (record && (payment.processorToken === null || overdue)) result = record;
-      else if (!record && overdue) result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
       if (result && (await this.settlement.settleAttempt(id, result, 'reconciliation'))) settled += 1;
     }
     return settled;

@@ -105,6 +105,15 @@ export interface PaymentProcessor {
    * the cardholder, or the final answer), or null when no call with this key reached it.
    */
   lookup(idempotencyKey: string): Promise<ProcessorResult | null>;
+  /**
+   * Closes a key no call has reached the processor with (a technical cancel): a call with the
+   * key that arrives later is refused (declined, or a failed refund) and moves no money. Answers
+   * false, closing nothing, when a call with the key had reached it already: that call's record
+   * (`lookup`, `lookupRefund`) decides. The engine closes a key before it fails, at the deadline,
+   * a call the processor has no record of, so a call still on its way cannot move money after
+   * the engine told the merchant that none moved.
+   */
+  closeKey(idempotencyKey: string): Promise<boolean>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /** What the processor decided for a refund call with this key, or null when none reached it. */
   lookupRefund(idempotencyKey: string): Promise<RefundResult | null>;
@@ -171,4 +180,25 @@ export function requireProcessorFor(processors: PaymentProcessors, mode: Environ
   const processor = processorFor(processors, mode);
   if (!processor) throw liveUnsupported();
   return processor;
+}
+
+/**
+ * What became of a call whose answer the engine never got, from the processor's record of its key
+ * (`lookup`): the record when there is one; with none once the deadline has passed (`overdue`),
+ * 'never': the key is closed first, so the call can no longer reach the processor, and no money
+ * moved (a record written meanwhile is answered instead); with none before the deadline, null: the
+ * call may still be on its way.
+ */
+export async function recordOfKey<R>(
+  processor: Pick<PaymentProcessor, 'closeKey'>,
+  key: string,
+  lookup: (key: string) => Promise<R | null>,
+  overdue: boolean,
+): Promise<R | 'never' | null> {
+  const record = await lookup(key);
+  if (record !== null || !overdue) return record;
+  if (await processor.closeKey(key)) return 'never';
+  const arrived = await lookup(key);
+  if (arrived === null) throw new Error('processor: a key it would not close has no record');
+  return arrived;
 }

@@ -10,7 +10,15 @@ import { OrderStatus, orderNotFound, type OrderStatusId } from '../orders/order-
 import { TimelineEvents } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
 import { newRefundStatus, REFUNDABLE_ORDER_STATUSES } from './payment-state';
-import { notAvailableInLiveMode, processorCallClock, processorFor, type PaymentProcessors, type RefundRequest, type RefundResult } from './processor';
+import {
+  notAvailableInLiveMode,
+  processorCallClock,
+  processorFor,
+  recordOfKey,
+  type PaymentProcessors,
+  type RefundRequest,
+  type RefundResult,
+} from './processor';
 import { Refund } from './refund.entity';
 import { refundView, type RefundView } from './refund-view';
 import { RefundSettlement, type RefundToSettle } from './refund-settlement';
@@ -139,7 +147,8 @@ export class RefundService {
   /**
    * Settles refunds left PENDING by a crash (or a processor that did not answer) from the
    * processor's record, looked up by the refund's id; a refund of which the processor has no
-   * record once the deadline has passed never reached it, and fails (no money moved). Refunds
+   * record once the deadline has passed never reached it: its key is closed at the processor (a
+   * call still on its way is then refused there) and it fails (no money moved). Refunds
    * younger than a few seconds are left to their request. Ages are real elapsed time. Returns
    * how many were settled.
    */
@@ -157,9 +166,8 @@ export class RefundService {
       const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
       if (age < this.reconcileGraceMs) continue;
       try {
-        const record = await processor.lookupRefund(row.id);
-        const result: RefundResult | null =
-          record ?? (age >= this.processorDeadlineMs ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : null);
+        const record = await recordOfKey(processor, row.id, (key) => processor.lookupRefund(key), age >= this.processorDeadlineMs);
+        const result: RefundResult | null = record === 'never' ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : record;
         if (result && (await this.settlement.settle(row.id, result, 'reconciliation')).changed) settled += 1;
       } catch (err) {
         // One refund that cannot be settled now (the processor unreachable, its record unusable) does not hold up the others.

@@ -16,9 +16,13 @@ export class SandboxAuthorization {
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
 
-  /** card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge; refund: a refund of one of those; capture / void: of an approved authorization. */
+  /**
+   * card: a card authorization; paypal: a PayPal approval; charge: a saved-card charge; refund: a
+   * refund of one of those; capture / void: of an approved authorization; closed: a key closed
+   * before any call reached the sandbox with it (a later call gets this record, declined).
+   */
   @Property({ type: 'string', length: 10 })
-  kind!: 'card' | 'paypal' | 'charge' | 'refund' | 'capture' | 'void';
+  kind!: 'card' | 'paypal' | 'charge' | 'refund' | 'capture' | 'void' | 'closed';
 
   /** What the issuer will answer once the cardholder is authenticated. */
   @Property({ type: 'string', length: 10 })

@@ -53,12 +53,15 @@ export const SANDBOX_CARDS: Readonly<Record<string, TestCard>> = {
 
 const UNKNOWN_CARD: TestCard = { code: '14', message: 'Invalid card number', issuer: 'Unknown issuer' };
 
+/** The record of a closed key: what a call arriving with it later is answered. */
+const CLOSED = { code: 'Z5', message: 'Not processed: the call came after its key was closed' } as const;
+
 /** What the sandbox answers to a refund of something it never approved. */
 const NOTHING_TO_REFUND = 'No settled payment to refund';
 
 interface Row {
   token: string;
-  kind: 'card' | 'paypal' | 'charge' | 'refund' | 'capture' | 'void';
+  kind: 'card' | 'paypal' | 'charge' | 'refund' | 'capture' | 'void' | 'closed';
   outcome_code: string;
   outcome_message: string;
   issuer: string;
@@ -120,6 +123,14 @@ const COMPLETE: PreparedStatement = {
           returning *
        ), ${FILE_DISPUTE}
        select * from written`,
+};
+
+/** A closed key's record ($1 token, $2 key, $3 issuer): declined, not processed; nothing when the key has a record. */
+const CLOSE: PreparedStatement = {
+  name: 'pgw_sandbox_close_v1',
+  text: `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
+         values ($1, 'closed', '${CLOSED.code}', '${CLOSED.message}', $3, 'declined', $2, '${CLOSED.code}', '${CLOSED.message}')
+         on conflict (idempotency_key) do nothing returning token`,
 };
 
 /**
@@ -197,6 +208,16 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /**
+   * Closes a key no call reached the sandbox with: a closed record under the key, so any later
+   * call with it (an authorization, a charge, a capture, a void or a refund) is answered with that
+   * record, declined or failed, and moves no money. Closes nothing when the key has a record.
+   */
+  async closeKey(idempotencyKey: string): Promise<boolean> {
+    const closed = await this.sql<{ token: string }>(CLOSE, [`sbx_closed_${randomBytes(16).toString('hex')}`, idempotencyKey, UNKNOWN_CARD.issuer]);
+    return closed.length === 1;
+  }
+
+  /**
    * Refunds an approved card, saved-card or PayPal payment, decided at once: the issuer of a card
    * that declines refunds (4000000000005126) declines each of them. The amount is the engine's to
    * keep within the balance; the sandbox checks only that the payment was approved.
@@ -213,7 +234,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async lookupRefund(idempotencyKey: string): Promise<RefundResult | null> {
-    const [row] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ? and kind = 'refund'`, [idempotencyKey]);
+    const [row] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ? and kind in ('refund', 'closed')`, [idempotencyKey]);
     return row ? toRefundResult(row) : null;
   }
 
@@ -283,7 +304,8 @@ export class SandboxProcessor implements PaymentProcessor {
     ]);
     if (inserted[0]) return inserted[0];
     const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
-    if (!existing || existing.kind !== kind) throw new Error('sandbox: idempotency key reused for another kind of call');
+    // A closed key answers its closed record to any call: the call came too late to move money.
+    if (!existing || (existing.kind !== kind && existing.kind !== 'closed')) throw new Error('sandbox: idempotency key reused for another kind of call');
     return existing;
   }
 
@@ -327,5 +349,5 @@ function toResult(row: Row): ProcessorResult {
 function toRefundResult(row: Row): RefundResult {
   return row.state === 'approved'
     ? { kind: 'succeeded', reference: row.token }
-    : { kind: 'failed', reference: row.token, reason: row.result_message ?? row.outcome_message };
+    : { kind: 'failed', reference: row.kind === 'closed' ? null : row.token, reason: row.result_message ?? row.outcome_message };
 }

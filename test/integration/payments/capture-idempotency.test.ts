@@ -50,7 +50,7 @@ describe('capture and void idempotency keys', () => {
   const gql = async (query: string, variables: Record<string, unknown>, merchant = m) =>
     (await graphql(t.baseUrl, query, variables, { 'api-key': merchant.keys.test.privateKey })).body;
   const sql = (q: string, p: unknown[] = []) => t.service.runtime.ctx.orm.em.getConnection().execute(q, p);
-  const callsOf = (reference: string, orderId: number) => calls.filter((c) => c.key.endsWith(`:${orderId}`)).map((c) => `${c.kind} ${reference}`);
+  const callsOf = (reference: string, orderId: number) => calls.filter((c) => c.key.split(':')[1] === String(orderId)).map((c) => `${c.kind} ${reference}`);
   const orderId = async (reference: string) => ((await sql(`select id from checkout_order where reference = ?`, [reference])) as Array<{ id: number }>)[0]!.id;
   const notifyTypes = async (reference: string) =>
     (

@@ -325,6 +325,76 @@ describe('capture later: authorize, capture and void', () => {
     ]);
   });
 
+  /** The processor no longer holds the order's authorization (revoked by the issuer): it refuses captures and voids of it until `restore`. */
+  async function revokedAtProcessor(reference: string): Promise<{ restore: () => Promise<void> }> {
+    const [{ processor_token: token }] = await sql(
+      `select p.processor_token from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`,
+      [reference],
+    );
+    await sql(`update sandbox_authorization set state = 'declined' where token = ?`, [token]);
+    return { restore: () => sql(`update sandbox_authorization set state = 'approved' where token = ?`, [token]).then(() => undefined) };
+  }
+  const actionsOf = async (reference: string) =>
+    (await sql(
+      `select a.kind, a.actor, a.state, a.idempotency_key from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ? order by a.id`,
+      [reference],
+    )) as Array<{ kind: string; actor: string; state: string; idempotency_key: string }>;
+
+  it('a capture the processor refused can be asked again: each capture is its own call, under a key of its own', async () => {
+    const { reference } = await authorizedOrder();
+    const revoked = await revokedAtProcessor(reference);
+    const refused = await gql(CAPTURE, { input: { reference } });
+    expect(refused.errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+    expect((await gql(ORDER, { reference })).data.order.statusId).toBe(6);
+    await revoked.restore();
+    const captured = await gql(CAPTURE, { input: { reference } });
+    expect(captured.errors).toBeUndefined();
+    expect(captured.data.captureOrder).toMatchObject({ statusId: 5, amount: '1000.00' });
+    const actions = await actionsOf(reference);
+    expect(actions.map((a) => `${a.kind} ${a.state}`)).toEqual(['capture failed', 'capture succeeded']);
+    expect(new Set(actions.map((a) => a.idempotency_key)).size).toBe(2);
+  });
+
+  it('asks the processor again to void an expired authorization it refused an hour later, not at every run of the clock', async () => {
+    const { reference } = await authorizedOrder();
+    await sql(`update checkout_order set authorized_at = authorized_at - interval '25 hours' where reference = ?`, [reference]);
+    const captures = t.service.runtime.ctx.services.payments.captures;
+    const revoked = await revokedAtProcessor(reference);
+    try {
+      await captures.expireAuthorizations();
+      await captures.expireAuthorizations();
+      expect((await actionsOf(reference)).map((a) => `${a.actor} ${a.state}`)).toEqual(['expiry failed']);
+      clock.set(new Date(Date.now() + 61 * 60_000));
+      await captures.expireAuthorizations();
+      expect((await actionsOf(reference)).map((a) => `${a.actor} ${a.state}`)).toEqual(['expiry failed', 'expiry failed']);
+      await revoked.restore();
+      clock.set(new Date(Date.now() + 122 * 60_000));
+      await captures.expireAuthorizations();
+      expect((await actionsOf(reference)).map((a) => `${a.actor} ${a.state}`)).toEqual(['expiry failed', 'expiry failed', 'expiry succeeded']);
+      expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 7, paymentResponseCode: 'Z7' });
+    } finally {
+      clock.set(new Date());
+    }
+  });
+
+  it('fails a capture the processor has no record of past the deadline only after closing its key there; the order can be captured again', async () => {
+    const { reference } = await authorizedOrder();
+    const [order] = await sql(`select id, environment_id from checkout_order where reference = ?`, [reference]);
+    // A capture recorded three minutes ago whose call never reached the processor (a crash before it was sent).
+    await sql(
+      `insert into authorization_action (order_id, environment_id, kind, actor, idempotency_key, created_at) values (?, ?, 'capture', 'capture', ?, now() - interval '3 minutes')`,
+      [order.id, order.environment_id, `capture:${order.id}:lost`],
+    );
+    expect(await t.service.runtime.ctx.services.payments.captures.reconcilePending()).toBe(1);
+    expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [`capture:${order.id}:lost`])).toEqual([
+      { kind: 'closed', state: 'declined' },
+    ]);
+    expect((await gql(ORDER, { reference })).data.order.statusId).toBe(6);
+    const captured = await gql(CAPTURE, { input: { reference } });
+    expect(captured.errors).toBeUndefined();
+    expect(captured.data.captureOrder.statusId).toBe(5);
+  });
+
   it('settles a capture whose answer was lost from the processor record of its idempotency key', async () => {
     const { reference } = await authorizedOrder();
     const [order] = await sql(`select o.id, p.processor_token from checkout_order o join order_payment p on p.order_id = o.id where o.reference = ?`, [
