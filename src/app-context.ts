@@ -28,6 +28,7 @@ import { DisputeService } from './payments/dispute.service';
 import { DisputeJobs } from './payments/dispute-jobs';
 import { DisputeSteps } from './payments/dispute-steps';
 import { SandboxProcessor } from './payments/sandbox/sandbox.processor';
+import { withTimeLimit } from './payments/processor-time-limit';
 import type { PaymentProcessors } from './payments/processor';
 import { OutboxService } from './events/outbox.service';
 import { OrderStatusBus } from './events/order-status-bus';
@@ -167,7 +168,8 @@ export function createServices(
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
   // Live keys have no processor until one is configured: live payments (and renewals) are refused, never simulated.
-  const processors: PaymentProcessors = { test: new SandboxProcessor(orm), live: null };
+  // Every processor call is bounded by PROCESSOR_TIMEOUT_MS: no request waits on an acquirer longer.
+  const processors: PaymentProcessors = { test: withTimeLimit(new SandboxProcessor(orm), config.processorTimeoutMs), live: null };
   // Renewals are charged through the processor of the subscription's environment, as payments are.
   const recurring = new RecurringBillingService(orm, processors, timeline, clock, audit);
   const payments = new PaymentService(

@@ -59,6 +59,11 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** How long a 3-D Secure or PayPal authentication may stay unfinished. */
   authenticationTimeoutMs: number;
+  /**
+   * PROCESSOR_TIMEOUT_MS: how long a request waits on one processor call (default 30 s, at most
+   * 60 s: half the 120 s after which reconciliation closes a key the processor has no record of).
+   */
+  processorTimeoutMs: number;
   /** AUTHORIZATION_TTL_HOURS: an authorization (captureMethod MANUAL) not captured within this many hours is voided (default 168). */
   authorizationTtlHours: number;
   /** Deprecated (use webhookAllowedNetworks): exempts loopback, private and unique-local networks from the webhook address rule. */
@@ -326,6 +331,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookEndpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100),
     webhookPollIntervalMs: integer('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     authenticationTimeoutMs: integer('AUTH_TIMEOUT_MS', 30 * 60_000, 1000, 7 * 24 * 3_600_000),
+    processorTimeoutMs: integer('PROCESSOR_TIMEOUT_MS', 30_000, 100, 60_000),
     // Card networks hold an authorization for about a week (up to a month for some cards).
     authorizationTtlHours: integer('AUTHORIZATION_TTL_HOURS', 168, 1, 720),
     allowPrivateWebhookUrls: boolean('ALLOW_PRIVATE_WEBHOOK_URLS', false),

@@ -7,6 +7,7 @@ import { PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { type Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
 import { merchantRedirect, type AuthenticationProof } from '../payments/payment.service';
+import { ProcessorTimeoutError } from '../payments/processor-time-limit';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { browserClientScript, forgeScriptPath } from './browser-client';
 import { escapeHtml, formatAmount, page } from './html';
@@ -158,6 +159,8 @@ export async function registerCheckoutPages(app: FastifyInstance, ctx: AppContex
         return html(reply, 200, finishedPage(outcome.order, null, null));
       } catch (err) {
         if (err instanceof DomainError && err.kind === 'not_found') return notFound(reply);
+        // The processor did not answer in time: the outcome is confirmed from its record shortly.
+        if (err instanceof ProcessorTimeoutError) return html(reply, 200, processingPage(`/sandbox/${kind}/${encodeURIComponent(request.params.reference)}`));
         if (err instanceof DomainError) return html(reply, 409, page('Not accepted', `<h1>Not accepted</h1><p class="notice">${escapeHtml(err.message)}</p>`));
         throw err;
       }

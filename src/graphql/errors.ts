@@ -2,6 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, ExpiredKeyError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
+import { ProcessorTimeoutError } from '../payments/processor-time-limit';
 import { isTokenLimitError, TOO_MANY_TOKENS } from './pipeline';
 import { QUERY_TOO_COMPLEX } from './limits';
 
@@ -78,6 +79,9 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     return typeof own === 'string' && own !== formatted.extensions?.code ? { ...formatted, extensions: { ...formatted.extensions, code: own } } : formatted;
   }
   if (isRequestError(error)) return formatted;
+  if (cause instanceof ProcessorTimeoutError) {
+    return { message: cause.message, locations: formatted.locations, path: formatted.path, extensions: { code: cause.code } };
+  }
   if (isDatabaseUnavailable(cause)) {
     return { message: DATABASE_UNAVAILABLE_MESSAGE, locations: formatted.locations, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }

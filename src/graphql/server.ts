@@ -67,7 +67,11 @@ function logInternalErrors(log: RequestLog, errors: readonly unknown[], details:
 function withRequestId(errors: readonly GraphQLFormattedError[] | undefined, requestId: string): void {
   if (!errors) return;
   for (const error of errors) {
-    if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' || error.extensions?.code === 'SERVICE_UNAVAILABLE')
+    if (
+      error.extensions?.code === 'INTERNAL_SERVER_ERROR' ||
+      error.extensions?.code === 'SERVICE_UNAVAILABLE' ||
+      error.extensions?.code === 'PROCESSOR_TIMEOUT'
+    )
       (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
   }
 }

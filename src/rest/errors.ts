@@ -4,6 +4,7 @@ import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/pay
 import { httpStatusFor } from './envelopes';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import { errorBody, sendFailure } from '../protection/failure-shapes';
+import { ProcessorTimeoutError } from '../payments/processor-time-limit';
 
 export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
   return reply.code(httpStatusFor(code)).send(errorBody(code, message));
@@ -34,6 +35,11 @@ export function installRestErrorHandling(app: FastifyInstance): void {
     if (fe.validation) return sendError(reply, 'VAL400', validationMessage(fe));
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return sendError(reply, 'VAL400', 'The request is not valid.');
+    }
+    if (error instanceof ProcessorTimeoutError) {
+      // The acquirer did not answer in time: the outcome is settled later from its record.
+      request.log.warn({ err: error }, 'processor call timed out');
+      return sendFailure(request, reply, { status: 504, code: '504', graphqlCode: error.code, message: error.message, extensions: { requestId: request.id } });
     }
     if (isDatabaseUnavailable(error)) {
       // Not a bug: the database is unreachable (readiness says so too). Clients retry later.

@@ -241,7 +241,113 @@ describe('crash between the processor call and the settlement', () => {
       expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
       const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
       expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z5', paymentResponseMessage: 'Payment not processed' });
-      expect(await sql(`select token from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([]);
+      expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
+        { kind: 'closed', state: 'declined' },
+      ]);
+    });
+
+    it('a call still on its way when the deadline fails the attempt is refused by the processor: its key was closed first, no money moves', async () => {
+      const reference = await createOrder();
+      const processor = sandbox();
+      const original = processor.authorizeCard;
+      let arrive!: () => void;
+      const delayed = new Promise<void>((resolve) => (arrive = resolve));
+      processor.authorizeCard = async (r) => {
+        await delayed; // slow on the network: the call reaches the processor only later
+        return original.call(processor, r);
+      };
+      let paying: ReturnType<typeof payInProcess> | undefined;
+      try {
+        paying = payInProcess(reference);
+        let attempt: { reference: string } | undefined;
+        for (let i = 0; i < 500 && !attempt; i++) {
+          [attempt] = await attemptOf(reference);
+          if (!attempt) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await age(attempt!.reference, 180);
+        expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+        arrive();
+        await paying;
+        // The late call got the closed key's refusal: nothing was authorized, the order stays Failed (Z5).
+        expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
+          { kind: 'closed', state: 'declined' },
+        ]);
+        const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+        expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z5' });
+      } finally {
+        arrive();
+        processor.authorizeCard = original;
+        await paying?.catch(() => undefined);
+      }
+    });
+
+    it('a call that reaches the processor just before its key would be closed is settled from its record, not failed', async () => {
+      const reference = await createOrder();
+      const processor = sandbox();
+      const [originalAuthorize, originalClose] = [processor.authorizeCard, processor.closeKey];
+      let lost: Parameters<typeof originalAuthorize>[0] | undefined;
+      processor.authorizeCard = async (r) => {
+        lost = r; // sent, but it reaches the processor only when the key is about to be closed
+        throw new Error('connection reset by the acquirer');
+      };
+      processor.closeKey = async (key) => {
+        await originalAuthorize.call(processor, lost!);
+        return originalClose.call(processor, key);
+      };
+      try {
+        expect((await payInProcess(reference)).status).toBe(500);
+        const [attempt] = await attemptOf(reference);
+        await age(attempt!.reference, 180);
+        expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]); // its 3-D Secure challenge
+        expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
+          { kind: 'card', state: 'pending' },
+        ]);
+      } finally {
+        [processor.authorizeCard, processor.closeKey] = [originalAuthorize, originalClose];
+      }
     });
   });
+
+  it('a processor call that does not answer within PROCESSOR_TIMEOUT_MS answers 504; the call that lands later is settled from its record', async () => {
+    const impatient = await startTestService({ DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', PROCESSOR_TIMEOUT_MS: '1000' });
+    const reference = await createOrder();
+    // The acquirer stalls: its own table is locked, so the sandbox's write of the authorization waits.
+    const stall = await t.service.runtime.ctx.orm.em.getConnection().getKnex().transaction();
+    let locked = true;
+    try {
+      await stall.raw('lock table sandbox_authorization in exclusive mode');
+      const started = Date.now();
+      const res = await postEncrypted(impatient.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
+        reference,
+        paymentOption: 'C',
+        country: 'NG',
+        card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+      });
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(res.status).toBe(504);
+      expect(res.body).toEqual({
+        status: 'failed',
+        statusCode: '504',
+        message: "The payment processor did not answer in time. The outcome will be confirmed shortly: read the order's status before trying again.",
+      });
+      const [attempt] = await attemptOf(reference);
+      expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
+      // The call was not cancelled: once the acquirer is back it lands, and reconciliation settles the attempt from it.
+      await stall.commit();
+      locked = false;
+      let landed: unknown[] = [];
+      for (let i = 0; i < 500 && landed.length === 0; i++) {
+        landed = await sql(`select state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]);
+        if (landed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(landed).toEqual([{ state: 'pending' }]); // a 3-D Secure challenge
+      await age(attempt!.reference, 10);
+      expect(await impatient.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
+    } finally {
+      if (locked) await stall.rollback();
+      await impatient.close();
+    }
+  }, 60_000);
 });
