@@ -9,6 +9,7 @@ import { createScratchDatabase, freePort } from '../../support/scratch-database'
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { processMarker } from '../../support/test-processes';
+import { delayedCall, landsJustBeforeClose } from '../../support/processor-faults';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const RUNNER = path.join(__dirname, 'support', 'run-service.js');
@@ -248,14 +249,7 @@ describe('crash between the processor call and the settlement', () => {
 
     it('a call still on its way when the deadline fails the attempt is refused by the processor: its key was closed first, no money moves', async () => {
       const reference = await createOrder();
-      const processor = sandbox();
-      const original = processor.authorizeCard;
-      let arrive!: () => void;
-      const delayed = new Promise<void>((resolve) => (arrive = resolve));
-      processor.authorizeCard = async (r) => {
-        await delayed; // slow on the network: the call reaches the processor only later
-        return original.call(processor, r);
-      };
+      const slow = delayedCall(sandbox(), 'authorizeCard');
       let paying: ReturnType<typeof payInProcess> | undefined;
       try {
         paying = payInProcess(reference);
@@ -266,7 +260,7 @@ describe('crash between the processor call and the settlement', () => {
         }
         await age(attempt!.reference, 180);
         expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
-        arrive();
+        slow.arrive();
         await paying;
         // The late call got the closed key's refusal: nothing was authorized, the order stays Failed (Z5).
         expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
@@ -275,25 +269,14 @@ describe('crash between the processor call and the settlement', () => {
         const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
         expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z5' });
       } finally {
-        arrive();
-        processor.authorizeCard = original;
+        slow.restore();
         await paying?.catch(() => undefined);
       }
     });
 
     it('a call that reaches the processor just before its key would be closed is settled from its record, not failed', async () => {
       const reference = await createOrder();
-      const processor = sandbox();
-      const [originalAuthorize, originalClose] = [processor.authorizeCard, processor.closeKey];
-      let lost: Parameters<typeof originalAuthorize>[0] | undefined;
-      processor.authorizeCard = async (r) => {
-        lost = r; // sent, but it reaches the processor only when the key is about to be closed
-        throw new Error('connection reset by the acquirer');
-      };
-      processor.closeKey = async (key) => {
-        await originalAuthorize.call(processor, lost!);
-        return originalClose.call(processor, key);
-      };
+      const late = landsJustBeforeClose(sandbox(), 'authorizeCard');
       try {
         expect((await payInProcess(reference)).status).toBe(500);
         const [attempt] = await attemptOf(reference);
@@ -304,7 +287,7 @@ describe('crash between the processor call and the settlement', () => {
           { kind: 'card', state: 'pending' },
         ]);
       } finally {
-        [processor.authorizeCard, processor.closeKey] = [originalAuthorize, originalClose];
+        late.restore();
       }
     });
   });

@@ -5,6 +5,7 @@ import type { Tenant } from '../../../src/merchants/tenant';
 import type { MemberRole } from '../../../src/merchants/member-role';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { verifiesIndependently } from '../events/helpers';
+import { delayedCall, landsJustBeforeClose } from '../../support/processor-faults';
 
 const REFUND = `mutation ($input: RefundOrderInput!) {
   refundOrder(input: $input) { id orderReference amount currency status reason failureReason createdAt updatedAt }
@@ -388,14 +389,7 @@ describe('refunds', () => {
 
     it('a call still on its way when the deadline fails the refund is refused by the processor: its key was closed first, no money moves', async () => {
       const reference = await paid();
-      const processor = sandbox();
-      const original = processor.refund;
-      let arrive!: () => void;
-      const delayed = new Promise<void>((resolve) => (arrive = resolve));
-      processor.refund = async (request) => {
-        await delayed; // the call is slow on the network: it reaches the processor only later
-        return original.call(processor, request);
-      };
+      const slow = delayedCall(sandbox(), 'refund');
       let answered: Promise<{ data: { refundOrder: { id: string; status: string } } }> | undefined;
       try {
         answered = refund({ reference, amount: '400' });
@@ -407,31 +401,20 @@ describe('refunds', () => {
         await age(id!, 180);
         expect(await reconcile()).toBe(1);
         expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [id])).toEqual([{ kind: 'closed', state: 'declined' }]);
-        arrive();
+        slow.arrive();
         // The late call gets the closed key's refusal: nothing refunded, the refund stays FAILED.
         expect((await answered).data.refundOrder).toMatchObject({ id, status: 'FAILED' });
         expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [id])).toEqual([{ kind: 'closed', state: 'declined' }]);
         expect((await orderOf(reference)).amountRefunded).toBe('0.00');
       } finally {
-        arrive();
-        processor.refund = original;
+        slow.restore();
         await answered?.catch(() => undefined);
       }
     });
 
     it('a call that reaches the processor just before its key would be closed is settled from its record, not failed', async () => {
       const reference = await paid();
-      const processor = sandbox();
-      const [originalRefund, originalClose] = [processor.refund, processor.closeKey];
-      let lost: Parameters<typeof originalRefund>[0] | undefined;
-      processor.refund = async (request) => {
-        lost = request; // sent, but it reaches the processor only when the key is about to be closed
-        throw new Error('connection reset by the acquirer');
-      };
-      processor.closeKey = async (key) => {
-        await originalRefund.call(processor, lost!);
-        return originalClose.call(processor, key);
-      };
+      const late = landsJustBeforeClose(sandbox(), 'refund');
       try {
         const { id } = (await refund({ reference, amount: '250' })).data.refundOrder;
         await age(id, 180);
@@ -439,7 +422,7 @@ describe('refunds', () => {
         expect((await orderOf(reference)).refunds).toEqual([expect.objectContaining({ id, status: 'SUCCEEDED' })]);
         expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [id])).toEqual([{ kind: 'refund', state: 'approved' }]);
       } finally {
-        [processor.refund, processor.closeKey] = [originalRefund, originalClose];
+        late.restore();
       }
     });
   });
