@@ -68,6 +68,9 @@ export async function createService(config: Config, options: { clock?: Clock; lo
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
     refunds.onFault = (err, id) =>
       app.log.error({ err, refundId: id }, 'refund not settled: the processor call or its reconciliation failed; left pending for reconciliation');
+    payments.hearFaults((err, subject) =>
+      app.log.error({ err, ...subject }, 'payment job failed for one item; the others went on, it is tried again at the next run'),
+    );
     disputes.onFault = (err, id) => app.log.error({ err, disputeId: id }, 'dispute answer to the processor failed; sent again by the dispute job');
     const scheduler = new PaymentScheduler(payments, recurring, app.log, [
       // Refunds a crash (or a silent processor) left PENDING, settled from the processor's record.

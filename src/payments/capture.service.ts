@@ -36,6 +36,8 @@ import {
 } from './authorization-rules';
 import { AuthorizationQueries, type LockedForClaim } from './authorization.queries';
 import type { PaymentSettlement } from './settlement';
+import type { StepFault } from './payment-jobs';
+import { eachApart } from '../shared/each-apart';
 
 export interface CaptureOrderInput {
   reference?: string | null;
@@ -118,6 +120,8 @@ export class CaptureService {
   private readonly queries: AuthorizationQueries;
   private readonly transaction: SqlTransaction;
   private readonly sql: RunSql;
+  /** Hears a background step that failed for one order or action (the others go on); set by the composition root to log it. */
+  onFault: StepFault = () => undefined;
 
   constructor(
     orm: MikroORM,
@@ -235,22 +239,25 @@ export class CaptureService {
         order by o.authorized_at limit ?`,
       [OrderStatus.Authorized, new Date(now - this.options.authorizationTtlMs), new Date(now - EXPIRY_RETRY_MS), limit],
     );
-    let voided = 0;
-    for (const { id } of rows) {
-      const claim = await this.transaction(async (run) => {
-        const locked = await this.queries.lockForClaim(run, { id });
-        const authorizedAt = locked?.order.authorizedAt;
-        if (!locked || !authorizedAt || authorizedAt > new Date(this.clock.now().getTime() - this.options.authorizationTtlMs)) return null;
-        const claimed = await this.claimLocked(run, locked, { kind: 'void', actor: 'expiry' }, null);
-        return claimed === 'earlier' ? null : claimed;
-      });
-      if (!claim) continue;
-      const processor = processorFor(this.processors, claim.mode);
-      if (!processor) continue;
-      const result = await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-      if ((await this.settle(claim.actionId, result, null)).changed) voided += 1;
-    }
-    return voided;
+    return eachApart(
+      rows,
+      ({ id }) => this.expire(id),
+      (err, { id }) => this.onFault(err, { orderId: id }),
+    );
+  }
+
+  private async expire(id: number): Promise<boolean> {
+    const claim = await this.transaction(async (run) => {
+      const locked = await this.queries.lockForClaim(run, { id });
+      const authorizedAt = locked?.order.authorizedAt;
+      if (!locked || !authorizedAt || authorizedAt > new Date(this.clock.now().getTime() - this.options.authorizationTtlMs)) return null;
+      const claimed = await this.claimLocked(run, locked, { kind: 'void', actor: 'expiry' }, null);
+      return claimed === 'earlier' ? null : claimed;
+    });
+    const processor = claim && processorFor(this.processors, claim.mode);
+    if (!claim || !processor) return false;
+    const result = await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
+    return (await this.settle(claim.actionId, result, null)).changed;
   }
 
   /**
@@ -267,19 +274,20 @@ export class CaptureService {
         where a.state = 'pending' order by a.created_at limit ?`,
       [limit],
     );
-    let settled = 0;
-    for (const row of rows) {
-      const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
-      if (age < this.options.reconcileGraceMs) continue;
-      const processor = processorFor(this.processors, row.mode);
-      if (!processor) continue;
-      const record = await recordOfKey(processor, row.idempotency_key, (key) => processor.lookup(key), age >= this.options.processorDeadlineMs);
-      let result: FinalProcessorResult | null = null;
-      if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
-      else if (record && record.kind !== 'challenge') result = record;
-      if (result && (await this.settle(row.id, result, null)).changed) settled += 1;
-    }
-    return settled;
+    return eachApart(
+      rows,
+      async (row) => {
+        const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
+        const processor = processorFor(this.processors, row.mode);
+        if (age < this.options.reconcileGraceMs || !processor) return false;
+        const record = await recordOfKey(processor, row.idempotency_key, (key) => processor.lookup(key), age >= this.options.processorDeadlineMs);
+        let result: FinalProcessorResult | null = null;
+        if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+        else if (record && record.kind !== 'challenge') result = record;
+        return result !== null && (await this.settle(row.id, result, null)).changed;
+      },
+      (err, row) => this.onFault(err, { actionId: row.id }),
+    );
   }
 
   /** Who may, and where: payments.write, and an environment with a processor (live mode has none yet). Answers the reference. */

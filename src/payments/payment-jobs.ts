@@ -7,6 +7,7 @@ import { OrderPayment } from '../orders/order-payment.entity';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import { processorCallClock, processorFor, recordOfKey, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { PaymentSettlement } from './settlement';
+import { eachApart } from '../shared/each-apart';
 
 export interface PaymentJobOptions {
   /**
@@ -25,7 +26,13 @@ export interface PaymentJobOptions {
  * change is made by the settlement, under the row locks, once, so several instances may run
  * these at the same time.
  */
+/** Hears one background step that failed (the attempt, action or order it was for); the others go on, and it is tried again at the next run. */
+export type StepFault = (err: unknown, subject: Record<string, number>) => void;
+
 export class PaymentJobs {
+  /** Set by the composition root to log it. */
+  onFault: StepFault = () => undefined;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly settlement: PaymentSettlement,
@@ -93,23 +100,27 @@ export class PaymentJobs {
     const rows: Array<{ id: number }> = await this.orm.em
       .getConnection()
       .execute(`select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`, [OrderStatus.Processing, limit]);
-    let settled = 0;
-    for (const { id } of rows) {
-      const payment = await this.orm.em.fork().findOne(OrderPayment, { id }, { populate: ['order', 'order.environment'] });
-      if (!payment || payment.statusId !== OrderStatus.Processing) continue;
-      const processor = processorFor(this.processors, payment.order.environment.mode);
-      if (!processor) continue;
-      const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
-      if (age < this.options.reconcileGraceMs) continue;
-      const overdue = age >= this.options.processorDeadlineMs;
-      const record = await recordOfKey(processor, payment.reference, (key) => processor.lookup(key), overdue);
-      let result: ProcessorResult | null = null;
-      if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
-      else if (record && record.kind !== 'challenge') result = record;
-      else if (record && (payment.processorToken === null || overdue)) result = record;
-      if (result && (await this.settlement.settleAttempt(id, result, 'reconciliation'))) settled += 1;
-    }
-    return settled;
+    return eachApart(
+      rows,
+      ({ id }) => this.reconcileAttempt(id),
+      (err, { id }) => this.onFault(err, { paymentId: id }),
+    );
+  }
+
+  private async reconcileAttempt(id: number): Promise<boolean> {
+    const payment = await this.orm.em.fork().findOne(OrderPayment, { id }, { populate: ['order', 'order.environment'] });
+    if (!payment || payment.statusId !== OrderStatus.Processing) return false;
+    const processor = processorFor(this.processors, payment.order.environment.mode);
+    if (!processor) return false;
+    const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
+    if (age < this.options.reconcileGraceMs) return false;
+    const overdue = age >= this.options.processorDeadlineMs;
+    const record = await recordOfKey(processor, payment.reference, (key) => processor.lookup(key), overdue);
+    let result: ProcessorResult | null = null;
+    if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+    else if (record && record.kind !== 'challenge') result = record;
+    else if (record && (payment.processorToken === null || overdue)) result = record;
+    return result !== null && (await this.settlement.settleAttempt(id, result, 'reconciliation'));
   }
 
   /** One change in its own transaction; its events and outcomes are reported once it committed. */

@@ -38,15 +38,21 @@ export class PaymentScheduler {
     }
   }
 
+  /** Each job in turn; one that fails is logged and the others still run. */
   async runOnce(): Promise<void> {
+    const reconciled = await this.run('reconciliation', () => this.payments.reconcileInterruptedAttempts());
+    const expired = await this.run('expiry', () => this.payments.expireStaleAuthentications());
+    const charged = await this.run('subscription charges', () => this.recurring.chargeDue());
+    for (const job of this.housekeeping) await this.run('housekeeping', job);
+    if (reconciled || expired || charged) this.log.info({ reconciled, expired, charged }, 'payment jobs ran');
+  }
+
+  private async run<T>(job: string, work: () => Promise<T>): Promise<T | 0> {
     try {
-      const reconciled = await this.payments.reconcileInterruptedAttempts();
-      const expired = await this.payments.expireStaleAuthentications();
-      const charged = await this.recurring.chargeDue();
-      for (const job of this.housekeeping) await job();
-      if (reconciled || expired || charged) this.log.info({ reconciled, expired, charged }, 'payment jobs ran');
+      return await work();
     } catch (err) {
-      this.log.error({ err }, 'payment jobs failed');
+      this.log.error({ err, job }, 'payment job failed; the other jobs ran, it runs again at the next interval');
+      return 0;
     }
   }
 

@@ -24,7 +24,7 @@ import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment
 import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
 import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type CarriedAttempt, type GuardedStep, type RecordedAttempt, type ResumeStep } from './money-path';
-import { PaymentJobs } from './payment-jobs';
+import { PaymentJobs, type StepFault } from './payment-jobs';
 import { CaptureService } from './capture.service';
 import type { AuditService } from '../merchants/audit/audit.service';
 
@@ -334,6 +334,12 @@ export class PaymentService {
    * Settles attempts interrupted between processor call and settlement, and captures and voids
    * whose answer was lost, from the processor's record (payment-jobs.ts, capture.service.ts).
    */
+  /** Hears a background step that failed for one attempt, action or order (the sweep goes on; it is tried again at the next run). */
+  hearFaults(hear: StepFault): void {
+    this.jobs.onFault = hear;
+    this.captures.onFault = hear;
+  }
+
   async reconcileInterruptedAttempts(limit = 100): Promise<number> {
     return (await this.jobs.reconcileInterruptedAttempts(limit)) + (await this.captures.reconcilePending(limit));
   }

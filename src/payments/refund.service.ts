@@ -1,3 +1,4 @@
+import { eachApart } from '../shared/each-apart';
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isUniqueViolation, sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
@@ -159,22 +160,19 @@ export class RefundService {
         `select r.id, r.created_at, e.mode from refund r join app_environment e on e.id = r.environment_id where r.status = 'PENDING' order by r.created_at limit ?`,
         [limit],
       );
-    let settled = 0;
-    for (const row of rows) {
-      const processor = processorFor(this.processors, row.mode);
-      if (!processor) continue;
-      const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
-      if (age < this.reconcileGraceMs) continue;
-      try {
+    return eachApart(
+      rows,
+      async (row) => {
+        const processor = processorFor(this.processors, row.mode);
+        const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
+        if (!processor || age < this.reconcileGraceMs) return false;
         const record = await recordOfKey(processor, row.id, (key) => processor.lookupRefund(key), age >= this.processorDeadlineMs);
         const result: RefundResult | null = record === 'never' ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : record;
-        if (result && (await this.settlement.settle(row.id, result, 'reconciliation')).changed) settled += 1;
-      } catch (err) {
-        // One refund that cannot be settled now (the processor unreachable, its record unusable) does not hold up the others.
-        this.onFault(err, row.id);
-      }
-    }
-    return settled;
+        return result !== null && (await this.settlement.settle(row.id, result, 'reconciliation')).changed;
+      },
+      // One refund that cannot be settled now (the processor unreachable, its record unusable) does not hold up the others.
+      (err, row) => this.onFault(err, row.id),
+    );
   }
 
   /**

@@ -247,6 +247,39 @@ describe('crash between the processor call and the settlement', () => {
       ]);
     });
 
+    it('an attempt whose processor lookup fails does not hold up the reconciliation of the others', async () => {
+      const processor = sandbox();
+      const [originalAuthorize, originalLookup] = [processor.authorizeCard, processor.lookup];
+      const [stuck, next] = [await createOrder(), await createOrder()];
+      processor.authorizeCard = async () => {
+        throw new Error('acquirer unreachable');
+      };
+      try {
+        for (const reference of [stuck, next]) expect((await payInProcess(reference)).status).toBe(500);
+      } finally {
+        processor.authorizeCard = originalAuthorize;
+      }
+      const [[stuckAttempt], [nextAttempt]] = [await attemptOf(stuck), await attemptOf(next)];
+      await age(stuckAttempt!.reference, 181); // the older: reconciled first
+      await age(nextAttempt!.reference, 180);
+      processor.lookup = async (key) => {
+        if (key === stuckAttempt!.reference) throw new Error('the processor timed out on this one');
+        return originalLookup.call(processor, key);
+      };
+      const faults: unknown[] = [];
+      const jobs = t.service.runtime.ctx.services.payments;
+      jobs.hearFaults((err, subject) => faults.push(subject));
+      try {
+        expect(await jobs.reconcileInterruptedAttempts()).toBe(1);
+      } finally {
+        processor.lookup = originalLookup;
+        jobs.hearFaults(() => undefined);
+      }
+      expect(faults).toEqual([{ paymentId: expect.any(Number) }]);
+      expect([(await attemptOf(stuck))[0]!.payment_status, (await attemptOf(next))[0]!.payment_status]).toEqual([3, 4]);
+      expect(await jobs.reconcileInterruptedAttempts()).toBe(1); // the processor answers again
+    });
+
     it('a call still on its way when the deadline fails the attempt is refused by the processor: its key was closed first, no money moves', async () => {
       const reference = await createOrder();
       const slow = delayedCall(sandbox(), 'authorizeCard');
