@@ -68,6 +68,8 @@ export async function createService(config: Config, options: { clock?: Clock; lo
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
     refunds.onFault = (err, id) =>
       app.log.error({ err, refundId: id }, 'refund not settled: the processor call or its reconciliation failed; left pending for reconciliation');
+    runtime.ctx.services.linkCheckout.onFault = (err, orderReference) =>
+      app.log.error({ err, orderReference }, 'link pay failed after its order was made; the customer was sent to its result page');
     payments.hearFaults((err, subject) =>
       app.log.error({ err, ...subject }, 'payment job failed for one item; the others went on, it is tried again at the next run'),
     );

@@ -1,4 +1,4 @@
-import { requiredField, validationError } from '../shared/errors';
+import { DomainError, requiredField, validationError } from '../shared/errors';
 import { currencyOf, parseAmount } from '../shared/money';
 import type { Clock } from '../shared/clock';
 import { randomReference } from '../shared/random';
@@ -52,9 +52,10 @@ export class LinkCheckoutService {
    * Everything that can refuse the attempt is checked before the order is created: the link's
    * status (not disabled, paid or at its limit), how the customer pays (option, card or PayPal
    * details), the option's rules for the amount (turned on, at least its minimum), then the
-   * customer details as the order is made. A refused attempt leaves no order behind.
+   * customer details as the order is made. A refused attempt leaves no order behind. Answers
+   * where the customer goes next.
    */
-  async pay(linkReference: string, input: LinkCheckoutInput): Promise<PayResult> {
+  async pay(linkReference: string, input: LinkCheckoutInput): Promise<Pick<PayResult, 'redirectUrl'>> {
     const link = await this.links.findPublic(linkReference);
     if (!link) throw validationError('This payment link does not exist.');
     const status = await this.links.status(link);
@@ -79,6 +80,20 @@ export class LinkCheckoutService {
       },
       { expiresAt: new Date(this.clock.now().getTime() + this.unpaidOrderTimeoutMs) },
     );
-    return this.payments.pay(tenant, { reference: order.order.reference, ...payment });
+    try {
+      return await this.payments.pay(tenant, { reference: order.order.reference, ...payment });
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      // The payment may be with the processor (its call timed out, its answer was lost): the
+      // customer is sent to this order's result page, which shows it in progress and then its
+      // outcome; never back to the form, where paying again would make and charge a second order.
+      this.onFault(err, order.order.reference);
+      const result = new URL(paymentLinkResultUrl(this.publicUrl, link.reference));
+      result.searchParams.set('reference', order.order.reference);
+      return { redirectUrl: result.toString() };
+    }
   }
+
+  /** Hears a pay that failed after its order was made (the customer was sent to the order's result page); set by the composition root to log it. */
+  onFault: (err: unknown, orderReference: string) => void = () => undefined;
 }

@@ -10,6 +10,7 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { processMarker } from '../../support/test-processes';
 import { delayedCall, landsJustBeforeClose } from '../../support/processor-faults';
+import { encryptPayload } from '../../support/payload-client';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const RUNNER = path.join(__dirname, 'support', 'run-service.js');
@@ -325,21 +326,44 @@ describe('crash between the processor call and the settlement', () => {
     });
   });
 
-  it('a processor call that does not answer within PROCESSOR_TIMEOUT_MS answers 504; the call that lands later is settled from its record', async () => {
-    const impatient = await startTestService({ DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', PROCESSOR_TIMEOUT_MS: '1000' });
-    const reference = await createOrder();
-    // The acquirer stalls: its own table is locked, so the sandbox's write of the authorization waits.
-    const stall = await t.service.runtime.ctx.orm.em.getConnection().getKnex().transaction();
-    let locked = true;
-    try {
-      await stall.raw('lock table sandbox_authorization in exclusive mode');
+  describe('a processor that answers too late (PROCESSOR_TIMEOUT_MS)', () => {
+    let impatient: TestService;
+    beforeAll(async () => {
+      impatient = await startTestService({ DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', PROCESSOR_TIMEOUT_MS: '1000' });
+    }, 60_000);
+    afterAll(() => impatient?.close());
+
+    /** The acquirer stalls while `work` runs: its own table is locked, so the sandbox's writes wait. Then it is back. */
+    async function whileProcessorStalls<T>(work: () => Promise<T>): Promise<T> {
+      const stall = await t.service.runtime.ctx.orm.em.getConnection().getKnex().transaction();
+      try {
+        await stall.raw('lock table sandbox_authorization in exclusive mode');
+        return await work();
+      } finally {
+        await stall.commit();
+      }
+    }
+    /** The call the service stopped waiting for lands once the acquirer is back: its record appears. */
+    async function recordLands(key: string): Promise<unknown[]> {
+      let landed: unknown[] = [];
+      for (let i = 0; i < 500 && landed.length === 0; i++) {
+        landed = await sql(`select state from sandbox_authorization where idempotency_key = ?`, [key]);
+        if (landed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return landed;
+    }
+
+    it('a pay whose processor call outlives the limit answers 504; the call that lands later is settled from its record', async () => {
+      const reference = await createOrder();
       const started = Date.now();
-      const res = await postEncrypted(impatient.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
-        reference,
-        paymentOption: 'C',
-        country: 'NG',
-        card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
-      });
+      const res = await whileProcessorStalls(() =>
+        postEncrypted(impatient.baseUrl, '/checkout/order/pay', k().publicKey, k().encryptionKey, {
+          reference,
+          paymentOption: 'C',
+          country: 'NG',
+          card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing },
+        }),
+      );
       expect(Date.now() - started).toBeLessThan(20_000);
       expect(res.status).toBe(504);
       expect(res.body).toEqual({
@@ -350,20 +374,41 @@ describe('crash between the processor call and the settlement', () => {
       const [attempt] = await attemptOf(reference);
       expect(attempt).toMatchObject({ payment_status: 3, order_status: 3 });
       // The call was not cancelled: once the acquirer is back it lands, and reconciliation settles the attempt from it.
-      await stall.commit();
-      locked = false;
-      let landed: unknown[] = [];
-      for (let i = 0; i < 500 && landed.length === 0; i++) {
-        landed = await sql(`select state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]);
-        if (landed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      expect(landed).toEqual([{ state: 'pending' }]); // a 3-D Secure challenge
+      expect(await recordLands(attempt!.reference)).toEqual([{ state: 'pending' }]); // a 3-D Secure challenge
       await age(attempt!.reference, 10);
       expect(await impatient.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
       expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
-    } finally {
-      if (locked) await stall.rollback();
-      await impatient.close();
-    }
-  }, 60_000);
+    }, 60_000);
+
+    it("a customer whose link payment outlives the limit is sent to that order's result page, never back to the form to pay a second order", async () => {
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: k().privateKey,
+          body: { Name: 'Tent', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink as { reference: string };
+      const customer = { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' };
+      const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing };
+      const res = await whileProcessorStalls(() =>
+        request(impatient.baseUrl, 'POST', `/pay/${link.reference}`, {
+          body: { paymentOption: 'C', customer, data: encryptPayload({ card }, k().encryptionKey) },
+        }),
+      );
+      expect(res.status).toBe(200);
+      const next = new URL(res.body.redirectUrl);
+      expect(next.pathname).toBe(`/pay/${link.reference}/result`);
+      const reference = next.searchParams.get('reference')!;
+      const page = async () => (await fetch(`${impatient.baseUrl}${next.pathname}${next.search}`)).text();
+      expect(await page()).toContain('data-outcome="in_progress"');
+      const [attempt] = await attemptOf(reference);
+      expect(await recordLands(attempt!.reference)).toEqual([{ state: 'approved' }]);
+      await age(attempt!.reference, 10);
+      expect(await impatient.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      expect(await page()).toContain('data-outcome="successful"');
+      const orders = await sql(`select o.reference from checkout_order o join payment_link l on l.id = o.payment_link_id where l.reference = ?`, [
+        link.reference,
+      ]);
+      expect(orders).toEqual([{ reference }]);
+    }, 60_000);
+  });
 });
