@@ -81,7 +81,12 @@ export function attemptStartedEntry(method: PaymentMethod, paymentReference: str
 }
 
 /** An authentication page's answer goes to the processor: the attempt is Processing again. */
-export function resumeAttemptRows(order: AttemptOrder, payment: AttemptPayment, actor: 'otp_page' | 'paypal_page', method: PaymentMethod): void {
+export function resumeAttemptRows(
+  order: AttemptOrder,
+  payment: AttemptPayment,
+  actor: 'otp_page' | 'paypal_page' | 'reconciliation',
+  method: PaymentMethod | null,
+): void {
   transition(payment, OrderStatus.Processing, actor, method);
   transition(order, OrderStatus.Processing, actor, method);
   payment.processingStartedAt = processorCallClock();

@@ -7,6 +7,8 @@ import { OrderPayment } from '../orders/order-payment.entity';
 import type { OrderStatusChange } from '../events/order-status-bus';
 import { processorCallClock, processorFor, recordOfKey, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { PaymentSettlement } from './settlement';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import { methodOfOption } from './payment-state';
 import { eachApart } from '../shared/each-apart';
 
 export interface PaymentJobOptions {
@@ -43,26 +45,26 @@ export class PaymentJobs {
 
   /**
    * Fails every authentication left unfinished past its deadline, and every payment-link
-   * order left unpaid past its expiry. Returns how many were failed.
+   * order left unpaid past its expiry. Returns how many were failed (or settled).
+   *
+   * Before the clock fails an authentication, its challenge is closed at the processor, so the
+   * cardholder's answer can no longer complete it there. When the answer reached the processor
+   * first (a page's call whose response was lost), the processor's record settles the attempt
+   * instead, through Processing as a page's answer would.
    */
   async expireStaleAuthentications(limit = 100): Promise<number> {
     const now = this.clock.now();
     const connection = this.orm.em.getConnection();
-    const payments: Array<{ id: number }> = await connection.execute(
-      `select id from order_payment where status_id = ? and authentication_expires_at <= ? order by authentication_expires_at limit ?`,
+    const payments: Array<{ id: number; reference: string; mode: EnvironmentMode }> = await connection.execute(
+      `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
+        where p.status_id = ? and p.authentication_expires_at <= ? order by p.authentication_expires_at limit ?`,
       [OrderStatus.PendingAuthentication, now, limit],
     );
-    let expired = 0;
-    for (const { id } of payments) {
-      const done = await this.inTransaction(async (em, changes) => {
-        const { order, payment } = await this.settlement.lockAttempt(em, id);
-        if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
-          return false;
-        await this.settlement.expireAuthentication(em, order, payment, changes);
-        return true;
-      });
-      if (done) expired += 1;
-    }
+    let expired = await eachApart(
+      payments,
+      (row) => this.expireAuthentication(row),
+      (err, { id }) => this.onFault(err, { paymentId: id }),
+    );
     const orders: Array<{ id: number }> = await connection.execute(
       `select id from checkout_order where status_id = ? and expires_at <= ? order by expires_at limit ?`,
       [OrderStatus.Initiated, now, limit],
@@ -81,6 +83,29 @@ export class PaymentJobs {
       if (done) expired += 1;
     }
     return expired;
+  }
+
+  private async expireAuthentication({ id, reference, mode }: { id: number; reference: string; mode: EnvironmentMode }): Promise<boolean> {
+    const processor = processorFor(this.processors, mode);
+    if (processor && !(await processor.closeKey(reference))) {
+      const record = await processor.lookup(reference);
+      if (!record || record.kind === 'challenge') return false; // not closed and not final: looked at again at the next run
+      const resumed = await this.inTransaction(async (em) => {
+        const { order, payment } = await this.settlement.lockAttempt(em, id);
+        if (payment.statusId !== OrderStatus.PendingAuthentication) return false;
+        this.settlement.resumeAttempt(order, payment, 'reconciliation', methodOfOption(payment.paymentOptionId));
+        await em.flush();
+        return true;
+      });
+      return resumed && (await this.settlement.settleAttempt(id, record, 'reconciliation'));
+    }
+    return this.inTransaction(async (em, changes) => {
+      const { order, payment } = await this.settlement.lockAttempt(em, id);
+      if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
+        return false;
+      await this.settlement.expireAuthentication(em, order, payment, changes);
+      return true;
+    });
   }
 
   /**

@@ -56,6 +56,8 @@ export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
   { from: Processing, to: Failed, actor: 'reconciliation' },
   { from: PendingAuthentication, to: Processing, actor: 'otp_page', methods: ['C'] },
   { from: PendingAuthentication, to: Processing, actor: 'paypal_page', methods: ['PAYPAL'] },
+  // At its deadline the processor already holds the cardholder's answer (a page's call whose response was lost): its record settles it.
+  { from: PendingAuthentication, to: Processing, actor: 'reconciliation' },
   { from: PendingAuthentication, to: Failed, actor: 'expiry' },
   { from: PendingAuthentication, to: Failed, actor: 'supersede' },
   // Capture later (docs/capture.md): an approved payment of a MANUAL order is held, then taken or released, once.

@@ -111,7 +111,9 @@ export interface PaymentProcessor {
    * false, closing nothing, when a call with the key had reached it already: that call's record
    * (`lookup`, `lookupRefund`) decides. The engine closes a key before it fails, at the deadline,
    * a call the processor has no record of, so a call still on its way cannot move money after
-   * the engine told the merchant that none moved.
+   * the engine told the merchant that none moved. A challenge of the key still pending (3-D Secure,
+   * PayPal) is declined: the cardholder can no longer complete it (the engine closes it when the
+   * authentication expires); answers false when it was completed already.
    */
   closeKey(idempotencyKey: string): Promise<boolean>;
   refund(request: RefundRequest): Promise<RefundResult>;

@@ -83,7 +83,7 @@ export class PaymentSettlement {
   }
 
   /** An authentication page's answer goes to the processor: the attempt (locked by the caller) is Processing again. */
-  resumeAttempt(order: Order, payment: OrderPayment, actor: 'otp_page' | 'paypal_page', method: PaymentMethod): void {
+  resumeAttempt(order: Order, payment: OrderPayment, actor: 'otp_page' | 'paypal_page' | 'reconciliation', method: PaymentMethod | null): void {
     resumeAttemptRows(order, payment, actor, method);
   }
 

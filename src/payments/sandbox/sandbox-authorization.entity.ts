@@ -11,7 +11,17 @@ export type SandboxAuthorizationState = 'pending' | 'approved' | 'declined';
 @Entity({ tableName: 'sandbox_authorization' })
 export class SandboxAuthorization {
   [OptionalProps]?:
-    'createdAt' | 'state' | 'idempotencyKey' | 'resultCode' | 'resultMessage' | 'refundDecline' | 'amount' | 'currency' | 'orderReference' | 'disputeReason';
+    | 'createdAt'
+    | 'settledAs'
+    | 'state'
+    | 'idempotencyKey'
+    | 'resultCode'
+    | 'resultMessage'
+    | 'refundDecline'
+    | 'amount'
+    | 'currency'
+    | 'orderReference'
+    | 'disputeReason';
 
   @PrimaryKey({ type: 'string', length: 60 })
   token!: string;
@@ -66,6 +76,10 @@ export class SandboxAuthorization {
   /** Why the cardholder disputes every approved payment of this card (null: never); the sandbox then files a dispute. */
   @Property({ type: 'string', length: 100, nullable: true })
   disputeReason: string | null = null;
+
+  /** An approved authorization captured or voided ('capture' / 'void'), once: a later capture or void of it is declined. */
+  @Property({ type: 'string', length: 10, nullable: true })
+  settledAs: string | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();

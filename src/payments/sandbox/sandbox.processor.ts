@@ -125,12 +125,50 @@ const COMPLETE: PreparedStatement = {
        select * from written`,
 };
 
-/** A closed key's record ($1 token, $2 key, $3 issuer): declined, not processed; nothing when the key has a record. */
+/**
+ * Closes a key ($1 token, $2 key, $3 issuer): its challenge still pending is declined (expired);
+ * with no record, a closed record (declined, not processed) is written. Nothing when the key's
+ * record is final; a row is returned when the key was closed.
+ */
 const CLOSE: PreparedStatement = {
-  name: 'pgw_sandbox_close_v1',
-  text: `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
-         values ($1, 'closed', '${CLOSED.code}', '${CLOSED.message}', $3, 'declined', $2, '${CLOSED.code}', '${CLOSED.message}')
-         on conflict (idempotency_key) do nothing returning token`,
+  name: 'pgw_sandbox_close_v2',
+  text: `with expired as (
+           update sandbox_authorization set state = 'declined', result_code = 'Z2', result_message = 'Authentication expired'
+            where idempotency_key = $2 and state = 'pending' returning token
+         ), closed as (
+           insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
+           select $1, 'closed', '${CLOSED.code}', '${CLOSED.message}', $3, 'declined', $2, '${CLOSED.code}', '${CLOSED.message}'
+            where not exists (select 1 from sandbox_authorization where idempotency_key = $2)
+           on conflict (idempotency_key) do nothing returning token
+         )
+         select token from expired union all select token from closed`,
+};
+
+/** What the sandbox answers to a capture or void of an authorization it does not hold (or no longer: captured or voided). */
+const UNSETTLED = { code: '14', message: 'No authorization to settle' } as const;
+
+/**
+ * A capture or void ($1 token held, $2 kind, $3 key, $4 new token, $5 approval message, $6/$7 the
+ * refusal): the approved authorization is marked settled once, and the call recorded under its key,
+ * approved when it marked it, else declined. Nothing when the key has a record (its first answer
+ * stands, and nothing is marked).
+ */
+const SETTLE_HELD: PreparedStatement = {
+  name: 'pgw_sandbox_settle_held_v1',
+  text: `with held as (
+           update sandbox_authorization set settled_as = $2
+            where token = $1 and kind in ('card', 'paypal') and state = 'approved' and settled_as is null
+              and not exists (select 1 from sandbox_authorization k where k.idempotency_key = $3)
+           returning issuer
+         )
+         insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
+         select $4, $2,
+                case when h.issuer is null then $6 else '00' end, case when h.issuer is null then $7 else $5 end,
+                coalesce(h.issuer, '${UNKNOWN_CARD.issuer}'), case when h.issuer is null then 'declined' else 'approved' end, $3,
+                case when h.issuer is null then $6 else '00' end, case when h.issuer is null then $7 else $5 end
+           from (select 1) one left join held h on true
+         on conflict (idempotency_key) do nothing
+         returning *`,
 };
 
 /**
@@ -193,13 +231,25 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /**
-   * A capture or a void of an approved authorization (of a card or a PayPal approval): approved,
-   * once, by the key; of a token it holds no approved authorization for, declined.
+   * A capture or a void of an approved authorization (of a card or a PayPal approval), in one
+   * statement: approved once per authorization, which it marks captured or voided; a repeated call
+   * with the key answers the first decision; a capture or void of a token it holds no authorization
+   * for, or of one captured or voided already (under another key), is declined.
    */
   private async settleHeld(kind: 'capture' | 'void', token: string, key: string, approved: TestCard): Promise<FinalProcessorResult> {
-    const [held] = await this.sql<Row>(`select * from sandbox_authorization where token = ? and kind in ('card', 'paypal') and state = 'approved'`, [token]);
-    const outcome: TestCard = held ? { ...approved, issuer: held.issuer } : { code: '14', message: 'No authorization to settle', issuer: 'Unknown issuer' };
-    return toResult(await this.remember(key, kind, outcome, finalState(outcome), outcome)) as FinalProcessorResult;
+    const [written] = await this.sql<Row>(SETTLE_HELD, [
+      token,
+      kind,
+      key,
+      `sbx_${kind}_${randomBytes(16).toString('hex')}`,
+      approved.message,
+      UNSETTLED.code,
+      UNSETTLED.message,
+    ]);
+    if (written) return toResult(written) as FinalProcessorResult;
+    const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
+    if (!existing || (existing.kind !== kind && existing.kind !== 'closed')) throw new Error('sandbox: idempotency key reused for another kind of call');
+    return toResult(existing) as FinalProcessorResult;
   }
 
   async lookup(idempotencyKey: string): Promise<ProcessorResult | null> {
@@ -210,7 +260,8 @@ export class SandboxProcessor implements PaymentProcessor {
   /**
    * Closes a key no call reached the sandbox with: a closed record under the key, so any later
    * call with it (an authorization, a charge, a capture, a void or a refund) is answered with that
-   * record, declined or failed, and moves no money. Closes nothing when the key has a record.
+   * record, declined or failed, and moves no money. A pending challenge of the key is declined
+   * (expired), so a late completion gets that. Closes nothing when the key's record is final.
    */
   async closeKey(idempotencyKey: string): Promise<boolean> {
     const closed = await this.sql<{ token: string }>(CLOSE, [`sbx_closed_${randomBytes(16).toString('hex')}`, idempotencyKey, UNKNOWN_CARD.issuer]);

@@ -7,6 +7,7 @@ import { createScratchDatabase } from '../../support/scratch-database';
 import { captureWithLostAnswer } from '../../support/lost-capture';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
+import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 const customer = { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' };
@@ -284,7 +285,7 @@ describe('capture later: authorize, capture and void', () => {
       const order = locked.rows[0] as { id: number; environment_id: number };
       const inserted = await trx.raw(
         `insert into authorization_action (order_id, kind, actor, environment_id, idempotency_key) values (?, 'capture', 'capture', ?, ?) returning id`,
-        [order.id, order.environment_id, `capture:${order.id}`],
+        [order.id, order.environment_id, `capture:${order.id}:holder`],
       );
       actionId = inserted.rows[0].id;
       const voiding = gql(VOID, { input: { reference } });
@@ -339,6 +340,21 @@ describe('capture later: authorize, capture and void', () => {
       `select a.kind, a.actor, a.state, a.idempotency_key from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ? order by a.id`,
       [reference],
     )) as Array<{ kind: string; actor: string; state: string; idempotency_key: string }>;
+
+  it('the sandbox acquirer settles an authorization once: a second capture, or a capture after a void, is declined whatever its key', async () => {
+    const processor = new SandboxProcessor(t.service.runtime.ctx.orm);
+    const tokenOf = async (reference: string) =>
+      (await sql(`select p.processor_token from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [reference]))[0]
+        .processor_token as string;
+    const captured = await tokenOf((await authorizedOrder()).reference);
+    const capture = (token: string, key: string) => processor.capture({ token, amount: '1015.00', currency: 'NGN', idempotencyKey: key });
+    expect(await capture(captured, `sbx-test-${captured}-1`)).toMatchObject({ kind: 'approved' });
+    expect(await capture(captured, `sbx-test-${captured}-1`)).toMatchObject({ kind: 'approved' }); // the same call again: its first answer
+    expect(await capture(captured, `sbx-test-${captured}-2`)).toMatchObject({ kind: 'declined', code: '14' });
+    const voided = await tokenOf((await authorizedOrder()).reference);
+    expect(await processor.voidAuthorization({ token: voided, idempotencyKey: `sbx-test-${voided}-1` })).toMatchObject({ kind: 'approved' });
+    expect(await capture(voided, `sbx-test-${voided}-2`)).toMatchObject({ kind: 'declined', code: '14' });
+  });
 
   it('a capture the processor refused can be asked again: each capture is its own call, under a key of its own', async () => {
     const { reference } = await authorizedOrder();

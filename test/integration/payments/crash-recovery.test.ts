@@ -281,6 +281,55 @@ describe('crash between the processor call and the settlement', () => {
       expect(await jobs.reconcileInterruptedAttempts()).toBe(1); // the processor answers again
     });
 
+    const expireNow = (paymentReference: string) =>
+      sql(`update order_payment set authentication_expires_at = now() - interval '1 second' where reference = ?`, [paymentReference]);
+
+    it('a cardholder answer that reached the processor after its response was lost settles the attempt at its expiry, not Z2', async () => {
+      const reference = await createOrder();
+      const otpPage: string = (await payInProcess(reference)).body.data.paymentDetail.redirectUrl;
+      const [attempt] = await attemptOf(reference);
+      const processor = sandbox();
+      const original = processor.completeChallenge;
+      let lost: Parameters<typeof original> | undefined;
+      processor.completeChallenge = async (...args) => {
+        lost = args; // the page's call is sent; it reaches the processor only later
+        throw new Error('connection reset by the acquirer');
+      };
+      try {
+        const page = await fetch(otpPage, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'otp=123456',
+        });
+        expect(page.status).toBe(500);
+      } finally {
+        processor.completeChallenge = original;
+      }
+      // Past the deadline the processor still shows the challenge: the attempt waits for the cardholder again.
+      await age(attempt!.reference, 180);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2 })]);
+      await original.apply(processor, lost!); // the answer lands: approved at the processor
+      await expireNow(attempt!.reference);
+      expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(1);
+      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+      expect(details).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
+    });
+
+    it('an authentication that expires closes its challenge at the processor: a late answer of the cardholder is declined there', async () => {
+      const reference = await createOrder();
+      await payInProcess(reference);
+      const [attempt] = await attemptOf(reference);
+      const [{ token }] = await sql(`select token from sandbox_authorization where idempotency_key = ?`, [attempt!.reference]);
+      await expireNow(attempt!.reference);
+      expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(1);
+      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+      expect(details).toMatchObject({ statusId: 4, paymentResponseCode: 'Z2' });
+      expect(await sandbox().completeChallenge(attempt!.reference, token, '123456')).toMatchObject({ kind: 'declined', code: 'Z2' });
+      expect(await sql(`select state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([{ state: 'declined' }]);
+    });
+
     it('a call still on its way when the deadline fails the attempt is refused by the processor: its key was closed first, no money moves', async () => {
       const reference = await createOrder();
       const slow = delayedCall(sandbox(), 'authorizeCard');
@@ -309,16 +358,22 @@ describe('crash between the processor call and the settlement', () => {
     });
 
     it('a call that reaches the processor just before its key would be closed is settled from its record, not failed', async () => {
-      const reference = await createOrder();
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: k().privateKey,
+          body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink;
+      const reference = await createOrder({ paymentLinkId: link.id });
       const late = landsJustBeforeClose(sandbox(), 'authorizeCard');
       try {
         expect((await payInProcess(reference)).status).toBe(500);
         const [attempt] = await attemptOf(reference);
         await age(attempt!.reference, 180);
         expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
-        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]); // its 3-D Secure challenge
+        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 5, order_status: 5 })]);
         expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
-          { kind: 'card', state: 'pending' },
+          { kind: 'card', state: 'approved' },
         ]);
       } finally {
         late.restore();
