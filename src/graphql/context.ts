@@ -8,6 +8,7 @@ import type { SessionCredentials } from '../merchants/dashboard-session.service'
 /** Where a request's faults are logged (Fastify's request logger: every line carries the request id). */
 export interface RequestLog {
   error(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
 }
 
 export interface GraphqlContext {

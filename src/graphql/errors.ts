@@ -33,6 +33,8 @@ export function rootCause(error: unknown): unknown {
 export function isInternalError(error: unknown): boolean {
   const cause = rootCause(error);
   if (cause instanceof DomainError || cause instanceof GraphQLError || isUnstorableText(cause) || cause instanceof PayloadDecryptionError) return false;
+  // The acquirer did not answer in time: not a fault of the service (logged as a warning where it is answered).
+  if (cause instanceof ProcessorTimeoutError) return false;
   return !isRequestError(error);
 }
 

@@ -12,6 +12,7 @@ import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
+import { ProcessorTimeoutError } from '../payments/processor-time-limit';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets, TRY_AGAIN_LATER, UNCHECKED_KEY_REASON } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
@@ -57,8 +58,9 @@ async function refuseLargeDocuments(request: FastifyRequest, reply: FastifyReply
 /** Logs each internal error (whose message the client never sees) with the request id. */
 function logInternalErrors(log: RequestLog, errors: readonly unknown[], details: Record<string, unknown>): void {
   for (const error of errors) {
-    if (!isInternalError(error)) continue;
     const path = error instanceof GraphQLError ? error.path : undefined;
+    if (rootCause(error) instanceof ProcessorTimeoutError) log.warn({ err: rootCause(error), path, ...details }, 'processor call timed out');
+    if (!isInternalError(error)) continue;
     log.error({ err: rootCause(error), path, ...details }, 'GraphQL operation failed with an internal error');
   }
 }

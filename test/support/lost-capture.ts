@@ -7,7 +7,7 @@ const QUOTE = { fee: '7.50', feeRate: '0.015', subsidiaryFee: '0.00', customerFe
 /**
  * Leaves an Authorized order as a process that stopped between a capture's call and its answer
  * leaves it: the capture of 500.00 recorded (with the caller's key, when given, and its age) and
- * taken by the sandbox processor under the engine's idempotency key `capture:<order id>`, no
+ * taken by the sandbox processor under the action's idempotency key (`capture:<order id>:lost`), no
  * answer written.
  */
 export async function captureWithLostAnswer(
@@ -17,7 +17,7 @@ export async function captureWithLostAnswer(
 ): Promise<void> {
   const columns = ['order_id', 'kind', 'actor', 'amount', 'quote', 'idempotency_key'];
   const values = ['?', "'capture'", "'capture'", '500', '?::jsonb', '?'];
-  const params: unknown[] = [order.id, JSON.stringify(QUOTE), `capture:${order.id}`];
+  const params: unknown[] = [order.id, JSON.stringify(QUOTE), `capture:${order.id}:lost`];
   if (recorded.merchantKey !== undefined) {
     // A keyed request records what it asked for, to compare a retry's amount with.
     columns.push('environment_id', 'merchant_key', 'requested_amount');
@@ -34,6 +34,6 @@ export async function captureWithLostAnswer(
     token: order.processorToken,
     amount: QUOTE.totalChargedAmount,
     currency: 'NGN',
-    idempotencyKey: `capture:${order.id}`,
+    idempotencyKey: `capture:${order.id}:lost`,
   });
 }

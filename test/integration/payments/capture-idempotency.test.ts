@@ -173,7 +173,7 @@ describe('capture and void idempotency keys', () => {
     const [order] = await sql(`select id, environment_id from checkout_order where reference = ?`, [reference]);
     await sql(
       `insert into authorization_action (order_id, environment_id, merchant_key, kind, actor, idempotency_key) values (?, ?, 'void-pending', 'void', 'void', ?)`,
-      [order.id, order.environment_id, `void:${order.id}`],
+      [order.id, order.environment_id, `void:${order.id}:pending`],
     );
     const res = await gql(VOID, { input: { reference, idempotencyKey: 'void-pending' } });
     expect(res.errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
