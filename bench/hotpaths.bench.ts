@@ -27,10 +27,12 @@ import type { BenchRow, BenchSection } from './report';
 const CONCURRENCY = 32;
 /**
  * The captures prepared per second of a round (BENCH_HOT_CAPTURES_PER_SECOND): each is an order of
- * its own, paid during the setup at about 30 ms of CPU each, so it is sized near what a round takes
- * on this machine rather than as high as the other paths'; a round that uses them up says so.
+ * its own, paid during the setup (about 17 ms of CPU each), so it is sized above what a round takes
+ * on a quiet machine (about 200–300 captures/s) rather than as high as the other paths'. A round
+ * that still uses them up says so, and its rate is taken over the time until then, while all
+ * CONCURRENCY connections had a capture in flight (LoadResult.fullMs), never over the tail after it.
  */
-const CAPTURES_PER_SECOND = Number(process.env.BENCH_HOT_CAPTURES_PER_SECOND ?? 150);
+const CAPTURES_PER_SECOND = Number(process.env.BENCH_HOT_CAPTURES_PER_SECOND ?? 300);
 
 interface Ipc {
   child: ChildProcess;
@@ -147,12 +149,35 @@ async function analyzeDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * The CPU time of every process of a PostgreSQL server on this machine (its backends, of any
+ * database, and its background processes), in µs, from /proc/<pid>/schedstat; undefined when the
+ * server is not local or /proc cannot tell. Per request over a round it shows what the database
+ * spends beside the service's own CPU (both share the machine's cores).
+ */
+function postgresCpuUs(databaseUrl: string): number | undefined {
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(databaseUrl).hostname) || !fs.existsSync('/proc/self/schedstat')) return undefined;
+  let ns = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      ns += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ns / 1000;
+}
+
 interface Measured {
   rates: number[];
   latencies: number[];
   errors: number;
   firstFailure?: string;
   cpuUsPerRequest: number[];
+  /** The PostgreSQL server's CPU per request (postgresCpuUs), when it can be told. */
+  dbCpuUsPerRequest: number[];
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -665,6 +690,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     await analyzeDatabase(databaseUrl);
     const measuredKey = (key: string) => chosen.some(([c]) => c.key === key);
 
+    const profileDir = process.env.BENCH_HOT_PROFILE ? path.resolve(process.env.BENCH_HOT_PROFILE) : undefined;
     const results = new Map<string, Measured>();
     let peakRss = 0;
     const measure = async (c: Case, round: number) => {
@@ -672,7 +698,11 @@ export async function runHotPathsBench(): Promise<BenchSection> {
       const gen = ipc('order-load.js');
       try {
         await gen.call(c.request(round));
+        // BENCH_HOT_PROFILE=<dir>: a CPU profile of the service over each of its measured rounds (profile-start/stop of hot-service.ts).
+        const profiling = profileDir !== undefined && proc === service;
+        if (profiling) await service.call({ cmd: 'profile-start' });
         const before = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
+        const dbBefore = postgresCpuUs(databaseUrl);
         let sampling = true;
         const sampler = (async () => {
           while (sampling && proc === service) {
@@ -684,16 +714,28 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         const r = await gen.call<LoadResult>({ go: true });
         sampling = false;
         await sampler;
+        const dbAfter = postgresCpuUs(databaseUrl);
         const after = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
         const id = `${c.key} ${c.target}`;
-        const m = results.get(id) ?? { rates: [], latencies: [], errors: 0, cpuUsPerRequest: [] };
-        m.rates.push((r.ok * 1000) / r.elapsedMs);
+        if (profiling) {
+          const { profile } = await service.call<{ profile: unknown }>({ cmd: 'profile-stop' });
+          fs.mkdirSync(profileDir, { recursive: true });
+          fs.writeFileSync(path.join(profileDir, `${c.key}-${c.target}-${round + 1}.cpuprofile`), JSON.stringify(profile));
+        }
+        const m = results.get(id) ?? { rates: [], latencies: [], errors: 0, cpuUsPerRequest: [], dbCpuUsPerRequest: [] };
+        // A round that ran out of prepared requests is measured over the time all its connections
+        // were busy (see LoadResult.fullMs), not over the tail that followed with fewer in flight.
+        m.rates.push(r.ranOut ? (r.okWhileFull! * 1000) / Math.max(1, r.fullMs!) : (r.ok * 1000) / r.elapsedMs);
         for (const l of r.latenciesMs) m.latencies.push(l);
         m.errors += r.failed;
         m.firstFailure ??= r.firstFailure;
         m.cpuUsPerRequest.push((after.cpuUs - before.cpuUs) / Math.max(1, r.ok + r.failed));
+        if (dbBefore !== undefined && dbAfter !== undefined) m.dbCpuUsPerRequest.push((dbAfter - dbBefore) / Math.max(1, r.ok + r.failed));
         if (r.ranOut)
-          lines.push(`  note: ${id} round ${round + 1} used up its ${count(c.key as keyof typeof perSecond)} prepared requests before the time was up`);
+          lines.push(
+            `  note: ${id} round ${round + 1} used up its ${count(c.key as keyof typeof perSecond)} prepared requests after ${fmt(r.fullMs!)} of ${roundMs} ms: ` +
+              `its rate is taken over those ${fmt(r.fullMs!)} ms (${r.okWhileFull} answered), with ${CONCURRENCY} in flight throughout`,
+          );
         results.set(id, m);
       } finally {
         gen.child.kill();
@@ -739,8 +781,10 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     const median = (id: string) => percentile(results.get(id)!.rates, 50);
     const p99 = (id: string) => percentile(results.get(id)!.latencies, 99);
     const cpu = (id: string) => percentile(results.get(id)!.cpuUsPerRequest, 50) / 1000;
+    const dbCpu = (id: string) =>
+      results.get(id)!.dbCpuUsPerRequest.length ? `, ${(percentile(results.get(id)!.dbCpuUsPerRequest, 50) / 1000).toFixed(2)} ms PostgreSQL CPU/req` : '';
     const describe = (id: string) =>
-      `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req, ${results.get(id)!.errors} errors`;
+      `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req${dbCpu(id)}, ${results.get(id)!.errors} errors`;
     lines.push(
       `REST hot paths, ${CONCURRENCY} connections from another process, ${rounds} interleaved rounds of ${roundMs} ms, PostgreSQL server; ` +
         `service ${os.availableParallelism()} cores, DATABASE_POOL_SIZE ${poolSize}, RATE_LIMIT=off; baselines: bare node:http + pg (bench/baselines/irreducible-server.ts)`,

@@ -43,6 +43,14 @@ export interface LoadResult {
   /** Latency of every request, in ms. */
   latenciesMs: number[];
   ranOut: boolean;
+  /**
+   * When the prepared bodies ran out: the time from the start until the first client found none
+   * left (until then every client had a request in flight), and the requests answered with success
+   * by then. The rate over that window is the closed loop's at full concurrency; `ok / elapsedMs`
+   * would also count the tail in which fewer and fewer requests are in flight.
+   */
+  fullMs?: number;
+  okWhileFull?: number;
 }
 
 /** The merchant's encryption key as a Node public key (the SDK's forge encryption is too slow to prepare thousands). */
@@ -146,7 +154,11 @@ async function run(req: LoadRequest, prepared: string[]): Promise<LoadResult> {
   const client = async () => {
     while (performance.now() - start < req.durationMs) {
       if (next >= prepared.length) {
-        result.ranOut = true;
+        if (!result.ranOut) {
+          result.ranOut = true;
+          result.fullMs = performance.now() - start;
+          result.okWhileFull = result.ok;
+        }
         return;
       }
       const body = prepared[next++]!;
