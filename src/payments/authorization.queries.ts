@@ -9,6 +9,7 @@ import { CardDetail } from '../orders/card-detail.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
+import { auditEntryParams, auditEntrySql, type StampedAuditRecord } from '../merchants/audit/audit.service';
 import { outboxEventParams, outboxEventSql, type OutboxRow } from '../events/outbox.service';
 import type { TimelineEntry } from './attempt-rules';
 import { AuthorizationAction } from './authorization-action.entity';
@@ -42,7 +43,11 @@ export interface LockedAction {
   mode: EnvironmentMode;
 }
 
-/** A settlement's writes: the action; the order and payment when `orderChanged` (a confirmed action); the timeline entry; the outbox event (a confirmed action). */
+/**
+ * A settlement's writes: the action; the order and payment when `orderChanged` (a confirmed
+ * action); the timeline entry; the outbox event and the audit entry (a confirmed action: written
+ * only with the order).
+ */
 export interface ActionWrite {
   action: AuthorizationAction;
   orderChanged: boolean;
@@ -50,6 +55,7 @@ export interface ActionWrite {
   payment: OrderPayment;
   entry: TimelineEntry;
   event: OutboxRow | null;
+  audit: StampedAuditRecord | null;
 }
 
 const ORDER_KEY_COLUMNS = ['id', 'amount', 'currency', 'payment_method', 'status_id'];
@@ -62,7 +68,7 @@ const PAYMENT_CLAIM_COLUMNS = ['id', 'processor_token', 'payment_option_id'];
  * order), the claim (a locking read, then the pending action inserted in a later statement, so
  * that it sees any action a transaction it waited for committed), the settlement (a locking read
  * of everything its event shows, then one statement writing action, order, payment, timeline,
- * event, delivery and NOTIFY). No rule lives here (authorization-rules.ts).
+ * event, delivery, NOTIFY and audit entry). No rule lives here (authorization-rules.ts).
  */
 export class AuthorizationQueries {
   private readonly keyOrder: EntityRowMapper<Order>;
@@ -160,8 +166,9 @@ export class AuthorizationQueries {
     };
 
     const event = outboxEventSql('exists (select 1 from pay)', (i) => `$${30 + i}`);
+    const audit = auditEntrySql('exists (select 1 from ord)', (i) => `$${44 + i}`);
     this.settlementWrite = {
-      name: 'pgw_auth_settle_write_v2',
+      name: 'pgw_auth_settle_write_v3',
       text: `with act as (
           update authorization_action set state = $2::varchar, response_code = $3::varchar, response_message = $4::text, settled_at = $5::timestamptz
            where id = $1::int and state = 'pending' returning id
@@ -177,7 +184,7 @@ export class AuthorizationQueries {
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
           select $6::int, $26::varchar, 'system', $27::text, $28::json, $29::timestamptz where exists (select 1 from act)
-        ), ${event.ctes}
+        ), ${event.ctes}, ${audit}
         select (select count(*) from act)::int as written, ${event.notified}`,
     };
   }
@@ -254,7 +261,7 @@ export class AuthorizationQueries {
     return { order, action, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode };
   }
 
-  /** Writes a settlement in one statement (see ActionWrite); false when the action was no longer pending (nothing written). */
+  /** Writes a settlement in one statement, its audit entry included (see ActionWrite); false when the action was no longer pending (nothing written). */
   async writeSettlement(run: RunSql, w: ActionWrite): Promise<boolean> {
     const { action: a, order: o, payment: p, entry, event: e } = w;
     const [row] = await run(this.settlementWrite, [
@@ -289,6 +296,7 @@ export class AuthorizationQueries {
       // As the entity's default: the time written, not the clock's (which a test may move).
       new Date(),
       ...outboxEventParams(e && { ...e, notify: 'transaction' }),
+      ...auditEntryParams(w.audit),
     ]);
     return row?.written === 1;
   }

@@ -114,7 +114,7 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * IDEMPOTENCY_KEY_REUSED, and requests of one key in this process run one after the other.
  * All of it in prepared plain SQL (authorization.queries.ts), the rules applied to the rows
  * (authorization-rules.ts): a merchant's capture is one read, a claim of two statements and a
- * settlement of three (docs/performance.md, "The money path").
+ * settlement of two (docs/performance.md, "The money path").
  */
 export class CaptureService {
   private readonly queries: AuthorizationQueries;
@@ -399,7 +399,7 @@ export class CaptureService {
   /**
    * Applies a processor answer to a pending action in its own transaction, once (a locking read
    * of order, action and payment with what the order's event shows; one write of the action, the
-   * order and payment, the timeline, the outbox event with its delivery and NOTIFY; the audit
+   * order and payment, the timeline, the outbox event with its delivery and NOTIFY, the audit
    * entry): the one settlement of every capture and void, the merchant's, the clock's and the
    * reconciliation's. Answers whether it did, and the order as written (a confirmed action).
    */
@@ -429,17 +429,20 @@ export class CaptureService {
         changes.push(change);
         this.settlement.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
       }
-      if (!(await this.queries.writeSettlement(run, { action, orderChanged: outcome !== null, order, payment, entry, event }))) {
+      // The audit entry is written by the settlement's statement, with the order.
+      const audit =
+        outcome && this.audit
+          ? this.audit.stamped({
+              ...(origin ?? { actor: SYSTEM_ACTOR }),
+              action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
+              subsidiaryId: locked.subsidiaryId,
+              environment: locked.mode,
+              target:
+                action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
+            })
+          : null;
+      if (!(await this.queries.writeSettlement(run, { action, orderChanged: outcome !== null, order, payment, entry, event, audit }))) {
         throw new Error(`authorization action ${actionId} changed under its lock`);
-      }
-      if (outcome && this.audit) {
-        await this.audit.recordWith(run, {
-          ...(origin ?? { actor: SYSTEM_ACTOR }),
-          action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
-          subsidiaryId: locked.subsidiaryId,
-          environment: locked.mode,
-          target: action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
-        });
       }
       return { changed: true, aggregate };
     });

@@ -69,6 +69,41 @@ export interface AuditEntryView {
   environment: EnvironmentMode | null;
 }
 
+/** An entry with the time it is recorded at (the audit service's clock: `AuditService.stamped`). */
+export type StampedAuditRecord = AuditRecord & { at: Date };
+
+/**
+ * The entry's insert as a CTE of a caller's statement, so that a change written in one statement
+ * records its entry in it too (as the outbox's `outboxEventSql`): `when` is the caller's SQL
+ * condition for writing it (its own write happened); `placeholder(i)` names the i-th of
+ * `auditEntryParams`' parameters, each used once, in order. A data-modifying CTE runs whether
+ * or not the statement reads it.
+ */
+export function auditEntrySql(when: string, placeholder: (i: number) => string): string {
+  const p = placeholder;
+  return `audit as (
+          insert into audit_entry (at, subsidiary_id, action, actor_type, actor_label, target, ip, environment)
+          select ${p(0)}::timestamptz, ${p(1)}::int, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text
+           where ${p(8)}::boolean and ${when}
+        )`;
+}
+
+/** The parameters of `auditEntrySql`, in its order; for null, no entry. */
+export function auditEntryParams(entry: StampedAuditRecord | null): unknown[] {
+  if (entry === null) return [null, null, null, null, null, null, null, null, false];
+  return [
+    entry.at,
+    entry.subsidiaryId,
+    entry.action,
+    entry.actor.type,
+    entry.actor.label,
+    entry.target ?? null,
+    entry.ip ?? null,
+    entry.environment ?? null,
+    true,
+  ];
+}
+
 /**
  * The merchant's audit log. `record` writes in the transaction of the change it records (the
  * caller's), so a change and its entry commit or roll back together. The table is append-only:
@@ -99,6 +134,11 @@ export class AuditService {
       entry.ip ?? null,
       entry.environment ?? null,
     ]);
+  }
+
+  /** `entry` with the time it is recorded at now, for a caller writing it with `auditEntrySql`. */
+  stamped(entry: AuditRecord): StampedAuditRecord {
+    return { ...entry, at: this.clock.now() };
   }
 
   /** An entry for a change the tenant made in its environment. */
