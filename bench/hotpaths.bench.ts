@@ -27,8 +27,8 @@ import type { BenchRow, BenchSection } from './report';
 const CONCURRENCY = 32;
 /**
  * The captures prepared per second of a round (BENCH_HOT_CAPTURES_PER_SECOND): each is an order of
- * its own, paid during the setup (about 17 ms of CPU each), so it is sized above what a round takes
- * on a quiet machine (about 200–300 captures/s) rather than as high as the other paths'. A round
+ * its own, paid during the setup (about 17 ms of CPU each), so it is sized near the most a round has
+ * taken on this machine (130–320 captures/s) rather than as high as the other paths'. A round
  * that still uses them up says so, and its rate is taken over the time until then, while all
  * CONCURRENCY connections had a capture in flight (LoadResult.fullMs), never over the tail after it.
  */
