@@ -3,6 +3,8 @@ import type { Order } from '../orders/order.entity';
 import type { OrderPayment } from '../orders/order-payment.entity';
 import { Money, parseAmount, type AmountProblem } from '../shared/money';
 import { DomainError } from '../shared/errors';
+import { AuditActions, SYSTEM_ACTOR, type AuditOrigin, type AuditRecord } from '../merchants/audit/audit.service';
+import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { TimelineEvents } from '../timeline/timeline.service';
 import { ResponseCodes, type FinalProcessorResult } from './processor';
 import { canTransition, methodOfOption, transition, type PaymentMethod } from './payment-state';
@@ -162,5 +164,20 @@ export function settleActionRows(
       metadata: null,
     },
     outcome: { method, status: 'voided', code: answer.code, actor },
+  };
+}
+
+/** The audit entry of a confirmed capture or void (`origin` null: the clock's or the reconciliation's, by the system). */
+export function settledAuditEntry(
+  locked: { order: Pick<Order, 'reference' | 'currency'>; action: Pick<AuthorizationAction, 'kind' | 'amount'>; subsidiaryId: number; mode: EnvironmentMode },
+  origin: AuditOrigin | null,
+): AuditRecord {
+  const { order, action } = locked;
+  return {
+    ...(origin ?? { actor: SYSTEM_ACTOR }),
+    action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
+    subsidiaryId: locked.subsidiaryId,
+    environment: locked.mode,
+    target: action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
   };
 }

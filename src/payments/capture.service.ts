@@ -7,7 +7,7 @@ import { Money } from '../shared/money';
 import { idempotencyKeyReused, readIdempotencyKey } from '../shared/idempotency-key';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
-import { AuditActions, auditOriginOf, SYSTEM_ACTOR, type AuditOrigin, type AuditService } from '../merchants/audit/audit.service';
+import { auditOriginOf, type AuditOrigin, type AuditService } from '../merchants/audit/audit.service';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { OrderStatus, orderNotFound } from '../orders/order-status';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
@@ -32,6 +32,7 @@ import {
   requestedCaptureAmount,
   sameKeyedRequest,
   settleActionRows,
+  settledAuditEntry,
   type KeyedRequest,
 } from './authorization-rules';
 import { AuthorizationQueries, type LockedForClaim } from './authorization.queries';
@@ -430,17 +431,7 @@ export class CaptureService {
         this.settlement.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
       }
       // The audit entry is written by the settlement's statement, with the order.
-      const audit =
-        outcome && this.audit
-          ? this.audit.stamped({
-              ...(origin ?? { actor: SYSTEM_ACTOR }),
-              action: action.kind === 'capture' ? AuditActions.orderCaptured : AuditActions.orderVoided,
-              subsidiaryId: locked.subsidiaryId,
-              environment: locked.mode,
-              target:
-                action.kind === 'capture' ? `order ${order.reference} ${new Money(action.amount!).toFixed(2)} ${order.currency}` : `order ${order.reference}`,
-            })
-          : null;
+      const audit = outcome && this.audit ? this.audit.stamped(settledAuditEntry(locked, origin)) : null;
       if (!(await this.queries.writeSettlement(run, { action, orderChanged: outcome !== null, order, payment, entry, event, audit }))) {
         throw new Error(`authorization action ${actionId} changed under its lock`);
       }
