@@ -53,7 +53,11 @@ export type CarriedAttempt = ReadAttempt;
 
 /** What an authentication page's answer does next: call the processor, wait for another submission's call, or nothing (already over). */
 export type ResumeStep =
-  { kind: 'wait' } | { kind: 'done' } | { kind: 'call'; paymentId: number; orderId: number; mode: EnvironmentMode; token: string; carried?: CarriedAttempt };
+  | { kind: 'wait' }
+  | { kind: 'done' }
+  /** Past its deadline: expired as the clock does it (its challenge closed at the processor first). */
+  | { kind: 'expired'; paymentId: number; reference: string; mode: EnvironmentMode }
+  | { kind: 'call'; paymentId: number; orderId: number; mode: EnvironmentMode; token: string; carried?: CarriedAttempt };
 
 export interface Settled {
   changed: boolean;

@@ -69,25 +69,28 @@ export class PaymentJobs {
       `select id from checkout_order where status_id = ? and expires_at <= ? order by expires_at limit ?`,
       [OrderStatus.Initiated, now, limit],
     );
-    for (const { id } of orders) {
-      const done = await this.inTransaction(async (em, changes) => {
-        const order = await em.findOneOrFail(
-          Order,
-          { id },
-          { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'], strategy: 'select-in' },
-        );
-        if (order.statusId !== OrderStatus.Initiated || !order.expiresAt || order.expiresAt > this.clock.now()) return false;
-        await this.settlement.expireUnpaidOrder(em, order, changes);
-        return true;
-      });
-      if (done) expired += 1;
-    }
+    expired += await eachApart(
+      orders,
+      ({ id }) =>
+        this.inTransaction(async (em, changes) => {
+          const order = await em.findOneOrFail(
+            Order,
+            { id },
+            { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, populate: ['environment'], strategy: 'select-in' },
+          );
+          if (order.statusId !== OrderStatus.Initiated || !order.expiresAt || order.expiresAt > this.clock.now()) return false;
+          await this.settlement.expireUnpaidOrder(em, order, changes);
+          return true;
+        }),
+      (err, { id }) => this.onFault(err, { orderId: id }),
+    );
     return expired;
   }
 
-  private async expireAuthentication({ id, reference, mode }: { id: number; reference: string; mode: EnvironmentMode }): Promise<boolean> {
+  /** One expired authentication (see expireStaleAuthentications); also the page's, when it is answered past the deadline. Answers whether it changed. */
+  async expireAuthentication({ id, reference, mode }: { id: number; reference: string; mode: EnvironmentMode }): Promise<boolean> {
     const processor = processorFor(this.processors, mode);
-    if (processor && !(await processor.closeKey(reference))) {
+    if (processor && !(await processor.closeKey(reference, { expireChallenge: true }))) {
       const record = await processor.lookup(reference);
       if (!record || record.kind === 'challenge') return false; // not closed and not final: looked at again at the next run
       const resumed = await this.inTransaction(async (em) => {

@@ -298,6 +298,8 @@ export class PaymentService {
       return outcomeOf(aggregate.order);
     }
     if (step.kind === 'wait') await this.waitWhileProcessing(paymentReference);
+    // Expired as the clock would: the challenge closed at the processor first, or settled from its record when the answer got there.
+    if (step.kind === 'expired') await this.jobs.expireAuthentication({ id: step.paymentId, reference: step.reference, mode: step.mode });
     return outcomeOf((await this.orm.em.fork().findOneOrFail(OrderPayment, { reference: paymentReference }, { populate: ['order'] })).order);
   }
 
@@ -310,10 +312,8 @@ export class PaymentService {
       const { order, payment } = await this.settlement.lockAttempt(em, found.id, found.order.id);
       if (payment.statusId === OrderStatus.Processing) return { kind: 'wait' as const };
       if (payment.statusId !== OrderStatus.PendingAuthentication) return { kind: 'done' as const };
-      if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime()) {
-        await this.settlement.expireAuthentication(em, order, payment, changes);
-        return { kind: 'done' as const };
-      }
+      if (payment.authenticationExpiresAt && payment.authenticationExpiresAt.getTime() <= this.clock.now().getTime())
+        return { kind: 'expired' as const, paymentId: payment.id, reference: payment.reference, mode: order.environment.mode };
       this.settlement.resumeAttempt(order, payment, actor, proof.method);
       await em.flush();
       return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: order.environment.mode, token: payment.processorToken! };
@@ -327,7 +327,18 @@ export class PaymentService {
    * (payment-jobs.ts), and voids authorizations left uncaptured past AUTHORIZATION_TTL_HOURS.
    */
   async expireStaleAuthentications(limit = 100): Promise<number> {
-    return (await this.jobs.expireStaleAuthentications(limit)) + (await this.captures.expireAuthorizations(limit));
+    // Both halves run even when one fails; the first failure is then reported.
+    let expired = 0;
+    let failure: { err: unknown } | null = null;
+    for (const sweep of [() => this.jobs.expireStaleAuthentications(limit), () => this.captures.expireAuthorizations(limit)]) {
+      try {
+        expired += await sweep();
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+    if (failure) throw failure.err;
+    return expired;
   }
 
   /**

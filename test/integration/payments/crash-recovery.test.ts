@@ -317,6 +317,33 @@ describe('crash between the processor call and the settlement', () => {
       expect(details).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
     });
 
+    it('a page answered again past the deadline settles from the processor record too, when the first answer reached it', async () => {
+      const reference = await createOrder();
+      const otpPage: string = (await payInProcess(reference)).body.data.paymentDetail.redirectUrl;
+      const [attempt] = await attemptOf(reference);
+      const processor = sandbox();
+      const original = processor.completeChallenge;
+      let lost: Parameters<typeof original> | undefined;
+      processor.completeChallenge = async (...args) => {
+        lost = args;
+        throw new Error('connection reset by the acquirer');
+      };
+      const answer = () =>
+        fetch(otpPage, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+      try {
+        expect((await answer()).status).toBe(500);
+      } finally {
+        processor.completeChallenge = original;
+      }
+      await age(attempt!.reference, 180);
+      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+      await original.apply(processor, lost!); // approved at the processor
+      await expireNow(attempt!.reference);
+      await answer(); // the cardholder answers again before the clock's sweep
+      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+      expect(details).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
+    });
+
     it('an authentication that expires closes its challenge at the processor: a late answer of the cardholder is declined there', async () => {
       const reference = await createOrder();
       await payInProcess(reference);
@@ -354,6 +381,23 @@ describe('crash between the processor call and the settlement', () => {
       } finally {
         slow.restore();
         await paying?.catch(() => undefined);
+      }
+    });
+
+    it('a 3-D Secure call that reaches the processor just before its key would be closed restores its challenge, not Z5', async () => {
+      const reference = await createOrder();
+      const late = landsJustBeforeClose(sandbox(), 'authorizeCard');
+      try {
+        expect((await payInProcess(reference)).status).toBe(500);
+        const [attempt] = await attemptOf(reference);
+        await age(attempt!.reference, 180);
+        expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
+        expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
+          { kind: 'card', state: 'pending' },
+        ]);
+      } finally {
+        late.restore();
       }
     });
 
@@ -434,6 +478,31 @@ describe('crash between the processor call and the settlement', () => {
       expect(await impatient.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
       expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
     }, 60_000);
+
+    it('a link payment that fails before its attempt is recorded answers the error on the form: nothing can be with the processor', async () => {
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: k().privateKey,
+          body: { Name: 'Tent', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink as { reference: string };
+      const customer = { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' };
+      const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing };
+      const payments = impatient.service.runtime.ctx.services.payments;
+      const pay = payments.pay;
+      payments.pay = async () => {
+        throw new Error('pool exhausted before the attempt was written');
+      };
+      try {
+        const res = await request(impatient.baseUrl, 'POST', `/pay/${link.reference}`, {
+          body: { paymentOption: 'C', customer, data: encryptPayload({ card }, k().encryptionKey) },
+        });
+        expect(res.status).toBe(500);
+        expect(res.body.redirectUrl).toBeUndefined();
+      } finally {
+        payments.pay = pay;
+      }
+    });
 
     it("a customer whose link payment outlives the limit is sent to that order's result page, never back to the form to pay a second order", async () => {
       const link = (
