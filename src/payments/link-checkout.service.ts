@@ -13,6 +13,7 @@ import { readPaymentInstrument, validatePayment } from './pay-validation';
 import { linkRefusal } from '../links/link-status';
 import type { FeeService } from '../fees/fee.service';
 import { paymentLinkResultUrl } from '../links/payment-link-url';
+import { OrderStatus } from '../orders/order-status';
 
 export interface LinkCheckoutInput {
   amount?: unknown;
@@ -83,7 +84,7 @@ export class LinkCheckoutService {
     try {
       return await this.payments.pay(tenant, { reference: order.order.reference, ...payment });
     } catch (err) {
-      if (err instanceof DomainError) throw err;
+      if (err instanceof DomainError || !(await this.attemptRecorded(tenant, order.order.reference))) throw err;
       // The payment may be with the processor (its call timed out, its answer was lost): the
       // customer is sent to this order's result page, which shows it in progress and then its
       // outcome; never back to the form, where paying again would make and charge a second order.
@@ -91,6 +92,18 @@ export class LinkCheckoutService {
       const result = new URL(paymentLinkResultUrl(this.publicUrl, link.reference));
       result.searchParams.set('reference', order.order.reference);
       return { redirectUrl: result.toString() };
+    }
+  }
+
+  /**
+   * Whether the order's payment attempt was recorded (it left Initiated), so its call may have
+   * reached the processor; true when that cannot be read now (the result page is the safe answer).
+   */
+  private async attemptRecorded(tenant: Tenant, reference: string): Promise<boolean> {
+    try {
+      return (await this.orders.getAggregate(tenant, reference)).order.statusId !== OrderStatus.Initiated;
+    } catch {
+      return true;
     }
   }
 

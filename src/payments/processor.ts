@@ -111,11 +111,11 @@ export interface PaymentProcessor {
    * false, closing nothing, when a call with the key had reached it already: that call's record
    * (`lookup`, `lookupRefund`) decides. The engine closes a key before it fails, at the deadline,
    * a call the processor has no record of, so a call still on its way cannot move money after
-   * the engine told the merchant that none moved. A challenge of the key still pending (3-D Secure,
-   * PayPal) is declined: the cardholder can no longer complete it (the engine closes it when the
-   * authentication expires); answers false when it was completed already.
+   * the engine told the merchant that none moved. With `expireChallenge` (the engine's expiry of an
+   * authentication), a challenge of the key still pending (3-D Secure, PayPal) is declined too, so
+   * the cardholder can no longer complete it; false when it was completed already.
    */
-  closeKey(idempotencyKey: string): Promise<boolean>;
+  closeKey(idempotencyKey: string, options?: { expireChallenge?: boolean }): Promise<boolean>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /** What the processor decided for a refund call with this key, or null when none reached it. */
   lookupRefund(idempotencyKey: string): Promise<RefundResult | null>;

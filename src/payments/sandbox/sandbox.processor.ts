@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { sqlRunner, type PreparedStatement, type RunSql } from '../../db/sql';
+import { isUniqueViolation, sqlRunner, type PreparedStatement, type RunSql } from '../../db/sql';
 import type {
   CardAuthorizationRequest,
   DisputeAnswer,
@@ -126,15 +126,15 @@ const COMPLETE: PreparedStatement = {
 };
 
 /**
- * Closes a key ($1 token, $2 key, $3 issuer): its challenge still pending is declined (expired);
- * with no record, a closed record (declined, not processed) is written. Nothing when the key's
- * record is final; a row is returned when the key was closed.
+ * Closes a key ($1 token, $2 key, $3 issuer, $4 whether a challenge still pending is declined, as
+ * expired): with no record, a closed record (declined, not processed) is written. Nothing when the
+ * key's record is final (or a pending challenge not to decline); a row is returned when it closed.
  */
 const CLOSE: PreparedStatement = {
-  name: 'pgw_sandbox_close_v2',
+  name: 'pgw_sandbox_close_v3',
   text: `with expired as (
            update sandbox_authorization set state = 'declined', result_code = 'Z2', result_message = 'Authentication expired'
-            where idempotency_key = $2 and state = 'pending' returning token
+            where idempotency_key = $2 and state = 'pending' and $4::boolean returning token
          ), closed as (
            insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
            select $1, 'closed', '${CLOSED.code}', '${CLOSED.message}', $3, 'declined', $2, '${CLOSED.code}', '${CLOSED.message}'
@@ -150,8 +150,9 @@ const UNSETTLED = { code: '14', message: 'No authorization to settle' } as const
 /**
  * A capture or void ($1 token held, $2 kind, $3 key, $4 new token, $5 approval message, $6/$7 the
  * refusal): the approved authorization is marked settled once, and the call recorded under its key,
- * approved when it marked it, else declined. Nothing when the key has a record (its first answer
- * stands, and nothing is marked).
+ * approved when it marked it, else declined. When the key has a record (its first answer stands),
+ * the insert's unique violation undoes the whole statement, the mark included: even a record
+ * written by a transaction this one could not see yet (a key closed at that moment).
  */
 const SETTLE_HELD: PreparedStatement = {
   name: 'pgw_sandbox_settle_held_v1',
@@ -167,7 +168,6 @@ const SETTLE_HELD: PreparedStatement = {
                 coalesce(h.issuer, '${UNKNOWN_CARD.issuer}'), case when h.issuer is null then 'declined' else 'approved' end, $3,
                 case when h.issuer is null then $6 else '00' end, case when h.issuer is null then $7 else $5 end
            from (select 1) one left join held h on true
-         on conflict (idempotency_key) do nothing
          returning *`,
 };
 
@@ -237,15 +237,20 @@ export class SandboxProcessor implements PaymentProcessor {
    * for, or of one captured or voided already (under another key), is declined.
    */
   private async settleHeld(kind: 'capture' | 'void', token: string, key: string, approved: TestCard): Promise<FinalProcessorResult> {
-    const [written] = await this.sql<Row>(SETTLE_HELD, [
-      token,
-      kind,
-      key,
-      `sbx_${kind}_${randomBytes(16).toString('hex')}`,
-      approved.message,
-      UNSETTLED.code,
-      UNSETTLED.message,
-    ]);
+    let written: Row | undefined;
+    try {
+      [written] = await this.sql<Row>(SETTLE_HELD, [
+        token,
+        kind,
+        key,
+        `sbx_${kind}_${randomBytes(16).toString('hex')}`,
+        approved.message,
+        UNSETTLED.code,
+        UNSETTLED.message,
+      ]);
+    } catch (err) {
+      if (!isUniqueViolation(err, 'sandbox_authorization_idempotency_key_unique')) throw err; // the key has a record: its first answer, read below
+    }
     if (written) return toResult(written) as FinalProcessorResult;
     const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
     if (!existing || (existing.kind !== kind && existing.kind !== 'closed')) throw new Error('sandbox: idempotency key reused for another kind of call');
@@ -260,11 +265,17 @@ export class SandboxProcessor implements PaymentProcessor {
   /**
    * Closes a key no call reached the sandbox with: a closed record under the key, so any later
    * call with it (an authorization, a charge, a capture, a void or a refund) is answered with that
-   * record, declined or failed, and moves no money. A pending challenge of the key is declined
-   * (expired), so a late completion gets that. Closes nothing when the key's record is final.
+   * record, declined or failed, and moves no money. With `expireChallenge`, a pending challenge of
+   * the key is declined (expired), so a late completion gets that. Closes nothing when the key's
+   * record is final.
    */
-  async closeKey(idempotencyKey: string): Promise<boolean> {
-    const closed = await this.sql<{ token: string }>(CLOSE, [`sbx_closed_${randomBytes(16).toString('hex')}`, idempotencyKey, UNKNOWN_CARD.issuer]);
+  async closeKey(idempotencyKey: string, options: { expireChallenge?: boolean } = {}): Promise<boolean> {
+    const closed = await this.sql<{ token: string }>(CLOSE, [
+      `sbx_closed_${randomBytes(16).toString('hex')}`,
+      idempotencyKey,
+      UNKNOWN_CARD.issuer,
+      options.expireChallenge === true,
+    ]);
     return closed.length === 1;
   }
 

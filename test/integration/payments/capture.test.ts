@@ -356,6 +356,39 @@ describe('capture later: authorize, capture and void', () => {
     expect(await capture(voided, `sbx-test-${voided}-2`)).toMatchObject({ kind: 'declined', code: '14' });
   });
 
+  it('the sandbox acquirer does not mark an authorization captured by a call whose key was closed at that moment', async () => {
+    const processor = new SandboxProcessor(t.service.runtime.ctx.orm);
+    const { reference } = await authorizedOrder();
+    const [{ processor_token: token }] = await sql(
+      `select p.processor_token from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`,
+      [reference],
+    );
+    const key = `sbx-race-${token}`;
+    // The engine is closing the key (its record not committed yet) while the capture call arrives.
+    const closing = await t.service.runtime.ctx.orm.em.getConnection().getKnex().transaction();
+    let capturing: Promise<unknown> | undefined;
+    try {
+      await closing.raw(
+        `insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key) values (?, 'closed', 'Z5', 'closed', 'Unknown issuer', 'declined', ?)`,
+        [`sbx_closed_${token}`, key],
+      );
+      capturing = processor.capture({ token, amount: '1015.00', currency: 'NGN', idempotencyKey: key });
+      let waiting = false;
+      for (let i = 0; i < 500 && !waiting; i++) {
+        waiting = (await sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%settled_as%'`))[0].n > 0;
+        if (!waiting) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(waiting).toBe(true);
+      await closing.commit();
+      expect(await capturing).toMatchObject({ kind: 'declined', code: 'Z5' });
+    } finally {
+      if (!closing.isCompleted()) await closing.rollback();
+      await capturing?.catch(() => undefined);
+    }
+    // The authorization is still held: a capture under another key takes it.
+    expect(await processor.capture({ token, amount: '1015.00', currency: 'NGN', idempotencyKey: `${key}-2` })).toMatchObject({ kind: 'approved' });
+  });
+
   it('a capture the processor refused can be asked again: each capture is its own call, under a key of its own', async () => {
     const { reference } = await authorizedOrder();
     const revoked = await revokedAtProcessor(reference);
