@@ -124,16 +124,12 @@ export class AuditService {
 
   /** Appends an entry with `execute` (a statement of the caller's transaction: plain SQL, `?` placeholders). */
   async recordWith(execute: (sql: string, params: unknown[]) => Promise<unknown>, entry: AuditRecord): Promise<void> {
-    await execute(`insert into audit_entry (at, subsidiary_id, action, actor_type, actor_label, target, ip, environment) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
-      this.clock.now(),
-      entry.subsidiaryId,
-      entry.action,
-      entry.actor.type,
-      entry.actor.label,
-      entry.target ?? null,
-      entry.ip ?? null,
-      entry.environment ?? null,
-    ]);
+    // The same columns, in the same order, as auditEntrySql's (its last parameter, "write it", left out).
+    const params = auditEntryParams({ ...entry, at: this.clock.now() }).slice(0, 8);
+    await execute(
+      `insert into audit_entry (at, subsidiary_id, action, actor_type, actor_label, target, ip, environment) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      params,
+    );
   }
 
   /** `entry` with the time it is recorded at now, for a caller writing it with `auditEntrySql`. */

@@ -284,65 +284,41 @@ describe('crash between the processor call and the settlement', () => {
     const expireNow = (paymentReference: string) =>
       sql(`update order_payment set authentication_expires_at = now() - interval '1 second' where reference = ?`, [paymentReference]);
 
-    it('a cardholder answer that reached the processor after its response was lost settles the attempt at its expiry, not Z2', async () => {
-      const reference = await createOrder();
-      const otpPage: string = (await payInProcess(reference)).body.data.paymentDetail.redirectUrl;
-      const [attempt] = await attemptOf(reference);
-      const processor = sandbox();
-      const original = processor.completeChallenge;
-      let lost: Parameters<typeof original> | undefined;
-      processor.completeChallenge = async (...args) => {
-        lost = args; // the page's call is sent; it reaches the processor only later
-        throw new Error('connection reset by the acquirer');
-      };
-      try {
-        const page = await fetch(otpPage, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: 'otp=123456',
-        });
-        expect(page.status).toBe(500);
-      } finally {
-        processor.completeChallenge = original;
-      }
-      // Past the deadline the processor still shows the challenge: the attempt waits for the cardholder again.
-      await age(attempt!.reference, 180);
-      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
-      expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2 })]);
-      await original.apply(processor, lost!); // the answer lands: approved at the processor
-      await expireNow(attempt!.reference);
-      expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(1);
-      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
-      expect(details).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
-    });
-
-    it('a page answered again past the deadline settles from the processor record too, when the first answer reached it', async () => {
-      const reference = await createOrder();
-      const otpPage: string = (await payInProcess(reference)).body.data.paymentDetail.redirectUrl;
-      const [attempt] = await attemptOf(reference);
-      const processor = sandbox();
-      const original = processor.completeChallenge;
-      let lost: Parameters<typeof original> | undefined;
-      processor.completeChallenge = async (...args) => {
-        lost = args;
-        throw new Error('connection reset by the acquirer');
-      };
-      const answer = () =>
-        fetch(otpPage, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
-      try {
-        expect((await answer()).status).toBe(500);
-      } finally {
-        processor.completeChallenge = original;
-      }
-      await age(attempt!.reference, 180);
-      expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
-      await original.apply(processor, lost!); // approved at the processor
-      await expireNow(attempt!.reference);
-      await answer(); // the cardholder answers again before the clock's sweep
-      const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
-      expect(details).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
-    });
+    it.each([
+      ['by the clock', 'sweep'],
+      ['when the page is answered again past the deadline', 'page'],
+    ] as const)(
+      'a cardholder answer that reached the processor after its response was lost settles the attempt at its expiry %s, not Z2',
+      async (_when, by) => {
+        const reference = await createOrder();
+        const otpPage: string = (await payInProcess(reference)).body.data.paymentDetail.redirectUrl;
+        const [attempt] = await attemptOf(reference);
+        const processor = sandbox();
+        const original = processor.completeChallenge;
+        let lost: Parameters<typeof original> | undefined;
+        processor.completeChallenge = async (...args) => {
+          lost = args; // the page's call is sent; it reaches the processor only later
+          throw new Error('connection reset by the acquirer');
+        };
+        const answer = () =>
+          fetch(otpPage, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'otp=123456' });
+        try {
+          expect((await answer()).status).toBe(500);
+        } finally {
+          processor.completeChallenge = original;
+        }
+        // Past the deadline the processor still shows the challenge: the attempt waits for the cardholder again.
+        await age(attempt!.reference, 180);
+        expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
+        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2 })]);
+        await original.apply(processor, lost!); // the answer lands: approved at the processor
+        await expireNow(attempt!.reference);
+        if (by === 'sweep') expect(await t.service.runtime.ctx.services.payments.expireStaleAuthentications()).toBe(1);
+        else await answer(); // the cardholder answers again before the clock's sweep
+        const details = (await request(t.baseUrl, 'POST', '/checkout/order/verify', { apiKey: k().privateKey, body: { reference } })).body.data;
+        expect(details).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
+      },
+    );
 
     it('an authentication that expires closes its challenge at the processor: a late answer of the cardholder is declined there', async () => {
       const reference = await createOrder();
@@ -384,41 +360,27 @@ describe('crash between the processor call and the settlement', () => {
       }
     });
 
-    it('a 3-D Secure call that reaches the processor just before its key would be closed restores its challenge, not Z5', async () => {
-      const reference = await createOrder();
+    it.each([
+      ['a 3-D Secure call', false, 'restores its challenge, not Z5', { payment_status: 2, order_status: 2 }, { kind: 'card', state: 'pending' }],
+      ['a NOAUTH call', true, 'is settled from its record, not failed', { payment_status: 5, order_status: 5 }, { kind: 'card', state: 'approved' }],
+    ])('%s that reaches the processor just before its key would be closed %s', async (_what, noAuth, _outcome, settled, record) => {
+      const link = noAuth
+        ? (
+            await request(t.baseUrl, 'POST', '/checkout/links/create', {
+              apiKey: k().privateKey,
+              body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+            })
+          ).body.data.paymentLink
+        : null;
+      const reference = await createOrder(link ? { paymentLinkId: link.id } : {});
       const late = landsJustBeforeClose(sandbox(), 'authorizeCard');
       try {
         expect((await payInProcess(reference)).status).toBe(500);
         const [attempt] = await attemptOf(reference);
         await age(attempt!.reference, 180);
         expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
-        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
-        expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
-          { kind: 'card', state: 'pending' },
-        ]);
-      } finally {
-        late.restore();
-      }
-    });
-
-    it('a call that reaches the processor just before its key would be closed is settled from its record, not failed', async () => {
-      const link = (
-        await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: k().privateKey,
-          body: { Name: 'No 3DS', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
-        })
-      ).body.data.paymentLink;
-      const reference = await createOrder({ paymentLinkId: link.id });
-      const late = landsJustBeforeClose(sandbox(), 'authorizeCard');
-      try {
-        expect((await payInProcess(reference)).status).toBe(500);
-        const [attempt] = await attemptOf(reference);
-        await age(attempt!.reference, 180);
-        expect(await t.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
-        expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 5, order_status: 5 })]);
-        expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([
-          { kind: 'card', state: 'approved' },
-        ]);
+        expect(await attemptOf(reference)).toEqual([expect.objectContaining(settled)]);
+        expect(await sql(`select kind, state from sandbox_authorization where idempotency_key = ?`, [attempt!.reference])).toEqual([record]);
       } finally {
         late.restore();
       }
@@ -442,6 +404,25 @@ describe('crash between the processor call and the settlement', () => {
         await stall.commit();
       }
     }
+    const noAuthLink = async () =>
+      (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: k().privateKey,
+          body: { Name: 'Tent', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink as { reference: string };
+    /** A customer pays on the link's hosted page, through the service with the short time limit. */
+    const payOnLinkPage = (link: { reference: string }) =>
+      request(impatient.baseUrl, 'POST', `/pay/${link.reference}`, {
+        body: {
+          paymentOption: 'C',
+          customer: { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' },
+          data: encryptPayload(
+            { card: { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing } },
+            k().encryptionKey,
+          ),
+        },
+      });
     /** The call the service stopped waiting for lands once the acquirer is back: its record appears. */
     async function recordLands(key: string): Promise<unknown[]> {
       let landed: unknown[] = [];
@@ -480,23 +461,14 @@ describe('crash between the processor call and the settlement', () => {
     }, 60_000);
 
     it('a link payment that fails before its attempt is recorded answers the error on the form: nothing can be with the processor', async () => {
-      const link = (
-        await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: k().privateKey,
-          body: { Name: 'Tent', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
-        })
-      ).body.data.paymentLink as { reference: string };
-      const customer = { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' };
-      const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing };
+      const link = await noAuthLink();
       const payments = impatient.service.runtime.ctx.services.payments;
       const pay = payments.pay;
       payments.pay = async () => {
         throw new Error('pool exhausted before the attempt was written');
       };
       try {
-        const res = await request(impatient.baseUrl, 'POST', `/pay/${link.reference}`, {
-          body: { paymentOption: 'C', customer, data: encryptPayload({ card }, k().encryptionKey) },
-        });
+        const res = await payOnLinkPage(link);
         expect(res.status).toBe(500);
         expect(res.body.redirectUrl).toBeUndefined();
       } finally {
@@ -505,19 +477,8 @@ describe('crash between the processor call and the settlement', () => {
     });
 
     it("a customer whose link payment outlives the limit is sent to that order's result page, never back to the form to pay a second order", async () => {
-      const link = (
-        await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: k().privateKey,
-          body: { Name: 'Tent', Description: 'd', PaymentType: 'MC', Currency: 'NGN', AuthOption: 'NOAUTH', Amount: '1000' },
-        })
-      ).body.data.paymentLink as { reference: string };
-      const customer = { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: 'ada@example.test' };
-      const card = { cardNumber: '5123450000000008', expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress: billing };
-      const res = await whileProcessorStalls(() =>
-        request(impatient.baseUrl, 'POST', `/pay/${link.reference}`, {
-          body: { paymentOption: 'C', customer, data: encryptPayload({ card }, k().encryptionKey) },
-        }),
-      );
+      const link = await noAuthLink();
+      const res = await whileProcessorStalls(() => payOnLinkPage(link));
       expect(res.status).toBe(200);
       const next = new URL(res.body.redirectUrl);
       expect(next.pathname).toBe(`/pay/${link.reference}/result`);
