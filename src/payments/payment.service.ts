@@ -305,8 +305,7 @@ export class PaymentService {
 
   /** An authentication page's answer through the entity manager (the plain path leaves it an expired authentication). */
   private async resumeAttempt(paymentReference: string, proof: AuthenticationProof, actor: 'otp_page' | 'paypal_page'): Promise<ResumeStep> {
-    const changes: OrderStatusChange[] = [];
-    const step = await this.orm.em.fork().transactional(async (em): Promise<ResumeStep> => {
+    return this.orm.em.fork().transactional(async (em): Promise<ResumeStep> => {
       const found = await em.findOne(OrderPayment, { reference: paymentReference });
       if (!found || methodOfOption(found.paymentOptionId) !== proof.method) throw notFound(AUTHENTICATION_NOT_FOUND, '404');
       const { order, payment } = await this.settlement.lockAttempt(em, found.id, found.order.id);
@@ -318,8 +317,6 @@ export class PaymentService {
       await em.flush();
       return { kind: 'call' as const, paymentId: payment.id, orderId: order.id, mode: order.environment.mode, token: payment.processorToken! };
     });
-    this.settlement.committed(changes);
-    return step;
   }
 
   /**
