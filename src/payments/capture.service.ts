@@ -19,9 +19,10 @@ import {
   processorCallClock,
   processorFor,
   recordOfKey,
-  ResponseCodes,
+  NOT_PROCESSED,
   type FinalProcessorResult,
   type PaymentProcessors,
+  type ProcessorResult,
 } from './processor';
 import type { PaymentActor } from './payment-state';
 import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
@@ -281,11 +282,14 @@ export class CaptureService {
         const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
         const processor = processorFor(this.processors, row.mode);
         if (age < this.options.reconcileGraceMs || !processor) return false;
-        const record = await recordOfKey(processor, row.idempotency_key, (key) => processor.lookup(key), age >= this.options.processorDeadlineMs);
-        let result: FinalProcessorResult | null = null;
-        if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
-        else if (record && record.kind !== 'challenge') result = record;
-        return result !== null && (await this.settle(row.id, result, null)).changed;
+        const record = await recordOfKey<ProcessorResult>(
+          processor,
+          row.idempotency_key,
+          (key) => processor.lookup(key),
+          age >= this.options.processorDeadlineMs,
+          NOT_PROCESSED,
+        );
+        return record !== null && record.kind !== 'challenge' && (await this.settle(row.id, record, null)).changed;
       },
       (err, row) => this.onFault(err, { actionId: row.id }),
     );

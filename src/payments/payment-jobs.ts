@@ -5,7 +5,7 @@ import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import type { OrderStatusChange } from '../events/order-status-bus';
-import { processorCallClock, processorFor, recordOfKey, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
+import { NOT_PROCESSED, processorCallClock, processorFor, recordOfKey, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { PaymentSettlement } from './settlement';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { methodOfOption } from './payment-state';
@@ -21,6 +21,9 @@ export interface PaymentJobOptions {
   reconcileGraceMs: number;
 }
 
+/** Hears one background step that failed (the attempt, action or order it was for); the others go on, and it is tried again at the next run. */
+export type StepFault = (err: unknown, subject: Record<string, number>) => void;
+
 /**
  * The payment engine's background work (run at start and by the scheduler): attempts
  * interrupted between the processor call and their settlement are settled from the
@@ -28,9 +31,6 @@ export interface PaymentJobOptions {
  * change is made by the settlement, under the row locks, once, so several instances may run
  * these at the same time.
  */
-/** Hears one background step that failed (the attempt, action or order it was for); the others go on, and it is tried again at the next run. */
-export type StepFault = (err: unknown, subject: Record<string, number>) => void;
-
 export class PaymentJobs {
   /** Set by the composition root to log it. */
   onFault: StepFault = () => undefined;
@@ -143,11 +143,9 @@ export class PaymentJobs {
     const age = processorCallClock().getTime() - (payment.processingStartedAt ?? payment.dateUpdated).getTime();
     if (age < this.options.reconcileGraceMs) return false;
     const overdue = age >= this.options.processorDeadlineMs;
-    const record = await recordOfKey(processor, payment.reference, (key) => processor.lookup(key), overdue);
-    let result: ProcessorResult | null = null;
-    if (record === 'never') result = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
-    else if (record && record.kind !== 'challenge') result = record;
-    else if (record && (payment.processorToken === null || overdue)) result = record;
+    const record = await recordOfKey<ProcessorResult>(processor, payment.reference, (key) => processor.lookup(key), overdue, NOT_PROCESSED);
+    // A pending challenge of a page's completion is left to that page until the deadline.
+    const result = record && (record.kind !== 'challenge' || payment.processorToken === null || overdue) ? record : null;
     return result !== null && (await this.settlement.settleAttempt(id, result, 'reconciliation'));
   }
 

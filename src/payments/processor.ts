@@ -184,22 +184,26 @@ export function requireProcessorFor(processors: PaymentProcessors, mode: Environ
   return processor;
 }
 
+/** What a payment, capture or void the processor never received ends with (`Z5`): no money moved. */
+export const NOT_PROCESSED: FinalProcessorResult = { kind: 'declined', token: null, issuer: '', ...ResponseCodes.notProcessed };
+
 /**
  * What became of a call whose answer the engine never got, from the processor's record of its key
  * (`lookup`): the record when there is one; with none once the deadline has passed (`overdue`),
- * 'never': the key is closed first, so the call can no longer reach the processor, and no money
- * moved (a record written meanwhile is answered instead); with none before the deadline, null: the
- * call may still be on its way.
+ * `neverReached`: the key is closed first, so the call can no longer reach the processor, and no
+ * money moved (a record written meanwhile is answered instead); with none before the deadline,
+ * null: the call may still be on its way.
  */
 export async function recordOfKey<R>(
   processor: Pick<PaymentProcessor, 'closeKey'>,
   key: string,
   lookup: (key: string) => Promise<R | null>,
   overdue: boolean,
-): Promise<R | 'never' | null> {
+  neverReached: R,
+): Promise<R | null> {
   const record = await lookup(key);
   if (record !== null || !overdue) return record;
-  if (await processor.closeKey(key)) return 'never';
+  if (await processor.closeKey(key)) return neverReached;
   const arrived = await lookup(key);
   if (arrived === null) throw new Error('processor: a key it would not close has no record');
   return arrived;

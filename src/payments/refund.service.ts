@@ -166,8 +166,11 @@ export class RefundService {
         const processor = processorFor(this.processors, row.mode);
         const age = processorCallClock().getTime() - new Date(row.created_at).getTime();
         if (!processor || age < this.reconcileGraceMs) return false;
-        const record = await recordOfKey(processor, row.id, (key) => processor.lookupRefund(key), age >= this.processorDeadlineMs);
-        const result: RefundResult | null = record === 'never' ? { kind: 'failed', reference: null, reason: REFUND_NOT_PROCESSED } : record;
+        const result: RefundResult | null = await recordOfKey(processor, row.id, (key) => processor.lookupRefund(key), age >= this.processorDeadlineMs, {
+          kind: 'failed',
+          reference: null,
+          reason: REFUND_NOT_PROCESSED,
+        });
         return result !== null && (await this.settlement.settle(row.id, result, 'reconciliation')).changed;
       },
       // One refund that cannot be settled now (the processor unreachable, its record unusable) does not hold up the others.
