@@ -155,11 +155,10 @@ const UNSETTLED = { code: '14', message: 'No authorization to settle' } as const
  * written by a transaction this one could not see yet (a key closed at that moment).
  */
 const SETTLE_HELD: PreparedStatement = {
-  name: 'pgw_sandbox_settle_held_v1',
+  name: 'pgw_sandbox_settle_held_v2',
   text: `with held as (
            update sandbox_authorization set settled_as = $2
             where token = $1 and kind in ('card', 'paypal') and state = 'approved' and settled_as is null
-              and not exists (select 1 from sandbox_authorization k where k.idempotency_key = $3)
            returning issuer
          )
          insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
@@ -251,10 +250,7 @@ export class SandboxProcessor implements PaymentProcessor {
     } catch (err) {
       if (!isUniqueViolation(err, 'sandbox_authorization_idempotency_key_unique')) throw err; // the key has a record: its first answer, read below
     }
-    if (written) return toResult(written) as FinalProcessorResult;
-    const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
-    if (!existing || (existing.kind !== kind && existing.kind !== 'closed')) throw new Error('sandbox: idempotency key reused for another kind of call');
-    return toResult(existing) as FinalProcessorResult;
+    return toResult(written ?? (await this.recordOf(key, kind))) as FinalProcessorResult;
   }
 
   async lookup(idempotencyKey: string): Promise<ProcessorResult | null> {
@@ -364,9 +360,12 @@ export class SandboxProcessor implements PaymentProcessor {
       paid?.currency ?? null,
       paid?.reference ?? null,
     ]);
-    if (inserted[0]) return inserted[0];
+    return inserted[0] ?? this.recordOf(key, kind);
+  }
+
+  /** The record a call of `kind` finds under its key, written by an earlier call of that kind, or a closed key's (the call came too late to move money). */
+  private async recordOf(key: string, kind: Row['kind']): Promise<Row> {
     const [existing] = await this.sql<Row>(`select * from sandbox_authorization where idempotency_key = ?`, [key]);
-    // A closed key answers its closed record to any call: the call came too late to move money.
     if (!existing || (existing.kind !== kind && existing.kind !== 'closed')) throw new Error('sandbox: idempotency key reused for another kind of call');
     return existing;
   }
