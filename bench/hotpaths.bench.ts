@@ -219,36 +219,31 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     // The card pays: orders of a multi-charge NOAUTH link (settled in the pay request itself). One is
     // made by the service; the rest are copies of it (below), so that setting up thousands costs seconds.
     const owner = await runtime.ctx.services.auth.authenticate(m2048.keys.test.privateKey);
-    const { link } = await runtime.ctx.services.links.create(owner, {
-      name: 'Bench pay',
-      description: 'Bench NOAUTH link',
-      paymentType: 'MC',
-      currency: 'NGN',
-      authOption: 'NOAUTH',
-    });
-    const template = await runtime.ctx.services.orders.create(owner, {
-      ...orderPlaintext(`PT-${stamp}`, 0),
-      payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: link.id },
-    });
-    payTemplateId = template.order.id;
-    payLinkId = link.id;
-    // The captures: orders of a NOAUTH link with captureMethod MANUAL, whose approved card pay leaves
-    // them Authorized (the money held). Again one made by the service, the rest copies of it.
-    if (!only || only.includes('capture')) {
-      const { link: manual } = await runtime.ctx.services.links.create(owner, {
-        name: 'Bench capture',
-        description: 'Bench NOAUTH MANUAL link',
+    /** A NOAUTH multi-charge link and one order made on it by the service: the template the copies are made from. */
+    const templateOn = async (name: string, description: string, prefix: string, captureMethod?: 'MANUAL') => {
+      const { link } = await runtime.ctx.services.links.create(owner, {
+        name,
+        description,
         paymentType: 'MC',
         currency: 'NGN',
         authOption: 'NOAUTH',
-        captureMethod: 'MANUAL',
+        ...(captureMethod ? { captureMethod } : {}),
       });
-      const captureTemplate = await runtime.ctx.services.orders.create(owner, {
-        ...orderPlaintext(`CT-${stamp}`, 0),
-        payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: manual.id },
+      const { order } = await runtime.ctx.services.orders.create(owner, {
+        ...orderPlaintext(`${prefix}-${stamp}`, 0),
+        payment: { redirectUrl: 'https://shop.example.test/back', paymentLinkId: link.id },
       });
-      if (captureTemplate.order.captureMethod !== 'MANUAL') throw new Error(`bench: the capture's template order is ${captureTemplate.order.captureMethod}`);
-      captureTemplateId = captureTemplate.order.id;
+      return { link, order };
+    };
+    const pay = await templateOn('Bench pay', 'Bench NOAUTH link', 'PT');
+    payTemplateId = pay.order.id;
+    payLinkId = pay.link.id;
+    // The captures: orders of a NOAUTH link with captureMethod MANUAL, whose approved card pay leaves
+    // them Authorized (the money held). Again one made by the service, the rest copies of it.
+    if (!only || only.includes('capture')) {
+      const { order: captureTemplate } = await templateOn('Bench capture', 'Bench NOAUTH MANUAL link', 'CT', 'MANUAL');
+      if (captureTemplate.captureMethod !== 'MANUAL') throw new Error(`bench: the capture's template order is ${captureTemplate.captureMethod}`);
+      captureTemplateId = captureTemplate.id;
     }
   } finally {
     await runtime.close();
