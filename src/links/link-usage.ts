@@ -11,7 +11,7 @@ import { DEFAULT_SUBSCRIPTION_TERMS } from './payment-link-input';
  * The rules of a payment link for the orders made on it and the payments of those orders, in
  * one place: when an order is created on the link (active, its currency, its amount, its
  * subscription terms), and when one of its orders is paid (usage: single charge, Limit of
- * paying customers, abandoned attempts superseded). Reached through PaymentLinkService.
+ * paying customers, abandoned attempts in the way). Reached through PaymentLinkService.
  */
 
 /**
@@ -82,10 +82,21 @@ export interface OrderBeingPaid {
 }
 
 /**
- * Fails one unauthenticated attempt on the link (an order PendingAuthentication, locked by the
- * rules) as superseded by the order being paid; answers whether it did. The payment engine's.
+ * Refusal of a new attempt on a link that unauthenticated attempts nobody is answering right now
+ * (abandoned 3-D Secure or PayPal pages) fill: thrown from inside the attempt's transaction,
+ * which is then rolled back. The payment engine closes the oldest one's challenge at the
+ * processor (never inside a transaction), settles it from what the processor says, and tries
+ * the new attempt again; `refusal` is the answer when it gives up.
  */
-export type Supersede = (orderId: number) => Promise<boolean>;
+export class AbandonedAttemptsInTheWay extends Error {
+  constructor(
+    /** The abandoned attempts' orders, oldest first. */
+    readonly orderIds: number[],
+    readonly refusal: DomainError,
+  ) {
+    super(refusal.message);
+  }
+}
 
 /**
  * How far a link is used, for its rules (single charge, Limit of paying customers): the
@@ -127,29 +138,24 @@ export function checkLockedLink(link: LinkShape): 'count usage' | 'allowed' {
  * - Before an attempt (`attempt`), payments in progress count too. On a link that can be used
  *   up (single charge, or a Limit), an unauthenticated attempt nobody is answering right now
  *   (an abandoned 3-D Secure or PayPal page) must not block it: when the link would refuse the
- *   new attempt, such attempts are superseded, oldest first, until it has room.
+ *   new attempt and such attempts exist, AbandonedAttemptsInTheWay is thrown (see there).
  * - When the processor approved (`settle`), only paid orders count.
  */
-export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
+export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
   const link = await em.findOneOrFail(
     PaymentLink,
     { id: order.paymentLink!.id },
     { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['type'], strategy: 'select-in' },
   );
   checkLockedLink(link);
-  const statusIds = stage === 'settle' ? PAID : PAID_OR_IN_PROGRESS;
-  const usage = () => linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
   // A link without a limit (not single charge, no Limit) is never used up: nothing to count.
-  let refusal = hasLimit(link) ? usedUp(link, await usage()) : null;
-  if (refusal && stage === 'attempt' && hasLimit(link)) {
-    for (const id of await abandonedAttempts(em, link, order)) {
-      if (!(await supersede(id))) continue;
-      refusal = usedUp(link, await usage());
-      if (!refusal) break;
-    }
-  }
-  if (refusal) throw linkRefusal(refusal);
-  return link;
+  if (!hasLimit(link)) return link;
+  const statusIds = stage === 'settle' ? PAID : PAID_OR_IN_PROGRESS;
+  const usage = await linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
+  const refusal = usedUp(link, usage);
+  if (!refusal) return link;
+  const abandoned = stage === 'attempt' ? await abandonedAttempts(em, link, order) : [];
+  throw abandoned.length > 0 ? new AbandonedAttemptsInTheWay(abandoned, linkRefusal(refusal)) : linkRefusal(refusal);
 }
 
 /** The link's other orders awaiting authentication, oldest first. SKIP LOCKED: one being answered at this moment is left alone (it still counts). */

@@ -18,7 +18,7 @@ import { boundedCount, pageAndCount, sqlRunner, type Counted, type RunSql } from
 import { EntityRowMapper } from '../db/row-mapper';
 import { LINK_COLUMNS, LINK_ROW, LINK_TYPE_ROW } from './link-row';
 import { DEFAULT_SUBSCRIPTION_TERMS, validateLinkInput, type PaymentLinkInput } from './payment-link-input';
-import { lockLinkForPayment, PAID_STATUSES, type OrderBeingPaid, type Supersede } from './link-usage';
+import { lockLinkForPayment, PAID_STATUSES, type OrderBeingPaid } from './link-usage';
 
 export type { PaymentLinkInput } from './payment-link-input';
 import { paymentLinkUrl } from './payment-link-url';
@@ -287,8 +287,8 @@ export class PaymentLinkService {
   }
 
   /** The link's usage rules for an order being paid, under the link's row lock, in the caller's transaction (link-usage.ts). */
-  lockForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', supersede: Supersede): Promise<PaymentLink> {
-    return lockLinkForPayment(em, order, stage, supersede);
+  lockForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
+    return lockLinkForPayment(em, order, stage);
   }
 
   /**

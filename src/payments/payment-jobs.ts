@@ -21,6 +21,13 @@ export interface PaymentJobOptions {
   reconcileGraceMs: number;
 }
 
+/** An attempt awaiting its cardholder's authentication (3-D Secure, PayPal), as its challenge is closed by. */
+export interface UnfinishedAuthentication {
+  id: number;
+  reference: string;
+  mode: EnvironmentMode;
+}
+
 /** Hears one background step that failed (the attempt, action or order it was for); the others go on, and it is tried again at the next run. */
 export type StepFault = (err: unknown, subject: Record<string, number>) => void;
 
@@ -45,17 +52,13 @@ export class PaymentJobs {
 
   /**
    * Fails every authentication left unfinished past its deadline, and every payment-link
-   * order left unpaid past its expiry. Returns how many were failed (or settled).
-   *
-   * Before the clock fails an authentication, its challenge is closed at the processor, so the
-   * cardholder's answer can no longer complete it there. When the answer reached the processor
-   * first (a page's call whose response was lost), the processor's record settles the attempt
-   * instead, through Processing as a page's answer would.
+   * order left unpaid past its expiry. Returns how many were failed (or settled). An
+   * authentication's challenge is closed at the processor first (endAuthentication).
    */
   async expireStaleAuthentications(limit = 100): Promise<number> {
     const now = this.clock.now();
     const connection = this.orm.em.getConnection();
-    const payments: Array<{ id: number; reference: string; mode: EnvironmentMode }> = await connection.execute(
+    const payments: UnfinishedAuthentication[] = await connection.execute(
       `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
         where p.status_id = ? and p.authentication_expires_at <= ? order by p.authentication_expires_at limit ?`,
       [OrderStatus.PendingAuthentication, now, limit],
@@ -88,7 +91,45 @@ export class PaymentJobs {
   }
 
   /** One expired authentication (see expireStaleAuthentications); also the page's, when it is answered past the deadline. Answers whether it changed. */
-  async expireAuthentication({ id, reference, mode }: { id: number; reference: string; mode: EnvironmentMode }): Promise<boolean> {
+  expireAuthentication(attempt: UnfinishedAuthentication): Promise<boolean> {
+    return this.endAuthentication(attempt, async (em, order, payment, changes) => {
+      if (!payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now()) return false;
+      await this.settlement.expireAuthentication(em, order, payment, changes);
+      return true;
+    });
+  }
+
+  /**
+   * The unauthenticated attempt of order `orderId` stands in the way of a newer attempt on the
+   * same link (the order `by`): its challenge is closed at the processor and it fails as
+   * superseded (`Z3`). When the cardholder's answer had reached the processor first, the
+   * processor's record settles it instead: an approval pays the link, and the newer attempt is
+   * then refused. Answers whether it changed the attempt.
+   */
+  async supersedeAttempt(orderId: number, by: string): Promise<boolean> {
+    const [attempt]: UnfinishedAuthentication[] = await this.orm.em.getConnection().execute(
+      `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
+        where p.order_id = ? and p.status_id = ?`,
+      [orderId, OrderStatus.PendingAuthentication],
+    );
+    if (!attempt) return false;
+    return this.endAuthentication(attempt, async (em, order, payment, changes) => {
+      await this.settlement.supersede(em, order, payment, by, changes);
+      return true;
+    });
+  }
+
+  /**
+   * Ends an authentication before the cardholder finished it: its challenge is closed at the
+   * processor first, so an answer can no longer complete it there, then `end` fails it (under
+   * the attempt's locks, while it still awaits authentication). When the answer reached the
+   * processor first (a page's call whose response was lost), the processor's record settles the
+   * attempt instead, through Processing as a page's answer would.
+   */
+  private async endAuthentication(
+    { id, reference, mode }: UnfinishedAuthentication,
+    end: (em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]) => Promise<boolean>,
+  ): Promise<boolean> {
     const processor = processorFor(this.processors, mode);
     if (processor && !(await processor.closeKey(reference, { expireChallenge: true }))) {
       const record = await processor.lookup(reference);
@@ -104,10 +145,7 @@ export class PaymentJobs {
     }
     return this.inTransaction(async (em, changes) => {
       const { order, payment } = await this.settlement.lockAttempt(em, id);
-      if (payment.statusId !== OrderStatus.PendingAuthentication || !payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now())
-        return false;
-      await this.settlement.expireAuthentication(em, order, payment, changes);
-      return true;
+      return payment.statusId === OrderStatus.PendingAuthentication && (await end(em, order, payment, changes));
     });
   }
 

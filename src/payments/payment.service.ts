@@ -11,10 +11,10 @@ import { CardDetail } from '../orders/card-detail.entity';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import type { OutboxService } from '../events/outbox.service';
-import type { OrderStatusChange } from '../events/order-status-bus';
 import type { EventFanout } from '../events/event-fanout';
 import type { FeeQuote, FeeService } from '../fees/fee.service';
 import type { PaymentLinkService } from '../links/payment-link.service';
+import { AbandonedAttemptsInTheWay } from '../links/link-usage';
 import { assertOrderPayable, validatePayRequest, type PayOrderInput, type ValidPayment } from './pay-validation';
 import { attemptStartedEntry } from './attempt-rules';
 import { PAYMENT_OPTION_NAMES as PAYMENT_OPTION_LABELS } from '../shared/payment-options';
@@ -69,6 +69,8 @@ export interface PaymentServiceOptions {
   authorizationTtlMs?: number;
 }
 
+/** How many abandoned attempts one new attempt on a link supersedes at most before it takes the link's refusal. */
+const SUPERSEDED_PER_ATTEMPT = 5;
 const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
 const DEFAULT_RECONCILE_GRACE_MS = 5_000;
 const DEFAULT_AUTHORIZATION_TTL_MS = 168 * 3_600_000;
@@ -203,8 +205,24 @@ export class PaymentService {
     return (await this.plain.settle(paymentId, orderId, result, carried)) ?? (await this.settlement.settleReturning(paymentId, result, 'processor', orderId));
   }
 
-  /** Records an attempt through the entity manager: PayPal, a fee to recompute, a link that can be used up (supersession). */
-  private async recordAttempt(tenant: Tenant, { reference, method, country, card }: ValidPayment & { reference: string }): Promise<RecordedAttempt> {
+  /**
+   * Records an attempt through the entity manager: PayPal, a fee to recompute, a link that can be
+   * used up. When abandoned attempts fill the link, the oldest is superseded (its challenge closed
+   * at the processor, outside any transaction) and the attempt is tried again, a few times at most.
+   */
+  private async recordAttempt(tenant: Tenant, payment: ValidPayment & { reference: string }): Promise<RecordedAttempt> {
+    for (let superseded = 0; ; superseded++) {
+      try {
+        return await this.recordAttemptOnce(tenant, payment);
+      } catch (err) {
+        if (!(err instanceof AbandonedAttemptsInTheWay)) throw err;
+        if (superseded === SUPERSEDED_PER_ATTEMPT) throw err.refusal;
+        await this.jobs.supersedeAttempt(err.orderIds[0]!, payment.reference);
+      }
+    }
+  }
+
+  private async recordAttemptOnce(tenant: Tenant, { reference, method, country, card }: ValidPayment & { reference: string }): Promise<RecordedAttempt> {
     // The option's rules (turned on, the amount at least its minimum) and its fee, read outside
     // any transaction. The fee follows the option actually paid with: quoted here when it differs
     // from the option the order's fee was computed for (card, at creation; an order whose fee is
@@ -218,13 +236,12 @@ export class PaymentService {
       feeOptionOf(current) !== method ? await this.fees.compute(tenant, new Money(current.amount), method, current.currency) : null;
 
     // 1. Record the attempt (short transaction, committed before the processor is called).
-    const changes: OrderStatusChange[] = [];
-    const attempt = await this.orm.em.fork().transactional(async (em) => {
+    return this.orm.em.fork().transactional(async (em) => {
       const order = await em.findOne(Order, { environment: tenant.environmentId, reference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!order) throw orderNotFound();
       // Nothing else is loaded: the link (with its type) is read under its lock by the link rules; the customer's id is the order's.
       assertOrderPayable(order);
-      const link = order.paymentLink ? await this.settlement.lockLinkRules(em, order, 'attempt', changes) : null;
+      const link = order.paymentLink ? await this.settlement.lockLinkRules(em, order, 'attempt') : null;
       const threeDSecure = link?.authOption !== 'NOAUTH';
       if (quote && feeOptionOf(order) !== method) this.applyFee(em, order, quote);
 
@@ -262,8 +279,6 @@ export class PaymentService {
         threeDSecure,
       };
     });
-    this.settlement.committed(changes);
-    return attempt;
   }
 
   /** Public: the 3-D Secure / PayPal pages look up a payment by its unguessable reference, for their own method only. */

@@ -67,11 +67,10 @@ export class PaymentSettlement {
 
   /**
    * The link's usage rules for `order` (links/link-usage.ts), under the link's lock: when an
-   * attempt starts (by the payment engine) and when it is approved (here). An abandoned
-   * attempt the rules let go of is failed here, as superseded by `order`.
+   * attempt starts (by the payment engine) and when it is approved (here).
    */
-  lockLinkRules(em: EntityManager, order: Order, stage: 'attempt' | 'settle', changes: OrderStatusChange[]): Promise<PaymentLink> {
-    return this.links.lockForPayment(em, order, stage, (orderId) => this.supersedeAttempt(em, orderId, order, changes));
+  lockLinkRules(em: EntityManager, order: Order, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
+    return this.links.lockForPayment(em, order, stage);
   }
 
   /**
@@ -201,7 +200,7 @@ export class PaymentSettlement {
       // processor has still moved the money: the approval stands, recorded for the merchant,
       // rather than a failure in our books alone for a charged card.
       try {
-        await this.lockLinkRules(em, order, 'settle', changes);
+        await this.lockLinkRules(em, order, 'settle');
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         this.timeline.record(em, order, TimelineEvents.linkRuleOverridden, 'system', `Approved by the processor although: ${err.message}`, {
@@ -263,16 +262,16 @@ export class PaymentSettlement {
     return aggregate;
   }
 
-  /** Fails one unauthenticated attempt (locked by the link rules) as superseded by `by`: their way to free an abandoned page's place. */
-  private async supersedeAttempt(em: EntityManager, orderId: number, by: Order, changes: OrderStatusChange[]): Promise<boolean> {
-    const other = await em.findOneOrFail(Order, { id: orderId }, { refresh: true, populate: ['environment'] });
-    const payment = await em.findOne(OrderPayment, { order: other, statusId: OrderStatus.PendingAuthentication }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!payment) return false;
-    this.timeline.record(em, other, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
+  /**
+   * Fails an unauthenticated attempt (its order and payment locked by the caller) as superseded
+   * by the order `by`, whose new attempt it was in the way of on their link; its challenge was
+   * closed at the processor first.
+   */
+  async supersede(em: EntityManager, order: Order, payment: OrderPayment, by: string, changes: OrderStatusChange[]): Promise<void> {
+    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
       orderPaymentReference: payment.reference,
-      supersededBy: by.reference,
+      supersededBy: by,
     });
-    await this.settle(em, other, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
-    return true;
+    await this.settle(em, order, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
   }
 }

@@ -312,6 +312,84 @@ describe('payment integrity', () => {
       const third = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
       expect(third.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has already been paid.' });
     });
+
+    const sandbox = () => (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
+    const sandboxRecord = async (reference: string) =>
+      (
+        await sql(
+          `select s.state, s.result_code from sandbox_authorization s join order_payment p on p.reference = s.idempotency_key join checkout_order o on o.id = p.order_id where o.reference = ?`,
+          [reference],
+        )
+      )[0];
+
+    it("closes the superseded attempt's challenge at the processor: its cardholder's late answer is declined there", async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
+      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      const [{ reference: key, token }] = await sql(
+        `select p.reference, s.token from order_payment p join checkout_order o on o.id = p.order_id join sandbox_authorization s on s.idempotency_key = p.reference where o.reference = ?`,
+        [abandoned],
+      );
+
+      const next = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
+      expect(next.body.statusCode).toBe('02');
+      expect(await verify(abandoned)).toMatchObject({ statusId: 4, paymentResponseCode: 'Z3' });
+      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z2' });
+      // The cardholder's answer, sent to the processor directly, can no longer authorize anything.
+      expect(await sandbox().completeChallenge(key, token, '123456')).toMatchObject({ kind: 'declined' });
+      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z2' });
+    });
+
+    it('an abandoned attempt whose answer reached the processor (its response lost) is settled as paid, and the newer attempt refused: the link was paid', async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const earlier = await createOrder({ payment: { paymentLinkId: l.id } });
+      const otpUrl: string = (await pay(earlier, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+      const processor = sandbox();
+      const original = processor.completeChallenge;
+      processor.completeChallenge = async (...args) => {
+        await original.apply(processor, args); // approved at the processor ...
+        throw new Error('connection reset by the acquirer'); // ... and the answer lost on the way back
+      };
+      try {
+        expect((await fetch(otpUrl, form('otp=123456'))).status).toBe(500);
+      } finally {
+        processor.completeChallenge = original;
+      }
+      // The page's call left the attempt Processing; reconciliation is not due yet. Put it back as a page waiting for its answer.
+      await sql(
+        `update order_payment set status_id = 2 where order_id = (select id from checkout_order where reference = ?); update checkout_order set status_id = 2 where reference = ?`,
+        [earlier, earlier],
+      );
+
+      const later = await createOrder({ payment: { paymentLinkId: l.id } });
+      const refused = await pay(later, { paymentOption: 'C', card: card('4111111111111111') });
+      expect(refused.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has already been paid.' });
+      expect(await verify(earlier)).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
+      expect(await sandboxRecord(earlier)).toEqual({ state: 'approved', result_code: '00' });
+      expect(await verify(later)).toMatchObject({ statusId: 1 });
+    });
+
+    it('an abandoned attempt whose challenge the processor cannot close now is not superseded: the newer attempt is not recorded', async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
+      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      const processor = sandbox();
+      const close = processor.closeKey;
+      processor.closeKey = async () => {
+        throw new Error('connection reset by the acquirer');
+      };
+      const later = await createOrder({ payment: { paymentLinkId: l.id } });
+      try {
+        expect((await pay(later, { paymentOption: 'C', card: card('4111111111111111') })).status).toBe(500);
+      } finally {
+        processor.closeKey = close;
+      }
+      expect(await verify(abandoned)).toMatchObject({ statusId: 2, paymentResponseCode: '02' });
+      expect(await verify(later)).toMatchObject({ statusId: 1 });
+      expect(await sql(`select count(*)::int as n from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [later])).toEqual([
+        { n: 0 },
+      ]);
+    });
   });
 
   it('an approval after the link was deactivated mid-authentication stands (the card was charged), with a timeline note', async () => {
