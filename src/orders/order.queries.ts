@@ -39,6 +39,8 @@ export interface NewOrder {
   captureMethod: CaptureMethod;
   /** An order on a payment link: the link (with its type) as OrderLinkReads read it, checked by its rules. */
   paymentLink?: PaymentLink | null;
+  /** The link's row version when it was read: nothing is written when the link changed since. */
+  paymentLinkVersion?: string | null;
   /** A subscription's terms (orders on a SUB link). */
   frequency?: Frequency | null;
   numberOfPayments?: number | null;
@@ -228,12 +230,15 @@ export class OrderQueries {
     // first (invisible to this statement's snapshot), ON CONFLICT DO UPDATE waits for it and
     // returns its row, changing nothing (the e-mail is set to itself).
     this.createStatement = {
-      name: 'pgw_order_create_v3',
-      text: `with existing as (
+      name: 'pgw_order_create_v4',
+      text: `with link_as_read as (
+          select 1 where $26::xid is null or exists (select 1 from payment_link where id = $23::int and xmin = $26::xid)
+        ), existing as (
           select ${this.customer.selectList} from customer c where c.environment_id = $1::int and c.email = $2::varchar
         ), inserted as (
           insert into customer as c (environment_id, email, first_name, last_name, mobile, country)
-          select $1::int, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::char(2) where not exists (select 1 from existing)
+          select $1::int, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::char(2)
+           where not exists (select 1 from existing) and exists (select 1 from link_as_read)
           on conflict (environment_id, email) do update set email = excluded.email
           returning ${this.customer.selectList}
         ), cust as (
@@ -249,7 +254,7 @@ export class OrderQueries {
             $11::numeric, $12::char(3), $13::numeric, $14::numeric, $15::numeric, $16::numeric, $17::numeric, ${OrderStatus.Initiated}, $18::text, '',
             $19::text, '${CREATED_RESPONSE_CODE}', '${CREATED_RESPONSE_MESSAGE}', $20::varchar, 0, 1, $21::timestamptz, $21::timestamptz, $22::text,
             $23::int, $24::int, $25::int
-          from cust
+          from cust where exists (select 1 from link_as_read)
           returning id
         ), timeline as (
           insert into timeline_event (order_id, event, source, description, created_at)
@@ -284,8 +289,11 @@ export class OrderQueries {
     this.subsidiaryStatement = { name: 'pgw_subsidiary_v1', text: `select ${this.subsidiary.selectList} from subsidiary s where s.id = $1::int` };
   }
 
-  /** Inserts an order with its customer and timeline entry in one statement; the order as the entity would hold it. */
-  async insertOrder(o: NewOrder): Promise<Order> {
+  /**
+   * Inserts an order with its customer and timeline entry in one statement; the order as the
+   * entity would hold it, or null (nothing written) when its link is no longer at `paymentLinkVersion`.
+   */
+  async insertOrder(o: NewOrder): Promise<Order | null> {
     const now = new Date();
     const rows = await this.run(this.createStatement, [
       o.environmentId,
@@ -313,9 +321,13 @@ export class OrderQueries {
       o.paymentLink?.id ?? null,
       o.frequency?.id ?? null,
       o.numberOfPayments ?? null,
+      o.paymentLink ? (o.paymentLinkVersion ?? null) : null,
     ]);
     const row = rows[0];
-    if (!row) throw new Error('order create: no row returned');
+    if (!row) {
+      if (o.paymentLink && o.paymentLinkVersion) return null;
+      throw new Error('order create: no row returned');
+    }
     // Every property as the entity would hold it after the insert, as a plain object (see EntityRowMapper).
     const order: Omit<Order, typeof OptionalProps> = {
       id: row.order_id as number,

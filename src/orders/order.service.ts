@@ -9,12 +9,10 @@ import { trimmedText } from '../shared/input';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
 import { Subsidiary } from '../merchants/subsidiary.entity';
-import { PaymentLink } from '../links/payment-link.entity';
-import { Frequency } from '../links/frequency.entity';
 import { linkNotFound } from '../links/link-errors';
 import { MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
-import { readCaptureMethod } from '../links/capture-method';
-import { checkOrderOnLink, subscriptionTermsOnly, type SubscriptionTerms } from '../links/link-usage';
+import { readCaptureMethod, type CaptureMethod } from '../links/capture-method';
+import { checkOrderOnLink, subscriptionTermsOnly, type OrderOnLink } from '../links/link-usage';
 import type { FeeService } from '../fees/fee.service';
 import { orderNotFound } from './order-status';
 import { Order } from './order.entity';
@@ -29,6 +27,9 @@ import { OrderLists, type ListedOrder, type OrderListWants } from './order-lists
 import { dashboardSummaryOf, type DashboardSummary } from './order-summary';
 import { orderListFilter, type OrderFilterCriteria } from './order-filter';
 import { Listeners } from '../shared/listeners';
+
+/** How many times an order create reads its link when the link keeps changing between the read and the write. */
+const LINK_READS_PER_CREATE = 3;
 
 /** An order reference as given, trimmed; absent or blank is the documented required-field error. */
 function referenceOf(reference: string | null | undefined): string {
@@ -190,31 +191,16 @@ export class OrderService {
       totalChargedAmount: quote.totalChargedAmount,
     };
 
-    // An order on a link: the link read and checked by its rules first (one statement; two for a
-    // subscription, whose frequency is read too). No transaction: nothing is written before the
-    // order's own statement, and the link's foreign key holds the order to it.
-    let link: PaymentLink | null = null;
-    let terms: SubscriptionTerms | null = null;
-    let frequency: Frequency | null = null;
-    if (paymentLinkId !== null) {
-      link = await this.linkReads.linkOf(tenant.environmentId, paymentLinkId);
-      if (!link) throw linkNotFound();
-      // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
-      terms = checkOrderOnLink(link, { currency, amount, frequencyId, numberOfPayments });
-      // The link decides when its orders' money is taken, however the order is made.
-      if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
-        throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
-      }
-      if (terms) {
-        frequency = await this.linkReads.activeFrequency(terms.frequencyId);
-        if (!frequency) throw unsupported('FrequencyId');
-      }
-    }
+    // An order on a link: the link read and checked by its rules first (kept from an earlier
+    // read when it can be; a subscription's frequency is read too). No transaction: nothing is
+    // written before the order's own statement, which writes only while the link is as read.
+    const onLinkRules: OrderOnLink = { currency, amount, frequencyId, numberOfPayments };
+    let onLink = paymentLinkId === null ? null : await this.checkedLink(tenant, paymentLinkId, onLinkRules, givenCaptureMethod, false);
 
     // Customer, order and timeline entry in one statement (OrderQueries).
-    try {
-      const [order, subsidiary] = await Promise.all([
-        this.queries.insertOrder({
+    const write = async (): Promise<Order> => {
+      for (let reads = 1; ; reads++) {
+        const order = await this.queries.insertOrder({
           environmentId: tenant.environmentId,
           email,
           firstName,
@@ -229,18 +215,41 @@ export class OrderService {
           narration: description,
           redirectUrl,
           ipAddress,
-          captureMethod: link?.captureMethod ?? givenCaptureMethod ?? 'AUTOMATIC',
-          paymentLink: link,
-          frequency,
-          numberOfPayments: terms?.numberOfPayments ?? null,
-        }),
-        this.subsidiaryOf(tenant.subsidiaryId),
-      ]);
+          captureMethod: onLink?.link.captureMethod ?? givenCaptureMethod ?? 'AUTOMATIC',
+          paymentLink: onLink?.link ?? null,
+          paymentLinkVersion: onLink?.version ?? null,
+          frequency: onLink?.frequency ?? null,
+          numberOfPayments: onLink?.terms?.numberOfPayments ?? null,
+        });
+        if (order) return order;
+        // The link changed since it was read: read and check it again.
+        if (reads === LINK_READS_PER_CREATE) throw new Error(`order create: payment link ${paymentLinkId} kept changing while it was read`);
+        onLink = await this.checkedLink(tenant, paymentLinkId!, onLinkRules, givenCaptureMethod, true);
+      }
+    };
+    try {
+      const [order, subsidiary] = await Promise.all([write(), this.subsidiaryOf(tenant.subsidiaryId)]);
       return { order, subsidiary, payments: [], cards: [] };
     } catch (err) {
       if (isUniqueViolation(err, 'checkout_order_environment_reference_unique')) throw validationError('An order with this Reference already exists.');
       throw err;
     }
+  }
+
+  /** The tenant's link `id` (kept, unless `fresh`) checked by its rules for an order made on it, with the order's subscription terms and frequency. */
+  private async checkedLink(tenant: Tenant, id: number, order: OrderOnLink, givenCaptureMethod: CaptureMethod | null, fresh: boolean) {
+    const read = await this.linkReads.linkOf(tenant.environmentId, id, { fresh });
+    if (!read) throw linkNotFound();
+    const { link, version } = read;
+    // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
+    const terms = checkOrderOnLink(link, order);
+    // The link decides when its orders' money is taken, however the order is made.
+    if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
+      throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
+    }
+    const frequency = terms ? await this.linkReads.activeFrequency(terms.frequencyId) : null;
+    if (terms && !frequency) throw unsupported('FrequencyId');
+    return { link, version, terms, frequency };
   }
 
   /** The tenant's order by reference, with payments, cards, link and customer. */

@@ -164,19 +164,23 @@ describe('statements sent to PostgreSQL by the money path', () => {
     expectExactly(count, REFUND);
   });
 
-  it('creates an order on a payment link in 2 statements and no transaction block: the link read, then the order written as a plain one is', async () => {
+  it('creates an order on a payment link in 1 statement, the link kept as read; a link changed since is read again before the order is written', async () => {
     const link = await createLink({ Name: 'Budget link for creates' });
-    await createOrder(link.id); // warm: caches filled, statements prepared
+    await createOrder(link.id); // warm: caches filled, statements prepared, the link kept
     const LINK_READ =
       /^select .* from payment_link l join payment_link_type t on t\.id = l\.type_id\s+where l\.id = \$1::int and l\.environment_id = \$2::int$/s;
-    const ORDER_WRITE = /^with existing as \(/;
-    expectExactly(await countStatements(t.service, () => createOrder(link.id)), { statements: [LINK_READ, ORDER_WRITE], transactions: 1 });
-    // A subscription link's orders also read their frequency: 3.
+    const ORDER_WRITE = /^with link_as_read as \(/;
+    expectExactly(await countStatements(t.service, () => createOrder(link.id)), { statements: [ORDER_WRITE], transactions: 1 });
+    // The link edited (here by a write the service does not see): the guarded write writes nothing, the link is read again, the order written.
+    await t.service.runtime.ctx.orm.em.getConnection().execute(`update payment_link set description = description || '.' where id = ?`, [link.id]);
+    expectExactly(await countStatements(t.service, () => createOrder(link.id)), { statements: [ORDER_WRITE, LINK_READ, ORDER_WRITE], transactions: 2 });
+    expectExactly(await countStatements(t.service, () => createOrder(link.id)), { statements: [ORDER_WRITE], transactions: 1 });
+    // A subscription link's orders also read their frequency: 2.
     const subscription = await createLink({ Name: 'Budget subscription', PaymentType: 'SUB', Amount: 1500, FrequencyId: 3, NumberOfPayments: 4 });
     await createOrder(subscription.id);
     const FREQUENCY_READ = /^select .* from frequency f where f\.id = \$1::int and f\.is_active$/s;
     expectExactly(await countStatements(t.service, () => createOrder(subscription.id)), {
-      statements: [LINK_READ, FREQUENCY_READ, ORDER_WRITE],
+      statements: [FREQUENCY_READ, ORDER_WRITE],
       transactions: 1,
     });
   });

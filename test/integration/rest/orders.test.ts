@@ -188,6 +188,36 @@ describe('REST: orders', () => {
       const inactive = await createOrder(orderPlaintext(nextRef(), { payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id } }));
       expect(inactive.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
     });
+
+    it('checks an order against the link as it is now, not as an earlier create read it: an edited amount takes effect at once', async () => {
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: priv,
+          body: { Name: 'Edited', Description: 'Price change', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink;
+      const onLink = (amount: number) =>
+        createOrder(
+          orderPlaintext(nextRef(), {
+            order: { amount, reference: nextRef(), currency: 'NGN' },
+            payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id },
+          }),
+        );
+      expect((await onLink(1000)).body.statusCode).toBe('01');
+      const edited = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
+        apiKey: priv,
+        body: { Name: 'Edited', Description: 'Price change', PaymentType: 'MC', Amount: '1200' },
+      });
+      expect(edited.status).toBe(200);
+      expect((await onLink(1000)).body).toEqual({
+        status: 'failed',
+        statusCode: 'VAL400',
+        message: 'The Amount field must be 1200.00, the amount of the payment link.',
+      });
+      const repriced = await onLink(1200);
+      expect(repriced.body.statusCode).toBe('01');
+      expect(repriced.body.data.order).toMatchObject({ paymentLinkId: link.id, amount: 1200 });
+    });
   });
 
   describe('encrypted bodies', () => {
