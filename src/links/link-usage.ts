@@ -90,7 +90,7 @@ export interface OrderBeingPaid {
  */
 export class AbandonedAttemptsInTheWay extends Error {
   constructor(
-    /** The abandoned attempts' orders, oldest first. */
+    /** The abandoned attempts' orders whose end makes room, oldest first. */
     readonly orderIds: number[],
     readonly refusal: DomainError,
   ) {
@@ -158,15 +158,40 @@ export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPai
   throw abandoned.length > 0 ? new AbandonedAttemptsInTheWay(abandoned, linkRefusal(refusal)) : linkRefusal(refusal);
 }
 
-/** The link's other orders awaiting authentication, oldest first. SKIP LOCKED: one being answered at this moment is left alone (it still counts). */
+/**
+ * The fewest abandoned attempts whose end would let the link take `order`'s attempt, oldest
+ * first; none when ending every one of them would not (a paid order or an attempt with the
+ * processor keeps the link used up). An abandoned attempt is one awaiting authentication that
+ * nobody is answering at this moment (SKIP LOCKED: a page being answered holds its order's
+ * lock, and it still counts). Its customer's seat is freed only with all of their attempts
+ * (a customer who paid keeps it): they go together.
+ */
 async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: OrderBeingPaid): Promise<number[]> {
-  const rows: Array<{ id: number }> = await em
-    .getConnection()
-    .execute(
-      `select id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? order by id for update skip locked`,
-      [link.id, OrderStatus.PendingAuthentication, order.id],
-      'all',
-      em.getTransactionContext(),
-    );
-  return rows.map((r) => r.id);
+  type Row = { id: number; customer_id: number | null };
+  const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<Row[]>;
+  const abandoned = await run(
+    `select id, customer_id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? order by id for update skip locked`,
+    [link.id, OrderStatus.PendingAuthentication, order.id],
+  );
+  if (abandoned.length === 0) return [];
+  const counted = await run(
+    `select id, customer_id from checkout_order where payment_link_id = ? and status_id in (${PAID_OR_IN_PROGRESS.join(',')}) and id <> ?`,
+    [link.id, order.id],
+  );
+  // As linkUsage counts them.
+  const usageOf = (rows: Row[]): LinkUsage => ({
+    orders: rows.length,
+    customers: new Set(rows.filter((r) => r.customer_id !== null).map((r) => r.customer_id)).size,
+    mine: rows.filter((r) => r.customer_id === (order.customer?.id ?? 0)).length,
+  });
+  const groups = new Map<number | null, number[]>();
+  for (const { id, customer_id } of abandoned) groups.set(customer_id, [...(groups.get(customer_id) ?? []), id]);
+  let remaining = counted;
+  const ending: number[] = [];
+  for (const ids of groups.values()) {
+    if (!usedUp(link, usageOf(remaining))) break;
+    remaining = remaining.filter((r) => !ids.includes(r.id));
+    ending.push(...ids);
+  }
+  return usedUp(link, usageOf(remaining)) ? [] : ending.sort((a, b) => a - b);
 }

@@ -289,10 +289,7 @@ export class OrderQueries {
     this.subsidiaryStatement = { name: 'pgw_subsidiary_v1', text: `select ${this.subsidiary.selectList} from subsidiary s where s.id = $1::int` };
   }
 
-  /**
-   * Inserts an order with its customer and timeline entry in one statement; the order as the
-   * entity would hold it, or null (nothing written) when its link is no longer at `paymentLinkVersion`.
-   */
+  /** Inserts an order with its customer and timeline entry in one statement; the order as the entity would hold it, or null (nothing written) when its link is no longer at `paymentLinkVersion`. */
   async insertOrder(o: NewOrder): Promise<Order | null> {
     const now = new Date();
     const rows = await this.run(this.createStatement, [
@@ -324,10 +321,8 @@ export class OrderQueries {
       o.paymentLink ? (o.paymentLinkVersion ?? null) : null,
     ]);
     const row = rows[0];
-    if (!row) {
-      if (o.paymentLink && o.paymentLinkVersion) return null;
-      throw new Error('order create: no row returned');
-    }
+    if (!row && o.paymentLink && o.paymentLinkVersion) return null;
+    if (!row) throw new Error('order create: no row returned');
     // Every property as the entity would hold it after the insert, as a plain object (see EntityRowMapper).
     const order: Omit<Order, typeof OptionalProps> = {
       id: row.order_id as number,

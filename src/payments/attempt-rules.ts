@@ -80,17 +80,15 @@ export function attemptStartedEntry(method: PaymentMethod, paymentReference: str
   };
 }
 
-/** An authentication page's answer goes to the processor: the attempt is Processing again. */
-export function resumeAttemptRows(
-  order: AttemptOrder,
-  payment: AttemptPayment,
-  actor: 'otp_page' | 'paypal_page' | 'reconciliation',
-  method: PaymentMethod | null,
-): void {
+/** An authentication page's answer goes to the processor (or the engine closes its challenge there): the attempt is Processing again. */
+export function resumeAttemptRows(order: AttemptOrder, payment: AttemptPayment, actor: ResumeActor, method: PaymentMethod | null): void {
   transition(payment, OrderStatus.Processing, actor, method);
   transition(order, OrderStatus.Processing, actor, method);
   payment.processingStartedAt = processorCallClock();
 }
+
+/** Who sends an unauthenticated attempt back to the processor: its page, reconciliation, or the engine ending it (expiry, supersession). */
+export type ResumeActor = 'otp_page' | 'paypal_page' | 'reconciliation' | 'expiry' | 'supersede';
 
 /** What the processor's answer carries for every kind of answer: its token and the card's issuer, kept once given. */
 export function takeProcessorDetails(payment: AttemptPayment, card: AttemptCard | null, result: ProcessorResult): void {
@@ -114,7 +112,12 @@ export function awaitAuthentication(order: AttemptOrder, payment: AttemptPayment
 /** The timeline entry of the answer to an authentication page (none for a first call that needed no authentication). */
 export function authenticationEntry(payment: AttemptPayment, final: FinalProcessorResult): TimelineEntry | null {
   if (payment.authenticationExpiresAt === null) return null;
-  const passed = ![ResponseCodes.authenticationFailed.code, ResponseCodes.customerCancelled.code].includes(final.code as never);
+  const passed = ![
+    ResponseCodes.authenticationFailed.code,
+    ResponseCodes.authenticationExpired.code,
+    ResponseCodes.superseded.code,
+    ResponseCodes.customerCancelled.code,
+  ].includes(final.code as never);
   return {
     event: passed ? TimelineEvents.authenticationPassed : TimelineEvents.authenticationFailed,
     description: passed ? 'Customer authenticated' : final.message,

@@ -5,7 +5,7 @@ import { Order } from '../orders/order.entity';
 import { OrderStatus } from '../orders/order-status';
 import { OrderPayment } from '../orders/order-payment.entity';
 import type { OrderStatusChange } from '../events/order-status-bus';
-import { NOT_PROCESSED, processorCallClock, processorFor, recordOfKey, type PaymentProcessors, type ProcessorResult } from './processor';
+import { NOT_PROCESSED, processorCallClock, processorFor, recordOfKey, ResponseCodes, type PaymentProcessors, type ProcessorResult } from './processor';
 import type { PaymentSettlement } from './settlement';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { methodOfOption } from './payment-state';
@@ -92,61 +92,63 @@ export class PaymentJobs {
 
   /** One expired authentication (see expireStaleAuthentications); also the page's, when it is answered past the deadline. Answers whether it changed. */
   expireAuthentication(attempt: UnfinishedAuthentication): Promise<boolean> {
-    return this.endAuthentication(attempt, async (em, order, payment, changes) => {
-      if (!payment.authenticationExpiresAt || payment.authenticationExpiresAt > this.clock.now()) return false;
-      await this.settlement.expireAuthentication(em, order, payment, changes);
-      return true;
-    });
+    return this.endAuthentication(
+      attempt,
+      'expiry',
+      (payment) => payment.authenticationExpiresAt !== null && payment.authenticationExpiresAt <= this.clock.now(),
+    );
   }
 
   /**
    * The unauthenticated attempt of order `orderId` stands in the way of a newer attempt on the
-   * same link (the order `by`): its challenge is closed at the processor and it fails as
-   * superseded (`Z3`). When the cardholder's answer had reached the processor first, the
-   * processor's record settles it instead: an approval pays the link, and the newer attempt is
-   * then refused. Answers whether it changed the attempt.
+   * same link: it fails as superseded (`Z3`), its challenge closed at the processor. When the
+   * cardholder's answer had reached the processor first, the processor's record settles it
+   * instead: an approval pays the link, and the newer attempt is then refused. Answers whether
+   * it changed the attempt (not when its page is being answered at this moment).
    */
-  async supersedeAttempt(orderId: number, by: string): Promise<boolean> {
+  async supersedeAttempt(orderId: number): Promise<boolean> {
     const [attempt]: UnfinishedAuthentication[] = await this.orm.em.getConnection().execute(
       `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
         where p.order_id = ? and p.status_id = ?`,
       [orderId, OrderStatus.PendingAuthentication],
     );
-    if (!attempt) return false;
-    return this.endAuthentication(attempt, async (em, order, payment, changes) => {
-      await this.settlement.supersede(em, order, payment, by, changes);
-      return true;
-    });
+    return attempt !== undefined && (await this.endAuthentication(attempt, 'supersede', () => true));
   }
 
   /**
-   * Ends an authentication before the cardholder finished it: its challenge is closed at the
-   * processor first, so an answer can no longer complete it there, then `end` fails it (under
-   * the attempt's locks, while it still awaits authentication). When the answer reached the
-   * processor first (a page's call whose response was lost), the processor's record settles the
-   * attempt instead, through Processing as a page's answer would.
+   * Ends an authentication before its cardholder finished it:
+   * 1. the attempt is claimed (Processing, under its locks) while it still awaits authentication
+   *    and `mayEnd` holds: a page answered from then on waits for the outcome, and one answered
+   *    first is left alone;
+   * 2. its challenge is closed at the processor (no transaction open), so an answer can no longer
+   *    complete it there; the close is the processor's answer, settling the attempt Failed
+   *    (`Z2` expired, `Z3` superseded);
+   * 3. when the cardholder's answer had reached the processor first (a page's call whose response
+   *    was lost), the processor's record settles the attempt instead.
+   * A close that fails leaves the claimed attempt Processing: reconciliation settles it from the
+   * processor's record (declined when the close got there; otherwise its challenge handed back).
    */
   private async endAuthentication(
     { id, reference, mode }: UnfinishedAuthentication,
-    end: (em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]) => Promise<boolean>,
+    actor: 'expiry' | 'supersede',
+    mayEnd: (payment: OrderPayment) => boolean,
   ): Promise<boolean> {
-    const processor = processorFor(this.processors, mode);
-    if (processor && !(await processor.closeKey(reference, { expireChallenge: true }))) {
-      const record = await processor.lookup(reference);
-      if (!record || record.kind === 'challenge') return false; // not closed and not final: looked at again at the next run
-      const resumed = await this.inTransaction(async (em) => {
-        const { order, payment } = await this.settlement.lockAttempt(em, id);
-        if (payment.statusId !== OrderStatus.PendingAuthentication) return false;
-        this.settlement.resumeAttempt(order, payment, 'reconciliation', methodOfOption(payment.paymentOptionId));
-        await em.flush();
-        return true;
-      });
-      return resumed && (await this.settlement.settleAttempt(id, record, 'reconciliation'));
-    }
-    return this.inTransaction(async (em, changes) => {
+    const claimed = await this.inTransaction(async (em) => {
       const { order, payment } = await this.settlement.lockAttempt(em, id);
-      return payment.statusId === OrderStatus.PendingAuthentication && (await end(em, order, payment, changes));
+      if (payment.statusId !== OrderStatus.PendingAuthentication || !mayEnd(payment)) return null;
+      this.settlement.resumeAttempt(order, payment, actor, methodOfOption(payment.paymentOptionId));
+      await em.flush();
+      return { token: payment.processorToken };
     });
+    if (!claimed) return false;
+    const processor = processorFor(this.processors, mode);
+    if (!processor || (await processor.closeKey(reference, { expireChallenge: true }))) {
+      const outcome = actor === 'expiry' ? ResponseCodes.authenticationExpired : ResponseCodes.superseded;
+      return this.settlement.settleAttempt(id, { kind: 'declined', token: claimed.token, issuer: '', ...outcome }, 'processor');
+    }
+    const record = await processor.lookup(reference);
+    // A challenge the processor would not close stays with reconciliation (it hands it back to its page at the processor deadline).
+    return record !== null && record.kind !== 'challenge' && (await this.settlement.settleAttempt(id, record, 'reconciliation'));
   }
 
   /**

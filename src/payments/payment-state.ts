@@ -8,9 +8,12 @@ import { OrderStatus, type OrderStatusId } from '../orders/order-status';
  * - `processor`: the processor's answer to a call the engine made for the attempt;
  * - `otp_page`: the cardholder on the 3-D Secure page; proof: a one-time password, for card payments only;
  * - `paypal_page`: the payer on the PayPal page; proof: a decision, for PayPal payments only;
- * - `expiry`: the clock; proof: the deadline of the authentication (or of the unpaid order) has passed;
- * - `supersede`: a newer attempt on the same single-charge link; proof: the older attempt is
- *   still unauthenticated and nobody is answering it at this moment;
+ * - `expiry`: the clock; proof: the deadline of the authentication (or of the unpaid order) has passed.
+ *   An authentication it ends is claimed first (Pending → Processing, under the attempt's locks), then
+ *   settled by the processor's close of its challenge (or by the answer the processor already had);
+ * - `supersede`: a newer attempt on the same link that can be used up; proof: the older attempt is
+ *   still unauthenticated and nobody is answering it at this moment. It is claimed and settled as
+ *   `expiry` does;
  * - `reconciliation`: the processor's own record of an attempt whose answer was lost (a crash
  *   between the call and its settlement), looked up by the attempt's idempotency key;
  * - `renewal`: the billing job charging a subscription's saved card; proof: the subscription is
@@ -58,8 +61,9 @@ export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
   { from: PendingAuthentication, to: Processing, actor: 'paypal_page', methods: ['PAYPAL'] },
   // At its deadline the processor already holds the cardholder's answer (a page's call whose response was lost): its record settles it.
   { from: PendingAuthentication, to: Processing, actor: 'reconciliation' },
-  { from: PendingAuthentication, to: Failed, actor: 'expiry' },
-  { from: PendingAuthentication, to: Failed, actor: 'supersede' },
+  // Ending an authentication before its cardholder did: claimed, so that a page answered meanwhile waits; the processor then settles it.
+  { from: PendingAuthentication, to: Processing, actor: 'expiry' },
+  { from: PendingAuthentication, to: Processing, actor: 'supersede' },
   // Capture later (docs/capture.md): an approved payment of a MANUAL order is held, then taken or released, once.
   { from: Processing, to: Authorized, actor: 'processor' },
   { from: Processing, to: Authorized, actor: 'reconciliation' },

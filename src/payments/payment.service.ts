@@ -69,8 +69,8 @@ export interface PaymentServiceOptions {
   authorizationTtlMs?: number;
 }
 
-/** How many abandoned attempts one new attempt on a link supersedes at most before it takes the link's refusal. */
-const SUPERSEDED_PER_ATTEMPT = 5;
+/** How many times a new attempt on a link supersedes the abandoned attempts in its way before it takes the link's refusal. */
+const SUPERSESSION_ROUNDS = 3;
 const DEFAULT_PROCESSOR_DEADLINE_MS = 120_000;
 const DEFAULT_RECONCILE_GRACE_MS = 5_000;
 const DEFAULT_AUTHORIZATION_TTL_MS = 168 * 3_600_000;
@@ -207,17 +207,18 @@ export class PaymentService {
 
   /**
    * Records an attempt through the entity manager: PayPal, a fee to recompute, a link that can be
-   * used up. When abandoned attempts fill the link, the oldest is superseded (its challenge closed
-   * at the processor, outside any transaction) and the attempt is tried again, a few times at most.
+   * used up. When abandoned attempts fill the link, those whose end makes room are superseded
+   * (each claimed, its challenge closed at the processor, outside any transaction) and the
+   * attempt is tried again, a few rounds at most.
    */
   private async recordAttempt(tenant: Tenant, payment: ValidPayment & { reference: string }): Promise<RecordedAttempt> {
-    for (let superseded = 0; ; superseded++) {
+    for (let round = 1; ; round++) {
       try {
         return await this.recordAttemptOnce(tenant, payment);
       } catch (err) {
         if (!(err instanceof AbandonedAttemptsInTheWay)) throw err;
-        if (superseded === SUPERSEDED_PER_ATTEMPT) throw err.refusal;
-        await this.jobs.supersedeAttempt(err.orderIds[0]!, payment.reference);
+        if (round === SUPERSESSION_ROUNDS) throw err.refusal;
+        for (const orderId of err.orderIds) await this.jobs.supersedeAttempt(orderId);
       }
     }
   }

@@ -15,7 +15,7 @@ import type { PaymentLinkService } from '../links/payment-link.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
 import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
-import { authenticationEntry, awaitAuthentication, endAttempt, resumeAttemptRows, startAttempt, takeProcessorDetails } from './attempt-rules';
+import { authenticationEntry, awaitAuthentication, endAttempt, resumeAttemptRows, startAttempt, takeProcessorDetails, type ResumeActor } from './attempt-rules';
 import type { SubscriptionBooks } from './subscription-books';
 import { Listeners } from '../shared/listeners';
 
@@ -81,8 +81,8 @@ export class PaymentSettlement {
     return em.create(OrderPayment, { order, ...startAttempt(order, start) });
   }
 
-  /** An authentication page's answer goes to the processor: the attempt (locked by the caller) is Processing again. */
-  resumeAttempt(order: Order, payment: OrderPayment, actor: 'otp_page' | 'paypal_page' | 'reconciliation', method: PaymentMethod | null): void {
+  /** An authentication page's answer goes to the processor (or the engine closes its challenge): the attempt (locked by the caller) is Processing again. */
+  resumeAttempt(order: Order, payment: OrderPayment, actor: ResumeActor, method: PaymentMethod | null): void {
     resumeAttemptRows(order, payment, actor, method);
   }
 
@@ -211,20 +211,6 @@ export class PaymentSettlement {
     return this.settle(em, order, payment, final, actor, changes);
   }
 
-  async expireAuthentication(em: EntityManager, order: Order, payment: OrderPayment, changes: OrderStatusChange[]): Promise<void> {
-    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.authenticationExpired.message, {
-      orderPaymentReference: payment.reference,
-    });
-    await this.settle(
-      em,
-      order,
-      payment,
-      { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.authenticationExpired },
-      'expiry',
-      changes,
-    );
-  }
-
   /** An attempt ends (or, with no payment, an order that had none): the order and its payment Successful or Failed. */
   private async settle(
     em: EntityManager,
@@ -260,18 +246,5 @@ export class PaymentSettlement {
     changes.push(await this.outbox.recordOrderChange(em, aggregate, outcome.status));
     this.noteOutcome(changes, { ...outcome, environmentId: order.environment.id, reference: order.reference });
     return aggregate;
-  }
-
-  /**
-   * Fails an unauthenticated attempt (its order and payment locked by the caller) as superseded
-   * by the order `by`, whose new attempt it was in the way of on their link; its challenge was
-   * closed at the processor first.
-   */
-  async supersede(em: EntityManager, order: Order, payment: OrderPayment, by: string, changes: OrderStatusChange[]): Promise<void> {
-    this.timeline.record(em, order, TimelineEvents.authenticationFailed, 'system', ResponseCodes.superseded.message, {
-      orderPaymentReference: payment.reference,
-      supersededBy: by,
-    });
-    await this.settle(em, order, payment, { kind: 'declined', token: payment.processorToken, issuer: '', ...ResponseCodes.superseded }, 'supersede', changes);
   }
 }

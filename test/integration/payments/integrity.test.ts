@@ -384,11 +384,108 @@ describe('payment integrity', () => {
       } finally {
         processor.closeKey = close;
       }
-      expect(await verify(abandoned)).toMatchObject({ statusId: 2, paymentResponseCode: '02' });
+      // Claimed for the close, it is left to reconciliation, which finds its challenge still open at the processor.
+      expect(await verify(abandoned)).toMatchObject({ statusId: 3 });
+      expect(await sandboxRecord(abandoned)).toEqual({ state: 'pending', result_code: null });
       expect(await verify(later)).toMatchObject({ statusId: 1 });
       expect(await sql(`select count(*)::int as n from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [later])).toEqual([
         { n: 0 },
       ]);
+    });
+
+    const paymentStatusOf = async (reference: string) =>
+      (await sql(`select p.status_id from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [reference]))[0]?.status_id;
+
+    it('an attempt whose page is answered just before its supersession would start is left to that answer: the newer attempt is refused', async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const earlier = await createOrder({ payment: { paymentLinkId: l.id } });
+      const otpUrl: string = (await pay(earlier, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+      const jobs = (t.service.runtime.ctx.services.payments as unknown as { jobs: { supersedeAttempt(orderId: number): Promise<boolean> } }).jobs;
+      const supersede = jobs.supersedeAttempt;
+      const processor = sandbox();
+      const complete = processor.completeChallenge;
+      let arrive!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      processor.completeChallenge = async (...args) => {
+        await arrived; // the cardholder's answer is on its way to the processor
+        return complete.apply(processor, args);
+      };
+      let page: Promise<Response> | undefined;
+      jobs.supersedeAttempt = async (orderId) => {
+        // Between the refusal that named the attempt and its claim, the cardholder submits the right password.
+        page = fetch(otpUrl, form('otp=123456'));
+        while ((await paymentStatusOf(earlier)) !== 3) await new Promise((resolve) => setTimeout(resolve, 10));
+        return supersede.call(jobs, orderId);
+      };
+      try {
+        const later = await createOrder({ payment: { paymentLinkId: l.id } });
+        const refused = await pay(later, { paymentOption: 'C', card: card('4111111111111111') });
+        expect(refused.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has already been paid.' });
+        arrive();
+        expect((await page!).headers.get('location')).toContain('status=successful');
+        expect(await verify(earlier)).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
+      } finally {
+        arrive();
+        jobs.supersedeAttempt = supersede;
+        processor.completeChallenge = complete;
+      }
+    });
+
+    it('two newer attempts racing to supersede the same abandoned one end it once, as superseded (Z3); one of them gets the link', async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
+      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      const processor = sandbox();
+      const close = processor.closeKey;
+      let calls = 0;
+      processor.closeKey = async (...args) => {
+        const closed = await close.apply(processor, args);
+        if (++calls === 1) await new Promise((resolve) => setTimeout(resolve, 500)); // the first answer is slow to come back
+        return closed;
+      };
+      try {
+        const [a, b] = [await createOrder({ payment: { paymentLinkId: l.id } }), await createOrder({ payment: { paymentLinkId: l.id } })];
+        const answers = await Promise.all([a, b].map((r) => pay(r, { paymentOption: 'C', card: card('4111111111111111') })));
+        expect(answers.map((r) => r.body.statusCode).sort()).toEqual(['02', 'VAL400']);
+        expect(await verify(abandoned)).toMatchObject({
+          statusId: 4,
+          paymentResponseCode: 'Z3',
+          paymentResponseMessage: 'Superseded by a newer payment attempt',
+        });
+        const events = (await timeline(abandoned)).map((e: { event: string }) => e.event);
+        expect(events).not.toContain('authentication.passed');
+        expect(events.filter((e: string) => e === 'authentication.failed')).toHaveLength(1);
+      } finally {
+        processor.closeKey = close;
+      }
+    });
+
+    it("on a Limit link, all of one customer's abandoned attempts go together to free their seat for a new customer", async () => {
+      const l = await link({ PaymentType: 'MC', Limit: '1' });
+      const holder = { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `holder-${nextRef()}@example.test` };
+      const held: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const reference = await createOrder({ customer: holder, payment: { paymentLinkId: l.id } });
+        expect((await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
+        held.push(reference);
+      }
+      const next = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
+      expect(next.body.statusCode).toBe('02');
+      expect(await Promise.all(held.map(async (r) => (await verify(r)).paymentResponseCode))).toEqual(held.map(() => 'Z3'));
+    });
+
+    it("a refused attempt supersedes nothing: a paying customer's further attempt on a Limit link is left alone", async () => {
+      const l = await link({ PaymentType: 'MC', Limit: '1' });
+      const payer = { firstname: 'Ada', lastname: 'Obi', mobile: '+2348012345678', country: 'NG', email: `payer-${nextRef()}@example.test` };
+      const first = await createOrder({ customer: payer, payment: { paymentLinkId: l.id } });
+      const url: string = (await pay(first, { paymentOption: 'C', card: card('4111111111111111') })).body.data.paymentDetail.redirectUrl;
+      expect((await fetch(url, form('otp=123456'))).headers.get('location')).toContain('status=successful');
+      const again = await createOrder({ customer: payer, payment: { paymentLinkId: l.id } });
+      expect((await pay(again, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
+
+      const other = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
+      expect(other.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has reached its limit of paying customers.' });
+      expect(await verify(again)).toMatchObject({ statusId: 2, paymentResponseCode: '02' });
     });
   });
 
