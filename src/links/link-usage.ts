@@ -188,9 +188,12 @@ async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: Or
   for (const { id, customer_id } of abandoned) groups.set(customer_id, [...(groups.get(customer_id) ?? []), id]);
   let remaining = counted;
   const ending: number[] = [];
-  for (const ids of groups.values()) {
+  for (const [customerId, ids] of groups) {
     if (!usedUp(link, usageOf(remaining))) break;
-    remaining = remaining.filter((r) => !ids.includes(r.id));
+    const next = remaining.filter((r) => !ids.includes(r.id));
+    // A customer with another order counted (paid, or with the processor) keeps their place: ending these would free nothing.
+    if (next.some((r) => r.customer_id === customerId)) continue;
+    remaining = next;
     ending.push(...ids);
   }
   return usedUp(link, usageOf(remaining)) ? [] : ending.sort((a, b) => a - b);

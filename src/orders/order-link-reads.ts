@@ -9,10 +9,13 @@ import { Frequency } from '../links/frequency.entity';
 export interface LinkAsRead {
   link: PaymentLink;
   version: string;
+  readAt: number;
 }
 
 /** How many links an instance keeps as read (the least recently used beyond it are dropped). */
 const LINKS_KEPT = 10_000;
+/** How long a link is kept before it is read again anyway (a row version is a 32-bit transaction id, which wraps around). */
+const LINK_KEPT_MS = 5 * 60_000;
 
 /**
  * What an order create on a payment link reads before it writes, each one prepared statement
@@ -22,7 +25,8 @@ const LINKS_KEPT = 10_000;
  *
  * Links are kept as read, with their row version: the order's write checks the version in the
  * same statement and writes nothing when the link changed since, so a kept link is never
- * trusted stale (the create then reads it again). Kept links are shared: frozen.
+ * trusted stale (the create then reads it again, as it does before it refuses an order by a kept
+ * link's rules). Kept links are shared: frozen.
  */
 export class OrderLinkReads {
   private readonly kept = new Map<string, LinkAsRead>();
@@ -57,7 +61,7 @@ export class OrderLinkReads {
   async linkOf(environmentId: number, id: number, options: { fresh?: boolean } = {}): Promise<LinkAsRead | null> {
     const key = `${environmentId}:${id}`;
     const kept = this.kept.get(key);
-    if (kept && !options.fresh) {
+    if (kept && !options.fresh && Date.now() - kept.readAt < LINK_KEPT_MS) {
       this.kept.delete(key); // most recently used last
       this.kept.set(key, kept);
       return kept;
@@ -69,7 +73,7 @@ export class OrderLinkReads {
     }
     const link = this.link.map(row)!;
     link.type = Object.freeze(this.linkType.map(row)!);
-    const read: LinkAsRead = Object.freeze({ link: Object.freeze(link), version: row.l_version as string });
+    const read: LinkAsRead = Object.freeze({ link: Object.freeze(link), version: row.l_version as string, readAt: Date.now() });
     this.kept.delete(key);
     this.kept.set(key, read);
     if (this.kept.size > LINKS_KEPT) this.kept.delete(this.kept.keys().next().value!);

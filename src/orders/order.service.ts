@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { requiredField, unsupported, validationError } from '../shared/errors';
+import { DomainError, requiredField, unsupported, validationError } from '../shared/errors';
 import { amountError, currencyOf, parseAmount } from '../shared/money';
 import { requireSupportedCountry } from '../shared/countries';
 import { randomReference } from '../shared/random';
@@ -12,7 +12,9 @@ import { Subsidiary } from '../merchants/subsidiary.entity';
 import { linkNotFound } from '../links/link-errors';
 import { MAX_NUMBER_OF_PAYMENTS } from '../links/payment-link-input';
 import { readCaptureMethod, type CaptureMethod } from '../links/capture-method';
-import { checkOrderOnLink, subscriptionTermsOnly, type OrderOnLink } from '../links/link-usage';
+import { checkOrderOnLink, subscriptionTermsOnly, type OrderOnLink, type SubscriptionTerms } from '../links/link-usage';
+import type { PaymentLink } from '../links/payment-link.entity';
+import type { Frequency } from '../links/frequency.entity';
 import type { FeeService } from '../fees/fee.service';
 import { orderNotFound } from './order-status';
 import { Order } from './order.entity';
@@ -223,7 +225,8 @@ export class OrderService {
         });
         if (order) return order;
         // The link changed since it was read: read and check it again.
-        if (reads === LINK_READS_PER_CREATE) throw new Error(`order create: payment link ${paymentLinkId} kept changing while it was read`);
+        if (reads === LINK_READS_PER_CREATE)
+          throw new DomainError('conflict', 'The payment link changed while the order was created; send the request again.', 'VAL400');
         onLink = await this.checkedLink(tenant, paymentLinkId!, onLinkRules, givenCaptureMethod, true);
       }
     };
@@ -237,15 +240,28 @@ export class OrderService {
   }
 
   /** The tenant's link `id` (kept, unless `fresh`) checked by its rules for an order made on it, with the order's subscription terms and frequency. */
-  private async checkedLink(tenant: Tenant, id: number, order: OrderOnLink, givenCaptureMethod: CaptureMethod | null, fresh: boolean) {
+  private async checkedLink(
+    tenant: Tenant,
+    id: number,
+    order: OrderOnLink,
+    givenCaptureMethod: CaptureMethod | null,
+    fresh: boolean,
+  ): Promise<{ link: PaymentLink; version: string; terms: SubscriptionTerms | null; frequency: Frequency | null }> {
     const read = await this.linkReads.linkOf(tenant.environmentId, id, { fresh });
     if (!read) throw linkNotFound();
     const { link, version } = read;
-    // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
-    const terms = checkOrderOnLink(link, order);
-    // The link decides when its orders' money is taken, however the order is made.
-    if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
-      throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
+    let terms: SubscriptionTerms | null;
+    try {
+      // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
+      terms = checkOrderOnLink(link, order);
+      // The link decides when its orders' money is taken, however the order is made.
+      if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
+        throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
+      }
+    } catch (err) {
+      // A refusal is never taken from a kept link: the link may have changed since it was read.
+      if (!fresh && err instanceof DomainError) return this.checkedLink(tenant, id, order, givenCaptureMethod, true);
+      throw err;
     }
     const frequency = terms ? await this.linkReads.activeFrequency(terms.frequencyId) : null;
     if (terms && !frequency) throw unsupported('FrequencyId');

@@ -87,6 +87,13 @@ export function resumeAttemptRows(order: AttemptOrder, payment: AttemptPayment, 
   payment.processingStartedAt = processorCallClock();
 }
 
+/** The engine could not close a claimed attempt's challenge at the processor (unreachable): the attempt awaits its cardholder again. */
+export function releaseClaimRows(order: AttemptOrder, payment: AttemptPayment, actor: 'expiry' | 'supersede', method: PaymentMethod | null): void {
+  transition(payment, OrderStatus.PendingAuthentication, actor, method);
+  transition(order, OrderStatus.PendingAuthentication, actor, method);
+  payment.processingStartedAt = null;
+}
+
 /** Who sends an unauthenticated attempt back to the processor: its page, reconciliation, or the engine ending it (expiry, supersession). */
 export type ResumeActor = 'otp_page' | 'paypal_page' | 'reconciliation' | 'expiry' | 'supersede';
 

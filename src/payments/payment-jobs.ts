@@ -120,13 +120,15 @@ export class PaymentJobs {
    * 1. the attempt is claimed (Processing, under its locks) while it still awaits authentication
    *    and `mayEnd` holds: a page answered from then on waits for the outcome, and one answered
    *    first is left alone;
-   * 2. its challenge is closed at the processor (no transaction open), so an answer can no longer
-   *    complete it there; the close is the processor's answer, settling the attempt Failed
-   *    (`Z2` expired, `Z3` superseded);
+   * 2. its challenge is closed at the processor (no transaction open) with the reason (`Z2`
+   *    expired, `Z3` superseded), so an answer can no longer complete it there; the close is the
+   *    processor's answer, settling the attempt Failed with that reason;
    * 3. when the cardholder's answer had reached the processor first (a page's call whose response
    *    was lost), the processor's record settles the attempt instead.
-   * A close that fails leaves the claimed attempt Processing: reconciliation settles it from the
-   * processor's record (declined when the close got there; otherwise its challenge handed back).
+   * A close that fails (the processor unreachable) releases the claim: the attempt awaits its
+   * cardholder again, as before, and the error is the caller's. Had the close reached the
+   * processor after all, its record (declined, with the reason) settles the attempt at the next
+   * try, or the page's answer is declined there.
    */
   private async endAuthentication(
     { id, reference, mode }: UnfinishedAuthentication,
@@ -138,14 +140,24 @@ export class PaymentJobs {
       if (payment.statusId !== OrderStatus.PendingAuthentication || !mayEnd(payment)) return null;
       this.settlement.resumeAttempt(order, payment, actor, methodOfOption(payment.paymentOptionId));
       await em.flush();
-      return { token: payment.processorToken };
+      return { token: payment.processorToken, at: payment.processingStartedAt };
     });
     if (!claimed) return false;
     const processor = processorFor(this.processors, mode);
-    if (!processor || (await processor.closeKey(reference, { expireChallenge: true }))) {
-      const outcome = actor === 'expiry' ? ResponseCodes.authenticationExpired : ResponseCodes.superseded;
-      return this.settlement.settleAttempt(id, { kind: 'declined', token: claimed.token, issuer: '', ...outcome }, 'processor');
+    const reason = actor === 'expiry' ? ResponseCodes.authenticationExpired : ResponseCodes.superseded;
+    let closed = true;
+    try {
+      if (processor) closed = await processor.closeKey(reference, { expireChallenge: reason });
+    } catch (err) {
+      await this.inTransaction(async (em) => {
+        const { order, payment } = await this.settlement.lockAttempt(em, id);
+        if (payment.statusId !== OrderStatus.Processing || payment.processingStartedAt?.getTime() !== claimed.at?.getTime()) return;
+        this.settlement.releaseClaim(order, payment, actor, methodOfOption(payment.paymentOptionId));
+        await em.flush();
+      });
+      throw err;
     }
+    if (closed || !processor) return this.settlement.settleAttempt(id, { kind: 'declined', token: claimed.token, issuer: '', ...reason }, 'processor');
     const record = await processor.lookup(reference);
     // A challenge the processor would not close stays with reconciliation (it hands it back to its page at the processor deadline).
     return record !== null && record.kind !== 'challenge' && (await this.settlement.settleAttempt(id, record, 'reconciliation'));

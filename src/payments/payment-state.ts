@@ -10,7 +10,8 @@ import { OrderStatus, type OrderStatusId } from '../orders/order-status';
  * - `paypal_page`: the payer on the PayPal page; proof: a decision, for PayPal payments only;
  * - `expiry`: the clock; proof: the deadline of the authentication (or of the unpaid order) has passed.
  *   An authentication it ends is claimed first (Pending → Processing, under the attempt's locks), then
- *   settled by the processor's close of its challenge (or by the answer the processor already had);
+ *   settled by the processor's close of its challenge (or by the answer the processor already had),
+ *   or released (back to Pending) when the processor could not be reached to close it;
  * - `supersede`: a newer attempt on the same link that can be used up; proof: the older attempt is
  *   still unauthenticated and nobody is answering it at this moment. It is claimed and settled as
  *   `expiry` does;
@@ -64,6 +65,9 @@ export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
   // Ending an authentication before its cardholder did: claimed, so that a page answered meanwhile waits; the processor then settles it.
   { from: PendingAuthentication, to: Processing, actor: 'expiry' },
   { from: PendingAuthentication, to: Processing, actor: 'supersede' },
+  // ... and released when the processor could not be reached to close its challenge.
+  { from: Processing, to: PendingAuthentication, actor: 'expiry' },
+  { from: Processing, to: PendingAuthentication, actor: 'supersede' },
   // Capture later (docs/capture.md): an approved payment of a MANUAL order is held, then taken or released, once.
   { from: Processing, to: Authorized, actor: 'processor' },
   { from: Processing, to: Authorized, actor: 'reconciliation' },

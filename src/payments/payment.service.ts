@@ -25,6 +25,7 @@ import { crashAfterProcessorCallRequested, crashNow } from './test-hooks';
 import { PaymentSettlement, type PaymentOutcome } from './settlement';
 import { AUTHENTICATION_NOT_FOUND, PlainMoneyPath, type CarriedAttempt, type GuardedStep, type RecordedAttempt, type ResumeStep } from './money-path';
 import { PaymentJobs, type StepFault } from './payment-jobs';
+import { authenticationPageUrl } from './authentication-page';
 import { CaptureService } from './capture.service';
 import type { AuditService } from '../merchants/audit/audit.service';
 
@@ -388,8 +389,7 @@ export class PaymentService {
   }
 
   private authenticationUrl(payment: OrderPayment): string {
-    const path = methodOfOption(payment.paymentOptionId) === 'C' ? 'sandbox/3ds' : 'sandbox/paypal';
-    return `${this.publicUrl}/${path}/${payment.reference}`;
+    return authenticationPageUrl(this.publicUrl, payment);
   }
 
   /** Another submission of the same page is with the processor: wait (bounded) for its result. */

@@ -111,11 +111,12 @@ export interface PaymentProcessor {
    * false, closing nothing, when a call with the key had reached it already: that call's record
    * (`lookup`, `lookupRefund`) decides. The engine closes a key before it fails, at the deadline,
    * a call the processor has no record of, so a call still on its way cannot move money after
-   * the engine told the merchant that none moved. With `expireChallenge` (the engine's expiry of an
-   * authentication), a challenge of the key still pending (3-D Secure, PayPal) is declined too, so
+   * the engine told the merchant that none moved. With `expireChallenge` (the engine ending an
+   * authentication: expired, or superseded), a challenge of the key still pending (3-D Secure,
+   * PayPal) is declined too, with that code and message (the processor's record then says why), so
    * the cardholder can no longer complete it; false when it was completed already.
    */
-  closeKey(idempotencyKey: string, options?: { expireChallenge?: boolean }): Promise<boolean>;
+  closeKey(idempotencyKey: string, options?: { expireChallenge?: ChallengeEnd }): Promise<boolean>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /** What the processor decided for a refund call with this key, or null when none reached it. */
   lookupRefund(idempotencyKey: string): Promise<RefundResult | null>;
@@ -125,6 +126,12 @@ export interface PaymentProcessor {
   acknowledgeDisputeNotice(reference: string, status: ProcessorDisputeStatus): Promise<void>;
   /** Hands the merchant's answer to the processor, which decides later (a notice). Idempotent by key. */
   answerDispute(answer: DisputeAnswer): Promise<void>;
+}
+
+/** Why the engine ends a challenge its cardholder did not finish: the decline the processor records for it. */
+export interface ChallengeEnd {
+  code: string;
+  message: string;
 }
 
 /** Response codes the engine itself assigns. */

@@ -15,7 +15,16 @@ import type { PaymentLinkService } from '../links/payment-link.service';
 import type { PaymentLink } from '../links/payment-link.entity';
 import { ResponseCodes, type FinalProcessorResult, type ProcessorResult } from './processor';
 import { methodOfOption, type PaymentActor, type PaymentMethod } from './payment-state';
-import { authenticationEntry, awaitAuthentication, endAttempt, resumeAttemptRows, startAttempt, takeProcessorDetails, type ResumeActor } from './attempt-rules';
+import {
+  authenticationEntry,
+  awaitAuthentication,
+  endAttempt,
+  releaseClaimRows,
+  resumeAttemptRows,
+  startAttempt,
+  takeProcessorDetails,
+  type ResumeActor,
+} from './attempt-rules';
 import type { SubscriptionBooks } from './subscription-books';
 import { Listeners } from '../shared/listeners';
 
@@ -84,6 +93,11 @@ export class PaymentSettlement {
   /** An authentication page's answer goes to the processor (or the engine closes its challenge): the attempt (locked by the caller) is Processing again. */
   resumeAttempt(order: Order, payment: OrderPayment, actor: ResumeActor, method: PaymentMethod | null): void {
     resumeAttemptRows(order, payment, actor, method);
+  }
+
+  /** A claim (expiry, supersession) whose close did not reach the processor is released: the attempt (locked by the caller) awaits its cardholder again. */
+  releaseClaim(order: Order, payment: OrderPayment, actor: 'expiry' | 'supersede', method: PaymentMethod | null): void {
+    releaseClaimRows(order, payment, actor, method);
   }
 
   /** A payment-link order left unpaid past its expiry (locked by the caller, still Initiated) fails: `Z4`, no attempt. */

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import { isUniqueViolation, sqlRunner, type PreparedStatement, type RunSql } from '../../db/sql';
 import type {
+  ChallengeEnd,
   CardAuthorizationRequest,
   DisputeAnswer,
   DisputeNotice,
@@ -126,15 +127,16 @@ const COMPLETE: PreparedStatement = {
 };
 
 /**
- * Closes a key ($1 token, $2 key, $3 issuer, $4 whether a challenge still pending is declined, as
- * expired): with no record, a closed record (declined, not processed) is written. Nothing when the
- * key's record is final (or a pending challenge not to decline); a row is returned when it closed.
+ * Closes a key ($1 token, $2 key, $3 issuer; $4 and $5, the code and message a challenge still
+ * pending is declined with, when it is to be): with no record, a closed record (declined, not
+ * processed) is written. Nothing when the key's record is final (or a pending challenge not to
+ * decline); a row is returned when it closed.
  */
 const CLOSE: PreparedStatement = {
-  name: 'pgw_sandbox_close_v3',
+  name: 'pgw_sandbox_close_v4',
   text: `with expired as (
-           update sandbox_authorization set state = 'declined', result_code = 'Z2', result_message = 'Authentication expired'
-            where idempotency_key = $2 and state = 'pending' and $4::boolean returning token
+           update sandbox_authorization set state = 'declined', result_code = $4, result_message = $5
+            where idempotency_key = $2 and state = 'pending' and $4::text is not null returning token
          ), closed as (
            insert into sandbox_authorization (token, kind, outcome_code, outcome_message, issuer, state, idempotency_key, result_code, result_message)
            select $1, 'closed', '${CLOSED.code}', '${CLOSED.message}', $3, 'declined', $2, '${CLOSED.code}', '${CLOSED.message}'
@@ -265,12 +267,13 @@ export class SandboxProcessor implements PaymentProcessor {
    * the key is declined (expired), so a late completion gets that. Closes nothing when the key's
    * record is final.
    */
-  async closeKey(idempotencyKey: string, options: { expireChallenge?: boolean } = {}): Promise<boolean> {
+  async closeKey(idempotencyKey: string, options: { expireChallenge?: ChallengeEnd } = {}): Promise<boolean> {
     const closed = await this.sql<{ token: string }>(CLOSE, [
       `sbx_closed_${randomBytes(16).toString('hex')}`,
       idempotencyKey,
       UNKNOWN_CARD.issuer,
-      options.expireChallenge === true,
+      options.expireChallenge?.code ?? null,
+      options.expireChallenge?.message ?? null,
     ]);
     return closed.length === 1;
   }

@@ -334,10 +334,10 @@ describe('payment integrity', () => {
       const next = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
       expect(next.body.statusCode).toBe('02');
       expect(await verify(abandoned)).toMatchObject({ statusId: 4, paymentResponseCode: 'Z3' });
-      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z2' });
+      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z3' });
       // The cardholder's answer, sent to the processor directly, can no longer authorize anything.
       expect(await sandbox().completeChallenge(key, token, '123456')).toMatchObject({ kind: 'declined' });
-      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z2' });
+      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z3' });
     });
 
     it('an abandoned attempt whose answer reached the processor (its response lost) is settled as paid, and the newer attempt refused: the link was paid', async () => {
@@ -384,13 +384,65 @@ describe('payment integrity', () => {
       } finally {
         processor.closeKey = close;
       }
-      // Claimed for the close, it is left to reconciliation, which finds its challenge still open at the processor.
-      expect(await verify(abandoned)).toMatchObject({ statusId: 3 });
+      // Claimed for the close, it is released when the close fails: it awaits its cardholder again, its challenge still open.
+      expect(await verify(abandoned)).toMatchObject({ statusId: 2, paymentResponseCode: '02' });
       expect(await sandboxRecord(abandoned)).toEqual({ state: 'pending', result_code: null });
       expect(await verify(later)).toMatchObject({ statusId: 1 });
       expect(await sql(`select count(*)::int as n from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [later])).toEqual([
         { n: 0 },
       ]);
+    });
+
+    it('a close that reached the processor but whose answer was lost still ends the attempt as superseded (Z3) at the next try', async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
+      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      const processor = sandbox();
+      const close = processor.closeKey;
+      processor.closeKey = async (...args) => {
+        await close.apply(processor, args);
+        throw new Error('connection reset by the acquirer');
+      };
+      try {
+        expect((await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') })).status).toBe(500);
+      } finally {
+        processor.closeKey = close;
+      }
+      expect(await sandboxRecord(abandoned)).toEqual({ state: 'declined', result_code: 'Z3' });
+      const next = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
+      expect(next.body.statusCode).toBe('02');
+      expect(await verify(abandoned)).toMatchObject({
+        statusId: 4,
+        paymentResponseCode: 'Z3',
+        paymentResponseMessage: 'Superseded by a newer payment attempt',
+      });
+    });
+
+    it("on a Limit link, a customer who paid keeps their further attempt: only another customer's abandoned attempt makes room", async () => {
+      const l = await link({ PaymentType: 'MC', Limit: '2' });
+      const customer = (name: string) => ({
+        firstname: 'Ada',
+        lastname: 'Obi',
+        mobile: '+2348012345678',
+        country: 'NG',
+        email: `${name}-${nextRef()}@example.test`,
+      });
+      const a = customer('a');
+      const first = await createOrder({ customer: a, payment: { paymentLinkId: l.id } });
+      const url: string = (await pay(first, { paymentOption: 'C', card: card('4111111111111111') })).body.data.paymentDetail.redirectUrl;
+      expect((await fetch(url, form('otp=123456'))).headers.get('location')).toContain('status=successful');
+      const again = await createOrder({ customer: a, payment: { paymentLinkId: l.id } });
+      expect((await pay(again, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
+      const b = await createOrder({ customer: customer('b'), payment: { paymentLinkId: l.id } });
+      expect((await pay(b, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
+
+      const c = await pay(await createOrder({ customer: customer('c'), payment: { paymentLinkId: l.id } }), {
+        paymentOption: 'C',
+        card: card('4111111111111111'),
+      });
+      expect(c.body.statusCode).toBe('02');
+      expect(await verify(b)).toMatchObject({ statusId: 4, paymentResponseCode: 'Z3' });
+      expect(await verify(again)).toMatchObject({ statusId: 2, paymentResponseCode: '02' });
     });
 
     const paymentStatusOf = async (reference: string) =>

@@ -218,6 +218,33 @@ describe('REST: orders', () => {
       expect(repriced.body.statusCode).toBe('01');
       expect(repriced.body.data.order).toMatchObject({ paymentLinkId: link.id, amount: 1200 });
     });
+
+    it('refuses an order only by the link as it is now: a link activated again, or repriced to the amount asked, takes it', async () => {
+      const link = (
+        await request(t.baseUrl, 'POST', '/checkout/links/create', {
+          apiKey: priv,
+          body: { Name: 'Paused', Description: 'On and off', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
+        })
+      ).body.data.paymentLink;
+      const onLink = (amount: number) =>
+        createOrder(
+          orderPlaintext(nextRef(), {
+            order: { amount, reference: nextRef(), currency: 'NGN' },
+            payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id },
+          }),
+        );
+      expect((await onLink(1000)).body.statusCode).toBe('01');
+      await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: priv });
+      expect((await onLink(1000)).body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
+      await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/activate`, { apiKey: priv });
+      expect((await onLink(1000)).body.statusCode).toBe('01');
+      const edited = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
+        apiKey: priv,
+        body: { Name: 'Paused', Description: 'On and off', PaymentType: 'MC', Amount: '1200' },
+      });
+      expect(edited.status).toBe(200);
+      expect((await onLink(1200)).body.statusCode).toBe('01');
+    });
   });
 
   describe('encrypted bodies', () => {

@@ -34,19 +34,21 @@ describe('payment state machine: who may cause each transition', () => {
     }
   });
 
-  it('expiry fails only what is unpaid, claims only what is unauthenticated, and voids an uncaptured authorization; supersede only claims what is unauthenticated', () => {
+  it('expiry fails only what is unpaid, claims only what is unauthenticated (releasing a claim it could not close), and voids an uncaptured authorization; supersede only claims what is unauthenticated', () => {
     const expiry = PAYMENT_TRANSITIONS.filter((t) => t.actor === 'expiry');
     expect(expiry.map((t) => [t.from, t.to])).toEqual([
       [OrderStatus.Initiated, OrderStatus.Failed],
       [OrderStatus.PendingAuthentication, OrderStatus.Processing],
+      [OrderStatus.Processing, OrderStatus.PendingAuthentication],
       [OrderStatus.Authorized, OrderStatus.Voided],
     ]);
     expect(PAYMENT_TRANSITIONS.filter((t) => t.actor === 'supersede').map((t) => [t.from, t.to])).toEqual([
       [OrderStatus.PendingAuthentication, OrderStatus.Processing],
+      [OrderStatus.Processing, OrderStatus.PendingAuthentication],
     ]);
     // An attempt with the processor is never failed by the clock or a newer attempt: only the processor's answer (its close, its record) settles it.
     for (const actor of ['expiry', 'supersede'] as const) {
-      for (const to of [OrderStatus.Failed, OrderStatus.Successful, OrderStatus.PendingAuthentication])
+      for (const to of [OrderStatus.Failed, OrderStatus.Successful, OrderStatus.Authorized])
         expect(canTransition(OrderStatus.Processing, to, actor, 'C')).toBe(false);
       expect(canTransition(OrderStatus.PendingAuthentication, OrderStatus.Failed, actor, 'C')).toBe(false);
     }
