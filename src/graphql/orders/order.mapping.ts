@@ -8,6 +8,7 @@ import { toPaymentLinkType } from '../links/payment-link.mapping';
 import type { OrderStatusChange } from '../../events/order-status-bus';
 import type { OrderStatusChangeType, OrderStatusInfoType, OrderType, TimelineEntryType } from './order.types';
 import type { CaptureMethodEnum } from '../links/payment-link.types';
+import { pendingAuthenticationUrl } from '../../payments/authentication-page';
 
 const exact = (v: string | null | undefined) => new Money(v ?? 0).toFixed(2);
 
@@ -33,7 +34,12 @@ export function toOrderType(a: Pick<OrderAggregate, 'order' | 'payments' | 'card
     datePaymentConfirmed: order.datePaymentConfirmed,
     captureMethod: order.captureMethod as CaptureMethodEnum,
     amountAuthorized: order.authorizedAmount === null ? null : exact(order.authorizedAmount),
-    orderPayments: a.payments.map((p, i) => ({ ...view.orderPayments[i]!, dateCreated: p.dateCreated, dateUpdated: p.dateUpdated })),
+    orderPayments: a.payments.map((p, i) => ({
+      ...view.orderPayments[i]!,
+      authenticationUrl: pendingAuthenticationUrl(publicUrl, p),
+      dateCreated: p.dateCreated,
+      dateUpdated: p.dateUpdated,
+    })),
     cardDetails: a.cards.map((c, i) => ({ ...view.cardDetails[i]!, dateCreated: c.dateCreated })),
     customer: toCustomerType(order),
     paymentLink: order.paymentLink ? toPaymentLinkType(order.paymentLink, paymentLinkUrl(publicUrl, order.paymentLink.reference)) : null,

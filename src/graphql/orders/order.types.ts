@@ -32,6 +32,12 @@ export class OrderPaymentType {
   @Field() responseCode!: string;
   @Field() responseMessage!: string;
   @Field(() => String, { nullable: true }) orderPaymentInstrument!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'While the attempt awaits its cardholder (3-D Secure or PayPal): the page to send the customer to, as payOrder answered it. Null otherwise. After a PROCESSOR_TIMEOUT whose call the processor answered with a challenge, this is where the customer goes.',
+  })
+  authenticationUrl!: string | null;
   @Field() remarks!: string;
   @Field() dateCreated!: Date;
   @Field() dateUpdated!: Date;

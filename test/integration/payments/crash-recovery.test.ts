@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
-import { postEncrypted, request } from '../../support/http';
+import { graphql, postEncrypted, request } from '../../support/http';
 import { TEST_MASTER_KEY } from '../../support/database';
 import { createScratchDatabase, freePort } from '../../support/scratch-database';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
@@ -458,6 +458,36 @@ describe('crash between the processor call and the settlement', () => {
       await age(attempt!.reference, 10);
       expect(await impatient.service.runtime.ctx.services.payments.reconcileInterruptedAttempts()).toBe(1);
       expect(await attemptOf(reference)).toEqual([expect.objectContaining({ payment_status: 2, order_status: 2 })]);
+      // The merchant who got no answer reads the order and sends the customer to the challenge the late call opened.
+      const orderPayments = async () =>
+        (
+          await graphql(
+            t.baseUrl,
+            `
+              query ($reference: String!) {
+                order(reference: $reference) {
+                  statusId
+                  orderPayments {
+                    statusId
+                    authenticationUrl
+                  }
+                }
+              }
+            `,
+            { reference },
+            { 'api-key': k().privateKey },
+          )
+        ).body.data.order.orderPayments as Array<{ statusId: number; authenticationUrl: string | null }>;
+      const [pending] = await orderPayments();
+      expect(pending).toEqual({ statusId: 2, authenticationUrl: `${t.baseUrl}/sandbox/3ds/${attempt!.reference}` });
+      const answered = await fetch(pending!.authenticationUrl!, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
+      expect(answered.headers.get('location')).toContain('status=successful');
+      expect(await orderPayments()).toEqual([{ statusId: 5, authenticationUrl: null }]);
     }, 60_000);
 
     it('a link payment that fails before its attempt is recorded answers the error on the form: nothing can be with the processor', async () => {
