@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -151,24 +151,46 @@ async function analyzeDatabase(url: string): Promise<void> {
 
 /**
  * The CPU time of every process of a PostgreSQL server on this machine (its backends, of any
- * database, and its background processes), in µs, from /proc/<pid>/schedstat; undefined when the
- * server is not local or /proc cannot tell. Per request over a round it shows what the database
- * spends beside the service's own CPU (both share the machine's cores).
+ * database, and its background processes), in µs: the running ones' from /proc/<pid>/schedstat,
+ * plus what the ones that ended have left in their parent's (the postmaster's) children times
+ * (/proc/<pid>/stat cutime and cstime, in clock ticks), so that a backend ending during a round
+ * does not take its CPU out of the sum. Undefined when the server is not local or /proc cannot tell.
+ * Per request over a round it shows what the database spends beside the service's own CPU (both
+ * share the machine's cores).
  */
 function postgresCpuUs(databaseUrl: string): number | undefined {
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(databaseUrl).hostname) || !fs.existsSync('/proc/self/schedstat')) return undefined;
-  let ns = 0;
+  const processes = new Map<string, { ns: number; ppid: string; childrenTicks: number }>();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(pid)) continue;
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-      ns += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+      const ns = Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+      // The fields after the command's closing parenthesis: state (3), ppid (4), …, cutime (16), cstime (17).
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      processes.set(pid, { ns, ppid: fields[1]!, childrenTicks: Number(fields[13]) + Number(fields[14]) });
     } catch {
       // The process ended meanwhile.
     }
   }
-  return ns / 1000;
+  let us = 0;
+  for (const p of processes.values()) {
+    us += p.ns / 1000;
+    // The postmaster: the one postgres process whose parent is not one.
+    if (!processes.has(p.ppid)) us += (p.childrenTicks * 1e6) / CLOCK_TICKS_PER_SECOND;
+  }
+  return us;
 }
+
+/** The kernel's clock ticks per second (USER_HZ), in which /proc/<pid>/stat counts times. */
+const CLOCK_TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 interface Measured {
   rates: number[];
