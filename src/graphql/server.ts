@@ -12,7 +12,7 @@ import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
-import { ProcessorTimeoutError } from '../payments/processor-time-limit';
+import { ProcessorTimeoutError, ProcessorUnavailableError } from '../payments/processor-time-limit';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets, TRY_AGAIN_LATER, UNCHECKED_KEY_REASON } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
@@ -60,6 +60,8 @@ function logInternalErrors(log: RequestLog, errors: readonly unknown[], details:
   for (const error of errors) {
     const path = error instanceof GraphQLError ? error.path : undefined;
     if (rootCause(error) instanceof ProcessorTimeoutError) log.warn({ err: rootCause(error), path, ...details }, 'processor call timed out');
+    if (rootCause(error) instanceof ProcessorUnavailableError)
+      log.warn({ err: rootCause(error), path, ...details }, 'processor unavailable before anything was recorded');
     if (!isInternalError(error)) continue;
     log.error({ err: rootCause(error), path, ...details }, 'GraphQL operation failed with an internal error');
   }
@@ -72,7 +74,8 @@ function withRequestId(errors: readonly GraphQLFormattedError[] | undefined, req
     if (
       error.extensions?.code === 'INTERNAL_SERVER_ERROR' ||
       error.extensions?.code === 'SERVICE_UNAVAILABLE' ||
-      error.extensions?.code === 'PROCESSOR_TIMEOUT'
+      error.extensions?.code === 'PROCESSOR_TIMEOUT' ||
+      error.extensions?.code === 'PROCESSOR_UNAVAILABLE'
     )
       (error as { extensions: Record<string, unknown> }).extensions = { ...error.extensions, requestId };
   }

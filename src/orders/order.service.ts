@@ -251,6 +251,7 @@ export class OrderService {
     if (!read) throw linkNotFound();
     const { link, version } = read;
     let terms: SubscriptionTerms | null;
+    let frequency: Frequency | null = null;
     try {
       // The link's rules for its orders (active, currency, amount, subscription terms): links/link-usage.ts.
       terms = checkOrderOnLink(link, order);
@@ -258,13 +259,13 @@ export class OrderService {
       if (givenCaptureMethod !== null && givenCaptureMethod !== link.captureMethod) {
         throw validationError(`The CaptureMethod field must be ${link.captureMethod}, the capture method of the payment link.`);
       }
+      frequency = terms ? await this.linkReads.activeFrequency(terms.frequencyId) : null;
+      if (terms && !frequency) throw unsupported('FrequencyId');
     } catch (err) {
       // A refusal is never taken from a kept link: the link may have changed since it was read.
       if (!fresh && err instanceof DomainError) return this.checkedLink(tenant, id, order, givenCaptureMethod, true);
       throw err;
     }
-    const frequency = terms ? await this.linkReads.activeFrequency(terms.frequencyId) : null;
-    if (terms && !frequency) throw unsupported('FrequencyId');
     return { link, version, terms, frequency };
   }
 

@@ -10,6 +10,7 @@ import type { PaymentSettlement } from './settlement';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { methodOfOption } from './payment-state';
 import { eachApart } from '../shared/each-apart';
+import { ProcessorUnavailableError } from './processor-time-limit';
 
 export interface PaymentJobOptions {
   /**
@@ -126,7 +127,7 @@ export class PaymentJobs {
    * 3. when the cardholder's answer had reached the processor first (a page's call whose response
    *    was lost), the processor's record settles the attempt instead.
    * A close that fails (the processor unreachable) releases the claim: the attempt awaits its
-   * cardholder again, as before, and the error is the caller's. Had the close reached the
+   * cardholder again, as before, and ProcessorUnavailableError is the caller's. Had the close reached the
    * processor after all, its record (declined, with the reason) settles the attempt at the next
    * try, or the page's answer is declined there.
    */
@@ -155,7 +156,7 @@ export class PaymentJobs {
         this.settlement.releaseClaim(order, payment, actor, methodOfOption(payment.paymentOptionId));
         await em.flush();
       });
-      throw err;
+      throw new ProcessorUnavailableError(err);
     }
     if (closed || !processor) return this.settlement.settleAttempt(id, { kind: 'declined', token: claimed.token, issuer: '', ...reason }, 'processor');
     const record = await processor.lookup(reference);

@@ -218,7 +218,7 @@ export class PaymentService {
         return await this.recordAttemptOnce(tenant, payment);
       } catch (err) {
         if (!(err instanceof AbandonedAttemptsInTheWay)) throw err;
-        if (round === SUPERSESSION_ROUNDS) throw err.refusal;
+        if (round > SUPERSESSION_ROUNDS) throw err.refusal;
         for (const orderId of err.orderIds) await this.jobs.supersedeAttempt(orderId);
       }
     }

@@ -21,6 +21,23 @@ export class ProcessorTimeoutError extends Error {
   }
 }
 
+/** What a request answers when a processor call it needed before recording anything failed. */
+export const PROCESSOR_UNAVAILABLE_MESSAGE = 'The payment processor could not be reached; nothing was recorded. Send the request again.';
+
+/**
+ * A processor call a request needed before it could record anything failed (the processor
+ * unreachable, or too slow): nothing of the request was recorded or moved, and it may be sent
+ * again as it is. Adapters answer it with 503. The failed call is the `cause`.
+ */
+export class ProcessorUnavailableError extends Error {
+  readonly code = 'PROCESSOR_UNAVAILABLE';
+
+  constructor(cause: unknown) {
+    super(PROCESSOR_UNAVAILABLE_MESSAGE, { cause });
+    this.name = 'ProcessorUnavailableError';
+  }
+}
+
 type Call = Exclude<keyof PaymentProcessor, 'name'>;
 
 /** Every call of the interface: a call added to it and not here fails to compile (`EVERY_CALL`). */

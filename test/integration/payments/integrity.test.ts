@@ -380,7 +380,39 @@ describe('payment integrity', () => {
       };
       const later = await createOrder({ payment: { paymentLinkId: l.id } });
       try {
-        expect((await pay(later, { paymentOption: 'C', card: card('4111111111111111') })).status).toBe(500);
+        const refused = await pay(later, { paymentOption: 'C', card: card('4111111111111111') });
+        // Nothing of this pay was recorded: a 503 the merchant may send again as it is, never the 504 that asks to wait for an outcome.
+        expect(refused.status).toBe(503);
+        expect(refused.body).toEqual({
+          status: 'failed',
+          statusCode: '503',
+          message: 'The payment processor could not be reached; nothing was recorded. Send the request again.',
+        });
+        const viaGraphql = await graphql(
+          t.baseUrl,
+          `
+            mutation ($input: PayOrderInput!) {
+              payOrder(input: $input) {
+                redirectUrl
+              }
+            }
+          `,
+          {
+            input: {
+              reference: later,
+              paymentOption: 'C',
+              country: 'NG',
+              encryptedPayload: encryptPayload({ card: card('4111111111111111') }, k().encryptionKey),
+            },
+          },
+          { 'api-key': k().privateKey },
+        );
+        expect(viaGraphql.body.errors).toEqual([
+          expect.objectContaining({
+            message: 'The payment processor could not be reached; nothing was recorded. Send the request again.',
+            extensions: expect.objectContaining({ code: 'PROCESSOR_UNAVAILABLE', requestId: expect.any(String) }),
+          }),
+        ]);
       } finally {
         processor.closeKey = close;
       }
@@ -404,7 +436,7 @@ describe('payment integrity', () => {
         throw new Error('connection reset by the acquirer');
       };
       try {
-        expect((await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') })).status).toBe(500);
+        expect((await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') })).status).toBe(503);
       } finally {
         processor.closeKey = close;
       }
