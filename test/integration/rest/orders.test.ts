@@ -189,11 +189,12 @@ describe('REST: orders', () => {
       expect(inactive.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
     });
 
-    it('checks an order against the link as it is now, not as an earlier create read it: an edited amount takes effect at once', async () => {
+    /** A MC link of 1000 NGN, and an order create on it for an amount. */
+    async function linkTakingOrders(name: string, description: string) {
       const link = (
         await request(t.baseUrl, 'POST', '/checkout/links/create', {
           apiKey: priv,
-          body: { Name: 'Edited', Description: 'Price change', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
+          body: { Name: name, Description: description, PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
         })
       ).body.data.paymentLink;
       const onLink = (amount: number) =>
@@ -203,6 +204,11 @@ describe('REST: orders', () => {
             payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id },
           }),
         );
+      return { link, onLink };
+    }
+
+    it('checks an order against the link as it is now, not as an earlier create read it: an edited amount takes effect at once', async () => {
+      const { link, onLink } = await linkTakingOrders('Edited', 'Price change');
       expect((await onLink(1000)).body.statusCode).toBe('01');
       const edited = await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/edit`, {
         apiKey: priv,
@@ -220,19 +226,7 @@ describe('REST: orders', () => {
     });
 
     it('refuses an order only by the link as it is now: a link activated again, or repriced to the amount asked, takes it', async () => {
-      const link = (
-        await request(t.baseUrl, 'POST', '/checkout/links/create', {
-          apiKey: priv,
-          body: { Name: 'Paused', Description: 'On and off', PaymentType: 'MC', AuthOption: 'AUTH', Amount: '1000' },
-        })
-      ).body.data.paymentLink;
-      const onLink = (amount: number) =>
-        createOrder(
-          orderPlaintext(nextRef(), {
-            order: { amount, reference: nextRef(), currency: 'NGN' },
-            payment: { RedirectUrl: 'https://m.test', paymentLinkId: link.id },
-          }),
-        );
+      const { link, onLink } = await linkTakingOrders('Paused', 'On and off');
       expect((await onLink(1000)).body.statusCode).toBe('01');
       await request(t.baseUrl, 'PATCH', `/checkout/links/${link.id}/status/disable`, { apiKey: priv });
       expect((await onLink(1000)).body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The payment link is not active.' });
