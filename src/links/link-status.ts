@@ -54,6 +54,9 @@ export const LINK_STATUS_MESSAGES: Record<Exclude<PaymentLinkStatus, 'ACTIVE'>, 
   LIMIT_REACHED: 'This payment link has reached its limit of paying customers.',
 };
 
+/** A link used up only by payments still in progress (with the processor, or a page being answered): not paid, maybe free again shortly. */
+export const LINK_BEING_PAID_MESSAGE = 'Another payment on this payment link is in progress; try again in a few minutes.';
+
 export function linkRefusal(status: Exclude<PaymentLinkStatus, 'ACTIVE'>): DomainError {
   return validationError(LINK_STATUS_MESSAGES[status]);
 }

@@ -4,7 +4,7 @@ import { validationError, type DomainError } from '../shared/errors';
 import { Money } from '../shared/money';
 import { OrderStatus } from '../orders/order-status';
 import { PaymentLink } from './payment-link.entity';
-import { hasLimit, linkRefusal, usedUp, type LinkShape, type LinkUsage } from './link-status';
+import { hasLimit, LINK_BEING_PAID_MESSAGE, linkRefusal, usedUp, type LinkShape, type LinkUsage } from './link-status';
 import { DEFAULT_SUBSCRIPTION_TERMS } from './payment-link-input';
 
 /**
@@ -138,7 +138,8 @@ export function checkLockedLink(link: LinkShape): 'count usage' | 'allowed' {
  * - Before an attempt (`attempt`), payments in progress count too. On a link that can be used
  *   up (single charge, or a Limit), an unauthenticated attempt nobody is answering right now
  *   (an abandoned 3-D Secure or PayPal page) must not block it: when the link would refuse the
- *   new attempt and such attempts exist, AbandonedAttemptsInTheWay is thrown (see there).
+ *   new attempt and such attempts exist, AbandonedAttemptsInTheWay is thrown (see there). A link
+ *   that paid orders alone would not refuse is refused as being paid, not as used up.
  * - When the processor approved (`settle`), only paid orders count.
  */
 export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
@@ -154,8 +155,12 @@ export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPai
   const usage = await linkUsage(em, link.id, { statusIds, excludeOrderId: order.id, customerId: order.customer?.id ?? null });
   const refusal = usedUp(link, usage);
   if (!refusal) return link;
-  const abandoned = stage === 'attempt' ? await abandonedAttempts(em, link, order) : [];
-  throw abandoned.length > 0 ? new AbandonedAttemptsInTheWay(abandoned, linkRefusal(refusal)) : linkRefusal(refusal);
+  if (stage === 'settle') throw linkRefusal(refusal);
+  // Paid orders alone would let the attempt in: the link is only being paid, not used up.
+  const paidOnly = usedUp(link, await linkUsage(em, link.id, { statusIds: PAID, excludeOrderId: order.id, customerId: order.customer?.id ?? null }));
+  const answer = paidOnly ? linkRefusal(paidOnly) : validationError(LINK_BEING_PAID_MESSAGE);
+  const abandoned = await abandonedAttempts(em, link, order);
+  throw abandoned.length > 0 ? new AbandonedAttemptsInTheWay(abandoned, answer) : answer;
 }
 
 /**

@@ -504,7 +504,12 @@ describe('payment integrity', () => {
       try {
         const later = await createOrder({ payment: { paymentLinkId: l.id } });
         const refused = await pay(later, { paymentOption: 'C', card: card('4111111111111111') });
-        expect(refused.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has already been paid.' });
+        // Not paid yet, only being paid: the customer is told to try again, not that the link is used up.
+        expect(refused.body).toEqual({
+          status: 'failed',
+          statusCode: 'VAL400',
+          message: 'Another payment on this payment link is in progress; try again in a few minutes.',
+        });
         arrive();
         expect((await page!).headers.get('location')).toContain('status=successful');
         expect(await verify(earlier)).toMatchObject({ statusId: 5, paymentResponseCode: '00' });
@@ -531,6 +536,9 @@ describe('payment integrity', () => {
         const [a, b] = [await createOrder({ payment: { paymentLinkId: l.id } }), await createOrder({ payment: { paymentLinkId: l.id } })];
         const answers = await Promise.all([a, b].map((r) => pay(r, { paymentOption: 'C', card: card('4111111111111111') })));
         expect(answers.map((r) => r.body.statusCode).sort()).toEqual(['02', 'VAL400']);
+        expect(answers.find((r) => r.body.statusCode === 'VAL400')!.body.message).toBe(
+          'Another payment on this payment link is in progress; try again in a few minutes.',
+        );
         expect(await verify(abandoned)).toMatchObject({
           statusId: 4,
           paymentResponseCode: 'Z3',
