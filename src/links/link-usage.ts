@@ -137,12 +137,18 @@ export function checkLockedLink(link: LinkShape): 'count usage' | 'allowed' {
  *
  * - Before an attempt (`attempt`), payments in progress count too. On a link that can be used
  *   up (single charge, or a Limit), an unauthenticated attempt nobody is answering right now
- *   (an abandoned 3-D Secure or PayPal page) must not block it: when the link would refuse the
+ *   and whose page has been open a while (an abandoned 3-D Secure or PayPal page: its
+ *   authentication expires by `abandonedIfExpiringBy`) must not block it: when the link would refuse the
  *   new attempt and such attempts exist, AbandonedAttemptsInTheWay is thrown (see there). A link
  *   that paid orders alone would not refuse is refused as being paid, not as used up.
  * - When the processor approved (`settle`), only paid orders count.
  */
-export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
+export async function lockLinkForPayment(
+  em: EntityManager,
+  order: OrderBeingPaid,
+  stage: 'attempt' | 'settle',
+  abandonedIfExpiringBy: Date,
+): Promise<PaymentLink> {
   const link = await em.findOneOrFail(
     PaymentLink,
     { id: order.paymentLink!.id },
@@ -159,24 +165,28 @@ export async function lockLinkForPayment(em: EntityManager, order: OrderBeingPai
   // Paid orders alone would let the attempt in: the link is only being paid, not used up.
   const paidOnly = usedUp(link, await linkUsage(em, link.id, { statusIds: PAID, excludeOrderId: order.id, customerId: order.customer?.id ?? null }));
   const answer = paidOnly ? linkRefusal(paidOnly) : validationError(LINK_BEING_PAID_MESSAGE);
-  const abandoned = await abandonedAttempts(em, link, order);
+  const abandoned = await abandonedAttempts(em, link, order, abandonedIfExpiringBy);
   throw abandoned.length > 0 ? new AbandonedAttemptsInTheWay(abandoned, answer) : answer;
 }
 
 /**
  * The fewest abandoned attempts whose end would let the link take `order`'s attempt, oldest
- * first; none when ending every one of them would not (a paid order or an attempt with the
- * processor keeps the link used up). An abandoned attempt is one awaiting authentication that
- * nobody is answering at this moment (SKIP LOCKED: a page being answered holds its order's
+ * first; none when ending every one of them would not (a paid order, an attempt with the
+ * processor or a page opened only a moment ago keeps the link used up). An abandoned attempt is
+ * one awaiting authentication whose authentication expires by `expiringBy` (its page has been
+ * open a while) and that nobody is answering at this moment (SKIP LOCKED: a page being answered holds its order's
  * lock, and it still counts). Its customer's seat is freed only with all of their attempts
  * (a customer who paid keeps it): they go together.
  */
-async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: OrderBeingPaid): Promise<number[]> {
+async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: OrderBeingPaid, expiringBy: Date): Promise<number[]> {
   type Row = { id: number; customer_id: number | null };
   const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<Row[]>;
   const abandoned = await run(
-    `select id, customer_id from checkout_order where payment_link_id = ? and status_id = ? and id <> ? order by id for update skip locked`,
-    [link.id, OrderStatus.PendingAuthentication, order.id],
+    `select o.id, o.customer_id from checkout_order o
+      where o.payment_link_id = ? and o.status_id = ? and o.id <> ?
+        and exists (select 1 from order_payment p where p.order_id = o.id and p.status_id = ? and p.authentication_expires_at <= ?)
+      order by o.id for update of o skip locked`,
+    [link.id, OrderStatus.PendingAuthentication, order.id, OrderStatus.PendingAuthentication, expiringBy],
   );
   if (abandoned.length === 0) return [];
   const counted = await run(

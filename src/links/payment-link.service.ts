@@ -287,8 +287,8 @@ export class PaymentLinkService {
   }
 
   /** The link's usage rules for an order being paid, under the link's row lock, in the caller's transaction (link-usage.ts). */
-  lockForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
-    return lockLinkForPayment(em, order, stage);
+  lockForPayment(em: EntityManager, order: OrderBeingPaid, stage: 'attempt' | 'settle', abandonedIfExpiringBy: Date): Promise<PaymentLink> {
+    return lockLinkForPayment(em, order, stage, abandonedIfExpiringBy);
   }
 
   /**

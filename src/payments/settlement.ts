@@ -28,6 +28,13 @@ import {
 import type { SubscriptionBooks } from './subscription-books';
 import { Listeners } from '../shared/listeners';
 
+/**
+ * How long an attempt's 3-D Secure or PayPal page stays its customer's before a newer attempt on a
+ * link that can be used up may supersede it: a customer reading their one-time password is not
+ * overtaken by another who started a moment later.
+ */
+export const ABANDONED_AFTER_MS = 60_000;
+
 /** A payment attempt reached a status (reported after its transaction committed; for metrics). */
 export interface PaymentOutcome {
   /** null for an order that expired unpaid (no attempt, no method). */
@@ -79,7 +86,9 @@ export class PaymentSettlement {
    * attempt starts (by the payment engine) and when it is approved (here).
    */
   lockLinkRules(em: EntityManager, order: Order, stage: 'attempt' | 'settle'): Promise<PaymentLink> {
-    return this.links.lockForPayment(em, order, stage);
+    // An unauthenticated attempt is abandoned once its page has been open for ABANDONED_AFTER_MS (at most half its time).
+    const openFor = Math.min(ABANDONED_AFTER_MS, this.authenticationTimeoutMs / 2);
+    return this.links.lockForPayment(em, order, stage, new Date(this.clock.now().getTime() + this.authenticationTimeoutMs - openFor));
   }
 
   /**

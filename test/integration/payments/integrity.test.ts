@@ -4,6 +4,7 @@ import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+import { ABANDONED_AFTER_MS } from '../../../src/payments/settlement';
 
 let counter = 0;
 const nextRef = () => `INT-${process.pid}-${Date.now()}-${++counter}`;
@@ -290,10 +291,22 @@ describe('payment integrity', () => {
   });
 
   describe('an abandoned 3-D Secure page does not block a single-charge link', () => {
+    /** The attempts' pages have been open longer than a newer attempt leaves them to their customers (ABANDONED_AFTER_MS): they count as abandoned. */
+    const abandon = async (...references: string[]) => {
+      for (const reference of references) {
+        await sql(
+          `update order_payment set authentication_expires_at = authentication_expires_at - make_interval(secs => ?)
+            where status_id = 2 and order_id = (select id from checkout_order where reference = ?)`,
+          [ABANDONED_AFTER_MS / 1000 + 1, reference],
+        );
+      }
+    };
+
     it('a new attempt on the link supersedes the unauthenticated one', async () => {
       const l = await link({ PaymentType: 'SC' });
       const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
       const abandonedUrl: string = (await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+      await abandon(abandoned);
 
       const next = await createOrder({ payment: { paymentLinkId: l.id } });
       const paid = await pay(next, { paymentOption: 'C', card: card('4111111111111111') });
@@ -326,6 +339,7 @@ describe('payment integrity', () => {
       const l = await link({ PaymentType: 'SC' });
       const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
       await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      await abandon(abandoned);
       const [{ reference: key, token }] = await sql(
         `select p.reference, s.token from order_payment p join checkout_order o on o.id = p.order_id join sandbox_authorization s on s.idempotency_key = p.reference where o.reference = ?`,
         [abandoned],
@@ -360,6 +374,7 @@ describe('payment integrity', () => {
         `update order_payment set status_id = 2 where order_id = (select id from checkout_order where reference = ?); update checkout_order set status_id = 2 where reference = ?`,
         [earlier, earlier],
       );
+      await abandon(earlier);
 
       const later = await createOrder({ payment: { paymentLinkId: l.id } });
       const refused = await pay(later, { paymentOption: 'C', card: card('4111111111111111') });
@@ -373,6 +388,7 @@ describe('payment integrity', () => {
       const l = await link({ PaymentType: 'SC' });
       const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
       await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      await abandon(abandoned);
       const processor = sandbox();
       const close = processor.closeKey;
       processor.closeKey = async () => {
@@ -429,6 +445,7 @@ describe('payment integrity', () => {
       const l = await link({ PaymentType: 'SC' });
       const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
       await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      await abandon(abandoned);
       const processor = sandbox();
       const close = processor.closeKey;
       processor.closeKey = async (...args) => {
@@ -467,6 +484,7 @@ describe('payment integrity', () => {
       expect((await pay(again, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
       const b = await createOrder({ customer: customer('b'), payment: { paymentLinkId: l.id } });
       expect((await pay(b, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
+      await abandon(again, b);
 
       const c = await pay(await createOrder({ customer: customer('c'), payment: { paymentLinkId: l.id } }), {
         paymentOption: 'C',
@@ -484,6 +502,7 @@ describe('payment integrity', () => {
       const l = await link({ PaymentType: 'SC' });
       const earlier = await createOrder({ payment: { paymentLinkId: l.id } });
       const otpUrl: string = (await pay(earlier, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+      await abandon(earlier);
       const jobs = (t.service.runtime.ctx.services.payments as unknown as { jobs: { supersedeAttempt(orderId: number): Promise<boolean> } }).jobs;
       const supersede = jobs.supersedeAttempt;
       const processor = sandbox();
@@ -524,6 +543,7 @@ describe('payment integrity', () => {
       const l = await link({ PaymentType: 'SC' });
       const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
       await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      await abandon(abandoned);
       const processor = sandbox();
       const close = processor.closeKey;
       let calls = 0;
@@ -561,6 +581,7 @@ describe('payment integrity', () => {
         expect((await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
         held.push(reference);
       }
+      await abandon(...held);
       const next = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
       expect(next.body.statusCode).toBe('02');
       expect(await Promise.all(held.map(async (r) => (await verify(r)).paymentResponseCode))).toEqual(held.map(() => 'Z3'));
@@ -574,6 +595,7 @@ describe('payment integrity', () => {
       expect((await fetch(url, form('otp=123456'))).headers.get('location')).toContain('status=successful');
       const again = await createOrder({ customer: payer, payment: { paymentLinkId: l.id } });
       expect((await pay(again, { paymentOption: 'C', card: card('5123450000000008') })).body.statusCode).toBe('02');
+      await abandon(again);
 
       const other = await pay(await createOrder({ payment: { paymentLinkId: l.id } }), { paymentOption: 'C', card: card('4111111111111111') });
       expect(other.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has reached its limit of paying customers.' });

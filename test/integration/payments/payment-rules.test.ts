@@ -1,3 +1,4 @@
+import { ABANDONED_AFTER_MS } from '../../../src/payments/settlement';
 import { startTestService, type TestService } from '../../support/service';
 import { postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
@@ -125,6 +126,16 @@ describe('payment rules: minimum amounts, fees never above the amount, PayPal on
       expect(created.body.statusCode).toBe('01');
       return { reference, paid: await pay(m, reference, 'C') };
     };
+    /** The customers leave their pages open longer than a newer attempt waits for them (ABANDONED_AFTER_MS). */
+    const leaveOpen = async (...references: string[]) => {
+      for (const reference of references) {
+        await sql(
+          `update order_payment set authentication_expires_at = authentication_expires_at - make_interval(secs => ?)
+            where status_id = 2 and order_id = (select id from checkout_order where reference = ?)`,
+          [ABANDONED_AFTER_MS / 1000 + 1, reference],
+        );
+      }
+    };
     const statusOf = async (reference: string) =>
       (await sql(`select status_id, payment_response_code from checkout_order where reference = ?`, [reference]))[0];
 
@@ -133,12 +144,26 @@ describe('payment rules: minimum amounts, fees never above the amount, PayPal on
       const first = await startPaying(link.id, `first-${counter}@example.test`);
       const second = await startPaying(link.id, `second-${counter}@example.test`);
       expect([first.paid.body.statusCode, second.paid.body.statusCode]).toEqual(['02', '02']);
+      await leaveOpen(first.reference, second.reference);
 
       const third = await startPaying(link.id, `third-${counter}@example.test`);
       expect(third.paid.status).toBe(200);
       expect(third.paid.body.statusCode).toBe('02');
       expect(await statusOf(first.reference)).toEqual({ status_id: 4, payment_response_code: 'Z3' });
       expect(await statusOf(second.reference)).toEqual({ status_id: 2, payment_response_code: '02' });
+    });
+
+    it('does not overtake a customer whose page opened a moment ago: the newer customer is told the link is being paid', async () => {
+      const link = await createLink({ Name: 'Last seat', PaymentType: 'MC', Limit: '1' });
+      const reading = await startPaying(link.id, `reading-${counter}@example.test`);
+      expect(reading.paid.body.statusCode).toBe('02');
+      const late = await startPaying(link.id, `late-${counter}@example.test`);
+      expect(late.paid).toMatchObject(refused('Another payment on this payment link is in progress; try again in a few minutes.'));
+      expect(await statusOf(reading.reference)).toEqual({ status_id: 2, payment_response_code: '02' });
+      // Once the page has been open a while, the seat goes to whoever pays.
+      await leaveOpen(reading.reference);
+      expect((await startPaying(link.id, `later-${counter}@example.test`)).paid.body.statusCode).toBe('02');
+      expect(await statusOf(reading.reference)).toEqual({ status_id: 4, payment_response_code: 'Z3' });
     });
 
     it('supersedes nothing while a limited link has room', async () => {
