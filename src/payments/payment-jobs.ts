@@ -127,7 +127,8 @@ export class PaymentJobs {
    * 3. when the cardholder's answer had reached the processor first (a page's call whose response
    *    was lost), the processor's record settles the attempt instead.
    * A close that fails (the processor unreachable) releases the claim: the attempt awaits its
-   * cardholder again, as before, and ProcessorUnavailableError is the caller's. Had the close reached the
+   * cardholder again, as before, and the error is the caller's (for a supersession, as
+   * ProcessorUnavailableError: the newer attempt's pay recorded nothing). Had the close reached the
    * processor after all, its record (declined, with the reason) settles the attempt at the next
    * try, or the page's answer is declined there.
    */
@@ -146,6 +147,8 @@ export class PaymentJobs {
     if (!claimed) return false;
     const processor = processorFor(this.processors, mode);
     const reason = actor === 'expiry' ? ResponseCodes.authenticationExpired : ResponseCodes.superseded;
+    // A supersession runs inside a newer attempt's pay, before anything of that pay is recorded: its processor failures say so.
+    const processorFailed = (err: unknown) => (actor === 'supersede' ? new ProcessorUnavailableError(err) : err);
     let closed = true;
     try {
       if (processor) closed = await processor.closeKey(reference, { expireChallenge: reason });
@@ -156,10 +159,12 @@ export class PaymentJobs {
         this.settlement.releaseClaim(order, payment, actor, methodOfOption(payment.paymentOptionId));
         await em.flush();
       });
-      throw new ProcessorUnavailableError(err);
+      throw processorFailed(err);
     }
     if (closed || !processor) return this.settlement.settleAttempt(id, { kind: 'declined', token: claimed.token, issuer: '', ...reason }, 'processor');
-    const record = await processor.lookup(reference);
+    const record = await processor.lookup(reference).catch((err: unknown) => {
+      throw processorFailed(err);
+    });
     // A challenge the processor would not close stays with reconciliation (it hands it back to its page at the processor deadline).
     return record !== null && record.kind !== 'challenge' && (await this.settlement.settleAttempt(id, record, 'reconciliation'));
   }

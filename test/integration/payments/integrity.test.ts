@@ -5,6 +5,7 @@ import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { ABANDONED_AFTER_MS } from '../../../src/payments/settlement';
+import { ProcessorTimeoutError } from '../../../src/payments/processor-time-limit';
 
 let counter = 0;
 const nextRef = () => `INT-${process.pid}-${Date.now()}-${++counter}`;
@@ -326,6 +327,14 @@ describe('payment integrity', () => {
       expect(third.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'This payment link has already been paid.' });
     });
 
+    /** A single-charge link whose first attempt waits on its 3-D Secure page, left open long enough to count as abandoned. */
+    const abandonedOnSingleChargeLink = async () => {
+      const l = await link({ PaymentType: 'SC' });
+      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
+      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
+      await abandon(abandoned);
+      return { l, abandoned };
+    };
     const sandbox = () => (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
     const sandboxRecord = async (reference: string) =>
       (
@@ -336,10 +345,7 @@ describe('payment integrity', () => {
       )[0];
 
     it("closes the superseded attempt's challenge at the processor: its cardholder's late answer is declined there", async () => {
-      const l = await link({ PaymentType: 'SC' });
-      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
-      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
-      await abandon(abandoned);
+      const { l, abandoned } = await abandonedOnSingleChargeLink();
       const [{ reference: key, token }] = await sql(
         `select p.reference, s.token from order_payment p join checkout_order o on o.id = p.order_id join sandbox_authorization s on s.idempotency_key = p.reference where o.reference = ?`,
         [abandoned],
@@ -385,10 +391,7 @@ describe('payment integrity', () => {
     });
 
     it('an abandoned attempt whose challenge the processor cannot close now is not superseded: the newer attempt is not recorded', async () => {
-      const l = await link({ PaymentType: 'SC' });
-      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
-      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
-      await abandon(abandoned);
+      const { l, abandoned } = await abandonedOnSingleChargeLink();
       const processor = sandbox();
       const close = processor.closeKey;
       processor.closeKey = async () => {
@@ -441,11 +444,49 @@ describe('payment integrity', () => {
       ]);
     });
 
+    it('a supersession whose processor lookup fails answers 503 too: nothing of the newer pay was recorded', async () => {
+      const { l } = await abandonedOnSingleChargeLink();
+      const processor = sandbox();
+      const [close, lookup] = [processor.closeKey, processor.lookup];
+      processor.closeKey = async () => false; // the close finds the key's record final ...
+      processor.lookup = async () => {
+        throw new ProcessorTimeoutError('lookup', 30_000); // ... and reading it times out
+      };
+      const later = await createOrder({ payment: { paymentLinkId: l.id } });
+      try {
+        expect((await pay(later, { paymentOption: 'C', card: card('4111111111111111') })).status).toBe(503);
+      } finally {
+        processor.closeKey = close;
+        processor.lookup = lookup;
+      }
+      expect(await verify(later)).toMatchObject({ statusId: 1 });
+    });
+
+    it('a 3-D Secure page answered past its deadline while the processor cannot close its challenge shows the processing page, not an API error', async () => {
+      const reference = await createOrder();
+      const otpUrl: string = (await pay(reference, { paymentOption: 'C', card: card('5123450000000008') })).body.data.paymentDetail.redirectUrl;
+      await sql(
+        `update order_payment set authentication_expires_at = now() - interval '1 second' where order_id = (select id from checkout_order where reference = ?)`,
+        [reference],
+      );
+      const processor = sandbox();
+      const close = processor.closeKey;
+      processor.closeKey = async () => {
+        throw new ProcessorTimeoutError('closeKey', 30_000);
+      };
+      try {
+        const answered = await fetch(otpUrl, form('otp=123456'));
+        expect(answered.status).toBe(200);
+        expect(answered.headers.get('content-type')).toContain('text/html');
+      } finally {
+        processor.closeKey = close;
+      }
+      // The claim was released: the clock's sweep expires it once the processor is back.
+      expect(await verify(reference)).toMatchObject({ statusId: 2 });
+    });
+
     it('a close that reached the processor but whose answer was lost still ends the attempt as superseded (Z3) at the next try', async () => {
-      const l = await link({ PaymentType: 'SC' });
-      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
-      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
-      await abandon(abandoned);
+      const { l, abandoned } = await abandonedOnSingleChargeLink();
       const processor = sandbox();
       const close = processor.closeKey;
       processor.closeKey = async (...args) => {
@@ -540,10 +581,7 @@ describe('payment integrity', () => {
     });
 
     it('two newer attempts racing to supersede the same abandoned one end it once, as superseded (Z3); one of them gets the link', async () => {
-      const l = await link({ PaymentType: 'SC' });
-      const abandoned = await createOrder({ payment: { paymentLinkId: l.id } });
-      await pay(abandoned, { paymentOption: 'C', card: card('5123450000000008') });
-      await abandon(abandoned);
+      const { l, abandoned } = await abandonedOnSingleChargeLink();
       const processor = sandbox();
       const close = processor.closeKey;
       let calls = 0;
