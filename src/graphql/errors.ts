@@ -2,7 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, ExpiredKeyError, isUnstorableText, UNSTORABLE_TEXT } from '../shared/errors';
 import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/payload-decryptor';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
-import { ProcessorTimeoutError, ProcessorUnavailableError } from '../payments/processor-time-limit';
+import { ProcessorCallFailure } from '../payments/processor-time-limit';
 import { isTokenLimitError, TOO_MANY_TOKENS } from './pipeline';
 import { QUERY_TOO_COMPLEX } from './limits';
 
@@ -33,8 +33,8 @@ export function rootCause(error: unknown): unknown {
 export function isInternalError(error: unknown): boolean {
   const cause = rootCause(error);
   if (cause instanceof DomainError || cause instanceof GraphQLError || isUnstorableText(cause) || cause instanceof PayloadDecryptionError) return false;
-  // The acquirer did not answer in time: not a fault of the service (logged as a warning where it is answered).
-  if (cause instanceof ProcessorTimeoutError || cause instanceof ProcessorUnavailableError) return false;
+  // The acquirer did not answer in time, or could not be reached: not a fault of the service (logged as a warning where it is answered).
+  if (cause instanceof ProcessorCallFailure) return false;
   return !isRequestError(error);
 }
 
@@ -81,7 +81,7 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     return typeof own === 'string' && own !== formatted.extensions?.code ? { ...formatted, extensions: { ...formatted.extensions, code: own } } : formatted;
   }
   if (isRequestError(error)) return formatted;
-  if (cause instanceof ProcessorTimeoutError || cause instanceof ProcessorUnavailableError) {
+  if (cause instanceof ProcessorCallFailure) {
     return { message: cause.message, locations: formatted.locations, path: formatted.path, extensions: { code: cause.code } };
   }
   if (isDatabaseUnavailable(cause)) {

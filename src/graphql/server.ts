@@ -12,7 +12,7 @@ import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
-import { ProcessorTimeoutError, ProcessorUnavailableError } from '../payments/processor-time-limit';
+import { ProcessorCallFailure } from '../payments/processor-time-limit';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
 import { KeySockets, TRY_AGAIN_LATER, UNCHECKED_KEY_REASON } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
@@ -59,11 +59,10 @@ async function refuseLargeDocuments(request: FastifyRequest, reply: FastifyReply
 function logInternalErrors(log: RequestLog, errors: readonly unknown[], details: Record<string, unknown>): void {
   for (const error of errors) {
     const path = error instanceof GraphQLError ? error.path : undefined;
-    if (rootCause(error) instanceof ProcessorTimeoutError) log.warn({ err: rootCause(error), path, ...details }, 'processor call timed out');
-    if (rootCause(error) instanceof ProcessorUnavailableError)
-      log.warn({ err: rootCause(error), path, ...details }, 'processor unavailable before anything was recorded');
+    const cause = rootCause(error);
+    if (cause instanceof ProcessorCallFailure) log.warn({ err: cause, path, ...details }, cause.logLine);
     if (!isInternalError(error)) continue;
-    log.error({ err: rootCause(error), path, ...details }, 'GraphQL operation failed with an internal error');
+    log.error({ err: cause, path, ...details }, 'GraphQL operation failed with an internal error');
   }
 }
 

@@ -5,12 +5,28 @@ export const PROCESSOR_TIMEOUT_MESSAGE =
   "The payment processor did not answer in time. The outcome will be confirmed shortly: read the order's status before trying again.";
 
 /**
+ * A processor call that failed in a way the adapters answer alike: not a fault of the service
+ * (logged as a warning, never as an internal error), with its own message and GraphQL `code`, and
+ * the HTTP status the REST shim answers it with (`retryAfterSeconds`: a Retry-After header).
+ */
+export abstract class ProcessorCallFailure extends Error {
+  abstract readonly code: string;
+  abstract readonly httpStatus: 503 | 504;
+  abstract readonly retryAfterSeconds: number | null;
+  /** The line it is logged with. */
+  abstract readonly logLine: string;
+}
+
+/**
  * A processor call that did not answer within the time limit. The call itself may still reach the
  * processor: the engine stops waiting, and the attempt (refund, capture, void) stays pending, for
  * reconciliation from the processor's record of its key. Adapters answer it with 504.
  */
-export class ProcessorTimeoutError extends Error {
+export class ProcessorTimeoutError extends ProcessorCallFailure {
   readonly code = 'PROCESSOR_TIMEOUT';
+  readonly httpStatus = 504;
+  readonly retryAfterSeconds = null;
+  readonly logLine = 'processor call timed out';
 
   constructor(
     readonly call: string,
@@ -29,8 +45,11 @@ export const PROCESSOR_UNAVAILABLE_MESSAGE = 'The payment processor could not be
  * unreachable, or too slow): nothing of the request was recorded or moved, and it may be sent
  * again as it is. Adapters answer it with 503. The failed call is the `cause`.
  */
-export class ProcessorUnavailableError extends Error {
+export class ProcessorUnavailableError extends ProcessorCallFailure {
   readonly code = 'PROCESSOR_UNAVAILABLE';
+  readonly httpStatus = 503;
+  readonly retryAfterSeconds = 5;
+  readonly logLine = 'processor unavailable before anything was recorded';
 
   constructor(cause: unknown) {
     super(PROCESSOR_UNAVAILABLE_MESSAGE, { cause });

@@ -4,7 +4,7 @@ import { PAYLOAD_DECRYPTION_FAILED, PayloadDecryptionError } from '../crypto/pay
 import { httpStatusFor } from './envelopes';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import { errorBody, sendFailure } from '../protection/failure-shapes';
-import { ProcessorTimeoutError, ProcessorUnavailableError } from '../payments/processor-time-limit';
+import { ProcessorCallFailure } from '../payments/processor-time-limit';
 
 export function sendError(reply: FastifyReply, code: string, message: string): FastifyReply {
   return reply.code(httpStatusFor(code)).send(errorBody(code, message));
@@ -36,16 +36,19 @@ export function installRestErrorHandling(app: FastifyInstance): void {
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return sendError(reply, 'VAL400', 'The request is not valid.');
     }
-    if (error instanceof ProcessorTimeoutError) {
-      // The acquirer did not answer in time: the outcome is settled later from its record.
-      request.log.warn({ err: error }, 'processor call timed out');
-      return sendFailure(request, reply, { status: 504, code: '504', graphqlCode: error.code, message: error.message, extensions: { requestId: request.id } });
-    }
-    if (error instanceof ProcessorUnavailableError) {
-      // Nothing of the request was recorded: it can be sent again as it is.
-      request.log.warn({ err: error }, 'processor unavailable before anything was recorded');
-      reply.header('retry-after', '5');
-      return sendFailure(request, reply, { status: 503, code: '503', graphqlCode: error.code, message: error.message, extensions: { requestId: request.id } });
+    if (error instanceof ProcessorCallFailure) {
+      // The acquirer did not answer in time (504: the outcome is settled later from its record),
+      // or could not be reached before anything was recorded (503: send the request again).
+      request.log.warn({ err: error }, error.logLine);
+      if (error.retryAfterSeconds !== null) reply.header('retry-after', String(error.retryAfterSeconds));
+      const status = error.httpStatus;
+      return sendFailure(request, reply, {
+        status,
+        code: String(status),
+        graphqlCode: error.code,
+        message: error.message,
+        extensions: { requestId: request.id },
+      });
     }
     if (isDatabaseUnavailable(error)) {
       // Not a bug: the database is unreachable (readiness says so too). Clients retry later.
