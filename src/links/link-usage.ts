@@ -162,11 +162,41 @@ export async function lockLinkForPayment(
   const refusal = usedUp(link, usage);
   if (!refusal) return link;
   if (stage === 'settle') throw linkRefusal(refusal);
+  const counted = await countedOrders(em, link, order);
   // Paid orders alone would let the attempt in: the link is only being paid, not used up.
-  const paidOnly = usedUp(link, await linkUsage(em, link.id, { statusIds: PAID, excludeOrderId: order.id, customerId: order.customer?.id ?? null }));
+  const paid = counted.filter((r) => PAID.includes(r.status_id));
+  const paidOnly = usedUp(link, usageOf(paid, order));
   const answer = paidOnly ? linkRefusal(paidOnly) : validationError(LINK_BEING_PAID_MESSAGE);
-  const abandoned = await abandonedAttempts(em, link, order, abandonedIfExpiringBy);
+  const abandoned = await abandonedAttempts(em, link, order, counted, abandonedIfExpiringBy);
   throw abandoned.length > 0 ? new AbandonedAttemptsInTheWay(abandoned, answer) : answer;
+}
+
+/** An order that uses a link up (paid, or a payment in progress), as the refusal path reads them. */
+interface CountedOrder {
+  id: number;
+  customer_id: number | null;
+  status_id: number;
+}
+
+const rowsOf = (em: EntityManager, sql: string, params: unknown[]) =>
+  em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<CountedOrder[]>;
+
+/** The link's other orders that use it up (paid, or a payment in progress), under the caller's lock of the link. */
+function countedOrders(em: EntityManager, link: PaymentLink, order: OrderBeingPaid): Promise<CountedOrder[]> {
+  return rowsOf(
+    em,
+    `select id, customer_id, status_id from checkout_order where payment_link_id = ? and status_id in (${PAID_OR_IN_PROGRESS.join(',')}) and id <> ?`,
+    [link.id, order.id],
+  );
+}
+
+/** The usage of `rows`, as linkUsage counts it in SQL. */
+function usageOf(rows: CountedOrder[], order: OrderBeingPaid): LinkUsage {
+  return {
+    orders: rows.length,
+    customers: new Set(rows.filter((r) => r.customer_id !== null).map((r) => r.customer_id)).size,
+    mine: rows.filter((r) => r.customer_id === (order.customer?.id ?? 0)).length,
+  };
 }
 
 /**
@@ -174,42 +204,30 @@ export async function lockLinkForPayment(
  * first; none when ending every one of them would not (a paid order, an attempt with the
  * processor or a page opened only a moment ago keeps the link used up). An abandoned attempt is
  * one awaiting authentication whose authentication expires by `expiringBy` (its page has been
- * open a while) and that nobody is answering at this moment (SKIP LOCKED: a page being answered holds its order's
- * lock, and it still counts). Its customer's seat is freed only with all of their attempts
- * (a customer who paid keeps it): they go together.
+ * open a while) and that nobody is answering at this moment (SKIP LOCKED: a page being answered
+ * holds its order's lock, and it still counts). Its customer's seat is freed only with all of
+ * their attempts (a customer who paid keeps it): they go together. `counted`: countedOrders.
  */
-async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: OrderBeingPaid, expiringBy: Date): Promise<number[]> {
-  type Row = { id: number; customer_id: number | null };
-  const run = (sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<Row[]>;
-  const abandoned = await run(
-    `select o.id, o.customer_id from checkout_order o
+async function abandonedAttempts(em: EntityManager, link: PaymentLink, order: OrderBeingPaid, counted: CountedOrder[], expiringBy: Date): Promise<number[]> {
+  const abandoned = await rowsOf(
+    em,
+    `select o.id, o.customer_id, o.status_id from checkout_order o
       where o.payment_link_id = ? and o.status_id = ? and o.id <> ?
         and exists (select 1 from order_payment p where p.order_id = o.id and p.status_id = ? and p.authentication_expires_at <= ?)
       order by o.id for update of o skip locked`,
     [link.id, OrderStatus.PendingAuthentication, order.id, OrderStatus.PendingAuthentication, expiringBy],
   );
-  if (abandoned.length === 0) return [];
-  const counted = await run(
-    `select id, customer_id from checkout_order where payment_link_id = ? and status_id in (${PAID_OR_IN_PROGRESS.join(',')}) and id <> ?`,
-    [link.id, order.id],
-  );
-  // As linkUsage counts them.
-  const usageOf = (rows: Row[]): LinkUsage => ({
-    orders: rows.length,
-    customers: new Set(rows.filter((r) => r.customer_id !== null).map((r) => r.customer_id)).size,
-    mine: rows.filter((r) => r.customer_id === (order.customer?.id ?? 0)).length,
-  });
   const groups = new Map<number | null, number[]>();
   for (const { id, customer_id } of abandoned) groups.set(customer_id, [...(groups.get(customer_id) ?? []), id]);
   let remaining = counted;
   const ending: number[] = [];
   for (const [customerId, ids] of groups) {
-    if (!usedUp(link, usageOf(remaining))) break;
+    if (!usedUp(link, usageOf(remaining, order))) break;
     const next = remaining.filter((r) => !ids.includes(r.id));
     // A customer with another order counted (paid, or with the processor) keeps their place: ending these would free nothing.
     if (next.some((r) => r.customer_id === customerId)) continue;
     remaining = next;
     ending.push(...ids);
   }
-  return usedUp(link, usageOf(remaining)) ? [] : ending.sort((a, b) => a - b);
+  return usedUp(link, usageOf(remaining, order)) ? [] : ending.sort((a, b) => a - b);
 }
