@@ -59,11 +59,7 @@ export class PaymentJobs {
   async expireStaleAuthentications(limit = 100): Promise<number> {
     const now = this.clock.now();
     const connection = this.orm.em.getConnection();
-    const payments: UnfinishedAuthentication[] = await connection.execute(
-      `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
-        where p.status_id = ? and p.authentication_expires_at <= ? order by p.authentication_expires_at limit ?`,
-      [OrderStatus.PendingAuthentication, now, limit],
-    );
+    const payments = await this.unfinishedAuthentications('p.authentication_expires_at <= ? order by p.authentication_expires_at limit ?', [now, limit]);
     let expired = await eachApart(
       payments,
       (row) => this.expireAuthentication(row),
@@ -108,12 +104,17 @@ export class PaymentJobs {
    * it changed the attempt (not when its page is being answered at this moment).
    */
   async supersedeAttempt(orderId: number): Promise<boolean> {
-    const [attempt]: UnfinishedAuthentication[] = await this.orm.em.getConnection().execute(
-      `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
-        where p.order_id = ? and p.status_id = ?`,
-      [orderId, OrderStatus.PendingAuthentication],
-    );
+    const [attempt] = await this.unfinishedAuthentications('p.order_id = ?', [orderId]);
     return attempt !== undefined && (await this.endAuthentication(attempt, 'supersede', () => true));
+  }
+
+  /** The attempts awaiting authentication that also match `where` (its `?` taking `params`). */
+  private unfinishedAuthentications(where: string, params: unknown[]): Promise<UnfinishedAuthentication[]> {
+    return this.orm.em.getConnection().execute(
+      `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
+        where p.status_id = ? and ${where}`,
+      [OrderStatus.PendingAuthentication, ...params],
+    );
   }
 
   /**
