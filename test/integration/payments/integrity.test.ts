@@ -4,7 +4,7 @@ import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
-import { ABANDONED_AFTER_MS } from '../../../src/payments/settlement';
+import { leavePagesOpen } from '../../support/abandoned-pages';
 import { ProcessorTimeoutError } from '../../../src/payments/processor-time-limit';
 
 let counter = 0;
@@ -292,16 +292,7 @@ describe('payment integrity', () => {
   });
 
   describe('an abandoned 3-D Secure page does not block a single-charge link', () => {
-    /** The attempts' pages have been open longer than a newer attempt leaves them to their customers (ABANDONED_AFTER_MS): they count as abandoned. */
-    const abandon = async (...references: string[]) => {
-      for (const reference of references) {
-        await sql(
-          `update order_payment set authentication_expires_at = authentication_expires_at - make_interval(secs => ?)
-            where status_id = 2 and order_id = (select id from checkout_order where reference = ?)`,
-          [ABANDONED_AFTER_MS / 1000 + 1, reference],
-        );
-      }
-    };
+    const abandon = (...references: string[]) => leavePagesOpen(sql, ...references);
 
     it('a new attempt on the link supersedes the unauthenticated one', async () => {
       const l = await link({ PaymentType: 'SC' });

@@ -1,4 +1,4 @@
-import { ABANDONED_AFTER_MS } from '../../../src/payments/settlement';
+import { leavePagesOpen } from '../../support/abandoned-pages';
 import { startTestService, type TestService } from '../../support/service';
 import { postEncrypted, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
@@ -126,16 +126,7 @@ describe('payment rules: minimum amounts, fees never above the amount, PayPal on
       expect(created.body.statusCode).toBe('01');
       return { reference, paid: await pay(m, reference, 'C') };
     };
-    /** The customers leave their pages open longer than a newer attempt waits for them (ABANDONED_AFTER_MS). */
-    const leaveOpen = async (...references: string[]) => {
-      for (const reference of references) {
-        await sql(
-          `update order_payment set authentication_expires_at = authentication_expires_at - make_interval(secs => ?)
-            where status_id = 2 and order_id = (select id from checkout_order where reference = ?)`,
-          [ABANDONED_AFTER_MS / 1000 + 1, reference],
-        );
-      }
-    };
+    const leaveOpen = (...references: string[]) => leavePagesOpen(sql, ...references);
     const statusOf = async (reference: string) =>
       (await sql(`select status_id, payment_response_code from checkout_order where reference = ?`, [reference]))[0];
 
