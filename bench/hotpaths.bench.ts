@@ -200,6 +200,14 @@ interface Measured {
   cpuUsPerRequest: number[];
   /** The PostgreSQL server's CPU per request (postgresCpuUs), when it can be told. */
   dbCpuUsPerRequest: number[];
+  /** The WAL records the server wrote per request (pg_stat_wal, the whole server's). */
+  walRecordsPerRequest: number[];
+}
+
+/** The WAL records the server has written since its statistics were reset (pg_stat_wal, PostgreSQL 14 and later). */
+async function walRecords(client: InstanceType<typeof Client>): Promise<number> {
+  const { rows } = await client.query<{ n: string }>('select wal_records::text as n from pg_stat_wal');
+  return Number(rows[0]!.n);
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -710,6 +718,8 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     const profileDir = process.env.BENCH_HOT_PROFILE ? path.resolve(process.env.BENCH_HOT_PROFILE) : undefined;
     const results = new Map<string, Measured>();
     let peakRss = 0;
+    const walClient = new Client({ connectionString: databaseUrl });
+    await walClient.connect();
     const measure = async (c: Case, round: number) => {
       const proc = typeof c.proc === 'object' ? c.proc : (c.proc ?? c.target) === 'service' ? service : baseline;
       const gen = ipc('order-load.js');
@@ -720,6 +730,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         if (profiling) await service.call({ cmd: 'profile-start' });
         const before = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
         const dbBefore = postgresCpuUs(databaseUrl);
+        const walBefore = await walRecords(walClient);
         let sampling = true;
         const sampler = (async () => {
           while (sampling && proc === service) {
@@ -732,6 +743,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         sampling = false;
         await sampler;
         const dbAfter = postgresCpuUs(databaseUrl);
+        const walAfter = await walRecords(walClient);
         const after = await proc.call<{ cpuUs: number }>({ cmd: 'stats' });
         const id = `${c.key} ${c.target}`;
         if (profiling) {
@@ -739,7 +751,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
           fs.mkdirSync(profileDir, { recursive: true });
           fs.writeFileSync(path.join(profileDir, `${c.key}-${c.target}-${round + 1}.cpuprofile`), JSON.stringify(profile));
         }
-        const m = results.get(id) ?? { rates: [], latencies: [], errors: 0, cpuUsPerRequest: [], dbCpuUsPerRequest: [] };
+        const m = results.get(id) ?? { rates: [], latencies: [], errors: 0, cpuUsPerRequest: [], dbCpuUsPerRequest: [], walRecordsPerRequest: [] };
         // A round that ran out of prepared requests is measured over the time all its connections
         // were busy (see LoadResult.fullMs), not over the tail that followed with fewer in flight.
         m.rates.push(r.ranOut ? (r.okWhileFull! * 1000) / Math.max(1, r.fullMs!) : (r.ok * 1000) / r.elapsedMs);
@@ -748,6 +760,7 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         m.firstFailure ??= r.firstFailure;
         m.cpuUsPerRequest.push((after.cpuUs - before.cpuUs) / Math.max(1, r.ok + r.failed));
         if (dbBefore !== undefined && dbAfter !== undefined) m.dbCpuUsPerRequest.push((dbAfter - dbBefore) / Math.max(1, r.ok + r.failed));
+        m.walRecordsPerRequest.push((walAfter - walBefore) / Math.max(1, r.ok + r.failed));
         if (r.ranOut)
           lines.push(
             `  note: ${id} round ${round + 1} used up its ${count(c.key as keyof typeof perSecond)} prepared requests after ${fmt(r.fullMs!)} of ${roundMs} ms: ` +
@@ -758,11 +771,15 @@ export async function runHotPathsBench(): Promise<BenchSection> {
         gen.child.kill();
       }
     };
-    for (let round = 0; round < rounds; round += 1) {
-      for (const pair of chosen) {
-        const order = round % 2 === 0 ? pair : ([pair[1], pair[0]] as const);
-        for (const c of order) await measure(c, round);
+    try {
+      for (let round = 0; round < rounds; round += 1) {
+        for (const pair of chosen) {
+          const order = round % 2 === 0 ? pair : ([pair[1], pair[0]] as const);
+          for (const c of order) await measure(c, round);
+        }
       }
+    } finally {
+      await walClient.end();
     }
 
     // Allocation per order create: a separate run with the sampling heap profiler on.
@@ -800,8 +817,9 @@ export async function runHotPathsBench(): Promise<BenchSection> {
     const cpu = (id: string) => percentile(results.get(id)!.cpuUsPerRequest, 50) / 1000;
     const dbCpu = (id: string) =>
       results.get(id)!.dbCpuUsPerRequest.length ? `, ${(percentile(results.get(id)!.dbCpuUsPerRequest, 50) / 1000).toFixed(2)} ms PostgreSQL CPU/req` : '';
+    const wal = (id: string) => `, ${percentile(results.get(id)!.walRecordsPerRequest, 50).toFixed(1)} WAL records/req`;
     const describe = (id: string) =>
-      `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req${dbCpu(id)}, ${results.get(id)!.errors} errors`;
+      `${fmt(median(id))} req/s, p99 ${p99(id).toFixed(1)} ms, ${cpu(id).toFixed(2)} ms CPU/req${dbCpu(id)}${wal(id)}, ${results.get(id)!.errors} errors`;
     lines.push(
       `REST hot paths, ${CONCURRENCY} connections from another process, ${rounds} interleaved rounds of ${roundMs} ms, PostgreSQL server; ` +
         `service ${os.availableParallelism()} cores, DATABASE_POOL_SIZE ${poolSize}, RATE_LIMIT=off; baselines: bare node:http + pg (bench/baselines/irreducible-server.ts)`,

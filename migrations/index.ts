@@ -27,6 +27,7 @@ import { Migration20261128030000_link_list_json } from './Migration2026112803000
 import { Migration20261128060000_capture_idempotency_key } from './Migration20261128060000_capture_idempotency_key';
 import { Migration20261129050000_email_outbox_settled_index } from './Migration20261129050000_email_outbox_settled_index';
 import { Migration20261130010000_sandbox_settled_as } from './Migration20261130010000_sandbox_settled_as';
+import { Migration20261130020000_fewer_order_indexes } from './Migration20261130020000_fewer_order_indexes';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -58,4 +59,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128060000_capture_idempotency_key', class: Migration20261128060000_capture_idempotency_key },
   { name: 'Migration20261129050000_email_outbox_settled_index', class: Migration20261129050000_email_outbox_settled_index },
   { name: 'Migration20261130010000_sandbox_settled_as', class: Migration20261130010000_sandbox_settled_as },
+  { name: 'Migration20261130020000_fewer_order_indexes', class: Migration20261130020000_fewer_order_indexes },
 ];

@@ -1,10 +1,20 @@
 import { Check, OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { Order } from './order.entity';
+import { OrderStatus } from './order-status';
 
 /** One attempt to pay an order (card or PayPal). */
 @Check({ name: 'order_payment_amount_positive', expression: '"amount" > 0 and "fee" >= 0' })
 @Entity({ tableName: 'order_payment' })
-@Index({ name: 'order_payment_status_id_processing_started_at_index', properties: ['statusId', 'processingStartedAt'] })
+// The sweeps' indexes hold only the attempts they look for: awaiting authentication, by deadline;
+// with the processor (Processing), by start, oldest first (an approved attempt has no entry).
+@Index({
+  name: 'order_payment_awaiting_authentication_expires_at_index',
+  expression: `create index "order_payment_awaiting_authentication_expires_at_index" on "order_payment" ("authentication_expires_at") where "status_id" = ${OrderStatus.PendingAuthentication}`,
+})
+@Index({
+  name: 'order_payment_processing_started_at_index',
+  expression: `create index "order_payment_processing_started_at_index" on "order_payment" ("processing_started_at" nulls first) where "status_id" = ${OrderStatus.Processing}`,
+})
 export class OrderPayment {
   [OptionalProps]?:
     'instrument' | 'remarks' | 'processorToken' | 'authenticationExpiresAt' | 'processingStartedAt' | 'returnedToMerchantAt' | 'dateCreated' | 'dateUpdated';
@@ -51,7 +61,7 @@ export class OrderPayment {
   processorToken: string | null = null;
 
   /** Unfinished 3-D Secure / PayPal authentication fails after this instant. */
-  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true, index: true })
+  @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
   authenticationExpiresAt: Date | null = null;
 
   /**

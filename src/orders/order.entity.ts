@@ -16,8 +16,12 @@ import { OrderStatus, type OrderStatusId } from './order-status';
   expression: '"fee" >= 0 and "subsidiary_fee" >= 0 and "customer_fee" >= 0 and "total_charged_amount" >= "amount"',
 })
 @Check({ name: 'checkout_order_status_known', expression: '"status_id" >= 1 and "status_id" <= 7' })
-@Index({ name: 'checkout_order_environment_id_status_id_index', properties: ['environment', 'statusId'] })
-@Index({ name: 'checkout_order_payment_link_id_status_id_index', properties: ['paymentLink', 'statusId'] })
+// A payment link's orders by status (its usage); orders taken without a link have no entry.
+@Index({
+  name: 'checkout_order_payment_link_id_status_id_index',
+  expression:
+    'create index "checkout_order_payment_link_id_status_id_index" on "checkout_order" ("payment_link_id", "status_id") where "payment_link_id" is not null',
+})
 @Entity({ tableName: 'checkout_order' })
 @Unique({ name: 'checkout_order_environment_reference_unique', properties: ['environment', 'reference'] })
 // Keyset pages newest first, plain and filtered by status, payment method or e-mail (docs/performance.md).
@@ -29,9 +33,17 @@ import { OrderStatus, type OrderStatusId } from './order-status';
   name: 'checkout_order_env_reference_prefix_index',
   expression: 'create index "checkout_order_env_reference_prefix_index" on "checkout_order" ("environment_id", "reference" varchar_pattern_ops)',
 })
-@Index({ name: 'checkout_order_status_id_expires_at_index', properties: ['statusId', 'expiresAt'] })
-// The authorizations left uncaptured past AUTHORIZATION_TTL_HOURS (docs/capture.md).
-@Index({ name: 'checkout_order_status_id_authorized_at_index', properties: ['statusId', 'authorizedAt'] })
+// The sweeps' indexes hold only the rows they look for (a settled order has no entry to write):
+// unpaid orders (Initiated) by expiry, and authorizations left uncaptured past
+// AUTHORIZATION_TTL_HOURS (Authorized) by age (docs/capture.md).
+@Index({
+  name: 'checkout_order_initiated_expires_at_index',
+  expression: `create index "checkout_order_initiated_expires_at_index" on "checkout_order" ("expires_at") where "status_id" = ${OrderStatus.Initiated}`,
+})
+@Index({
+  name: 'checkout_order_authorized_authorized_at_index',
+  expression: `create index "checkout_order_authorized_authorized_at_index" on "checkout_order" ("authorized_at") where "status_id" = ${OrderStatus.Authorized}`,
+})
 export class Order {
   [OptionalProps]?:
     | 'customer'

@@ -236,10 +236,10 @@ export class CaptureService {
     const now = this.clock.now().getTime();
     const rows = await this.sql<{ id: number }>(
       `select o.id from checkout_order o
-        where o.status_id = ? and o.authorized_at <= ?
+        where o.status_id = ${OrderStatus.Authorized} and o.authorized_at <= ?
           and not exists (select 1 from authorization_action a where a.order_id = o.id and a.actor = 'expiry' and a.state = 'failed' and a.settled_at > ?)
         order by o.authorized_at limit ?`,
-      [OrderStatus.Authorized, new Date(now - this.options.authorizationTtlMs), new Date(now - EXPIRY_RETRY_MS), limit],
+      [new Date(now - this.options.authorizationTtlMs), new Date(now - EXPIRY_RETRY_MS), limit],
     );
     return eachApart(
       rows,

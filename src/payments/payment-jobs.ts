@@ -66,8 +66,8 @@ export class PaymentJobs {
       (err, { id }) => this.onFault(err, { paymentId: id }),
     );
     const orders: Array<{ id: number }> = await connection.execute(
-      `select id from checkout_order where status_id = ? and expires_at <= ? order by expires_at limit ?`,
-      [OrderStatus.Initiated, now, limit],
+      `select id from checkout_order where status_id = ${OrderStatus.Initiated} and expires_at <= ? order by expires_at limit ?`,
+      [now, limit],
     );
     expired += await eachApart(
       orders,
@@ -112,8 +112,8 @@ export class PaymentJobs {
   private unfinishedAuthentications(where: string, params: unknown[]): Promise<UnfinishedAuthentication[]> {
     return this.orm.em.getConnection().execute(
       `select p.id, p.reference, e.mode from order_payment p join checkout_order o on o.id = p.order_id join app_environment e on e.id = o.environment_id
-        where p.status_id = ? and ${where}`,
-      [OrderStatus.PendingAuthentication, ...params],
+        where p.status_id = ${OrderStatus.PendingAuthentication} and ${where}`,
+      params,
     );
   }
 
@@ -186,7 +186,7 @@ export class PaymentJobs {
   async reconcileInterruptedAttempts(limit = 100): Promise<number> {
     const rows: Array<{ id: number }> = await this.orm.em
       .getConnection()
-      .execute(`select id from order_payment where status_id = ? order by processing_started_at nulls first limit ?`, [OrderStatus.Processing, limit]);
+      .execute(`select id from order_payment where status_id = ${OrderStatus.Processing} order by processing_started_at nulls first limit ?`, [limit]);
     return eachApart(
       rows,
       ({ id }) => this.reconcileAttempt(id),

@@ -82,6 +82,44 @@ describe('data model on PostgreSQL', () => {
     ]);
   });
 
+  it('reads each sweep from an index that holds only the rows it looks for', async () => {
+    const planOf = (query: string) =>
+      db.orm.em.fork().transactional(async (em) => {
+        await em.execute('set local enable_seqscan = off');
+        const rows: Array<{ 'QUERY PLAN': string }> = await em.execute(`explain (costs off) ${query}`);
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    const at = `'2026-01-01T00:00:00Z'::timestamptz`;
+    expect(await planOf(`select id from checkout_order where status_id = 1 and expires_at <= ${at} order by expires_at limit 100`)).toMatch(
+      /Index Scan using checkout_order_initiated_expires_at_index/,
+    );
+    expect(await planOf(`select id from checkout_order where status_id = 6 and authorized_at <= ${at} order by authorized_at limit 100`)).toMatch(
+      /Index Scan using checkout_order_authorized_authorized_at_index/,
+    );
+    expect(
+      await planOf(`select id from order_payment where status_id = 2 and authentication_expires_at <= ${at} order by authentication_expires_at limit 100`),
+    ).toMatch(/Index Scan using order_payment_awaiting_authentication_expires_at_index/);
+    expect(await planOf(`select id from order_payment where status_id = 3 order by processing_started_at nulls first limit 100`)).toMatch(
+      /Index Scan using order_payment_processing_started_at_index/,
+    );
+    expect(await planOf(`select count(*) from checkout_order where payment_link_id = 1 and status_id = 5`)).toMatch(
+      /checkout_order_payment_link_id_status_id_index/,
+    );
+    // A settlement changes the status, so it writes an entry in every index of the order that
+    // holds its row: none of them repeats another's leading columns.
+    const indexes = (await sql(`select indexname, indexdef from pg_indexes where tablename = 'checkout_order'`)) as Array<{
+      indexname: string;
+      indexdef: string;
+    }>;
+    expect(indexes.map((i) => i.indexname)).not.toContain('checkout_order_environment_id_status_id_index');
+    for (const name of [
+      'checkout_order_initiated_expires_at_index',
+      'checkout_order_authorized_authorized_at_index',
+      'checkout_order_payment_link_id_status_id_index',
+    ])
+      expect(indexes.find((i) => i.indexname === name)?.indexdef).toMatch(/ WHERE /);
+  });
+
   describe('orders', () => {
     let testEnv: number;
     let liveEnv: number;
