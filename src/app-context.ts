@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Clock } from './shared/clock';
+import { Pending } from './shared/pending';
 import { SecretBox } from './crypto/secret-box';
 import { PayloadService } from './merchants/payload.service';
 import { DecryptPool } from './crypto/decrypt-pool';
@@ -74,6 +75,8 @@ export interface AppServices {
   orderStatusBus: OrderStatusBus;
   /** Committed order changes to this instance's bus and dispatcher (on a PostgreSQL server: LISTEN/NOTIFY, or Redis pub/sub with REDIS_URL). */
   eventFanout: EventFanout;
+  /** The announcements of replaced keys and ended sessions still on their way (Runtime.close() waits for them). */
+  keyAnnouncements: Pending;
   /** Webhook delivery: redeliver, test ping, delivery log; the background dispatcher. */
   webhooks: WebhookDispatcher;
   /** The merchant's webhook URL per environment. */
@@ -164,6 +167,13 @@ export function createServices(
     eventFanout.announceTenantChanged(scope);
   };
   merchants.onSettingsChanged(tenantChanged);
+  // Replaced api-keys and ended member sessions are announced by whichever process made the change
+  // (a command line's too), so that every instance closes the sockets opened with them.
+  const keyAnnouncements = new Pending();
+  merchants.onApiKeysReplaced((notice) => keyAnnouncements.add(eventFanout.announceKeysExpiry(notice)));
+  members.onMemberSessionsEnded((notice) => {
+    for (const environmentId of notice.environmentIds) keyAnnouncements.add(eventFanout.announceKeysExpiry({ environmentId, expiresAt: clock.now() }));
+  });
   const links = new PaymentLinkService(orm, config.publicUrl, audit, reads);
   // Worker threads for RSA decryption start here; Runtime.close() stops them (payloads.close()).
   const payloads = new PayloadService(orm, secrets, clock, new DecryptPool({ threads: config.decryptThreads }), tenantCaches);
@@ -217,6 +227,7 @@ export function createServices(
     merchantReturns: new MerchantReturnService(orm, clock),
     orderStatusBus,
     eventFanout,
+    keyAnnouncements,
     webhooks,
     webhookEndpoints: new WebhookEndpointService(orm, webhookUrlPolicy, audit, { invalidate: tenantChanged }),
     dashboardSessions: new DashboardSessionService(orm, clock, config.dashboardSessionTtlSeconds, audit, memberTotp),

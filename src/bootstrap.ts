@@ -28,6 +28,8 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
       await ctx.services.payloads.close(); // the decryption worker threads
       // Background work queues its emails while the database is still open (a command-line run also sends its own).
       await ctx.services.teamMail.settled();
+      // Replaced keys announced to the running instances before the connection that carries them stops.
+      await ctx.services.keyAnnouncements.settled();
       // A connection the fan-out opened only to publish (the command line's, with REDIS_URL); stopped already by a service.
       await ctx.services.eventFanout.stop();
     } finally {

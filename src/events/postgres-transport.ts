@@ -16,7 +16,7 @@ export interface PostgresTransportOptions {
  * exponential backoff when lost and checked with a query while idle (a connection that died
  * silently is found out). The outbox NOTIFYs in the writing transaction, which PostgreSQL
  * delivers at commit (never on rollback) to every instance on the database; `publish` NOTIFYs
- * on the LISTEN connection itself.
+ * on the LISTEN connection itself (or, in a process that does not listen, on one of its own).
  */
 export class PostgresTransport implements EventTransport {
   readonly announcedByDatabase = true;
@@ -39,8 +39,19 @@ export class PostgresTransport implements EventTransport {
 
   async publish(payload: string): Promise<void> {
     const client = this.client;
-    if (!client) throw new Error('the LISTEN connection is down');
-    await client.query('select pg_notify($1, $2)', [this.options.channel, payload]);
+    if (client) {
+      await client.query('select pg_notify($1, $2)', [this.options.channel, payload]);
+      return;
+    }
+    if (!this.stopped) throw new Error('the LISTEN connection is down');
+    // A process that does not listen (the command line) notifies on a connection of its own.
+    const once = new Client({ connectionString: this.options.connectionString, application_name: this.applicationName });
+    try {
+      await once.connect();
+      await once.query('select pg_notify($1, $2)', [this.options.channel, payload]);
+    } finally {
+      await once.end().catch(() => undefined);
+    }
   }
 
   /** Connects once (a failure is reported as lost and retried in the background). */

@@ -4,6 +4,9 @@ import { within } from '../shared/time';
 /** How long one key's check may take, from when it starts, before its sockets are closed unconfirmed. */
 const CHECK_TIMEOUT_MS = 5_000;
 
+/** The longest delay a Node timer takes (2^31 − 1 ms, about 24.8 days). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 /** Keys checked at once: a few of the pool's connections, whatever the number of sockets. */
 const CHECKS_AT_ONCE = 4;
 
@@ -16,9 +19,13 @@ export const TRY_AGAIN_LATER = 1013;
 export const UNCHECKED_KEY_REASON = 'Try again later: the api-key or session could not be checked';
 
 interface TrackedSocket {
+  environmentId: number;
   apiKey: string;
   close(code: number, reason: string): void;
 }
+
+/** What a check of a socket's key (or session) finds: it no longer works, or it works until `expiresAt` (epoch ms; null: no end). */
+export type KeyStanding = false | { expiresAt: number | null };
 
 export interface KeySocketsLog {
   error(obj: object, msg?: string): void;
@@ -30,6 +37,11 @@ export interface KeySocketsLog {
  * at the moment the replaced keys stop working (at once without a grace period), and the
  * sockets whose key no longer authenticates are closed with graphql-ws's `Forbidden` (4403).
  *
+ * A key (or session) that works only until a known instant, a replaced key in its grace period
+ * or a session, is checked again at that instant: when the socket opens and whenever a check
+ * finds it so. An instance that did not hear a rotation (its event connection was down) learns
+ * the end of the grace from its reconnection's check of every socket and closes them then.
+ *
  * A check that fails or does not answer in time closes the socket too, with 1013 "Try Again
  * Later": a key that cannot be confirmed is not trusted, and the client's reconnection
  * authenticates anew. Each distinct key is checked once however many sockets share it, a few
@@ -37,23 +49,28 @@ export interface KeySocketsLog {
  */
 export class KeySockets {
   private readonly byEnvironment = new Map<number, Set<TrackedSocket>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** The checks due, by environment and instant, so that many sockets of one expiring key set one timer. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(
-    /** Whether the key still authenticates (false for an expired or unknown key). */
-    private readonly stillWorks: (apiKey: string) => Promise<boolean>,
+    /** Whether the key still authenticates (false for an expired or unknown key), and until when. */
+    private readonly stillWorks: (apiKey: string) => Promise<KeyStanding>,
     private readonly now: () => Date,
     private readonly log: KeySocketsLog,
     private readonly checkTimeoutMs = CHECK_TIMEOUT_MS,
   ) {}
 
-  /** Tracks a socket until the returned function is called (when it closes). */
-  add(environmentId: number, apiKey: string, close: TrackedSocket['close']): () => void {
+  /**
+   * Tracks a socket until the returned function is called (when it closes); a key (or session)
+   * that stops working at `expiresAt` (epoch ms) is checked again then.
+   */
+  add(environmentId: number, apiKey: string, close: TrackedSocket['close'], expiresAt: number | null = null): () => void {
     let sockets = this.byEnvironment.get(environmentId);
     if (!sockets) this.byEnvironment.set(environmentId, (sockets = new Set()));
     const set = sockets;
-    const socket: TrackedSocket = { apiKey, close };
+    const socket: TrackedSocket = { environmentId, apiKey, close };
     set.add(socket);
+    if (expiresAt !== null) this.keysExpire(environmentId, new Date(expiresAt));
     return () => {
       set.delete(socket);
       if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
@@ -68,12 +85,19 @@ export class KeySockets {
       void this.check(environmentId);
       return;
     }
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.check(environmentId);
-    }, delay + 50);
+    const due = `${environmentId}@${expiresAt.getTime()}`;
+    if (this.timers.has(due)) return;
+    // A timer longer than Node allows would fire at once: a far end is checked at the longest wait,
+    // which finds the key working and waits again.
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(due);
+        void this.check(environmentId);
+      },
+      Math.min(delay + 50, LONGEST_TIMER_MS),
+    );
     timer.unref();
-    this.timers.add(timer);
+    this.timers.set(due, timer);
   }
 
   /**
@@ -90,7 +114,7 @@ export class KeySockets {
   }
 
   stop(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
 
@@ -110,15 +134,19 @@ export class KeySockets {
     const worker = async () => {
       while (taken < queue.length) {
         const [apiKey, sharing] = queue[taken++]!;
-        let works: boolean;
+        let standing: KeyStanding;
         try {
-          works = await within(this.stillWorks(apiKey), this.checkTimeoutMs, 'checking the api-key of a GraphQL WebSocket');
+          standing = await within(this.stillWorks(apiKey), this.checkTimeoutMs, 'checking the api-key of a GraphQL WebSocket');
         } catch (err) {
           this.log.error({ err, sockets: sharing.length }, 'checking the api-key of a GraphQL WebSocket failed; its sockets are closed');
           for (const socket of sharing) socket.close(TRY_AGAIN_LATER, UNCHECKED_KEY_REASON);
           continue;
         }
-        if (!works) for (const socket of sharing) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
+        if (!standing) for (const socket of sharing) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
+        else if (standing.expiresAt !== null) {
+          const expiresAt = new Date(standing.expiresAt);
+          for (const environmentId of new Set(sharing.map((socket) => socket.environmentId))) this.keysExpire(environmentId, expiresAt);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(CHECKS_AT_ONCE, queue.length) }, worker));

@@ -14,7 +14,7 @@ import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
 import { ProcessorCallFailure } from '../payments/processor-time-limit';
 import { documentTooLarge, MAX_DOCUMENT_TOKENS, OperationPipeline, unstorableTextError } from './pipeline';
-import { KeySockets, TRY_AGAIN_LATER, UNCHECKED_KEY_REASON } from './key-sockets';
+import { KeySockets, TRY_AGAIN_LATER, UNCHECKED_KEY_REASON, type KeyStanding } from './key-sockets';
 import { buildGraphqlSchema } from './schema';
 import { compiledExecutionGateway } from './compiled-execution';
 import { countSocketOperation, noteFailedAuthentication } from '../protection';
@@ -179,14 +179,14 @@ const SESSION_SOCKET = 'dashboard-session:';
  * all instances, and each checks its own sockets of the environments concerned.
  */
 function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeySockets {
-  const { auth, merchants, members, eventFanout } = ctx.services;
+  const { auth, eventFanout } = ctx.services;
   const sockets = new KeySockets(
     (apiKey) =>
       (apiKey.startsWith(SESSION_SOCKET)
         ? ctx.services.dashboardSessions.authenticate(JSON.parse(apiKey.slice(SESSION_SOCKET.length)) as SessionCredentials)
         : auth.authenticate(apiKey)
       ).then(
-        () => true,
+        (tenant): KeyStanding => ({ expiresAt: tenant.keyExpiresAt ?? null }),
         (err) => {
           if (err instanceof DomainError) return false;
           throw err;
@@ -195,24 +195,11 @@ function closeSocketsOfReplacedKeys(app: FastifyInstance, ctx: AppContext): KeyS
     () => ctx.clock.now(),
     app.log,
   );
-  const stopAnnouncing = merchants.onApiKeysReplaced((notice) => {
-    eventFanout.announceKeysExpiry(notice).catch((err) => app.log.error({ err }, 'announcing replaced api-keys failed'));
-  });
-  // A member's role change or removal ends their dashboard sessions now: their sockets close at once, on every instance.
-  const stopMembers = members.onMemberSessionsEnded((notice) => {
-    for (const environmentId of notice.environmentIds) {
-      eventFanout
-        .announceKeysExpiry({ environmentId, expiresAt: ctx.clock.now() })
-        .catch((err) => app.log.error({ err }, 'announcing ended member sessions failed'));
-    }
-  });
   const stopListening = eventFanout.onKeysExpiry((expiry) => sockets.keysExpire(expiry.environmentId, expiry.expiresAt));
   // A rotation announced while this instance did not listen went unheard: every socket is
   // checked again when the connection is back, before the events missed meanwhile go out.
   const stopRechecking = eventFanout.onReconnected(() => sockets.checkAll());
   app.addHook('onClose', async () => {
-    stopAnnouncing();
-    stopMembers();
     stopListening();
     stopRechecking();
     sockets.stop();
@@ -245,8 +232,11 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
       const apiKey = apiKeyOf(socket.connectionParams);
       const session = apiKey === undefined ? sessionOf(ctx, socket.extra.request, socket.connectionParams) : undefined;
       let environmentId: number;
+      let expiresAt: number | null;
       try {
-        environmentId = (session ? await ctx.services.dashboardSessions.authenticate(session) : await auth.authenticate(apiKey)).environmentId;
+        const tenant = session ? await ctx.services.dashboardSessions.authenticate(session) : await auth.authenticate(apiKey);
+        environmentId = tenant.environmentId;
+        expiresAt = tenant.keyExpiresAt ?? null;
       } catch (err) {
         if (err instanceof DomainError) {
           await noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
@@ -265,13 +255,13 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         socket.extra.apiKey = apiKey;
         ws.once(
           'close',
-          sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason)),
+          sockets.add(environmentId, apiKey, (code, reason) => ws.close(code, reason), expiresAt),
         );
       } else if (session && ws.readyState === ws.OPEN) {
         socket.extra.session = session;
         ws.once(
           'close',
-          sockets.add(environmentId, SESSION_SOCKET + JSON.stringify(session), (code, reason) => ws.close(code, reason)),
+          sockets.add(environmentId, SESSION_SOCKET + JSON.stringify(session), (code, reason) => ws.close(code, reason), expiresAt),
         );
       }
       return true;

@@ -159,6 +159,7 @@ export class DashboardSessionService {
       subsidiaryId: row.subsidiary_id,
       mode: row.mode,
       member: { memberId: Number(row.member_id), email: row.member_email, role: row.member_role },
+      keyExpiresAt: new Date(row.expires_at).getTime(),
     };
   }
 

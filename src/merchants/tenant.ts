@@ -18,7 +18,7 @@ export interface Tenant {
    * a tenant the service acts as itself (a hosted payment page).
    */
   keyId?: number;
-  /** When that key stops working (epoch ms), as known at authentication; null: no expiry. */
+  /** When that key (or the member's dashboard session) stops working (epoch ms), as known at authentication; null: no expiry. */
   keyExpiresAt?: number | null;
   /** That key's hint (its visible part, never the key), naming it in the audit log. */
   keyHint?: string;

@@ -4,7 +4,9 @@ import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { changeUnheard, expectForbiddenClosedBeforeMissedEvents, openSocketsOnB, statusEvents } from '../../support/outage-sockets';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../../support/redis-server';
-import { createScratchDatabase } from './helpers';
+import { createScratchDatabase, sleep, waitFor } from './helpers';
+import { request } from '../../support/http';
+import { closedWithin, WsSession } from '../graphql/ws-session';
 
 /**
  * Two instances on one database of this file's own and one Redis carrying their events. While
@@ -60,5 +62,41 @@ describeWithRedis('GraphQL WebSockets after an outage of the Redis subscription'
       'Successful',
     ]);
     sockets.publicSocket.close();
+  }, 60_000);
+
+  it('closes (4403), when its grace period ends, a socket whose key was rotated with a grace period while B did not hear', async () => {
+    const m = await createTestMerchant(a);
+    const fanout = b.service.runtime.ctx.services.eventFanout;
+    const replaced = m.keys.test.privateKey;
+    const socket = await WsSession.open(b.baseUrl, { 'api-key': replaced });
+    let cutting = true;
+    const cutter = (async () => {
+      while (cutting) {
+        await admin.call('client', 'kill', 'type', 'pubsub').catch(() => undefined);
+        await sleep(10);
+      }
+    })();
+    let graceEnds: number;
+    try {
+      await waitFor(() => !fanout.hearing, 5_000, "B's Redis subscription to drop");
+      const rotated = await request(a.baseUrl, 'POST', '/graphql', {
+        apiKey: replaced,
+        body: { query: 'mutation { rotateKeys(input: { keys: [PRIVATE], graceSeconds: 3 }) { privateKey } }' },
+      });
+      expect(rotated.body.errors).toBeUndefined();
+      graceEnds = Date.now() + 3_000;
+    } finally {
+      cutting = false;
+      await cutter;
+    }
+    // B's check on reconnecting finds the key still working (its grace): the socket stays open until the grace ends, then closes.
+    await waitFor(() => fanout.hearing, 10_000, "B's Redis subscription to return");
+    try {
+      const closed = await closedWithin(socket, 10_000);
+      expect(closed).toEqual({ code: 4403, reason: expect.stringContaining('Forbidden') });
+      expect(Date.now()).toBeGreaterThanOrEqual(graceEnds - 1_000);
+    } finally {
+      socket.close();
+    }
   }, 60_000);
 });

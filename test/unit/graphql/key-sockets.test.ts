@@ -1,4 +1,4 @@
-import { KeySockets } from '../../../src/graphql/key-sockets';
+import { KeySockets, type KeyStanding } from '../../../src/graphql/key-sockets';
 import { decodeNotification, encodeNotification } from '../../../src/events/event-notification';
 import { waitFor } from '../../integration/events/helpers';
 
@@ -11,7 +11,7 @@ describe('KeySockets', () => {
     const sockets = new KeySockets(
       async (key) => {
         checked.push(key);
-        return !revoked.has(key);
+        return !revoked.has(key) && { expiresAt: null };
       },
       () => new Date(),
       silent,
@@ -35,7 +35,7 @@ describe('KeySockets', () => {
     const sockets = new KeySockets(
       async () => {
         checks += 1;
-        return Date.now() < expiresAt;
+        return Date.now() < expiresAt && { expiresAt: null };
       },
       () => new Date(),
       silent,
@@ -54,10 +54,53 @@ describe('KeySockets', () => {
     sockets.stop();
   });
 
+  it('closes a socket when the key it opened with reaches its known end, without any announcement', async () => {
+    const endsAt = Date.now() + 100;
+    let checks = 0;
+    const sockets = new KeySockets(
+      async () => {
+        checks += 1;
+        return Date.now() < endsAt && { expiresAt: endsAt };
+      },
+      () => new Date(),
+      silent,
+    );
+    const closed: number[] = [];
+    // Two sockets of one key in its grace period: one check at its end, for both.
+    sockets.add(1, 'replaced-key', (code) => closed.push(code), endsAt);
+    sockets.add(1, 'replaced-key', (code) => closed.push(code), endsAt);
+    await waitFor(() => closed.length === 2, 5000, 'the sockets closed at the end of the grace period');
+    expect(closed).toEqual([4403, 4403]);
+    expect(checks).toBe(1);
+    sockets.stop();
+  });
+
+  it('a check that finds a key working only until a later instant checks it again then (a rotation this instance did not hear)', async () => {
+    let endsAt: number | null = null;
+    const sockets = new KeySockets(
+      async () => (endsAt === null || Date.now() < endsAt) && { expiresAt: endsAt },
+      () => new Date(),
+      silent,
+    );
+    const closed: number[] = [];
+    sockets.add(1, 'key', (code) => closed.push(code));
+    // Replaced with a grace period while the announcement went unheard; the reconnection's check finds it still working.
+    endsAt = Date.now() + 100;
+    await sockets.checkAll();
+    expect(closed).toEqual([]);
+    await waitFor(() => closed.length === 1, 5000, 'the socket closed at the end of the grace period');
+    expect(closed).toEqual([4403]);
+    sockets.stop();
+  });
+
   it('closes, with 1013 so the client reconnects, a socket whose key check fails or does not answer in time', async () => {
     const sockets = new KeySockets(
       (key) =>
-        key === 'broken' ? Promise.reject(new Error('connection refused')) : key === 'hanging' ? new Promise<boolean>(() => undefined) : Promise.resolve(true),
+        key === 'broken'
+          ? Promise.reject(new Error('connection refused'))
+          : key === 'hanging'
+            ? new Promise<KeyStanding>(() => undefined)
+            : Promise.resolve({ expiresAt: null }),
       () => new Date(),
       silent,
       20,
@@ -83,7 +126,7 @@ describe('KeySockets', () => {
         most = Math.max(most, running);
         await new Promise((resolve) => setTimeout(resolve, 25));
         running -= 1;
-        return true;
+        return { expiresAt: null };
       },
       () => new Date(),
       silent,
