@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { MIGRATIONS } from '../../migrations';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded';
 import { openReplicaPool, ReadRouting } from './read-routing';
+import { RedisWriterMarks } from './writer-marks';
 
 export type DatabaseMode = 'postgres' | 'embedded';
 
@@ -106,11 +107,15 @@ export async function openDatabaseWith(entities: EntityList, config: Config, opt
     }
     // Opened lazily by pg: a replica that is down at start does not stop the service (reads fall back to the primary).
     const replica = config.databaseReadUrl ? openReplicaPool(config.databaseReadUrl, poolSize) : null;
+    // With several instances (REDIS_URL), who wrote lately is known to all of them.
+    const shared = replica && config.redisUrl && config.databaseReadAfterWriteMs > 0 ? new RedisWriterMarks(config.redisUrl) : undefined;
+    await shared?.whenReady();
     return {
       orm,
       mode: embedded ? 'embedded' : 'postgres',
-      reads: new ReadRouting(orm, replica, { afterWriteMs: config.databaseReadAfterWriteMs }),
+      reads: new ReadRouting(orm, replica, { afterWriteMs: config.databaseReadAfterWriteMs, shared }),
       async close() {
+        await shared?.close();
         await replica?.end();
         await orm.close(true);
         await embedded?.close();

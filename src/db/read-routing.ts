@@ -3,9 +3,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { poolSource, sqlRunner, type RunSql } from './sql';
 import { isDatabaseUnavailable } from './unavailable';
 import { Listeners } from '../shared/listeners';
+import type { WriterMarks } from './writer-marks';
 
-/** Why a read went where it went: the replica; the primary because the caller wrote lately, or because the replica failed. */
-export type ReadReason = 'replica' | 'own_write' | 'replica_unavailable';
+/**
+ * Why a read went where it went: the replica; the primary because the caller wrote lately,
+ * because the replica failed, or because the shared record of writers (Redis) could not be asked.
+ */
+export type ReadReason = 'replica' | 'own_write' | 'replica_unavailable' | 'writers_unavailable';
 
 export interface ReadNotice {
   server: 'replica' | 'primary';
@@ -46,8 +50,10 @@ export function openReplicaPool(url: string, size: number): Pool {
  * log, webhook deliveries) run their SQL: the read replica when there is one, else the primary.
  * A caller that wrote within `afterWriteMs` reads from the primary (it must see its own write;
  * the replica may not have replayed it yet), and so does every caller while the replica fails
- * (for REPLICA_RETRY_MS after each failure). Writes, reads in transactions, reads that decide a
- * write and reads right after paying never come here: they use the primary (MikroORM).
+ * (for REPLICA_RETRY_MS after each failure). With REDIS_URL the record of writers is shared by
+ * every instance (WriterMarks), so a write taken by one routes the caller's reads on all.
+ * Writes, reads in transactions, reads that decide a write and reads right after paying never
+ * come here: they use the primary (MikroORM).
  * docs/operations.md, "A read replica", says why a time window and not the WAL position.
  */
 export class ReadRouting {
@@ -63,7 +69,13 @@ export class ReadRouting {
   constructor(
     orm: MikroORM,
     replica: Pool | null,
-    private readonly options: { afterWriteMs: number; now?: () => number; maxWriters?: number } = { afterWriteMs: 0 },
+    private readonly options: {
+      afterWriteMs: number;
+      now?: () => number;
+      maxWriters?: number;
+      /** Writers recorded for every instance (REDIS_URL): a write taken by one routes the caller's reads on all. */
+      shared?: WriterMarks;
+    } = { afterWriteMs: 0 },
   ) {
     this.primary = sqlRunner(orm);
     if (replica) {
@@ -87,14 +99,25 @@ export class ReadRouting {
 
   /** The runner of a list read by `caller` (undefined: a caller without identity, which never wrote). */
   for(caller: string | undefined): RunSql {
-    if (!this.replica) return this.primary;
-    if (this.wroteLately(caller)) {
-      return (query, params) => {
-        this.notify({ server: 'primary', reason: 'own_write' });
-        return this.primary(query, params);
-      };
-    }
-    return this.replica;
+    const replica = this.replica;
+    if (!replica) return this.primary;
+    if (this.wroteLately(caller)) return this.onPrimary('own_write');
+    const shared = this.options.shared;
+    if (!shared || caller === undefined || this.options.afterWriteMs === 0) return replica;
+    // Its write may have been taken by another instance: the shared record says. When it cannot
+    // be asked, the primary answers (a caller must see its own write; the replica may trail).
+    return async (query, params) => {
+      const wrote = await shared.has(caller).catch(() => undefined);
+      if (wrote === false) return replica(query, params);
+      return this.onPrimary(wrote ? 'own_write' : 'writers_unavailable')(query, params);
+    };
+  }
+
+  private onPrimary(reason: ReadReason): RunSql {
+    return (query, params) => {
+      this.notify({ server: 'primary', reason });
+      return this.primary(query, params);
+    };
   }
 
   /**
@@ -105,9 +128,14 @@ export class ReadRouting {
     return this.replica !== undefined && this.options.afterWriteMs > 0;
   }
 
-  /** Records that `caller` has just written: its reads go to the primary for the window. */
-  wrote(caller: string | undefined): void {
+  /**
+   * Records that `caller` has just written: its reads go to the primary for the window, on every
+   * instance when the record is shared (resolves once it is; a failure to share is left to the
+   * readers, who go to the primary while they cannot ask).
+   */
+  async wrote(caller: string | undefined): Promise<void> {
     if (!this.replica || caller === undefined || this.options.afterWriteMs === 0) return;
+    const shared = this.options.shared?.mark(caller, this.options.afterWriteMs).catch(() => undefined);
     const now = this.now();
     // Re-inserted, so that the map stays in the order of the writes (the oldest first).
     this.writers.delete(caller);
@@ -118,6 +146,7 @@ export class ReadRouting {
       this.writers.delete(oldest);
       if (until > now) this.forgottenUntil = Math.max(this.forgottenUntil, until);
     }
+    await shared;
   }
 
   private wroteLately(caller: string | undefined): boolean {

@@ -22,9 +22,10 @@ export interface GraphqlContext {
   knownTenant(): Tenant | undefined;
   /**
    * Called when a mutation has run: its caller (if the operation authenticated one) reads its
-   * lists from the primary for a while, so that they show what it wrote (src/db/read-routing.ts).
+   * lists from the primary for a while, so that they show what it wrote (src/db/read-routing.ts);
+   * resolves once every instance would know it (REDIS_URL).
    */
-  wrote(): void;
+  wrote(): Promise<void>;
   isAdmin: boolean;
   /** The address of the client (of the upgrade request, for WebSocket), as the audit log records it. */
   ip?: string;

@@ -107,7 +107,7 @@ async function createHttpHandler(app: FastifyInstance, ctx: AppContext, schema: 
             },
             async willSendResponse({ response, contextValue, operation }) {
               // Before the answer leaves: the caller's next request cannot overtake it.
-              if (operation?.operation === 'mutation') contextValue.wrote();
+              if (operation?.operation === 'mutation') await contextValue.wrote();
               // An internal error carries the request id (also in the x-request-id header), for support.
               if (contextValue?.requestId && response.body.kind === 'single') withRequestId(response.body.singleResult.errors, contextValue.requestId);
             },
@@ -291,8 +291,8 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey, session: socket.extra.session }, socket.extra.request),
       };
     },
-    onNext: (socket, id, payload, args, result) => {
-      if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') (args.contextValue as GraphqlContext).wrote();
+    onNext: async (socket, id, payload, args, result) => {
+      if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') await (args.contextValue as GraphqlContext).wrote();
       if (!result.errors) return undefined;
       metrics?.errored(socket, id, payload.operationName);
       return { ...result, errors: format(socket, id, result.errors) };

@@ -97,7 +97,7 @@ export class Metrics {
 
   readonly listReads = new Counter({
     name: `${METRIC_PREFIX}list_read_statements_total`,
-    help: 'Statements of list reads (lists, dashboard summary, timelines, audit log, webhook deliveries) with DATABASE_READ_URL set, by the server that ran them (replica, primary) and why (replica; own_write: the caller wrote lately; replica_unavailable: the replica failed or rests after a failure).',
+    help: 'Statements of list reads (lists, dashboard summary, timelines, audit log, webhook deliveries) with DATABASE_READ_URL set, by the server that ran them (replica, primary) and why (replica; own_write: the caller wrote lately; replica_unavailable: the replica failed or rests after a failure; writers_unavailable: the record of writers shared through Redis could not be asked).',
     labelNames: ['server', 'reason'] as const,
     registers: [this.registry],
   });

@@ -34,6 +34,6 @@ export function tenantOf(request: FastifyRequest): Tenant {
  */
 export function rememberWriters(services: AppServices) {
   return async (request: FastifyRequest): Promise<void> => {
-    if (request.tenant && request.method !== 'GET') services.reads.wrote(callerOf(request.tenant));
+    if (request.tenant && request.method !== 'GET') await services.reads.wrote(callerOf(request.tenant));
   };
 }

@@ -4,6 +4,8 @@ import { createTestMerchant } from '../../support/merchants';
 import { ownerOf, signInMember, type DashboardSession } from '../../support/members';
 import { query, replicaCaughtUp, replicationBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../../support/replicated-postgres';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import { startRedisServer } from '../../support/redis-server';
+import { redisServerProgram } from '../../../bench/redis-program';
 
 /**
  * DATABASE_READ_URL against a real hot standby that follows its own primary by streaming
@@ -138,6 +140,33 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
     expect((await asOther(TIMELINE, { reference })).data.orderTimeline.map((e: { event: string }) => e.event)).toEqual(['order.created']);
     expect(references(await asOther(LINKS), 'paymentLinks')).toContain(linkReference);
   });
+
+  (redisServerProgram() !== undefined ? it : it.skip)(
+    'with REDIS_URL, a caller whose write one instance took reads it on another instance, from the primary',
+    async () => {
+      const redis = await startRedisServer();
+      const env = { DATABASE_URL: primaryDb, DATABASE_READ_URL: replicaDb, DATABASE_READ_AFTER_WRITE_MS: '600000', REDIS_URL: redis.url };
+      const [a, b] = await Promise.all([startTestService(env), startTestService(env)]);
+      try {
+        // Another caller of the same merchant: its owner, signed in to the dashboard (it writes nothing).
+        const owner = await signInMember(a.baseUrl, await ownerOf(a.baseUrl, rest));
+        await replicaCaughtUp(primaryDb, replicaDb);
+        await query(replicaDb, 'select pg_wal_replay_pause()');
+        const writer = { 'api-key': rest.keys.test.privateKey };
+        const reference = `RR-ELSEWHERE-${process.pid}`;
+        expect((await graphql(a.baseUrl, CREATE_ORDER, { input: orderInput(reference) }, writer)).body.errors).toBeUndefined();
+        // The write went to A; the writer's next read goes to B, which took no write of this caller.
+        expect(references((await graphql(b.baseUrl, ORDERS, {}, writer)).body, 'orders')).toContain(reference);
+        // The owner's read on B comes from the paused standby, which has not replayed the write.
+        expect(references((await graphql(b.baseUrl, ORDERS, {}, owner.headers('test'))).body, 'orders')).not.toContain(reference);
+      } finally {
+        await query(replicaDb, 'select pg_wal_replay_resume()');
+        await Promise.all([a.close(), b.close()]);
+        await redis.stop();
+      }
+    },
+    60_000,
+  );
 
   it('answers list reads from the primary when the replica is down, and counts them', async () => {
     await pair.stopReplica();
