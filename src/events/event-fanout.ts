@@ -112,6 +112,9 @@ export interface OutboxPosition {
   id: string;
 }
 
+/** The waits before each new try of an announcement of expiring keys that failed to publish (about 15 s in all). */
+export const ANNOUNCE_RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000];
+
 /** A page of read-back changes; `next` is null on the last page. */
 export interface ChangesPage {
   changes: OrderStatusChange[];
@@ -174,14 +177,27 @@ export class SharedFanout implements EventFanout {
 
   /**
    * Published through the transport, so every instance hears it (this one through its own
-   * subscription). Without a connection, at least this instance is told.
+   * subscription). A failed publish tells this instance at once and is tried again a few times
+   * (ANNOUNCE_RETRY_DELAYS_MS; hearing it twice only checks the sockets twice); one that never
+   * goes through is logged as an error: the other instances close those sockets only when a
+   * reconnection of theirs checks every socket.
    */
   async announceKeysExpiry(expiry: KeysExpiry): Promise<void> {
-    try {
-      await this.transport.publish(encodeNotification({ kind: 'keys', expiry }));
-    } catch (err) {
-      this.log.warn({ err }, 'announcing expiring api-keys failed; only this instance is told');
-      this.keysExpiry.emit(expiry);
+    const payload = encodeNotification({ kind: 'keys', expiry });
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.transport.publish(payload);
+        return;
+      } catch (err) {
+        if (attempt === 0) this.keysExpiry.emit(expiry);
+        const delay = ANNOUNCE_RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          this.log.error({ err, environmentId: expiry.environmentId }, 'announcing expiring api-keys failed; only this instance was told');
+          return;
+        }
+        this.log.warn({ err, environmentId: expiry.environmentId }, 'announcing expiring api-keys failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
 
