@@ -8,7 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
  * - the sweeps' indexes hold only the rows the sweeps look for: unpaid orders (Initiated, 1) by
  *   expiry, uncaptured authorizations (Authorized, 6) by age, attempts awaiting authentication
  *   (2) by deadline and attempts with the processor (Processing, 3) by start;
- * - (payment_link_id, status_id) holds only orders taken on a payment link.
+ * - (payment_link_id, status_id) holds only orders taken on a payment link, and the new
+ *   (recurring_payment_id, status_id) only a subscription's charges.
  * A card pay writes about a quarter fewer WAL records for the order's two updates.
  */
 export class Migration20261130020000_fewer_order_indexes extends Migration {
@@ -21,6 +22,11 @@ export class Migration20261130020000_fewer_order_indexes extends Migration {
     this.addSql(`drop index if exists "checkout_order_payment_link_id_status_id_index";`);
     this.addSql(
       `create index "checkout_order_payment_link_id_status_id_index" on "checkout_order" ("payment_link_id", "status_id") where "payment_link_id" is not null;`,
+    );
+    // A subscription's charge still with the processor (the recurring claim), and its charges counted:
+    // the (status_id, expires_at) index found them by status before; orders without a subscription have no entry.
+    this.addSql(
+      `create index "checkout_order_recurring_payment_id_status_id_index" on "checkout_order" ("recurring_payment_id", "status_id") where "recurring_payment_id" is not null;`,
     );
     this.addSql(`drop index if exists "order_payment_authentication_expires_at_index";`);
     this.addSql(
@@ -35,6 +41,7 @@ export class Migration20261130020000_fewer_order_indexes extends Migration {
     this.addSql(`create index "order_payment_status_id_processing_started_at_index" on "order_payment" ("status_id", "processing_started_at");`);
     this.addSql(`drop index if exists "order_payment_awaiting_authentication_expires_at_index";`);
     this.addSql(`create index "order_payment_authentication_expires_at_index" on "order_payment" ("authentication_expires_at");`);
+    this.addSql(`drop index if exists "checkout_order_recurring_payment_id_status_id_index";`);
     this.addSql(`drop index if exists "checkout_order_payment_link_id_status_id_index";`);
     this.addSql(`create index "checkout_order_payment_link_id_status_id_index" on "checkout_order" ("payment_link_id", "status_id");`);
     this.addSql(`drop index if exists "checkout_order_authorized_authorized_at_index";`);

@@ -33,6 +33,12 @@ import { OrderStatus, type OrderStatusId } from './order-status';
   name: 'checkout_order_env_reference_prefix_index',
   expression: 'create index "checkout_order_env_reference_prefix_index" on "checkout_order" ("environment_id", "reference" varchar_pattern_ops)',
 })
+// A subscription's charges by status (a charge still with the processor holds its next one back).
+@Index({
+  name: 'checkout_order_recurring_payment_id_status_id_index',
+  expression:
+    'create index "checkout_order_recurring_payment_id_status_id_index" on "checkout_order" ("recurring_payment_id", "status_id") where "recurring_payment_id" is not null',
+})
 // The sweeps' indexes hold only the rows they look for (a settled order has no entry to write):
 // unpaid orders (Initiated) by expiry, and authorizations left uncaptured past
 // AUTHORIZATION_TTL_HOURS (Authorized) by age (docs/capture.md).

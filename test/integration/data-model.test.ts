@@ -105,6 +105,13 @@ describe('data model on PostgreSQL', () => {
     expect(await planOf(`select count(*) from checkout_order where payment_link_id = 1 and status_id = 5`)).toMatch(
       /checkout_order_payment_link_id_status_id_index/,
     );
+    // The recurring claim: a subscription with a charge still Processing is not charged again.
+    expect(
+      await planOf(
+        `select r.id from recurring_payment r where r.state = 'active' and r.next_charge_at <= ${at}
+          and not exists (select 1 from checkout_order o where o.recurring_payment_id = r.id and o.status_id = 3) order by r.next_charge_at limit 1`,
+      ),
+    ).toMatch(/checkout_order_recurring_payment_id_status_id_index/);
     // A settlement changes the status, so it writes an entry in every index of the order that
     // holds its row: none of them repeats another's leading columns.
     const indexes = (await sql(`select indexname, indexdef from pg_indexes where tablename = 'checkout_order'`)) as Array<{
