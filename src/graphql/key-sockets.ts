@@ -19,7 +19,6 @@ export const TRY_AGAIN_LATER = 1013;
 export const UNCHECKED_KEY_REASON = 'Try again later: the api-key or session could not be checked';
 
 interface TrackedSocket {
-  environmentId: number;
   apiKey: string;
   close(code: number, reason: string): void;
 }
@@ -38,8 +37,9 @@ export interface KeySocketsLog {
  * sockets whose key no longer authenticates are closed with graphql-ws's `Forbidden` (4403).
  *
  * A key (or session) that works only until a known instant, a replaced key in its grace period
- * or a session, is checked again at that instant: when the socket opens and whenever a check
- * finds it so. An instance that did not hear a rotation (its event connection was down) learns
+ * or a session, has the sockets opened with it (and only those) checked again at that instant,
+ * known when the socket opens or whenever a check finds it so; the timer goes with the key's
+ * last socket. An instance that did not hear a rotation (its event connection was down) learns
  * the end of the grace from its reconnection's check of every socket and closes them then.
  *
  * A check that fails or does not answer in time closes the socket too, with 1013 "Try Again
@@ -49,8 +49,12 @@ export interface KeySocketsLog {
  */
 export class KeySockets {
   private readonly byEnvironment = new Map<number, Set<TrackedSocket>>();
-  /** The checks due, by environment and instant, so that many sockets of one expiring key set one timer. */
+  /** The same sockets by the key (or session) they were opened with. */
+  private readonly byKey = new Map<string, Set<TrackedSocket>>();
+  /** The checks of an environment announced to be due, by environment and instant (one timer for many sockets). */
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The check of one key's (or session's) sockets at its known end: one per key while it has sockets. */
+  private readonly keyEnds = new Map<string, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(
     /** Whether the key still authenticates (false for an expired or unknown key), and until when. */
@@ -68,34 +72,60 @@ export class KeySockets {
     let sockets = this.byEnvironment.get(environmentId);
     if (!sockets) this.byEnvironment.set(environmentId, (sockets = new Set()));
     const set = sockets;
-    const socket: TrackedSocket = { environmentId, apiKey, close };
+    const socket: TrackedSocket = { apiKey, close };
     set.add(socket);
-    if (expiresAt !== null) this.keysExpire(environmentId, new Date(expiresAt));
+    let sharing = this.byKey.get(apiKey);
+    if (!sharing) this.byKey.set(apiKey, (sharing = new Set()));
+    const same = sharing;
+    same.add(socket);
+    if (expiresAt !== null) this.keyEndsAt(apiKey, expiresAt);
     return () => {
       set.delete(socket);
       if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
+      same.delete(socket);
+      if (same.size === 0 && this.byKey.get(apiKey) === same) {
+        this.byKey.delete(apiKey);
+        // No socket left to close at the key's end.
+        clearTimeout(this.keyEnds.get(apiKey)?.timer);
+        this.keyEnds.delete(apiKey);
+      }
     };
+  }
+
+  /** The key (or session) `apiKey` stops working at `at` (epoch ms): its sockets, and only those, are checked then. */
+  private keyEndsAt(apiKey: string, at: number): void {
+    const known = this.keyEnds.get(apiKey);
+    if (known?.at === at) return;
+    clearTimeout(known?.timer);
+    const timer = setTimeout(() => {
+      this.keyEnds.delete(apiKey);
+      void this.checkSockets([...(this.byKey.get(apiKey) ?? [])]);
+    }, this.delayUntil(at));
+    timer.unref();
+    this.keyEnds.set(apiKey, { at, timer });
+  }
+
+  /**
+   * How long to wait for the instant `at`: a little after it, so the key is already expired by
+   * the clock the check reads. A wait longer than a Node timer allows would fire at once: a far
+   * end is checked at the longest wait, which finds the key working and waits again.
+   */
+  private delayUntil(at: number): number {
+    return Math.min(Math.max(0, at - this.now().getTime()) + 50, LONGEST_TIMER_MS);
   }
 
   /** Some keys of the environment stop working at `expiresAt`: check its sockets then. */
   keysExpire(environmentId: number, expiresAt: Date): void {
-    // A little after the instant, so the key is already expired by the same clock the check reads.
-    const delay = Math.max(0, expiresAt.getTime() - this.now().getTime());
-    if (delay === 0) {
+    if (expiresAt.getTime() <= this.now().getTime()) {
       void this.check(environmentId);
       return;
     }
     const due = `${environmentId}@${expiresAt.getTime()}`;
     if (this.timers.has(due)) return;
-    // A timer longer than Node allows would fire at once: a far end is checked at the longest wait,
-    // which finds the key working and waits again.
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(due);
-        void this.check(environmentId);
-      },
-      Math.min(delay + 50, LONGEST_TIMER_MS),
-    );
+    const timer = setTimeout(() => {
+      this.timers.delete(due);
+      void this.check(environmentId);
+    }, this.delayUntil(expiresAt.getTime()));
     timer.unref();
     this.timers.set(due, timer);
   }
@@ -116,6 +146,8 @@ export class KeySockets {
   stop(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const { timer } of this.keyEnds.values()) clearTimeout(timer);
+    this.keyEnds.clear();
   }
 
   private check(environmentId: number): Promise<void> {
@@ -143,10 +175,7 @@ export class KeySockets {
           continue;
         }
         if (!standing) for (const socket of sharing) socket.close(CloseCode.Forbidden, 'Forbidden: the api-key or session no longer works');
-        else if (standing.expiresAt !== null) {
-          const expiresAt = new Date(standing.expiresAt);
-          for (const environmentId of new Set(sharing.map((socket) => socket.environmentId))) this.keysExpire(environmentId, expiresAt);
-        }
+        else if (standing.expiresAt !== null && this.byKey.has(apiKey)) this.keyEndsAt(apiKey, standing.expiresAt);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CHECKS_AT_ONCE, queue.length) }, worker));

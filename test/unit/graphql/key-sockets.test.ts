@@ -93,6 +93,41 @@ describe('KeySockets', () => {
     sockets.stop();
   });
 
+  it("checks, at a key's or session's known end, only the sockets opened with it", async () => {
+    const checked: string[] = [];
+    const sockets = new KeySockets(
+      async (key) => {
+        checked.push(key);
+        if (key === 'session-a') return false; // its session is over
+        throw new Error('connection terminated'); // a check of anything else would fail now
+      },
+      () => new Date(),
+      silent,
+    );
+    const closed: Array<[string, number]> = [];
+    sockets.add(1, 'session-a', (code) => closed.push(['session-a', code]), Date.now() + 100);
+    sockets.add(1, 'private-key-b', (code) => closed.push(['private-key-b', code]));
+    await waitFor(() => closed.length > 0, 5000, 'the session socket closed at its end');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(checked).toEqual(['session-a']);
+    expect(closed).toEqual([['session-a', 4403]]);
+    sockets.stop();
+  });
+
+  it("forgets a key's end when its last socket closes (no timer left behind)", () => {
+    const sockets = new KeySockets(
+      async () => ({ expiresAt: null }),
+      () => new Date(),
+      silent,
+    );
+    const keep = sockets.add(1, 'session-kept', () => undefined, Date.now() + 3_600_000);
+    for (let i = 0; i < 1000; i += 1) sockets.add(1, `session-${i}`, () => undefined, Date.now() + 3_600_000 + i)();
+    const timers = (sockets as unknown as { keyEnds: Map<string, unknown> }).keyEnds;
+    expect([...timers.keys()]).toEqual(['session-kept']);
+    keep();
+    expect(timers.size).toBe(0);
+  });
+
   it('closes, with 1013 so the client reconnects, a socket whose key check fails or does not answer in time', async () => {
     const sockets = new KeySockets(
       (key) =>
