@@ -167,6 +167,11 @@ async function withRuntime(config: Config, err: NodeJS.WritableStream, command: 
  * can open it, else (a server holds the embedded database) through that server's admin API,
  * which runs the same code: the same output either way.
  */
+/** Printed when the running instances could not be told of replaced keys (the command itself succeeded). */
+export const KEYS_UNANNOUNCED =
+  'warning: the running instances could not be told that the keys were replaced (PostgreSQL NOTIFY or Redis failed): the old keys no longer work, ' +
+  'but GraphQL WebSockets opened with them stay open until they reconnect or an instance restarts';
+
 async function operatorCommand(config: Config, command: string, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   const parsed = parseOperatorCommand(command, args);
   if ('usage' in parsed) {
@@ -188,6 +193,8 @@ async function operatorCommand(config: Config, command: string, args: string[], 
   }
   try {
     printOperatorResult(request, await runOperatorCommand({ orm: runtime.ctx.orm, merchants: runtime.ctx.services.merchants }, request), json, out, err);
+    // Replaced keys are announced to the running instances (they close the sockets opened with them).
+    if ((await runtime.ctx.services.keyAnnouncements.settled()).some((told) => told !== true)) err.write(`${KEYS_UNANNOUNCED}\n`);
     return 0;
   } catch (e) {
     if (e instanceof DomainError) {

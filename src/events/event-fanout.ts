@@ -37,8 +37,11 @@ export const EVENTS_CHANNEL = 'pgw_events';
 export interface EventFanout {
   readonly mode: 'in-process' | 'postgres' | 'redis';
   afterCommit(changes: readonly OrderStatusChange[]): void;
-  /** Tells every instance (this one included) that some api-keys of an environment stop working. */
-  announceKeysExpiry(expiry: KeysExpiry): Promise<void>;
+  /**
+   * Tells every instance (this one included) that some api-keys of an environment stop working;
+   * resolves false when the others could not be told (this one was).
+   */
+  announceKeysExpiry(expiry: KeysExpiry): Promise<boolean>;
   /** Hears such announcements, from any instance; returns the unsubscribe. */
   onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void;
   /**
@@ -81,8 +84,9 @@ export class InProcessFanout implements EventFanout {
     if (changes.length > 0) this.wake();
   }
 
-  async announceKeysExpiry(expiry: KeysExpiry): Promise<void> {
+  async announceKeysExpiry(expiry: KeysExpiry): Promise<boolean> {
     this.keysExpiry.emit(expiry);
+    return true;
   }
 
   onKeysExpiry(listener: (expiry: KeysExpiry) => void): () => void {
@@ -182,21 +186,26 @@ export class SharedFanout implements EventFanout {
    * goes through is logged as an error: the other instances close those sockets only when a
    * reconnection of theirs checks every socket.
    */
-  async announceKeysExpiry(expiry: KeysExpiry): Promise<void> {
+  async announceKeysExpiry(expiry: KeysExpiry): Promise<boolean> {
     const payload = encodeNotification({ kind: 'keys', expiry });
+    // A stop (the service shutting down) ends the tries: the command line, which never starts the fan-out, tries them all.
+    const stopped = this.stopping.settled;
     for (let attempt = 0; ; attempt += 1) {
       try {
         await this.transport.publish(payload);
-        return;
+        return true;
       } catch (err) {
         if (attempt === 0) this.keysExpiry.emit(expiry);
         const delay = ANNOUNCE_RETRY_DELAYS_MS[attempt];
         if (delay === undefined) {
           this.log.error({ err, environmentId: expiry.environmentId }, 'announcing expiring api-keys failed; only this instance was told');
-          return;
+          return false;
         }
         this.log.warn({ err, environmentId: expiry.environmentId }, 'announcing expiring api-keys failed; trying again');
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        let timer: NodeJS.Timeout | undefined;
+        const waited = await Promise.race([new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), delay))), stopped]);
+        clearTimeout(timer);
+        if (waited === null) return false;
       }
     }
   }

@@ -45,7 +45,7 @@ export class PostgresTransport implements EventTransport {
     }
     if (!this.stopped) throw new Error('the LISTEN connection is down');
     // A process that does not listen (the command line) notifies on a connection of its own.
-    const once = new Client({ connectionString: this.options.connectionString, application_name: this.applicationName });
+    const once = new Client({ connectionString: this.options.connectionString, application_name: this.applicationName, connectionTimeoutMillis: 5_000 });
     try {
       await once.connect();
       await once.query('select pg_notify($1, $2)', [this.options.channel, payload]);

@@ -41,3 +41,22 @@ describe('announcing expiring api-keys', () => {
     expect(transport.published.map((p) => decodeNotification(p))).toEqual([{ kind: 'keys', expiry }]);
   });
 });
+
+describe('announcing expiring api-keys while the fan-out stops', () => {
+  it('stops trying when the fan-out stops (a service shutting down) and says the others were not told', async () => {
+    const transport = new FlakyPublisher(Number.POSITIVE_INFINITY);
+    const fanout = new SharedFanout(
+      'redis',
+      transport,
+      new OrderStatusBus(),
+      () => undefined,
+      async () => ({ changes: [], next: null }),
+    );
+    await fanout.start();
+    const announced = fanout.announceKeysExpiry({ environmentId: 7, expiresAt: new Date('2030-01-01T00:00:00Z') });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await fanout.stop();
+    expect(await announced).toBe(false);
+    expect(transport.attempts).toBe(1);
+  });
+});
