@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * status is indexed), so every index of checkout_order takes an entry at each settlement:
  * - (environment_id, status_id) is dropped: (environment_id, status_id, created_at, id) serves
  *   every lookup it served;
- * - the sweeps' indexes hold only the rows the sweeps look for: unpaid orders (Initiated, 1) by
- *   expiry, uncaptured authorizations (Authorized, 6) by age, attempts awaiting authentication
+ * - the sweeps' indexes hold only the rows the sweeps look for: unpaid orders with an expiry
+ *   (Initiated, 1; only the hosted page's orders have one) by expiry, uncaptured authorizations (Authorized, 6) by age, attempts awaiting authentication
  *   (2) by deadline and attempts with the processor (Processing, 3) by start;
  * - (payment_link_id, status_id) holds only orders taken on a payment link, and the new
  *   (recurring_payment_id, status_id) only a subscription's charges.
@@ -16,7 +16,9 @@ export class Migration20261130020000_fewer_order_indexes extends Migration {
   override async up(): Promise<void> {
     this.addSql(`drop index if exists "checkout_order_environment_id_status_id_index";`);
     this.addSql(`drop index if exists "checkout_order_status_id_expires_at_index";`);
-    this.addSql(`create index "checkout_order_initiated_expires_at_index" on "checkout_order" ("expires_at") where "status_id" = 1;`);
+    this.addSql(
+      `create index "checkout_order_initiated_expires_at_index" on "checkout_order" ("expires_at") where "status_id" = 1 and "expires_at" is not null;`,
+    );
     this.addSql(`drop index if exists "checkout_order_status_id_authorized_at_index";`);
     this.addSql(`create index "checkout_order_authorized_authorized_at_index" on "checkout_order" ("authorized_at") where "status_id" = 6;`);
     this.addSql(`drop index if exists "checkout_order_payment_link_id_status_id_index";`);

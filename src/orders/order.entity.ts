@@ -40,11 +40,12 @@ import { OrderStatus, type OrderStatusId } from './order-status';
     'create index "checkout_order_recurring_payment_id_status_id_index" on "checkout_order" ("recurring_payment_id", "status_id") where "recurring_payment_id" is not null',
 })
 // The sweeps' indexes hold only the rows they look for (a settled order has no entry to write):
-// unpaid orders (Initiated) by expiry, and authorizations left uncaptured past
-// AUTHORIZATION_TTL_HOURS (Authorized) by age (docs/capture.md).
+// unpaid orders with an expiry (Initiated; only the hosted page's orders have one) by expiry,
+// and authorizations left uncaptured past AUTHORIZATION_TTL_HOURS (Authorized) by age
+// (docs/capture.md).
 @Index({
   name: 'checkout_order_initiated_expires_at_index',
-  expression: `create index "checkout_order_initiated_expires_at_index" on "checkout_order" ("expires_at") where "status_id" = ${OrderStatus.Initiated}`,
+  expression: `create index "checkout_order_initiated_expires_at_index" on "checkout_order" ("expires_at") where "status_id" = ${OrderStatus.Initiated} and "expires_at" is not null`,
 })
 @Index({
   name: 'checkout_order_authorized_authorized_at_index',
