@@ -5,6 +5,7 @@ import { encryptPayload } from '../../support/payload-client';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { leavePagesOpen } from '../../support/abandoned-pages';
+import { WsSession } from '../graphql/ws-session';
 import { ProcessorTimeoutError } from '../../../src/payments/processor-time-limit';
 
 let counter = 0;
@@ -417,12 +418,30 @@ describe('payment integrity', () => {
           },
           { 'api-key': k().privateKey },
         );
-        expect(viaGraphql.body.errors).toEqual([
+        const unavailable = [
           expect.objectContaining({
             message: 'The payment processor could not be reached; nothing was recorded. Send the request again.',
             extensions: expect.objectContaining({ code: 'PROCESSOR_UNAVAILABLE', requestId: expect.any(String) }),
           }),
-        ]);
+        ];
+        expect(viaGraphql.body.errors).toEqual(unavailable);
+        // The same mutation over graphql-ws is answered alike.
+        const socket = await WsSession.open(t.baseUrl, { 'api-key': k().privateKey });
+        try {
+          socket.subscribe('pay', `mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl } }`, {
+            input: {
+              reference: later,
+              paymentOption: 'C',
+              country: 'NG',
+              encryptedPayload: encryptPayload({ card: card('4111111111111111') }, k().encryptionKey),
+            },
+          });
+          const answer = await socket.result('pay');
+          expect(answer.type).toBe('next');
+          expect(answer.payload.errors).toEqual(unavailable);
+        } finally {
+          socket.close();
+        }
       } finally {
         processor.closeKey = close;
       }
