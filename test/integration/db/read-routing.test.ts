@@ -14,6 +14,18 @@ import { waitFor } from '../events/helpers';
  * on the test database (the real standby is in read-replica.test.ts): what is checked is the
  * choice and the bookkeeping, on a clock the test moves.
  */
+/** Reads as `caller` through `reads`; answers where each statement ran and why (`server:reason`, `:error` on the read that found the replica failing). */
+function readerOf(reads: ReadRouting): (caller: string | undefined) => Promise<string[]> {
+  const notices: ReadNotice[] = [];
+  reads.onRead((n) => notices.push(n));
+  return async (caller) => {
+    notices.length = 0;
+    const [row] = await reads.for(caller)<{ one: number }>('select 1 as one', []);
+    expect(row?.one).toBe(1);
+    return notices.map((n) => `${n.server}:${n.reason}${n.error ? ':error' : ''}`);
+  };
+}
+
 describe('the read routing of list reads', () => {
   let db: Database;
   const pools: Pool[] = [];
@@ -23,15 +35,7 @@ describe('the read routing of list reads', () => {
     const pool = openReplicaPool(replicaUrl, 2);
     pools.push(pool);
     const reads = new ReadRouting(db.orm, pool, { ...options, now: () => now });
-    const notices: ReadNotice[] = [];
-    reads.onRead((n) => notices.push(n));
-    const read = async (caller: string | undefined) => {
-      notices.length = 0;
-      const [row] = await reads.for(caller)<{ one: number }>('select 1 as one', []);
-      expect(row?.one).toBe(1);
-      return notices.map((n) => `${n.server}:${n.reason}${n.error ? ':error' : ''}`);
-    };
-    return { reads, read };
+    return { reads, read: readerOf(reads) };
   };
 
   beforeAll(async () => {
@@ -127,15 +131,7 @@ describeWithRedis('the read routing of several instances sharing who wrote (REDI
     );
     await shared.whenReady();
     const reads = new ReadRouting(db.orm, pool, { afterWriteMs, shared });
-    const notices: ReadNotice[] = [];
-    reads.onRead((n) => notices.push(n));
-    const read = async (caller: string | undefined) => {
-      notices.length = 0;
-      const [row] = await reads.for(caller)<{ one: number }>('select 1 as one', []);
-      expect(row?.one).toBe(1);
-      return notices.map((n) => `${n.server}:${n.reason}`);
-    };
-    return { reads, read };
+    return { reads, read: readerOf(reads) };
   };
 
   it('sends a caller whose write another instance took to the primary, for the window, and everyone else to the replica', async () => {

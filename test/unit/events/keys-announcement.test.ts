@@ -22,16 +22,19 @@ class FlakyPublisher implements EventTransport {
   async stop(): Promise<void> {}
 }
 
+const fanoutOver = (transport: EventTransport) =>
+  new SharedFanout(
+    'redis',
+    transport,
+    new OrderStatusBus(),
+    () => undefined,
+    async () => ({ changes: [], next: null }),
+  );
+
 describe('announcing expiring api-keys', () => {
   it('tells this instance at once when the publish fails, and publishes it for the others once the transport takes it', async () => {
     const transport = new FlakyPublisher(2);
-    const fanout = new SharedFanout(
-      'redis',
-      transport,
-      new OrderStatusBus(),
-      () => undefined,
-      async () => ({ changes: [], next: null }),
-    );
+    const fanout = fanoutOver(transport);
     const heardHere: number[] = [];
     fanout.onKeysExpiry((expiry) => heardHere.push(expiry.environmentId));
     const expiry = { environmentId: 7, expiresAt: new Date('2030-01-01T00:00:00Z') };
@@ -45,13 +48,7 @@ describe('announcing expiring api-keys', () => {
 describe('announcing expiring api-keys while the fan-out stops', () => {
   it('stops trying when the fan-out stops (a service shutting down) and says the others were not told', async () => {
     const transport = new FlakyPublisher(Number.POSITIVE_INFINITY);
-    const fanout = new SharedFanout(
-      'redis',
-      transport,
-      new OrderStatusBus(),
-      () => undefined,
-      async () => ({ changes: [], next: null }),
-    );
+    const fanout = fanoutOver(transport);
     await fanout.start();
     const announced = fanout.announceKeysExpiry({ environmentId: 7, expiresAt: new Date('2030-01-01T00:00:00Z') });
     await new Promise((resolve) => setTimeout(resolve, 50));
