@@ -76,7 +76,7 @@ export interface AppServices {
   /** Committed order changes to this instance's bus and dispatcher (on a PostgreSQL server: LISTEN/NOTIFY, or Redis pub/sub with REDIS_URL). */
   eventFanout: EventFanout;
   /** The announcements of replaced keys and ended sessions still on their way (Runtime.close() waits for them). */
-  keyAnnouncements: Pending<boolean>;
+  keyAnnouncements: Pending;
   /** Webhook delivery: redeliver, test ping, delivery log; the background dispatcher. */
   webhooks: WebhookDispatcher;
   /** The merchant's webhook URL per environment. */
@@ -169,7 +169,7 @@ export function createServices(
   merchants.onSettingsChanged(tenantChanged);
   // Replaced api-keys and ended member sessions are announced by whichever process made the change
   // (a command line's too), so that every instance closes the sockets opened with them.
-  const keyAnnouncements = new Pending<boolean>();
+  const keyAnnouncements = new Pending();
   merchants.onApiKeysReplaced((notice) => keyAnnouncements.add(eventFanout.announceKeysExpiry(notice)));
   members.onMemberSessionsEnded((notice) => {
     for (const environmentId of notice.environmentIds) keyAnnouncements.add(eventFanout.announceKeysExpiry({ environmentId, expiresAt: clock.now() }));

@@ -194,7 +194,7 @@ async function operatorCommand(config: Config, command: string, args: string[], 
   try {
     printOperatorResult(request, await runOperatorCommand({ orm: runtime.ctx.orm, merchants: runtime.ctx.services.merchants }, request), json, out, err);
     // Replaced keys are announced to the running instances (they close the sockets opened with them).
-    if ((await runtime.ctx.services.keyAnnouncements.settled()).some((told) => told !== true)) err.write(`${KEYS_UNANNOUNCED}\n`);
+    if ((await runtime.ctx.services.keyAnnouncements.settled()) > 0) err.write(`${KEYS_UNANNOUNCED}\n`);
     return 0;
   } catch (e) {
     if (e instanceof DomainError) {
