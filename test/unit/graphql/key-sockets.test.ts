@@ -4,18 +4,17 @@ import { waitFor } from '../../integration/events/helpers';
 
 describe('KeySockets', () => {
   const silent = { error: () => undefined };
+  /** Sockets whose keys `stillWorks` checks, on the real clock, logging nothing. */
+  const checkedBy = (stillWorks: (key: string) => Promise<KeyStanding>, checkTimeoutMs?: number) =>
+    new KeySockets(stillWorks, () => new Date(), silent, checkTimeoutMs);
 
   it('closes, with 4403, only the sockets of the environment whose key no longer works', async () => {
     const revoked = new Set(['old-key']);
     const checked: string[] = [];
-    const sockets = new KeySockets(
-      async (key) => {
-        checked.push(key);
-        return !revoked.has(key) && { expiresAt: null };
-      },
-      () => new Date(),
-      silent,
-    );
+    const sockets = checkedBy(async (key) => {
+      checked.push(key);
+      return !revoked.has(key) && { expiresAt: null };
+    });
     const closed: string[] = [];
     sockets.add(1, 'old-key', (code) => closed.push(`a:${code}`));
     sockets.add(1, 'new-key', (code) => closed.push(`b:${code}`));
@@ -32,14 +31,10 @@ describe('KeySockets', () => {
     // before that instant would find it working and leave the socket open for good.
     let expiresAt = Infinity;
     let checks = 0;
-    const sockets = new KeySockets(
-      async () => {
-        checks += 1;
-        return Date.now() < expiresAt && { expiresAt: null };
-      },
-      () => new Date(),
-      silent,
-    );
+    const sockets = checkedBy(async () => {
+      checks += 1;
+      return Date.now() < expiresAt && { expiresAt: null };
+    });
     const closed: number[] = [];
     sockets.add(1, 'key', (code) => closed.push(code));
     const untrack = sockets.add(1, 'key', () => closed.push(-1));
@@ -57,14 +52,10 @@ describe('KeySockets', () => {
   it('closes a socket when the key it opened with reaches its known end, without any announcement', async () => {
     const endsAt = Date.now() + 100;
     let checks = 0;
-    const sockets = new KeySockets(
-      async () => {
-        checks += 1;
-        return Date.now() < endsAt && { expiresAt: endsAt };
-      },
-      () => new Date(),
-      silent,
-    );
+    const sockets = checkedBy(async () => {
+      checks += 1;
+      return Date.now() < endsAt && { expiresAt: endsAt };
+    });
     const closed: number[] = [];
     // Two sockets of one key in its grace period: one check at its end, for both.
     sockets.add(1, 'replaced-key', (code) => closed.push(code), endsAt);
@@ -77,11 +68,7 @@ describe('KeySockets', () => {
 
   it('a check that finds a key working only until a later instant checks it again then (a rotation this instance did not hear)', async () => {
     let endsAt: number | null = null;
-    const sockets = new KeySockets(
-      async () => (endsAt === null || Date.now() < endsAt) && { expiresAt: endsAt },
-      () => new Date(),
-      silent,
-    );
+    const sockets = checkedBy(async () => (endsAt === null || Date.now() < endsAt) && { expiresAt: endsAt });
     const closed: number[] = [];
     sockets.add(1, 'key', (code) => closed.push(code));
     // Replaced with a grace period while the announcement went unheard; the reconnection's check finds it still working.
@@ -95,15 +82,11 @@ describe('KeySockets', () => {
 
   it("checks, at a key's or session's known end, only the sockets opened with it", async () => {
     const checked: string[] = [];
-    const sockets = new KeySockets(
-      async (key) => {
-        checked.push(key);
-        if (key === 'session-a') return false; // its session is over
-        throw new Error('connection terminated'); // a check of anything else would fail now
-      },
-      () => new Date(),
-      silent,
-    );
+    const sockets = checkedBy(async (key) => {
+      checked.push(key);
+      if (key === 'session-a') return false; // its session is over
+      throw new Error('connection terminated'); // a check of anything else would fail now
+    });
     const closed: Array<[string, number]> = [];
     sockets.add(1, 'session-a', (code) => closed.push(['session-a', code]), Date.now() + 100);
     sockets.add(1, 'private-key-b', (code) => closed.push(['private-key-b', code]));
@@ -115,11 +98,7 @@ describe('KeySockets', () => {
   });
 
   it("forgets a key's end when its last socket closes (no timer left behind)", () => {
-    const sockets = new KeySockets(
-      async () => ({ expiresAt: null }),
-      () => new Date(),
-      silent,
-    );
+    const sockets = checkedBy(async () => ({ expiresAt: null }));
     const keep = sockets.add(1, 'session-kept', () => undefined, Date.now() + 3_600_000);
     for (let i = 0; i < 1000; i += 1) sockets.add(1, `session-${i}`, () => undefined, Date.now() + 3_600_000 + i)();
     const timers = (sockets as unknown as { keyEnds: Map<string, unknown> }).keyEnds;
@@ -129,15 +108,13 @@ describe('KeySockets', () => {
   });
 
   it('closes, with 1013 so the client reconnects, a socket whose key check fails or does not answer in time', async () => {
-    const sockets = new KeySockets(
+    const sockets = checkedBy(
       (key) =>
         key === 'broken'
           ? Promise.reject(new Error('connection refused'))
           : key === 'hanging'
             ? new Promise<KeyStanding>(() => undefined)
             : Promise.resolve({ expiresAt: null }),
-      () => new Date(),
-      silent,
       20,
     );
     const closed: string[] = [];
@@ -154,19 +131,14 @@ describe('KeySockets', () => {
     const checked: string[] = [];
     // Each check takes 25 ms against a limit of 500 ms: 96 keys queued 4 at a time take about
     // 600 ms in all, so a limit counted from the queue (not from each check's start) would fail some.
-    const sockets = new KeySockets(
-      async (key) => {
-        checked.push(key);
-        running += 1;
-        most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        running -= 1;
-        return { expiresAt: null };
-      },
-      () => new Date(),
-      silent,
-      500,
-    );
+    const sockets = checkedBy(async (key) => {
+      checked.push(key);
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      running -= 1;
+      return { expiresAt: null };
+    }, 500);
     const closed: number[] = [];
     for (let k = 0; k < 96; k += 1) for (let i = 0; i < 5; i += 1) sockets.add(1 + (k % 3), `key-${k}`, (code) => closed.push(code));
     await sockets.checkAll();
