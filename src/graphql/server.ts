@@ -6,7 +6,7 @@ import { makeHandler, type Extra } from 'graphql-ws/use/@fastify/websocket';
 import { CloseCode, type Context as WsContext } from 'graphql-ws';
 import { sharedSubscribe } from './shared-subscribe';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
 import { DomainError, ExpiredKeyError } from '../shared/errors';
 import { graphqlErrorBody } from '../protection/failure-shapes';
@@ -291,11 +291,15 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         contextValue: createGraphqlContext(ctx, { apiKey: socket.extra.apiKey, session: socket.extra.session }, socket.extra.request),
       };
     },
-    onNext: async (socket, id, payload, args, result) => {
-      if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') await (args.contextValue as GraphqlContext).wrote();
-      if (!result.errors) return undefined;
-      metrics?.errored(socket, id, payload.operationName);
-      return { ...result, errors: format(socket, id, result.errors) };
+    onNext: (socket, id, payload, args, result) => {
+      let answer: FormattedExecutionResult | undefined;
+      if (result.errors) {
+        metrics?.errored(socket, id, payload.operationName);
+        answer = { ...result, errors: format(socket, id, result.errors) };
+      }
+      // A mutation's caller is recorded as a writer before its answer leaves; a subscription's events wait for nothing.
+      if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') return (args.contextValue as GraphqlContext).wrote().then(() => answer);
+      return answer;
     },
     onError: (socket, id, payload, errors) => {
       metrics?.errored(socket, id, payload.operationName);

@@ -5,6 +5,7 @@ import { ownerOf, signInMember, type DashboardSession } from '../../support/memb
 import { query, replicaCaughtUp, replicationBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../../support/replicated-postgres';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { startRedisServer } from '../../support/redis-server';
+import { WsSession } from '../graphql/ws-session';
 import { redisServerProgram } from '../../../bench/redis-program';
 
 /**
@@ -150,6 +151,8 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
       try {
         // Another caller of the same merchant: its owner, signed in to the dashboard (it writes nothing).
         const owner = await signInMember(a.baseUrl, await ownerOf(a.baseUrl, rest));
+        // A merchant whose key writes over graphql-ws.
+        const overSocket = await createTestMerchant(a);
         await replicaCaughtUp(primaryDb, replicaDb);
         await query(replicaDb, 'select pg_wal_replay_pause()');
         const writer = { 'api-key': rest.keys.test.privateKey };
@@ -159,6 +162,19 @@ describeWithBinaries('list reads with a read replica (DATABASE_READ_URL)', () =>
         expect(references((await graphql(b.baseUrl, ORDERS, {}, writer)).body, 'orders')).toContain(reference);
         // The owner's read on B comes from the paused standby, which has not replayed the write.
         expect(references((await graphql(b.baseUrl, ORDERS, {}, owner.headers('test'))).body, 'orders')).not.toContain(reference);
+
+        // A mutation over graphql-ws records its caller as a writer too, before its answer.
+        const socketKey = { 'api-key': overSocket.keys.test.privateKey };
+        const socket = await WsSession.open(a.baseUrl, socketKey);
+        const overWs = `RR-WS-${process.pid}`;
+        try {
+          socket.subscribe('create', CREATE_ORDER, { input: orderInput(overWs) });
+          const answer = await socket.result('create');
+          expect(answer.payload.errors).toBeUndefined();
+        } finally {
+          socket.close();
+        }
+        expect(references((await graphql(b.baseUrl, ORDERS, {}, socketKey)).body, 'orders')).toContain(overWs);
       } finally {
         await query(replicaDb, 'select pg_wal_replay_resume()');
         await Promise.all([a.close(), b.close()]);
