@@ -89,18 +89,21 @@ describe('data model on PostgreSQL', () => {
         const rows: Array<{ 'QUERY PLAN': string }> = await em.execute(`explain (costs off) ${query}`);
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
+    // The planner may walk the index in order or build a bitmap from it, depending on how many
+    // rows the shared database holds at that moment; either way the sweep reads only that index.
+    const readsFrom = (index: string) => new RegExp(`(Index Scan using|Index Only Scan using|Bitmap Index Scan on) ${index}\\b`);
     const at = `'2026-01-01T00:00:00Z'::timestamptz`;
     expect(await planOf(`select id from checkout_order where status_id = 1 and expires_at <= ${at} order by expires_at limit 100`)).toMatch(
-      /Index Scan using checkout_order_initiated_expires_at_index/,
+      readsFrom('checkout_order_initiated_expires_at_index'),
     );
     expect(await planOf(`select id from checkout_order where status_id = 6 and authorized_at <= ${at} order by authorized_at limit 100`)).toMatch(
-      /Index Scan using checkout_order_authorized_authorized_at_index/,
+      readsFrom('checkout_order_authorized_authorized_at_index'),
     );
     expect(
       await planOf(`select id from order_payment where status_id = 2 and authentication_expires_at <= ${at} order by authentication_expires_at limit 100`),
-    ).toMatch(/Index Scan using order_payment_awaiting_authentication_expires_at_index/);
+    ).toMatch(readsFrom('order_payment_awaiting_authentication_expires_at_index'));
     expect(await planOf(`select id from order_payment where status_id = 3 order by processing_started_at nulls first limit 100`)).toMatch(
-      /Index Scan using order_payment_processing_started_at_index/,
+      readsFrom('order_payment_processing_started_at_index'),
     );
     expect(await planOf(`select count(*) from checkout_order where payment_link_id = 1 and status_id = 5`)).toMatch(
       /checkout_order_payment_link_id_status_id_index/,
