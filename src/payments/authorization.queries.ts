@@ -20,27 +20,39 @@ export interface KeyAndOrder {
   earlier: AuthorizationAction | null;
 }
 
-/** An order locked for a claim, with its Authorized payment (locked too; null when it has none). */
-export interface LockedForClaim {
-  order: Pick<Order, 'id' | 'statusId' | 'amount' | 'totalChargedAmount' | 'currency' | 'authorizedAt'> & { environmentId: number };
-  payment: Pick<OrderPayment, 'id' | 'processorToken' | 'paymentOptionId'> | null;
-  mode: EnvironmentMode;
-}
-
-/** A claim's new pending action: its id, or why there is none (the merchant's key has an action already; a capture or void of the order is pending). */
-export type ClaimInsert = { id: number } | { id: null; earlier: boolean; pending: boolean };
-
-/** A pending action's rows, locked for its settlement (order, action, Authorized payment), with what the order's event shows. */
-export interface LockedAction {
+/** An order's rows as its event shows them, and its Authorized payment (null when it has none). */
+export interface OrderRows {
   /** With its customer, and its link with the link's type. */
   order: Order;
-  action: AuthorizationAction;
-  /** null when the order has no Authorized payment (the action is then no longer pending). */
+  environmentId: number;
   payment: OrderPayment | null;
   payments: OrderPayment[];
   cards: CardDetail[];
   subsidiaryId: number;
   mode: EnvironmentMode;
+}
+
+/**
+ * An order locked for a claim, with its Authorized payment (locked too), and the row versions
+ * (xmin) of both as read: a settlement that starts from these rows writes only if neither
+ * changed since (`writeSettlement` with `unchangedSince`).
+ */
+export interface LockedForClaim extends OrderRows {
+  versions: RowVersions;
+}
+
+/** The row versions (xmin) of an order and of its Authorized payment. */
+export interface RowVersions {
+  order: string;
+  payment: string | null;
+}
+
+/** A claim's new pending action: its id, or why there is none (the merchant's key has an action already; a capture or void of the order is pending). */
+export type ClaimInsert = { id: number } | { id: null; earlier: boolean; pending: boolean };
+
+/** A pending action's rows, locked for its settlement (order, action, Authorized payment), with what the order's event shows (`payment` null: the action is no longer pending). */
+export interface LockedAction extends OrderRows {
+  action: AuthorizationAction;
 }
 
 /**
@@ -59,22 +71,20 @@ export interface ActionWrite {
 }
 
 const ORDER_KEY_COLUMNS = ['id', 'amount', 'currency', 'payment_method', 'status_id'];
-const ORDER_CLAIM_COLUMNS = ['id', 'status_id', 'amount', 'total_charged_amount', 'currency', 'authorized_at', 'environment_id'];
-const PAYMENT_CLAIM_COLUMNS = ['id', 'processor_token', 'payment_option_id'];
 
 /**
  * The SQL of a capture or void of an Authorized order (capture.service.ts), each one prepared
  * statement: the merchant's request checked without locks (its key's earlier action and the
- * order), the claim (a locking read, then the pending action inserted in a later statement, so
- * that it sees any action a transaction it waited for committed), the settlement (a locking read
- * of everything its event shows, then one statement writing action, order, payment, timeline,
- * event, delivery, NOTIFY and audit entry). No rule lives here (authorization-rules.ts).
+ * order), the claim (a locking read of everything the order's event shows, then the pending
+ * action inserted in a later statement, so that it sees any action a transaction it waited for
+ * committed), the settlement (one statement writing action, order, payment, timeline, event,
+ * delivery, NOTIFY and audit entry, guarded by the claim's row versions when it starts from the
+ * claim's rows; else after the same locking read by the action). No rule lives here
+ * (authorization-rules.ts).
  */
 export class AuthorizationQueries {
   private readonly keyOrder: EntityRowMapper<Order>;
   private readonly earlier: EntityRowMapper<AuthorizationAction>;
-  private readonly claimOrder: EntityRowMapper<Order>;
-  private readonly claimPayment: EntityRowMapper<OrderPayment>;
   private readonly order: EntityRowMapper<Order>;
   private readonly action: EntityRowMapper<AuthorizationAction>;
   private readonly payment: EntityRowMapper<OrderPayment>;
@@ -87,13 +97,11 @@ export class AuthorizationQueries {
   private readonly claimRead: Record<'reference' | 'id', PreparedStatement>;
   private readonly claimInsert: PreparedStatement;
   private readonly settlementRead: PreparedStatement;
-  private readonly settlementWrite: PreparedStatement;
+  private readonly settlementWrite: Record<'locked' | 'unchangedSince', PreparedStatement>;
 
   constructor(orm: MikroORM) {
     this.keyOrder = new EntityRowMapper(orm, Order, { alias: 'o', columns: ORDER_KEY_COLUMNS, prefix: 'o__' });
     this.earlier = new EntityRowMapper(orm, AuthorizationAction, 'k');
-    this.claimOrder = new EntityRowMapper(orm, Order, { alias: 'o', columns: ORDER_CLAIM_COLUMNS, prefix: 'o__' });
-    this.claimPayment = new EntityRowMapper(orm, OrderPayment, { alias: 'p', columns: PAYMENT_CLAIM_COLUMNS, prefix: 'p__' });
     this.order = new EntityRowMapper(orm, Order, 'o');
     this.action = new EntityRowMapper(orm, AuthorizationAction, 'k');
     this.payment = new EntityRowMapper(orm, OrderPayment, 'p');
@@ -112,18 +120,31 @@ export class AuthorizationQueries {
             on $3::varchar is not null and k.environment_id = $1::int and k.merchant_key = $3::varchar`,
     };
 
-    // The order, then its Authorized payment (the subquery runs first: the order's lock is taken first).
-    const claimRead = (where: string) => `with o as (
-          select ${this.claimOrder.selectList}, e.mode as "e__mode" from checkout_order o join app_environment e on e.id = o.environment_id
-           where ${where} for update of o
-        ), p as (
-          select ${this.claimPayment.selectList} from order_payment p
-           where p.order_id = (select "o__id" from o) and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
+    // What the order's event shows, with the order, its action (when `action`) and its Authorized payment
+    // locked in that order (each subquery runs before the next): the claim's read and the settlement's.
+    const lockedRows = (orderWhere: string, action: boolean) => `${action ? 'a as (select order_id from authorization_action where id = $1::int), ' : ''}o as (
+          select ${this.order.selectList}, o.xmin::text as "o__xmin", e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
+            from checkout_order o join app_environment e on e.id = o.environment_id where ${orderWhere} for update of o
+        )${
+          action
+            ? `, k as (
+          select ${this.action.selectList} from authorization_action k where k.id = $1::int and k.order_id = (select "o__id" from o) for update
+        )`
+            : ''
+        }, p as (
+          select ${this.payment.selectList}, p.xmin::text as "p__xmin" from order_payment p
+           where p.order_id = (select "o__id" from o)${action ? ' and exists (select 1 from k)' : ''} and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
         )
-        select o.*, p.* from o left join p on true`;
+        select o.*, ${action ? 'k.*, ' : ''}p.*, ${this.customer.selectList}, ${this.link.selectList}, ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}
+          from o ${action ? 'left join k on true ' : ''}left join p on true
+          left join customer c on c.id = o."o__customer_id"
+          left join payment_link l on l.id = o."o__payment_link_id" left join payment_link_type t on t.id = l.type_id
+          left join order_payment q on q.order_id = o."o__id"
+          left join card_detail d on d.order_payment_id = q.id
+         order by q.id, d.id`;
     this.claimRead = {
-      reference: { name: 'pgw_auth_claim_ref_v1', text: claimRead('o.environment_id = $1::int and o.reference = $2::varchar') },
-      id: { name: 'pgw_auth_claim_id_v1', text: claimRead('o.id = $1::int') },
+      reference: { name: 'pgw_auth_claim_ref_v2', text: `with ${lockedRows('o.environment_id = $1::int and o.reference = $2::varchar', false)}` },
+      id: { name: 'pgw_auth_claim_id_v2', text: `with ${lockedRows('o.id = $1::int', false)}` },
     };
 
     // A statement after the claim's locking read: it sees what a transaction that held the order's lock committed.
@@ -142,36 +163,21 @@ export class AuthorizationQueries {
         select (select id from ins) as id, exists (select 1 from earlier) as earlier, exists (select 1 from pending) as pending`,
     };
 
-    // Order first, then the action, then the payment: the lock order of every path (each subquery runs before the next).
-    this.settlementRead = {
-      name: 'pgw_auth_settle_read_v1',
-      text: `with a as (
-          select order_id from authorization_action where id = $1::int
-        ), o as (
-          select ${this.order.selectList}, e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
-            from checkout_order o join app_environment e on e.id = o.environment_id where o.id = (select order_id from a) for update of o
-        ), k as (
-          select ${this.action.selectList} from authorization_action k where k.id = $1::int and k.order_id = (select "o__id" from o) for update
-        ), p as (
-          select ${this.payment.selectList} from order_payment p
-           where p.order_id = (select "k__order_id" from k) and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
-        )
-        select o.*, k.*, p.*, ${this.customer.selectList}, ${this.link.selectList}, ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}
-          from o left join k on true left join p on true
-          left join customer c on c.id = o."o__customer_id"
-          left join payment_link l on l.id = o."o__payment_link_id" left join payment_link_type t on t.id = l.type_id
-          left join order_payment q on q.order_id = o."o__id"
-          left join card_detail d on d.order_payment_id = q.id
-         order by q.id, d.id`,
-    };
+    // Order first, then the action, then the payment: the lock order of every path.
+    this.settlementRead = { name: 'pgw_auth_settle_read_v2', text: `with ${lockedRows('o.id = (select order_id from a)', true)}` };
 
     const event = outboxEventSql('exists (select 1 from pay)', (i) => `$${30 + i}`);
     const audit = auditEntrySql('exists (select 1 from ord)', (i) => `$${44 + i}`);
-    this.settlementWrite = {
-      name: 'pgw_auth_settle_write_v3',
-      text: `with act as (
+    // Unlocked (`unchangedSince`): a confirmed action is written only if the order and its payment are
+    // still the rows the claim read (their xmin), locked here order first; a refusal changes neither.
+    const settlementWrite = (unchangedSince: boolean) => `with ${
+      unchangedSince
+        ? `g as (select id from checkout_order where id = $6::int and xmin = $53::xid for update),
+        gp as (select id from order_payment where id = $21::int and xmin = $54::xid and exists (select 1 from g) for update), `
+        : ''
+    }act as (
           update authorization_action set state = $2::varchar, response_code = $3::varchar, response_message = $4::text, settled_at = $5::timestamptz
-           where id = $1::int and state = 'pending' returning id
+           where id = $1::int and state = 'pending'${unchangedSince ? ' and (not $7::boolean or exists (select 1 from gp))' : ''} returning id
         ), ord as (
           update checkout_order set status_id = $8::smallint, amount = $9::numeric, fee = $10::numeric, fee_rate = $11::numeric,
             subsidiary_fee = $12::numeric, customer_fee = $13::numeric, total_charged_amount = $14::numeric, payment_response_code = $15::varchar,
@@ -185,7 +191,10 @@ export class AuthorizationQueries {
           insert into timeline_event (order_id, event, source, description, metadata, created_at)
           select $6::int, $26::varchar, 'system', $27::text, $28::json, $29::timestamptz where exists (select 1 from act)
         ), ${event.ctes}, ${audit}
-        select (select count(*) from act)::int as written, ${event.notified}`,
+        select (select count(*) from act)::int as written, ${event.notified}`;
+    this.settlementWrite = {
+      locked: { name: 'pgw_auth_settle_write_v4', text: settlementWrite(false) },
+      unchangedSince: { name: 'pgw_auth_settle_write_unchanged_v1', text: settlementWrite(true) },
     };
   }
 
@@ -204,13 +213,38 @@ export class AuthorizationQueries {
   /** The order (by environment and reference, or by id) and its Authorized payment, locked in that order; null when there is no such order. */
   async lockForClaim(run: RunSql, order: { environmentId: number; reference: string } | { id: number }): Promise<LockedForClaim | null> {
     const rows = await run('id' in order ? this.claimRead.id : this.claimRead.reference, 'id' in order ? [order.id] : [order.environmentId, order.reference]);
-    const row = rows[0];
-    if (!row) return null;
-    const locked = this.claimOrder.map(row)!;
+    const first = rows[0];
+    if (!first) return null;
+    const locked = this.orderRows(rows);
+    return { ...locked, versions: { order: first.o__xmin as string, payment: locked.payment ? (first.p__xmin as string) : null } };
+  }
+
+  /** The rows of `lockedRows`: the order with its customer and link, its Authorized payment, all its payments and cards. */
+  private orderRows(rows: Row[]): OrderRows {
+    const first = rows[0]!;
+    const order = this.order.map(first)!;
+    order.customer = this.customer.map(first);
+    const link = this.link.map(first);
+    if (link) link.type = this.linkType.map(first)!;
+    order.paymentLink = link;
+    const payment = this.payment.map(first);
+    const payments: OrderPayment[] = [];
+    const cards: CardDetail[] = [];
+    for (const row of rows) {
+      const listed = this.listed.map(row);
+      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === payment?.id ? payment : listed);
+      const card = this.card.map(row);
+      if (card) cards.push(card);
+    }
+    cards.sort((x, y) => x.id - y.id);
     return {
-      order: { ...locked, environmentId: (locked.environment as unknown as { id: number }).id },
-      payment: this.claimPayment.map(row),
-      mode: row.e__mode as EnvironmentMode,
+      order,
+      environmentId: (order.environment as unknown as { id: number }).id,
+      payment,
+      payments,
+      cards,
+      subsidiaryId: Number(first.e__subsidiary_id),
+      mode: first.e__mode as EnvironmentMode,
     };
   }
 
@@ -240,31 +274,18 @@ export class AuthorizationQueries {
   /** A pending action's order, the action and the order's Authorized payment, locked in that order, with what the order's event shows; null when there is no such action. */
   async lockForSettlement(run: RunSql, actionId: number): Promise<LockedAction | null> {
     const rows = await run(this.settlementRead, [actionId]);
-    const first = rows[0];
-    const action = first ? this.action.map(first) : null;
-    if (!first || !action) return null;
-    const order = this.order.map(first)!;
-    order.customer = this.customer.map(first);
-    const link = this.link.map(first);
-    if (link) link.type = this.linkType.map(first)!;
-    order.paymentLink = link;
-    const payment = this.payment.map(first);
-    const payments: OrderPayment[] = [];
-    const cards: CardDetail[] = [];
-    for (const row of rows) {
-      const listed = this.listed.map(row);
-      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === payment?.id ? payment : listed);
-      const card = this.card.map(row);
-      if (card) cards.push(card);
-    }
-    cards.sort((x, y) => x.id - y.id);
-    return { order, action, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode };
+    const action = rows[0] ? this.action.map(rows[0]) : null;
+    return action ? { ...this.orderRows(rows), action } : null;
   }
 
-  /** Writes a settlement in one statement, its audit entry included (see ActionWrite); false when the action was no longer pending (nothing written). */
-  async writeSettlement(run: RunSql, w: ActionWrite): Promise<boolean> {
+  /**
+   * Writes a settlement in one statement, its audit entry included (see ActionWrite); false when
+   * nothing was written: the action was no longer pending, or (with `unchangedSince`, rows read
+   * before, not locked now) the order or its payment changed since those versions.
+   */
+  async writeSettlement(run: RunSql, w: ActionWrite, unchangedSince?: RowVersions): Promise<boolean> {
     const { action: a, order: o, payment: p, entry, event: e } = w;
-    const [row] = await run(this.settlementWrite, [
+    const [row] = await run(unchangedSince ? this.settlementWrite.unchangedSince : this.settlementWrite.locked, [
       a.id,
       a.state,
       a.responseCode,
@@ -297,6 +318,7 @@ export class AuthorizationQueries {
       new Date(),
       ...outboxEventParams(e && { ...e, notify: 'transaction' }),
       ...auditEntryParams(w.audit),
+      ...(unchangedSince ? [unchangedSince.order, unchangedSince.payment] : []),
     ]);
     return row?.written === 1;
   }

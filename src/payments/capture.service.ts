@@ -7,12 +7,11 @@ import { Money } from '../shared/money';
 import { idempotencyKeyReused, readIdempotencyKey } from '../shared/idempotency-key';
 import type { Tenant } from '../merchants/tenant';
 import { authorize } from '../merchants/authorization';
-import { auditOriginOf, type AuditOrigin, type AuditService } from '../merchants/audit/audit.service';
+import { auditOriginOf, type AuditService } from '../merchants/audit/audit.service';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import { OrderStatus, orderNotFound } from '../orders/order-status';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
-import type { OutboxRow, OutboxService } from '../events/outbox.service';
-import type { OrderStatusChange } from '../events/order-status-bus';
+import type { OutboxService } from '../events/outbox.service';
 import type { FeeService } from '../fees/fee.service';
 import {
   notAvailableInLiveMode,
@@ -20,23 +19,14 @@ import {
   processorFor,
   recordOfKey,
   NOT_PROCESSED,
-  type FinalProcessorResult,
   type PaymentProcessors,
   type ProcessorResult,
 } from './processor';
 import type { PaymentActor } from './payment-state';
 import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
-import {
-  captureAmount,
-  captureAmountInvalid,
-  claimRefusal,
-  requestedCaptureAmount,
-  sameKeyedRequest,
-  settleActionRows,
-  settledAuditEntry,
-  type KeyedRequest,
-} from './authorization-rules';
+import { captureAmount, captureAmountInvalid, claimRefusal, requestedCaptureAmount, sameKeyedRequest, type KeyedRequest } from './authorization-rules';
 import { AuthorizationQueries, type LockedForClaim } from './authorization.queries';
+import { ActionSettlement, type ClaimedAction } from './action-settlement';
 import type { PaymentSettlement } from './settlement';
 import type { StepFault } from './payment-jobs';
 import { eachApart } from '../shared/each-apart';
@@ -75,6 +65,8 @@ const keyInProgress = (kind: AuthorizationActionKind) =>
 
 interface Claim {
   actionId: number;
+  /** The action as recorded, with the order's rows read under the claim's lock: where the settlement starts from. */
+  claimed: ClaimedAction;
   token: string;
   idempotencyKey: string;
   /** What the processor is asked to take (a capture): the amount plus the customer's fee on it. */
@@ -108,7 +100,7 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * void is recorded first (an AuthorizationAction, pending, committed) under the order's row lock,
  * one pending per order, so of a capture and a void asked at the same moment exactly one reaches
  * the processor; the other is refused. The call carries the action's own idempotency key
- * (`capture:<orderId>:<random>`); its answer is applied in a second transaction by the settlement (the
+ * (`capture:<orderId>:<random>`); its answer is applied by the settlement (action-settlement.ts, the
  * transitions table), or, when the answer was lost, from the processor's record by
  * `reconcilePending`. The merchant's optional idempotencyKey is kept on the action (unique per
  * environment): a retry of the same request answers that action (settling it first from the
@@ -116,10 +108,11 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * IDEMPOTENCY_KEY_REUSED, and requests of one key in this process run one after the other.
  * All of it in prepared plain SQL (authorization.queries.ts), the rules applied to the rows
  * (authorization-rules.ts): a merchant's capture is one read, a claim of two statements and a
- * settlement of two (docs/performance.md, "The money path").
+ * settlement of one (docs/performance.md, "The money path").
  */
 export class CaptureService {
   private readonly queries: AuthorizationQueries;
+  private readonly settlement: ActionSettlement;
   private readonly transaction: SqlTransaction;
   private readonly sql: RunSql;
   /** Hears a background step that failed for one order or action (the others go on); set by the composition root to log it. */
@@ -128,21 +121,27 @@ export class CaptureService {
   constructor(
     orm: MikroORM,
     private readonly processors: PaymentProcessors,
-    private readonly settlement: PaymentSettlement,
+    settlement: PaymentSettlement,
     private readonly fees: FeeService,
     private readonly orders: OrderService,
-    private readonly outbox: OutboxService,
+    outbox: OutboxService,
     private readonly clock: Clock,
     private readonly options: CaptureServiceOptions,
-    private readonly audit?: AuditService,
+    audit?: AuditService,
   ) {
     this.queries = new AuthorizationQueries(orm);
+    this.settlement = new ActionSettlement(orm, this.queries, settlement, orders, outbox, clock, audit);
     this.transaction = sqlTransactions(orm);
     this.sql = sqlRunner(orm);
   }
 
   /** Requests of one merchant key being handled in this process: a concurrent one waits for it (one processor call). */
   private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  /** Called each time a settlement's guarded write found the claim's rows changed and the settlement ran under locks. */
+  onGuardConflict(listener: (step: 'capture_void') => void): () => void {
+    return this.settlement.onGuardConflict(listener);
+  }
 
   async capture(tenant: Tenant, input: CaptureOrderInput): Promise<OrderAggregate> {
     const reference = this.begin(tenant, input.reference);
@@ -220,7 +219,7 @@ export class CaptureService {
       const processor = processorFor(this.processors, tenant.mode)!;
       const record = await processor.lookup(action.idempotencyKey);
       if (!record || record.kind === 'challenge') throw keyInProgress(action.kind);
-      await this.settle(action.id, record, auditOriginOf(tenant));
+      await this.settlement.settle(action.id, record, auditOriginOf(tenant));
       action = (await this.earlierOfKey(tenant, keyed))!;
     }
     if (action.state === 'failed') throw processorRefused(action.kind, action.responseMessage ?? '');
@@ -259,7 +258,7 @@ export class CaptureService {
     const processor = claim && processorFor(this.processors, claim.mode);
     if (!claim || !processor) return false;
     const result = await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-    return (await this.settle(claim.actionId, result, null)).changed;
+    return (await this.settlement.settle(claim.actionId, result, null, claim.claimed)).changed;
   }
 
   /**
@@ -289,7 +288,7 @@ export class CaptureService {
           age >= this.options.processorDeadlineMs,
           NOT_PROCESSED,
         );
-        return record !== null && record.kind !== 'challenge' && (await this.settle(row.id, record, null)).changed;
+        return record !== null && record.kind !== 'challenge' && (await this.settlement.settle(row.id, record, null)).changed;
       },
       (err, row) => this.onFault(err, { actionId: row.id }),
     );
@@ -315,7 +314,7 @@ export class CaptureService {
       request.kind === 'capture'
         ? await processor.capture({ token: claim.token, amount: claim.total, currency: claim.currency, idempotencyKey: claim.idempotencyKey })
         : await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-    const settled = await this.settle(claim.actionId, result, origin);
+    const settled = await this.settlement.settle(claim.actionId, result, origin, claim.claimed);
     if (result.kind !== 'approved') throw processorRefused(request.kind, result.message);
     // The order as the settlement wrote it; read again only when another settled the action first.
     return settled.aggregate ?? this.orders.getAggregate(tenant, reference);
@@ -358,7 +357,7 @@ export class CaptureService {
     request: Request,
     refuse: ((message: string) => DomainError) | null,
   ): Promise<Claim | 'earlier' | null> {
-    const { order, payment } = locked;
+    const { order, payment, environmentId } = locked;
     const fail = (message: string) => {
       if (refuse) throw refuse(message);
       return null;
@@ -372,76 +371,33 @@ export class CaptureService {
     // processor, or failed at the deadline after its key was closed there), so no money moved under
     // an earlier key; a refusal is never replayed to a later capture or void of the order.
     const idempotencyKey = `${request.kind}:${order.id}:${randomBytes(6).toString('base64url')}`;
-    const inserted = await this.queries.insertClaim(
-      run,
-      {
-        kind: request.kind,
-        actor: request.actor,
-        amount: request.amount ? request.amount.toFixed(2) : null,
-        quote: request.quote ?? null,
-        merchantKey: request.keyed?.key ?? null,
-        requestedAmount: request.keyed?.amount?.toFixed(2) ?? null,
-        idempotencyKey,
-        createdAt: new Date(),
-      },
-      order.id,
-      order.environmentId,
-    );
+    const action = {
+      kind: request.kind,
+      actor: request.actor,
+      amount: request.amount ? request.amount.toFixed(2) : null,
+      quote: request.quote ?? null,
+      merchantKey: request.keyed?.key ?? null,
+      requestedAmount: request.keyed?.amount?.toFixed(2) ?? null,
+      idempotencyKey,
+      createdAt: new Date(),
+    };
+    const inserted = await this.queries.insertClaim(run, action, order.id, environmentId);
     if (inserted.id === null) {
       if (inserted.earlier) return 'earlier';
       return fail(`A capture or void of this order is in progress: it cannot be ${request.kind === 'capture' ? 'captured' : 'voided'} now.`);
     }
+    const claimed: ClaimedAction = {
+      action: { ...action, id: inserted.id, state: 'pending', responseCode: null, responseMessage: null, settledAt: null },
+      rows: locked,
+    };
     return {
       actionId: inserted.id,
+      claimed,
       token: payment!.processorToken!,
       idempotencyKey,
       total: request.quote?.totalChargedAmount ?? order.totalChargedAmount,
       currency: order.currency,
       mode: locked.mode,
     };
-  }
-
-  /**
-   * Applies a processor answer to a pending action in its own transaction, once (a locking read
-   * of order, action and payment with what the order's event shows; one write of the action, the
-   * order and payment, the timeline, the outbox event with its delivery and NOTIFY, the audit
-   * entry): the one settlement of every capture and void, the merchant's, the clock's and the
-   * reconciliation's. Answers whether it did, and the order as written (a confirmed action).
-   */
-  private async settle(
-    actionId: number,
-    result: FinalProcessorResult,
-    origin: AuditOrigin | null,
-  ): Promise<{ changed: boolean; aggregate: OrderAggregate | null }> {
-    const changes: OrderStatusChange[] = [];
-    const settled = await this.transaction(async (run) => {
-      const locked = await this.queries.lockForSettlement(run, actionId);
-      if (!locked) throw new Error(`authorization action ${actionId} not found`);
-      const { order, action, payment } = locked;
-      if (action.state !== 'pending') return { changed: false, aggregate: null };
-      if (!payment) throw new Error(`order ${order.id} has no Authorized payment for its pending ${action.kind}`);
-      const { entry, outcome } = settleActionRows(order, payment, action, result, this.clock.now());
-      let event: OutboxRow | null = null;
-      let aggregate: OrderAggregate | null = null;
-      if (outcome) {
-        // The event's sequence number is written with the status change (one update of the order).
-        order.eventSequence += 1;
-        order.version += 1;
-        order.updatedAt = payment.dateUpdated = new Date();
-        aggregate = await this.orders.aggregateOfRows(locked, locked.subsidiaryId, run);
-        const { change, row } = await this.outbox.composeOrderChange(run, aggregate, outcome.status);
-        event = row;
-        changes.push(change);
-        this.settlement.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
-      }
-      // The audit entry is written by the settlement's statement, with the order.
-      const audit = outcome && this.audit ? this.audit.stamped(settledAuditEntry(locked, origin)) : null;
-      if (!(await this.queries.writeSettlement(run, { action, orderChanged: outcome !== null, order, payment, entry, event, audit }))) {
-        throw new Error(`authorization action ${actionId} changed under its lock`);
-      }
-      return { changed: true, aggregate };
-    });
-    this.settlement.committed(changes);
-    return settled;
   }
 }

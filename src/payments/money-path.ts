@@ -72,8 +72,8 @@ const elsewhere = () => new NotTheCommonCase('handled by the entity-manager path
 /** A guarded write found a row changed since it was read: nothing was written. */
 const CHANGED = Symbol('changed since read');
 type Attempted<T> = T | typeof CHANGED;
-/** Which write of the money path found a row changed since its read. */
-export type GuardedStep = 'attempt' | 'settlement' | 'resume';
+/** Which write of the money path found a row changed since its read (`capture_void`: a capture's or void's settlement, action-settlement.ts). */
+export type GuardedStep = 'attempt' | 'settlement' | 'resume' | 'capture_void';
 
 /** PostgreSQL's deadlock_detected: a guarded write chosen as the victim wrote nothing either. */
 const DEADLOCK = '40P01';

@@ -145,7 +145,8 @@ export class PaymentService {
 
   /** A money-path write that found its rows changed since its read (a concurrent change) and was decided again under locks. */
   onGuardConflict(listener: (step: GuardedStep) => void): () => void {
-    return this.plain.onGuardConflict(listener);
+    const stops = [this.plain.onGuardConflict(listener), this.captures.onGuardConflict(listener)];
+    return () => stops.forEach((stop) => stop());
   }
 
   /**

@@ -8,6 +8,7 @@ import { captureWithLostAnswer } from '../../support/lost-capture';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+import { AuthorizationQueries } from '../../../src/payments/authorization.queries';
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 const customer = { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' };
@@ -207,6 +208,84 @@ describe('capture later: authorize, capture and void', () => {
     }
   });
 
+  /**
+   * Runs `change` once, right before the settlement's write that starts from the claim's rows (no
+   * lock held then: the claim has committed, the processor has answered), so the interleaving is exact.
+   */
+  const changeBeforeGuardedSettlement = (change: () => Promise<unknown>) => {
+    const original = AuthorizationQueries.prototype.writeSettlement;
+    let done = false;
+    const spy = jest.spyOn(AuthorizationQueries.prototype, 'writeSettlement').mockImplementation(async function (this: AuthorizationQueries, ...args) {
+      if (!done && args[2] !== undefined) {
+        done = true;
+        await change();
+      }
+      return original.apply(this, args);
+    });
+    return () => {
+      spy.mockRestore();
+      return done;
+    };
+  };
+  const guardConflicts = () => {
+    const seen: string[] = [];
+    const stop = t.service.runtime.ctx.services.payments.onGuardConflict((step) => seen.push(step));
+    return { seen, stop };
+  };
+
+  it('settles a capture under locks when the payment changed after the claim read it (the customer went back to the shop meanwhile): once, with its change kept', async () => {
+    const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
+    const changed = changeBeforeGuardedSettlement(() =>
+      sql(`update order_payment set returned_to_merchant_at = now() where order_id = (select id from checkout_order where reference = ?)`, [reference]),
+    );
+    const res = await gql(CAPTURE, { input: { reference, amount: '600.00' } });
+    expect(changed()).toBe(true);
+    conflicts.stop();
+    expect(res.errors).toBeUndefined();
+    expect(res.data.captureOrder).toMatchObject({ statusId: 5, amount: '600.00', totalAmountCharged: '609.00', orderPayments: [{ statusId: 5 }] });
+    expect((await gql(ORDER, { reference })).data.order).toEqual(res.data.captureOrder);
+    expect(conflicts.seen).toEqual(['capture_void']);
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
+    expect(await sql(`select a.state from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ?`, [reference])).toEqual([
+      { state: 'succeeded' },
+    ]);
+    const [payment] = await sql(`select p.returned_to_merchant_at from order_payment p join checkout_order o on o.id = p.order_id where o.reference = ?`, [
+      reference,
+    ]);
+    expect(payment.returned_to_merchant_at).not.toBeNull();
+  });
+
+  it('settles a void under locks when the order row changed after the claim read it, even by a write that keeps its version', async () => {
+    const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
+    const changed = changeBeforeGuardedSettlement(() => sql(`update checkout_order set remarks = 'noted by support' where reference = ?`, [reference]));
+    const res = await gql(VOID, { input: { reference } });
+    expect(changed()).toBe(true);
+    conflicts.stop();
+    expect(res.errors).toBeUndefined();
+    expect(res.data.voidOrder.statusId).toBe(7);
+    expect(conflicts.seen).toEqual(['capture_void']);
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'voided']);
+    expect(await sql(`select remarks from checkout_order where reference = ?`, [reference])).toEqual([{ remarks: 'noted by support' }]);
+  });
+
+  it('settles a capture from the rows its claim read, with no read and no lock, when nothing changed in between', async () => {
+    const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
+    const read = jest.spyOn(AuthorizationQueries.prototype, 'lockForSettlement');
+    try {
+      const res = await gql(CAPTURE, { input: { reference } });
+      expect(res.errors).toBeUndefined();
+      expect(res.data.captureOrder.statusId).toBe(5);
+      expect(read).not.toHaveBeenCalled();
+      expect(conflicts.seen).toEqual([]);
+    } finally {
+      read.mockRestore();
+      conflicts.stop();
+    }
+  });
+
   it('captures the whole authorization when no amount is given', async () => {
     const { reference } = await authorizedOrder('250.50');
     const res = await gql(CAPTURE, { input: { reference } });
@@ -290,9 +369,10 @@ describe('capture later: authorize, capture and void', () => {
       actionId = inserted.rows[0].id;
       const voiding = gql(VOID, { input: { reference } });
       // The void's claim waits for the lock; its statement started before the capture was committed.
+      // (Its text is longer than pg_stat_activity keeps: it is known by its beginning.)
       let waited = false;
       for (let i = 0; i < 200 && !waited; i++) {
-        const [waiting] = await sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%for update of o%'`);
+        const [waiting] = await sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'with o as (%'`);
         waited = waiting.n > 0;
         if (!waited) await new Promise((resolve) => setTimeout(resolve, 10));
       }

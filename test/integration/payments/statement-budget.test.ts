@@ -60,12 +60,13 @@ const REFUND = {
 };
 /**
  * A capture or void of an Authorized order (src/payments/authorization.queries.ts): the claim (the
- * order and its Authorized payment locked, then the pending action inserted, checking in that
- * later statement that none is pending), committed; after the processor call, the settlement (the
- * order, the action and the payment locked with what the event shows, then one write of the
- * action, order, payment, timeline, outbox event, delivery, NOTIFY and audit entry). A
- * capture first reads the order (and the key's earlier action) for the fee, outside any
- * transaction; the answer is the order as written, not read again.
+ * order and its Authorized payment locked and read with what the order's event shows, then the
+ * pending action inserted, checking in that later statement that none is pending), committed;
+ * after the processor call, the settlement from the claim's rows in one statement with no
+ * transaction (the action, order, payment, timeline, outbox event, delivery, NOTIFY and audit
+ * entry), written only while the order and payment are still the rows the claim read and the
+ * action is pending. A capture first reads the order (and the key's earlier action) for the
+ * fee, outside any transaction; the answer is the order as written, not read again.
  */
 const CLAIM = [
   /^begin$/,
@@ -74,10 +75,7 @@ const CLAIM = [
   /^commit$/,
 ];
 const SETTLEMENT = [
-  /^begin$/,
-  /^with a as \(\s*select order_id from authorization_action where id = \$1::int\s*\), o as \(.* for update of o\s*\), k as \(.* for update\s*\), p as \(.* for update\s*\)/s,
-  /^with act as \(\s*update authorization_action set state[\s\S]*audit as \(\s*insert into audit_entry/,
-  /^commit$/,
+  /^with g as \(select id from checkout_order where id = \$6::int and xmin = \$53::xid for update\),\s*gp as \(.* for update\), act as \(\s*update authorization_action set state[\s\S]*audit as \(\s*insert into audit_entry/,
 ];
 const CAPTURE = { statements: [/^select o\.id as "o__id", .* from \(select 1\) one/s, ...CLAIM, ...SETTLEMENT], transactions: 2 };
 const VOID = { statements: [...CLAIM, ...SETTLEMENT], transactions: 2 };
@@ -244,7 +242,7 @@ describe('statements sent to PostgreSQL by the money path', () => {
     expectExactly(count, THREE_DS_COMPLETION);
   });
 
-  it('captures and voids an Authorized order in 5 and 4 statements (2 transactions each), answering the order as written', async () => {
+  it("captures and voids an Authorized order in 4 and 3 statements (2 transactions each: the claim's, the settlement's guarded write), answering the order as written", async () => {
     const gql = async (query: string, variables: Record<string, unknown>) =>
       (await graphql(t.baseUrl, query, variables, { 'api-key': m.keys.test.privateKey })).body;
     const FIELDS = `orderReference statusId status amount totalAmountCharged fee orderPayments { statusId status }`;

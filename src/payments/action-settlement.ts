@@ -1,0 +1,132 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
+import type { Clock } from '../shared/clock';
+import type { AuditOrigin, AuditService } from '../merchants/audit/audit.service';
+import type { OrderAggregate, OrderService } from '../orders/order.service';
+import type { OutboxRow, OutboxService } from '../events/outbox.service';
+import type { OrderStatusChange } from '../events/order-status-bus';
+import type { FinalProcessorResult } from './processor';
+import type { AuthorizationAction } from './authorization-action.entity';
+import { settleActionRows, settledAuditEntry } from './authorization-rules';
+import type { ActionWrite, AuthorizationQueries, LockedAction, LockedForClaim } from './authorization.queries';
+import type { PaymentSettlement } from './settlement';
+import { Listeners } from '../shared/listeners';
+
+/** PostgreSQL's deadlock_detected: a guarded write chosen as the victim wrote nothing either. */
+const DEADLOCK = '40P01';
+
+/** What a settlement did: whether it settled the action, and the order as written (a confirmed action). */
+export interface ActionSettled {
+  changed: boolean;
+  aggregate: OrderAggregate | null;
+}
+
+/** A pending action as its claim recorded it, with the order's rows the claim read under its lock. */
+export interface ClaimedAction {
+  action: Pick<AuthorizationAction, 'id' | 'kind' | 'actor' | 'amount' | 'quote' | 'state' | 'responseCode' | 'responseMessage' | 'settledAt'>;
+  rows: LockedForClaim;
+}
+
+/**
+ * The one settlement of every capture and void (the merchant's, the clock's, the
+ * reconciliation's): a processor answer applied to a pending action once, in one statement
+ * writing the action, the order and payment (a confirmed action), the timeline entry, the outbox
+ * event with its delivery and NOTIFY, and the audit entry. The merchant's request starts from
+ * the rows its claim read: it writes with no transaction and no read, guarded by the order and
+ * payment being those rows still (their xmin) and the action pending; when the guard finds them
+ * changed, or with nothing claimed at hand, the rows are read again under their locks (order,
+ * action, payment) and written in that transaction.
+ */
+export class ActionSettlement {
+  private readonly transaction: SqlTransaction;
+  private readonly sql: RunSql;
+  private readonly conflicts = new Listeners<'capture_void'>();
+
+  constructor(
+    orm: MikroORM,
+    private readonly queries: AuthorizationQueries,
+    private readonly settlement: PaymentSettlement,
+    private readonly orders: OrderService,
+    private readonly outbox: OutboxService,
+    private readonly clock: Clock,
+    private readonly audit?: AuditService,
+  ) {
+    this.transaction = sqlTransactions(orm);
+    this.sql = sqlRunner(orm);
+  }
+
+  /** Called each time the guarded write found the claim's rows changed (or was a deadlock's victim) and the settlement ran under locks. */
+  onGuardConflict(listener: (step: 'capture_void') => void): () => void {
+    return this.conflicts.add(listener);
+  }
+
+  /** Settles the action `actionId` with `result`; from `claimed`'s rows when they are still current. */
+  async settle(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null, claimed?: ClaimedAction): Promise<ActionSettled> {
+    if (claimed?.action.id === actionId && claimed.rows.payment) {
+      const changes: OrderStatusChange[] = [];
+      // The claim's rows are this request's own: changed in place, as the locked path changes its own.
+      const rows: LockedAction = { ...claimed.rows, action: claimed.action as AuthorizationAction };
+      const { write, aggregate } = await this.compose(this.sql, rows, result, origin, changes);
+      if (await this.guardedWrite(write, claimed)) {
+        this.settlement.committed(changes);
+        return { changed: true, aggregate };
+      }
+      this.conflicts.emit('capture_void');
+    }
+    return this.settleLocked(actionId, result, origin);
+  }
+
+  /** The guarded write; false when it wrote nothing (rows changed, the action no longer pending, or a deadlock's victim). */
+  private async guardedWrite(write: ActionWrite, claimed: ClaimedAction): Promise<boolean> {
+    try {
+      return await this.queries.writeSettlement(this.sql, write, claimed.rows.versions);
+    } catch (err) {
+      if ((err as { code?: string }).code !== DEADLOCK) throw err;
+      return false;
+    }
+  }
+
+  private async settleLocked(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null): Promise<ActionSettled> {
+    const changes: OrderStatusChange[] = [];
+    const settled = await this.transaction(async (run) => {
+      const locked = await this.queries.lockForSettlement(run, actionId);
+      if (!locked) throw new Error(`authorization action ${actionId} not found`);
+      if (locked.action.state !== 'pending') return { changed: false, aggregate: null };
+      if (!locked.payment) throw new Error(`order ${locked.order.id} has no Authorized payment for its pending ${locked.action.kind}`);
+      const { write, aggregate } = await this.compose(run, locked, result, origin, changes);
+      if (!(await this.queries.writeSettlement(run, write))) throw new Error(`authorization action ${actionId} changed under its lock`);
+      return { changed: true, aggregate };
+    });
+    this.settlement.committed(changes);
+    return settled;
+  }
+
+  /** The transitions table applied to the rows (changed in place), with the event and audit entry a confirmed action writes. */
+  private async compose(
+    run: RunSql,
+    rows: LockedAction,
+    result: FinalProcessorResult,
+    origin: AuditOrigin | null,
+    changes: OrderStatusChange[],
+  ): Promise<{ write: ActionWrite; aggregate: OrderAggregate | null }> {
+    const { order, action } = rows;
+    const payment = rows.payment!;
+    const { entry, outcome } = settleActionRows(order, payment, action, result, this.clock.now());
+    let event: OutboxRow | null = null;
+    let aggregate: OrderAggregate | null = null;
+    if (outcome) {
+      // The event's sequence number is written with the status change (one update of the order).
+      order.eventSequence += 1;
+      order.version += 1;
+      order.updatedAt = payment.dateUpdated = new Date();
+      aggregate = await this.orders.aggregateOfRows(rows, rows.subsidiaryId, run);
+      const { change, row } = await this.outbox.composeOrderChange(run, aggregate, outcome.status);
+      event = row;
+      changes.push(change);
+      this.settlement.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
+    }
+    // The audit entry is written by the settlement's statement, with the order.
+    const audit = outcome && this.audit ? this.audit.stamped(settledAuditEntry(rows, origin)) : null;
+    return { write: { action, orderChanged: outcome !== null, order, payment, entry, event, audit }, aggregate };
+  }
+}
