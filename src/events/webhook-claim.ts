@@ -5,6 +5,7 @@ export interface ClaimedDelivery {
   id: string;
   url: string;
   attemptCount: number;
+  /** When the lease ends, on the database's clock, as stored (to the millisecond): recording the attempt requires still holding it. */
   lease: Date;
   eventId: string;
   orderId: number | null;
@@ -39,14 +40,19 @@ export interface ClaimConnection {
  * to a busy instance (which, with BEGIN … COMMIT, kept every other instance's claims waiting).
  * A simple query takes no parameters: the values (integers and instants made here) are written
  * in as literals.
+ *
+ * Leases are taken and compared on the database's clock (the claim statement's start), as the
+ * email outbox's are, never on an instance's: an instance whose clock runs ahead would otherwise
+ * see another's lease as ended and send the same delivery while the other is still sending it.
+ * When a delivery is due (`now`, the instance's clock) only decides when it is sent, not by whom.
  */
 export async function claimDueDeliveries(
   connection: ClaimConnection,
   now: Date,
-  lease: Date,
+  leaseMs: number,
   limits: { endpointConcurrency: number; merchantConcurrency: number; max: number },
 ): Promise<ClaimedDelivery[]> {
-  const values = [now, now, now, limits.endpointConcurrency, limits.merchantConcurrency, limits.max, now, lease];
+  const values = [now, limits.endpointConcurrency, limits.merchantConcurrency, limits.max, leaseMs];
   let n = 0;
   const claim = CLAIM_SQL.replace(/\?/g, () => literal(values[n++]));
   const results = (await connection.query(`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}); ${claim}`)) as Array<{ rows: unknown[] }>;
@@ -61,12 +67,13 @@ export async function claimDueDeliveries(
     subsidiary_id: number;
     mode: EnvironmentMode;
     next_attempt_at: Date | string;
+    locked_until: Date | string;
   }> = results[1]!.rows as never;
   return rows.map((r) => ({
     id: String(r.id),
     url: r.url,
     attemptCount: r.attempt_count,
-    lease,
+    lease: new Date(r.locked_until),
     eventId: r.event_id,
     orderId: r.order_id,
     orderReference: r.order_reference,
@@ -89,7 +96,7 @@ const CLAIM_SQL = `with leased as (
            from webhook_delivery d
            join outbox_event e on e.id = d.event_id
            join app_environment env on env.id = e.environment_id
-          where d.state = 'pending' and d.locked_until > ?
+          where d.state = 'pending' and d.locked_until > statement_timestamp()
        ), busy_destination as (
          select destination, count(*) as n from leased group by destination
        ), busy_merchant as (
@@ -99,7 +106,7 @@ const CLAIM_SQL = `with leased as (
            from webhook_delivery d
            join outbox_event e on e.id = d.event_id
            join app_environment env on env.id = e.environment_id
-          where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= ?)
+          where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= statement_timestamp())
        ), per_destination as (
          select due.*, row_number() over (partition by due.destination order by due.next_attempt_at, due.id) + coalesce(b.n, 0) as slot
            from due left join busy_destination b on b.destination = due.destination
@@ -111,11 +118,11 @@ const CLAIM_SQL = `with leased as (
        ), picked as (
          select d.id from webhook_delivery d
           where d.id in (select id from per_merchant where slot <= ? order by slot, next_attempt_at, id limit ?)
-            and d.state = 'pending' and (d.locked_until is null or d.locked_until <= ?)
+            and d.state = 'pending' and (d.locked_until is null or d.locked_until <= statement_timestamp())
           for update of d skip locked
        )
-       update webhook_delivery d set locked_until = ?
+       update webhook_delivery d set locked_until = date_trunc('milliseconds', statement_timestamp()) + ? * interval '1 millisecond'
          from picked, outbox_event e, app_environment env
         where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
        returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id,
-                 (select o.reference from checkout_order o where o.id = e.order_id) as order_reference, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at`;
+                 (select o.reference from checkout_order o where o.id = e.order_id) as order_reference, e.payload::text as body, env.subsidiary_id, env.mode, d.next_attempt_at, d.locked_until`;

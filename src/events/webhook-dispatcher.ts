@@ -246,8 +246,7 @@ export class WebhookDispatcher {
    * flight go first: each merchant's first before anyone's second.
    */
   private async claim(max: number): Promise<ClaimedDelivery[]> {
-    const now = this.clock.now();
-    const lease = new Date(now.getTime() + this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs)));
+    const leaseMs = this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs));
     const { endpointConcurrency, merchantConcurrency } = this.options;
     // A connection of MikroORM's pool, used directly: the claim is one message (see claimDueDeliveries).
     const pool = this.orm.em.getConnection().getKnex().client as unknown as {
@@ -256,7 +255,7 @@ export class WebhookDispatcher {
     };
     const connection = await pool.acquireConnection();
     try {
-      return await claimDueDeliveries(connection, now, lease, { endpointConcurrency, merchantConcurrency, max });
+      return await claimDueDeliveries(connection, this.clock.now(), leaseMs, { endpointConcurrency, merchantConcurrency, max });
     } finally {
       await pool.releaseConnection(connection);
     }

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { Client } from 'pg';
+import { claimDueDeliveries } from '../../../src/events/webhook-claim';
 import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { countStatements } from '../../support/statement-count';
@@ -11,12 +13,14 @@ import { EVENTS_ENV, createScratchDatabase, payOrder, startReceiver, type Receiv
  */
 describe('claiming due webhook deliveries', () => {
   let drop: () => Promise<void> = async () => undefined;
+  let url = '';
   let t: TestService;
   let receiver: Receiver;
 
   beforeAll(async () => {
     const scratch = await createScratchDatabase('webhook_claim');
     drop = scratch.drop;
+    url = scratch.url;
     // No background dispatcher: runOnce() below is the only claimer.
     t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, WEBHOOK_CONCURRENCY: '0' });
     receiver = await startReceiver();
@@ -42,5 +46,25 @@ describe('claiming due webhook deliveries', () => {
     expect(claims).toHaveLength(2);
     for (const claim of claims) expect(claim).toMatch(/^select pg_advisory_xact_lock\(\d+\);[\s\S]*update webhook_delivery d set locked_until/);
     expect(counted.statements.filter((s) => /^(begin|commit)\b/i.test(s))).toEqual([]);
+  });
+
+  it("holds a delivery's lease on the database's clock: an instance whose clock runs a minute ahead does not take it while another sends it", async () => {
+    const m = await createTestMerchant(t, { webhookUrl: receiver.url });
+    const reference = await payOrder(t.baseUrl, m.keys.test);
+    const limits = { endpointConcurrency: 2, merchantConcurrency: 2, max: 10 };
+    const [a, b] = [new Client({ connectionString: url }), new Client({ connectionString: url })];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      // Instance A (a right clock) takes the delivery for 30 s and is still sending it.
+      const taken = await claimDueDeliveries(a, new Date(), 30_000, limits);
+      expect(taken.map((d) => d.orderReference)).toEqual([reference]);
+      const [row] = (await a.query(`select locked_until = $1::timestamptz as exact from webhook_delivery where id = $2`, [taken[0]!.lease, taken[0]!.id])).rows;
+      expect(row.exact).toBe(true);
+      // Instance B's clock runs 60 s ahead: by its clock the lease has ended, by the database's it has not.
+      expect(await claimDueDeliveries(b, new Date(Date.now() + 60_000), 30_000, limits)).toEqual([]);
+    } finally {
+      await a.query(`update webhook_delivery set locked_until = null`);
+      await Promise.all([a.end(), b.end()]);
+    }
   });
 });
