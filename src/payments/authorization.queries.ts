@@ -13,6 +13,7 @@ import { auditEntryParams, auditEntrySql, type StampedAuditRecord } from '../mer
 import { outboxEventParams, outboxEventSql, type OutboxRow } from '../events/outbox.service';
 import type { TimelineEntry } from './attempt-rules';
 import { AuthorizationAction } from './authorization-action.entity';
+import { paymentHistory } from './payment-rows';
 
 /** An order as a merchant's capture or void is first checked on (no lock), and the earlier action of the merchant's key (with its order's reference). */
 export interface KeyAndOrder {
@@ -228,15 +229,7 @@ export class AuthorizationQueries {
     if (link) link.type = this.linkType.map(first)!;
     order.paymentLink = link;
     const payment = this.payment.map(first);
-    const payments: OrderPayment[] = [];
-    const cards: CardDetail[] = [];
-    for (const row of rows) {
-      const listed = this.listed.map(row);
-      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === payment?.id ? payment : listed);
-      const card = this.card.map(row);
-      if (card) cards.push(card);
-    }
-    cards.sort((x, y) => x.id - y.id);
+    const { payments, cards } = paymentHistory(rows, this.listed, this.card, payment);
     return {
       order,
       environmentId: (order.environment as unknown as { id: number }).id,

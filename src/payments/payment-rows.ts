@@ -5,11 +5,36 @@ import type { PaymentLink } from '../links/payment-link.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
 import type { TimelineEntry } from './attempt-rules';
 import type { OutboxRow } from '../events/outbox.service';
+import type { Row } from '../db/sql';
+import type { EntityRowMapper } from '../db/row-mapper';
 
 /*
  * The rows the money path's statements (payment.queries.ts) read and write, shaped as the
  * entities (plain objects, never persisted by the entity manager).
  */
+
+/**
+ * Every payment of an order (in id order) and their cards, from the rows of a statement that
+ * joins them one row per payment and card (`payment` and `card` read those columns); `own` in
+ * place of its row as read (the caller's copy, which it changes).
+ */
+export function paymentHistory(
+  rows: Row[],
+  payment: EntityRowMapper<OrderPayment>,
+  card: EntityRowMapper<CardDetail>,
+  own?: OrderPayment | null,
+): { payments: OrderPayment[]; cards: CardDetail[] } {
+  const payments: OrderPayment[] = [];
+  const cards: CardDetail[] = [];
+  for (const row of rows) {
+    const listed = payment.map(row);
+    if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === own?.id ? own : listed);
+    const c = card.map(row);
+    if (c) cards.push(c);
+  }
+  cards.sort((a, b) => a.id - b.id);
+  return { payments, cards };
+}
 
 /** An order read for an attempt (locked, or not when the write is guarded), with its link and the link's type. */
 export interface LockedForAttempt {

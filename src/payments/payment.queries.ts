@@ -8,7 +8,16 @@ import { CardDetail } from '../orders/card-detail.entity';
 import { PaymentLink } from '../links/payment-link.entity';
 import { PaymentLinkType } from '../links/payment-link-type.entity';
 import type { EnvironmentMode } from '../merchants/app-environment.entity';
-import type { LockedForAttempt, LockedForSettlement, NewAttempt, ReadAttempt, SettlementWrite, WriteGuard, WrittenAttempt } from './payment-rows';
+import {
+  paymentHistory,
+  type LockedForAttempt,
+  type LockedForSettlement,
+  type NewAttempt,
+  type ReadAttempt,
+  type SettlementWrite,
+  type WriteGuard,
+  type WrittenAttempt,
+} from './payment-rows';
 import { outboxEventParams, outboxEventSql } from '../events/outbox.service';
 
 /** Where a write's guard finds what was read: parameter numbers of the order's row version, the payment's id and row version, the link's id and row version. */
@@ -202,7 +211,7 @@ export class PaymentQueries {
     return {
       order,
       link,
-      ...this.history(rows),
+      ...paymentHistory(rows, this.payment, this.card),
       guard: { orderXmin: row.o__xmin as string, paymentXmin: null, linkId: link?.id ?? null, linkXmin: link ? (row.l__xmin as string) : null },
     };
   }
@@ -349,22 +358,8 @@ export class PaymentQueries {
     if (!first || !payment) return null;
     const order = this.order.map(first)!;
     order.customer = this.customer.map(first);
-    const { payments, cards } = this.history(rows, payment);
+    const { payments, cards } = paymentHistory(rows, this.payment, this.card, payment);
     const guard: WriteGuard = { orderXmin: first.o__xmin as string, paymentXmin: first.p__xmin as string, linkId: null, linkXmin: null };
     return { order, payment, payments, cards, subsidiaryId: Number(first.e__subsidiary_id), mode: first.e__mode as EnvironmentMode, guard };
-  }
-
-  /** Every payment of the order (in id order) and their cards, from the rows' `q` and `d` columns; `own` in place of its row as read. */
-  private history(rows: Row[], own?: OrderPayment): { payments: OrderPayment[]; cards: CardDetail[] } {
-    const payments: OrderPayment[] = [];
-    const cards: CardDetail[] = [];
-    for (const row of rows) {
-      const listed = this.payment.map(row);
-      if (listed && payments[payments.length - 1]?.id !== listed.id) payments.push(listed.id === own?.id ? own : listed);
-      const card = this.card.map(row);
-      if (card) cards.push(card);
-    }
-    cards.sort((a, b) => a.id - b.id);
-    return { payments, cards };
   }
 }
