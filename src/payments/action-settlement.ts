@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
+import { isDeadlock, sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
 import type { Clock } from '../shared/clock';
+import { Listeners } from '../shared/listeners';
 import type { AuditOrigin, AuditService } from '../merchants/audit/audit.service';
 import type { OrderAggregate, OrderService } from '../orders/order.service';
 import type { OutboxRow, OutboxService } from '../events/outbox.service';
@@ -10,13 +11,9 @@ import type { AuthorizationAction } from './authorization-action.entity';
 import { settleActionRows, settledAuditEntry } from './authorization-rules';
 import type { ActionWrite, AuthorizationQueries, LockedAction, LockedForClaim } from './authorization.queries';
 import type { PaymentSettlement } from './settlement';
-import { Listeners } from '../shared/listeners';
-
-/** PostgreSQL's deadlock_detected: a guarded write chosen as the victim wrote nothing either. */
-const DEADLOCK = '40P01';
 
 /** What a settlement did: whether it settled the action, and the order as written (a confirmed action). */
-export interface ActionSettled {
+export interface SettledAction {
   changed: boolean;
   aggregate: OrderAggregate | null;
 }
@@ -28,14 +25,17 @@ export interface ClaimedAction {
 }
 
 /**
- * The one settlement of every capture and void (the merchant's, the clock's, the
+ * The one settlement of every capture and void (the merchant's, the clock's expiry, the
  * reconciliation's): a processor answer applied to a pending action once, in one statement
  * writing the action, the order and payment (a confirmed action), the timeline entry, the outbox
- * event with its delivery and NOTIFY, and the audit entry. The merchant's request starts from
- * the rows its claim read: it writes with no transaction and no read, guarded by the order and
- * payment being those rows still (their xmin) and the action pending; when the guard finds them
- * changed, or with nothing claimed at hand, the rows are read again under their locks (order,
- * action, payment) and written in that transaction.
+ * event with its delivery and NOTIFY, and the audit entry. Given the claim (the merchant's
+ * request, the clock's expiry), it starts from the rows the claim read and writes with no
+ * transaction and no read: the order locked first, as on every path, and, for a confirmed
+ * action, only while the order, its payment and its link are still those rows (their xmin);
+ * always only while the action is pending. When that write writes nothing (a row changed, the
+ * action was settled elsewhere first, or the write was a deadlock's victim), and with no claim at
+ * hand (the reconciliation), the rows are read again under their locks (order, action, payment)
+ * and written in that transaction.
  */
 export class ActionSettlement {
   private readonly transaction: SqlTransaction;
@@ -45,7 +45,7 @@ export class ActionSettlement {
   constructor(
     orm: MikroORM,
     private readonly queries: AuthorizationQueries,
-    private readonly settlement: PaymentSettlement,
+    private readonly payments: PaymentSettlement,
     private readonly orders: OrderService,
     private readonly outbox: OutboxService,
     private readonly clock: Clock,
@@ -55,38 +55,39 @@ export class ActionSettlement {
     this.sql = sqlRunner(orm);
   }
 
-  /** Called each time the guarded write found the claim's rows changed (or was a deadlock's victim) and the settlement ran under locks. */
+  /** Called each time the write from the claim's rows wrote nothing and the settlement ran under locks. */
   onGuardConflict(listener: (step: 'capture_void') => void): () => void {
     return this.conflicts.add(listener);
   }
 
-  /** Settles the action `actionId` with `result`; from `claimed`'s rows when they are still current. */
-  async settle(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null, claimed?: ClaimedAction): Promise<ActionSettled> {
-    if (claimed?.action.id === actionId && claimed.rows.payment) {
+  /** Settles a pending action (by id, or as claimed) with `result`. */
+  async settle(target: number | ClaimedAction, result: FinalProcessorResult, origin: AuditOrigin | null): Promise<SettledAction> {
+    if (typeof target === 'number') return this.settleLocked(target, result, origin);
+    if (target.rows.payment) {
       const changes: OrderStatusChange[] = [];
-      // The claim's rows are this request's own: changed in place, as the locked path changes its own.
-      const rows: LockedAction = { ...claimed.rows, action: claimed.action as AuthorizationAction };
+      // The claim's rows are this request's own: changed in place, as the locked way changes its own.
+      const rows: LockedAction = { ...target.rows, action: target.action as AuthorizationAction };
       const { write, aggregate } = await this.compose(this.sql, rows, result, origin, changes);
-      if (await this.guardedWrite(write, claimed)) {
-        this.settlement.committed(changes);
+      if (await this.writeFromClaim(write, target)) {
+        this.payments.committed(changes);
         return { changed: true, aggregate };
       }
       this.conflicts.emit('capture_void');
     }
-    return this.settleLocked(actionId, result, origin);
+    return this.settleLocked(target.action.id, result, origin);
   }
 
-  /** The guarded write; false when it wrote nothing (rows changed, the action no longer pending, or a deadlock's victim). */
-  private async guardedWrite(write: ActionWrite, claimed: ClaimedAction): Promise<boolean> {
+  /** The write from the claim's rows; false when it wrote nothing. */
+  private async writeFromClaim(write: ActionWrite, claimed: ClaimedAction): Promise<boolean> {
     try {
       return await this.queries.writeSettlement(this.sql, write, claimed.rows.versions);
     } catch (err) {
-      if ((err as { code?: string }).code !== DEADLOCK) throw err;
+      if (!isDeadlock(err)) throw err;
       return false;
     }
   }
 
-  private async settleLocked(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null): Promise<ActionSettled> {
+  private async settleLocked(actionId: number, result: FinalProcessorResult, origin: AuditOrigin | null): Promise<SettledAction> {
     const changes: OrderStatusChange[] = [];
     const settled = await this.transaction(async (run) => {
       const locked = await this.queries.lockForSettlement(run, actionId);
@@ -97,7 +98,7 @@ export class ActionSettlement {
       if (!(await this.queries.writeSettlement(run, write))) throw new Error(`authorization action ${actionId} changed under its lock`);
       return { changed: true, aggregate };
     });
-    this.settlement.committed(changes);
+    this.payments.committed(changes);
     return settled;
   }
 
@@ -123,7 +124,7 @@ export class ActionSettlement {
       const { change, row } = await this.outbox.composeOrderChange(run, aggregate, outcome.status);
       event = row;
       changes.push(change);
-      this.settlement.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
+      this.payments.noteOutcome(changes, { ...outcome, environmentId: row.environmentId, reference: order.reference });
     }
     // The audit entry is written by the settlement's statement, with the order.
     const audit = outcome && this.audit ? this.audit.stamped(settledAuditEntry(rows, origin)) : null;

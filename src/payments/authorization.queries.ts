@@ -42,10 +42,11 @@ export interface LockedForClaim extends OrderRows {
   versions: RowVersions;
 }
 
-/** The row versions (xmin) of an order and of its Authorized payment. */
+/** The row versions (xmin) of an order, of its Authorized payment and of its link (null: none). */
 export interface RowVersions {
   order: string;
   payment: string | null;
+  link: { id: number; xmin: string } | null;
 }
 
 /** A claim's new pending action: its id, or why there is none (the merchant's key has an action already; a capture or void of the order is pending). */
@@ -136,7 +137,7 @@ export class AuthorizationQueries {
           select ${this.payment.selectList}, p.xmin::text as "p__xmin" from order_payment p
            where p.order_id = (select "o__id" from o)${action ? ' and exists (select 1 from k)' : ''} and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
         )
-        select o.*, ${action ? 'k.*, ' : ''}p.*, ${this.customer.selectList}, ${this.link.selectList}, ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}
+        select o.*, ${action ? 'k.*, ' : ''}p.*, ${this.customer.selectList}, ${this.link.selectList}, l.xmin::text as "l__xmin", ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}
           from o ${action ? 'left join k on true ' : ''}left join p on true
           left join customer c on c.id = o."o__customer_id"
           left join payment_link l on l.id = o."o__payment_link_id" left join payment_link_type t on t.id = l.type_id
@@ -169,16 +170,22 @@ export class AuthorizationQueries {
 
     const event = outboxEventSql('exists (select 1 from pay)', (i) => `$${30 + i}`);
     const audit = auditEntrySql('exists (select 1 from ord)', (i) => `$${44 + i}`);
-    // Unlocked (`unchangedSince`): a confirmed action is written only if the order and its payment are
-    // still the rows the claim read (their xmin), locked here order first; a refusal changes neither.
+    // Unlocked (`unchangedSince`): the order is locked first, as on every path; a confirmed action
+    // ($7) is written only if the order, its payment and its link are still the rows the claim read
+    // (their xmin; the link locked FOR SHARE, as the pay's writes do). A refusal changes none of them.
     const settlementWrite = (unchangedSince: boolean) => `with ${
       unchangedSince
-        ? `g as (select id from checkout_order where id = $6::int and xmin = $53::xid for update),
-        gp as (select id from order_payment where id = $21::int and xmin = $54::xid and exists (select 1 from g) for update), `
+        ? `g as (select id from checkout_order where id = $6::int and (not $7::boolean or xmin = $53::xid) for update),
+        gp as (select id from order_payment where id = $21::int and xmin = $54::xid and $7::boolean and exists (select 1 from g) for update),
+        lk as (select id from payment_link where id = $55::int and xmin = $56::xid and exists (select 1 from gp) for share), `
         : ''
     }act as (
           update authorization_action set state = $2::varchar, response_code = $3::varchar, response_message = $4::text, settled_at = $5::timestamptz
-           where id = $1::int and state = 'pending'${unchangedSince ? ' and (not $7::boolean or exists (select 1 from gp))' : ''} returning id
+           where id = $1::int and state = 'pending'${
+             unchangedSince
+               ? ' and exists (select 1 from g) and (not $7::boolean or (exists (select 1 from gp) and ($55::int is null or exists (select 1 from lk))))'
+               : ''
+           } returning id
         ), ord as (
           update checkout_order set status_id = $8::smallint, amount = $9::numeric, fee = $10::numeric, fee_rate = $11::numeric,
             subsidiary_fee = $12::numeric, customer_fee = $13::numeric, total_charged_amount = $14::numeric, payment_response_code = $15::varchar,
@@ -195,7 +202,7 @@ export class AuthorizationQueries {
         select (select count(*) from act)::int as written, ${event.notified}`;
     this.settlementWrite = {
       locked: { name: 'pgw_auth_settle_write_v4', text: settlementWrite(false) },
-      unchangedSince: { name: 'pgw_auth_settle_write_unchanged_v1', text: settlementWrite(true) },
+      unchangedSince: { name: 'pgw_auth_settle_write_unchanged_v2', text: settlementWrite(true) },
     };
   }
 
@@ -217,7 +224,15 @@ export class AuthorizationQueries {
     const first = rows[0];
     if (!first) return null;
     const locked = this.orderRows(rows);
-    return { ...locked, versions: { order: first.o__xmin as string, payment: locked.payment ? (first.p__xmin as string) : null } };
+    const link = locked.order.paymentLink;
+    return {
+      ...locked,
+      versions: {
+        order: first.o__xmin as string,
+        payment: locked.payment ? (first.p__xmin as string) : null,
+        link: link ? { id: link.id, xmin: first.l__xmin as string } : null,
+      },
+    };
   }
 
   /** The rows of `lockedRows`: the order with its customer and link, its Authorized payment, all its payments and cards. */
@@ -311,7 +326,7 @@ export class AuthorizationQueries {
       new Date(),
       ...outboxEventParams(e && { ...e, notify: 'transaction' }),
       ...auditEntryParams(w.audit),
-      ...(unchangedSince ? [unchangedSince.order, unchangedSince.payment] : []),
+      ...(unchangedSince ? [unchangedSince.order, unchangedSince.payment, unchangedSince.link?.id ?? null, unchangedSince.link?.xmin ?? null] : []),
     ]);
     return row?.written === 1;
   }

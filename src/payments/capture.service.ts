@@ -64,7 +64,6 @@ const keyInProgress = (kind: AuthorizationActionKind) =>
   new DomainError('conflict', `The ${kind} of this idempotencyKey is still in progress: retry later.`, refusedCode(kind));
 
 interface Claim {
-  actionId: number;
   /** The action as recorded, with the order's rows read under the claim's lock: where the settlement starts from. */
   claimed: ClaimedAction;
   token: string;
@@ -112,7 +111,7 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  */
 export class CaptureService {
   private readonly queries: AuthorizationQueries;
-  private readonly settlement: ActionSettlement;
+  private readonly actions: ActionSettlement;
   private readonly transaction: SqlTransaction;
   private readonly sql: RunSql;
   /** Hears a background step that failed for one order or action (the others go on); set by the composition root to log it. */
@@ -130,7 +129,7 @@ export class CaptureService {
     audit?: AuditService,
   ) {
     this.queries = new AuthorizationQueries(orm);
-    this.settlement = new ActionSettlement(orm, this.queries, settlement, orders, outbox, clock, audit);
+    this.actions = new ActionSettlement(orm, this.queries, settlement, orders, outbox, clock, audit);
     this.transaction = sqlTransactions(orm);
     this.sql = sqlRunner(orm);
   }
@@ -138,9 +137,9 @@ export class CaptureService {
   /** Requests of one merchant key being handled in this process: a concurrent one waits for it (one processor call). */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
-  /** Called each time a settlement's guarded write found the claim's rows changed and the settlement ran under locks. */
+  /** Called each time a settlement's write from the claim's rows wrote nothing and the settlement ran under locks. */
   onGuardConflict(listener: (step: 'capture_void') => void): () => void {
-    return this.settlement.onGuardConflict(listener);
+    return this.actions.onGuardConflict(listener);
   }
 
   async capture(tenant: Tenant, input: CaptureOrderInput): Promise<OrderAggregate> {
@@ -219,7 +218,7 @@ export class CaptureService {
       const processor = processorFor(this.processors, tenant.mode)!;
       const record = await processor.lookup(action.idempotencyKey);
       if (!record || record.kind === 'challenge') throw keyInProgress(action.kind);
-      await this.settlement.settle(action.id, record, auditOriginOf(tenant));
+      await this.actions.settle(action.id, record, auditOriginOf(tenant));
       action = (await this.earlierOfKey(tenant, keyed))!;
     }
     if (action.state === 'failed') throw processorRefused(action.kind, action.responseMessage ?? '');
@@ -258,7 +257,7 @@ export class CaptureService {
     const processor = claim && processorFor(this.processors, claim.mode);
     if (!claim || !processor) return false;
     const result = await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-    return (await this.settlement.settle(claim.actionId, result, null, claim.claimed)).changed;
+    return (await this.actions.settle(claim.claimed, result, null)).changed;
   }
 
   /**
@@ -288,7 +287,7 @@ export class CaptureService {
           age >= this.options.processorDeadlineMs,
           NOT_PROCESSED,
         );
-        return record !== null && record.kind !== 'challenge' && (await this.settlement.settle(row.id, record, null)).changed;
+        return record !== null && record.kind !== 'challenge' && (await this.actions.settle(row.id, record, null)).changed;
       },
       (err, row) => this.onFault(err, { actionId: row.id }),
     );
@@ -314,7 +313,7 @@ export class CaptureService {
       request.kind === 'capture'
         ? await processor.capture({ token: claim.token, amount: claim.total, currency: claim.currency, idempotencyKey: claim.idempotencyKey })
         : await processor.voidAuthorization({ token: claim.token, idempotencyKey: claim.idempotencyKey });
-    const settled = await this.settlement.settle(claim.actionId, result, origin, claim.claimed);
+    const settled = await this.actions.settle(claim.claimed, result, origin);
     if (result.kind !== 'approved') throw processorRefused(request.kind, result.message);
     // The order as the settlement wrote it; read again only when another settled the action first.
     return settled.aggregate ?? this.orders.getAggregate(tenant, reference);
@@ -391,7 +390,6 @@ export class CaptureService {
       rows: locked,
     };
     return {
-      actionId: inserted.id,
       claimed,
       token: payment!.processorToken!,
       idempotencyKey,

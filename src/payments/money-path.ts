@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
+import { isDeadlock, sqlRunner, sqlTransactions, type RunSql, type SqlTransaction } from '../db/sql';
 import { notFound } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import { Money } from '../shared/money';
@@ -75,9 +75,6 @@ type Attempted<T> = T | typeof CHANGED;
 /** Which write of the money path found a row changed since its read (`capture_void`: a capture's or void's settlement, action-settlement.ts). */
 export type GuardedStep = 'attempt' | 'settlement' | 'resume' | 'capture_void';
 
-/** PostgreSQL's deadlock_detected: a guarded write chosen as the victim wrote nothing either. */
-const DEADLOCK = '40P01';
-
 /**
  * The common money path in prepared plain SQL (payment.queries.ts): a card pay's attempt, the
  * settlement of a processor's answer, and an authentication page's answer, with the same rows,
@@ -143,7 +140,7 @@ export class PlainMoneyPath {
       first = await work(this.run, false);
     } catch (err) {
       if (err instanceof NotTheCommonCase) return null;
-      if ((err as { code?: string }).code !== DEADLOCK) throw err;
+      if (!isDeadlock(err)) throw err;
       first = CHANGED;
     }
     if (first !== CHANGED) return first;

@@ -233,6 +233,16 @@ describe('capture later: authorize, capture and void', () => {
     return { seen, stop };
   };
 
+  /** Waits until a statement whose text begins as `like` waits for a lock (its text is longer than pg_stat_activity keeps). */
+  const waitForLockWait = async (like: string) => {
+    for (let i = 0; i < 300; i++) {
+      const [waiting] = await sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`, [like]);
+      if (waiting.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no statement like ${like} waited for a lock`);
+  };
+
   it('settles a capture under locks when the payment changed after the claim read it (the customer went back to the shop meanwhile): once, with its change kept', async () => {
     const { reference } = await authorizedOrder();
     const conflicts = guardConflicts();
@@ -268,6 +278,109 @@ describe('capture later: authorize, capture and void', () => {
     expect(conflicts.seen).toEqual(['capture_void']);
     expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'voided']);
     expect(await sql(`select remarks from checkout_order where reference = ?`, [reference])).toEqual([{ remarks: 'noted by support' }]);
+  });
+
+  it("shows the link as it is when the capture is written, in the webhook and the answer, when the merchant disabled it during the processor's call", async () => {
+    const { reference, link } = await authorizedOrder();
+    const WITH_LINK = `orderReference statusId productName paymentLink { isActive name }`;
+    const changed = changeBeforeGuardedSettlement(async () => {
+      expect((await gql(`mutation ($id: Int!) { deactivatePaymentLink(id: $id) { isActive } }`, { id: Number(link.id) })).errors).toBeUndefined();
+      await sql(`update payment_link set name = 'Tent (sold out)' where id = ?`, [link.id]);
+    });
+    const res = await gql(`mutation ($input: CaptureOrderInput!) { captureOrder(input: $input) { ${WITH_LINK} } }`, { input: { reference } });
+    expect(changed()).toBe(true);
+    expect(res.errors).toBeUndefined();
+    const now = (await gql(`query ($reference: String!) { order(reference: $reference) { ${WITH_LINK} } }`, { reference })).data.order;
+    expect(now).toMatchObject({ statusId: 5, productName: 'Tent (sold out)', paymentLink: { isActive: false, name: 'Tent (sold out)' } });
+    expect(res.data.captureOrder).toEqual(now);
+    const [event] = await sql(
+      `select e.payload from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? and e.notify_type = 'successful'`,
+      [reference],
+    );
+    expect({ productName: event.payload.data.productName, isActive: event.payload.data.paymentLink.isActive }).toEqual({
+      productName: 'Tent (sold out)',
+      isActive: false,
+    });
+  });
+
+  it("takes the order's lock before the action's when writing a refused void from the claim's rows, as every settlement does: no deadlock with a settlement holding the order", async () => {
+    const { reference } = await authorizedOrder();
+    const [{ id: orderId }] = await sql(`select id from checkout_order where reference = ?`, [reference]);
+    const declined = { kind: 'declined', token: null, issuer: 'Sandbox', code: '05', message: 'Do not honour' } as const;
+    const sandbox = (t.service.runtime.ctx.services.payments as unknown as { processors: { test: SandboxProcessor } }).processors.test;
+    const refusing = jest.spyOn(sandbox, 'voidAuthorization').mockResolvedValue(declined as never);
+    const holder = new Client({ connectionString: scratch.url });
+    await holder.connect();
+    const conflicts = guardConflicts();
+    const original = AuthorizationQueries.prototype.writeSettlement;
+    let seen: { holderGotAction: string; deadlock: boolean } | null = null;
+    const spy = jest.spyOn(AuthorizationQueries.prototype, 'writeSettlement').mockImplementation(async function (this: AuthorizationQueries, ...args) {
+      if (args[2] === undefined || seen) return original.apply(this, args);
+      // A locked settlement of the same action has taken the order, its first lock ...
+      await holder.query('begin');
+      await holder.query(`select id from checkout_order where id = $1 for update`, [orderId]);
+      let deadlock = false;
+      const writing = original.apply(this, args).catch((err: { code?: string }) => {
+        deadlock = err.code === '40P01';
+        throw err;
+      });
+      await waitForLockWait(`with g as%`);
+      // ... and now asks for the action: the write from the claim must not be holding it.
+      const holderGotAction = await holder.query(`select id from authorization_action where id = $1 for update`, [args[1].action.id]).then(
+        () => 'got the action',
+        (err: { code?: string }) => String(err.code),
+      );
+      await holder.query('rollback');
+      const written = await writing.catch(() => false);
+      seen = { holderGotAction, deadlock };
+      return written;
+    });
+    try {
+      const res = await gql(VOID, { input: { reference } });
+      expect(res.errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
+      expect(seen).toEqual({ holderGotAction: 'got the action', deadlock: false });
+      expect(conflicts.seen).toEqual([]);
+      expect(await sql(`select state from authorization_action where order_id = ?`, [orderId])).toEqual([{ state: 'failed' }]);
+      expect((await gql(ORDER, { reference })).data.order.statusId).toBe(6);
+    } finally {
+      spy.mockRestore();
+      refusing.mockRestore();
+      conflicts.stop();
+      await holder.end();
+    }
+  });
+
+  it('settles a capture under locks when an update of the order committed while its write waited for the order, and shows that update', async () => {
+    const { reference } = await authorizedOrder();
+    const [{ id: orderId }] = await sql(`select id from checkout_order where reference = ?`, [reference]);
+    const holder = new Client({ connectionString: scratch.url });
+    await holder.connect();
+    const original = AuthorizationQueries.prototype.writeSettlement;
+    let done = false;
+    const spy = jest.spyOn(AuthorizationQueries.prototype, 'writeSettlement').mockImplementation(async function (this: AuthorizationQueries, ...args) {
+      if (args[2] === undefined || done) return original.apply(this, args);
+      done = true;
+      await holder.query('begin');
+      await holder.query(`update checkout_order set remarks = 'support note' where id = $1`, [orderId]);
+      const writing = original.apply(this, args);
+      await waitForLockWait(`with g as%`);
+      await holder.query('commit');
+      return writing;
+    });
+    try {
+      const res = await gql(`mutation ($input: CaptureOrderInput!) { captureOrder(input: $input) { statusId remarks } }`, { input: { reference } });
+      expect(res.errors).toBeUndefined();
+      expect(res.data.captureOrder).toEqual({ statusId: 5, remarks: 'support note' });
+      const [event] = await sql(
+        `select e.payload from outbox_event e join checkout_order o on o.id = e.order_id where o.reference = ? and e.notify_type = 'successful'`,
+        [reference],
+      );
+      expect(event.payload.data.remarks).toBe('support note');
+      expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
+    } finally {
+      spy.mockRestore();
+      await holder.end();
+    }
   });
 
   it('settles a capture from the rows its claim read, with no read and no lock, when nothing changed in between', async () => {

@@ -75,7 +75,7 @@ const CLAIM = [
   /^commit$/,
 ];
 const SETTLEMENT = [
-  /^with g as \(select id from checkout_order where id = \$6::int and xmin = \$53::xid for update\),\s*gp as \(.* for update\), act as \(\s*update authorization_action set state[\s\S]*audit as \(\s*insert into audit_entry/,
+  /^with g as \(select id from checkout_order where id = \$6::int and \(not \$7::boolean or xmin = \$53::xid\) for update\),\s*gp as \(.* for update\),\s*lk as \(.* for share\), act as \(\s*update authorization_action set state[\s\S]*audit as \(\s*insert into audit_entry/,
 ];
 const CAPTURE = { statements: [/^select o\.id as "o__id", .* from \(select 1\) one/s, ...CLAIM, ...SETTLEMENT], transactions: 2 };
 const VOID = { statements: [...CLAIM, ...SETTLEMENT], transactions: 2 };
