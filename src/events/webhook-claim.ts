@@ -41,7 +41,8 @@ export interface ClaimConnection {
  * A simple query takes no parameters: the values (integers and instants made here) are written
  * in as literals.
  *
- * Leases are taken and compared on the database's clock (the claim statement's start), as the
+ * Leases are taken and compared on the database's clock, read once after the claim lock is
+ * granted (a wait for the lock does not shorten the lease), as the
  * email outbox's are, never on an instance's: an instance whose clock runs ahead would otherwise
  * see another's lease as ended and send the same delivery while the other is still sending it.
  * When a delivery is due (`now`, the instance's clock) only decides when it is sent, not by whom.
@@ -91,12 +92,12 @@ function literal(value: unknown): string {
   throw new Error(`webhook claim: ${String(value)} is not an integer or an instant`);
 }
 
-const CLAIM_SQL = `with leased as (
+const CLAIM_SQL = `with clock as materialized (select clock_timestamp() as now), leased as (
          select d.destination, env.subsidiary_id
            from webhook_delivery d
            join outbox_event e on e.id = d.event_id
            join app_environment env on env.id = e.environment_id
-          where d.state = 'pending' and d.locked_until > statement_timestamp()
+          where d.state = 'pending' and d.locked_until > (select now from clock)
        ), busy_destination as (
          select destination, count(*) as n from leased group by destination
        ), busy_merchant as (
@@ -106,7 +107,7 @@ const CLAIM_SQL = `with leased as (
            from webhook_delivery d
            join outbox_event e on e.id = d.event_id
            join app_environment env on env.id = e.environment_id
-          where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= statement_timestamp())
+          where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= (select now from clock))
        ), per_destination as (
          select due.*, row_number() over (partition by due.destination order by due.next_attempt_at, due.id) + coalesce(b.n, 0) as slot
            from due left join busy_destination b on b.destination = due.destination
@@ -118,10 +119,10 @@ const CLAIM_SQL = `with leased as (
        ), picked as (
          select d.id from webhook_delivery d
           where d.id in (select id from per_merchant where slot <= ? order by slot, next_attempt_at, id limit ?)
-            and d.state = 'pending' and (d.locked_until is null or d.locked_until <= statement_timestamp())
+            and d.state = 'pending' and (d.locked_until is null or d.locked_until <= (select now from clock))
           for update of d skip locked
        )
-       update webhook_delivery d set locked_until = date_trunc('milliseconds', statement_timestamp()) + ? * interval '1 millisecond'
+       update webhook_delivery d set locked_until = date_trunc('milliseconds', (select now from clock)) + ? * interval '1 millisecond'
          from picked, outbox_event e, app_environment env
         where d.id = picked.id and e.id = d.event_id and env.id = e.environment_id
        returning d.id, d.url, d.attempt_count, e.id as event_id, e.order_id,

@@ -63,8 +63,33 @@ describe('claiming due webhook deliveries', () => {
       // Instance B's clock runs 60 s ahead: by its clock the lease has ended, by the database's it has not.
       expect(await claimDueDeliveries(b, new Date(Date.now() + 60_000), 30_000, limits)).toEqual([]);
     } finally {
-      await a.query(`update webhook_delivery set locked_until = null`);
+      // Nothing due is left for the next test: this one's delivery is settled as sent.
+      await a.query(`update webhook_delivery set locked_until = null, state = 'delivered', delivered_at = now() where state = 'pending'`);
       await Promise.all([a.end(), b.end()]);
+    }
+  });
+
+  it('starts a lease when the claim lock is granted, not when the claim was sent: a long wait for the lock does not shorten it', async () => {
+    const m = await createTestMerchant(t, { webhookUrl: receiver.url });
+    const reference = await payOrder(t.baseUrl, m.keys.test);
+    const limits = { endpointConcurrency: 2, merchantConcurrency: 2, max: 10 };
+    const [holder, a, b] = [url, url, url].map((connectionString) => new Client({ connectionString }));
+    await Promise.all([holder!.connect(), a!.connect(), b!.connect()]);
+    try {
+      // Another instance's claim holds the claim lock for 1.5 s; A's claim (a 1 s lease) waits behind it.
+      await holder!.query('begin');
+      const [{ key }] = (await holder!.query(`select pg_advisory_xact_lock(7305114002), 7305114002 as key`)).rows;
+      expect(String(key)).toBe('7305114002');
+      const claiming = claimDueDeliveries(a!, new Date(), 1_000, limits);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await holder!.query('commit');
+      const taken = await claiming;
+      expect(taken.map((d) => d.orderReference)).toEqual([reference]);
+      // Right after A's claim its lease still holds: B takes nothing.
+      expect(await claimDueDeliveries(b!, new Date(), 1_000, limits)).toEqual([]);
+    } finally {
+      await a!.query(`update webhook_delivery set locked_until = null, state = 'delivered', delivered_at = now() where state = 'pending'`);
+      await Promise.all([holder!.end(), a!.end(), b!.end()]);
     }
   });
 });
