@@ -120,12 +120,12 @@ export function runPrepared<R = Row>(orm: MikroORM, statement: PreparedStatement
   return sqlRunner(orm)<R>(statement, values);
 }
 
-/** A unique violation of the named constraint, as the pg driver reports it. */
 /** PostgreSQL's deadlock_detected: the statement chosen as the victim wrote nothing (a guarded write then takes its locking way). */
 export function isDeadlock(err: unknown): boolean {
   return err !== null && typeof err === 'object' && (err as { code?: unknown }).code === '40P01';
 }
 
+/** A unique violation of the named constraint, as the pg driver reports it. */
 export function isUniqueViolation(err: unknown, constraint: string): boolean {
   const e = err as { code?: unknown; constraint?: unknown };
   return e !== null && typeof e === 'object' && e.code === '23505' && e.constraint === constraint;
