@@ -6,6 +6,7 @@ import { EmailOutbox, type ClaimedEmail, type TeamMailKind } from './email-outbo
 import { EmailSender, type EmailSenderOptions } from './email-sender';
 import type { MemberRole } from './member-role';
 import { Listeners } from '../shared/listeners';
+import { Pending } from '../shared/pending';
 
 export type { TeamMailKind } from './email-outbox';
 
@@ -42,7 +43,7 @@ export type QueueResetMail = (em: EntityManager, subsidiaryId: number, reset: Re
  * log (`email.failed`), once. Outcomes go to the listeners (the business-event log).
  */
 export class TeamMail {
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new Pending();
   private readonly listeners = new Listeners<TeamMailOutcome>();
   private readonly outbox: EmailOutbox;
   private readonly sender: EmailSender | null;
@@ -134,7 +135,7 @@ export class TeamMail {
    * service whose sender was stopped (or never started) leaves the queue to the next instance.
    */
   async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    await this.pending.settled();
     if (this.sender && (!this.serviceOwned || this.sender.started)) {
       await this.sender.drain().catch((err: unknown) => this.fault(err));
     }
@@ -159,10 +160,15 @@ export class TeamMail {
   }
 
   private inBackground(kind: TeamMailKind, work: () => Promise<void>): void {
-    const running: Promise<void> = work()
-      .catch((err: unknown) => this.report({ kind, subsidiaryId: null, result: 'failed', reason: reasonOf(err) }))
-      .finally(() => this.pending.delete(running));
-    this.pending.add(running);
+    this.pending.add(
+      work().then(
+        () => true,
+        (err: unknown) => {
+          this.report({ kind, subsidiaryId: null, result: 'failed', reason: reasonOf(err) });
+          return false;
+        },
+      ),
+    );
   }
 
   private async givenUp(em: EntityManager, email: ClaimedEmail, reason: string): Promise<void> {
