@@ -26,6 +26,20 @@ interface TrackedSocket {
 /** What a check of a socket's key (or session) finds: it no longer works, or it works until `expiresAt` (epoch ms; null: no end). */
 export type KeyStanding = false | { expiresAt: number | null };
 
+/** Adds `socket` to the group of `key`; the returned function takes it out, and the group once empty (answering whether it was the last). */
+function joinGroup<K>(groups: Map<K, Set<TrackedSocket>>, key: K, socket: TrackedSocket): () => boolean {
+  let group = groups.get(key);
+  if (!group) groups.set(key, (group = new Set()));
+  const own = group;
+  own.add(socket);
+  return () => {
+    own.delete(socket);
+    if (own.size > 0 || groups.get(key) !== own) return false;
+    groups.delete(key);
+    return true;
+  };
+}
+
 export interface KeySocketsLog {
   error(obj: object, msg?: string): void;
 }
@@ -69,22 +83,13 @@ export class KeySockets {
    * that stops working at `expiresAt` (epoch ms) is checked again then.
    */
   add(environmentId: number, apiKey: string, close: TrackedSocket['close'], expiresAt: number | null = null): () => void {
-    let sockets = this.byEnvironment.get(environmentId);
-    if (!sockets) this.byEnvironment.set(environmentId, (sockets = new Set()));
-    const set = sockets;
     const socket: TrackedSocket = { apiKey, close };
-    set.add(socket);
-    let sharing = this.byKey.get(apiKey);
-    if (!sharing) this.byKey.set(apiKey, (sharing = new Set()));
-    const same = sharing;
-    same.add(socket);
+    const leaveEnvironment = joinGroup(this.byEnvironment, environmentId, socket);
+    const leaveKey = joinGroup(this.byKey, apiKey, socket);
     if (expiresAt !== null) this.keyEndsAt(apiKey, expiresAt);
     return () => {
-      set.delete(socket);
-      if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
-      same.delete(socket);
-      if (same.size === 0 && this.byKey.get(apiKey) === same) {
-        this.byKey.delete(apiKey);
+      leaveEnvironment();
+      if (leaveKey()) {
         // No socket left to close at the key's end.
         clearTimeout(this.keyEnds.get(apiKey)?.timer);
         this.keyEnds.delete(apiKey);
