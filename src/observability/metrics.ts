@@ -55,7 +55,7 @@ export class Metrics {
 
   readonly moneyPathConflicts = new Counter({
     name: `${METRIC_PREFIX}money_path_guard_conflicts_total`,
-    help: "Money-path writes (attempt, settlement, resume, capture_void: a capture's or void's settlement) that found a row changed since their read, wrote nothing and were decided again under locks.",
+    help: "Money-path writes (attempt, settlement, resume, capture_void: a capture's or void's settlement, capture_void_claim: its claim) that found a row changed since their read, wrote nothing and were decided again under locks.",
     labelNames: ['step'] as const,
     registers: [this.registry],
   });

@@ -15,9 +15,13 @@ import type { TimelineEntry } from './attempt-rules';
 import { AuthorizationAction } from './authorization-action.entity';
 import { paymentHistory } from './payment-rows';
 
-/** An order as a merchant's capture or void is first checked on (no lock), and the earlier action of the merchant's key (with its order's reference). */
-export interface KeyAndOrder {
-  order: Pick<Order, 'id' | 'amount' | 'currency' | 'paymentMethod' | 'statusId'> | null;
+/**
+ * What a merchant's capture or void is first decided on, read without locks: the order's rows as
+ * a claim reads them (null: no such order), and the earlier action of the merchant's key (with
+ * its order's reference).
+ */
+export interface Peeked {
+  rows: LockedForClaim | null;
   earlier: AuthorizationAction | null;
 }
 
@@ -34,9 +38,10 @@ export interface OrderRows {
 }
 
 /**
- * An order locked for a claim, with its Authorized payment (locked too), and the row versions
- * (xmin) of both as read: a settlement that starts from these rows writes only if neither
- * changed since (`writeSettlement` with `unchangedSince`).
+ * An order read for a claim, with its Authorized payment, and the row versions (xmin) of both and
+ * of its link as read: a claim from rows read without locks is written only if the order and
+ * payment are unchanged since (`insertClaimIfUnchanged`), and a settlement that starts from these
+ * rows writes only if none changed since (`writeSettlement` with `unchangedSince`).
  */
 export interface LockedForClaim extends OrderRows {
   versions: RowVersions;
@@ -48,6 +53,9 @@ export interface RowVersions {
   payment: string | null;
   link: { id: number; xmin: string } | null;
 }
+
+/** What a claim records of its pending action. */
+export type ClaimAction = Pick<AuthorizationAction, 'kind' | 'actor' | 'amount' | 'quote' | 'merchantKey' | 'requestedAmount' | 'idempotencyKey' | 'createdAt'>;
 
 /** A claim's new pending action: its id, or why there is none (the merchant's key has an action already; a capture or void of the order is pending). */
 export type ClaimInsert = { id: number } | { id: null; earlier: boolean; pending: boolean };
@@ -72,20 +80,19 @@ export interface ActionWrite {
   audit: StampedAuditRecord | null;
 }
 
-const ORDER_KEY_COLUMNS = ['id', 'amount', 'currency', 'payment_method', 'status_id'];
-
 /**
  * The SQL of a capture or void of an Authorized order (capture.service.ts), each one prepared
- * statement: the merchant's request checked without locks (its key's earlier action and the
- * order), the claim (a locking read of everything the order's event shows, then the pending
- * action inserted in a later statement, so that it sees any action a transaction it waited for
- * committed), the settlement (one statement writing action, order, payment, timeline, event,
+ * statement: the merchant's request read without locks (its key's earlier action, and everything
+ * the order's event shows, with row versions), the claim from those rows (the pending action
+ * inserted in one statement, only while the order and its payment are as read and no action of
+ * the order is pending or of the key exists: the unique indexes decide the last two), or else the
+ * locking claim (a locking read of the same rows, then the pending action inserted in a later
+ * statement, so that it sees any action a transaction it waited for committed), the settlement (one statement writing action, order, payment, timeline, event,
  * delivery, NOTIFY and audit entry, guarded by the claim's row versions when it starts from the
  * claim's rows; else after the same locking read by the action). No rule lives here
  * (authorization-rules.ts).
  */
 export class AuthorizationQueries {
-  private readonly keyOrder: EntityRowMapper<Order>;
   private readonly earlier: EntityRowMapper<AuthorizationAction>;
   private readonly order: EntityRowMapper<Order>;
   private readonly action: EntityRowMapper<AuthorizationAction>;
@@ -95,14 +102,15 @@ export class AuthorizationQueries {
   private readonly customer: EntityRowMapper<Customer>;
   private readonly link: EntityRowMapper<PaymentLink>;
   private readonly linkType: EntityRowMapper<PaymentLinkType>;
-  private readonly keyRead: PreparedStatement;
+  private readonly earlierRead: PreparedStatement;
+  private readonly peekRead: PreparedStatement;
   private readonly claimRead: Record<'reference' | 'id', PreparedStatement>;
   private readonly claimInsert: PreparedStatement;
+  private readonly claimIfUnchanged: PreparedStatement;
   private readonly settlementRead: PreparedStatement;
   private readonly settlementWrite: Record<'locked' | 'unchangedSince', PreparedStatement>;
 
   constructor(orm: MikroORM) {
-    this.keyOrder = new EntityRowMapper(orm, Order, { alias: 'o', columns: ORDER_KEY_COLUMNS, prefix: 'o__' });
     this.earlier = new EntityRowMapper(orm, AuthorizationAction, 'k');
     this.order = new EntityRowMapper(orm, Order, 'o');
     this.action = new EntityRowMapper(orm, AuthorizationAction, 'k');
@@ -113,20 +121,24 @@ export class AuthorizationQueries {
     this.link = new EntityRowMapper(orm, PaymentLink, 'l');
     this.linkType = new EntityRowMapper(orm, PaymentLinkType, 't');
 
-    this.keyRead = {
-      name: 'pgw_auth_key_read_v1',
-      text: `select ${this.keyOrder.selectList}, ${this.earlier.selectList}, ko.reference as "ko__reference"
-          from (select 1) one
-          left join checkout_order o on o.environment_id = $1::int and o.reference = $2::varchar
-          left join (authorization_action k join checkout_order ko on ko.id = k.order_id)
-            on $3::varchar is not null and k.environment_id = $1::int and k.merchant_key = $3::varchar`,
+    // The action of the merchant's key (parameter `key`) in environment $1, with its order's reference.
+    const earlierOfKey = (key: string) => `(authorization_action k join checkout_order ko on ko.id = k.order_id)
+            on ${key}::varchar is not null and k.environment_id = $1::int and k.merchant_key = ${key}::varchar`;
+    this.earlierRead = {
+      name: 'pgw_auth_earlier_read_v1',
+      text: `select ${this.earlier.selectList}, ko.reference as "ko__reference" from (select 1) one left join ${earlierOfKey('$2')}`,
     };
 
     // What the order's event shows, with the order, its action (when `action`) and its Authorized payment
     // locked in that order (each subquery runs before the next): the claim's read and the settlement's.
-    const lockedRows = (orderWhere: string, action: boolean) => `${action ? 'a as (select order_id from authorization_action where id = $1::int), ' : ''}o as (
+    // Unlocked (`peek`): the same rows read without locks, with the earlier action of the key ($3).
+    const lockedRows = (
+      orderWhere: string,
+      action: boolean,
+      peek = false,
+    ) => `${action ? 'a as (select order_id from authorization_action where id = $1::int), ' : ''}o as (
           select ${this.order.selectList}, o.xmin::text as "o__xmin", e.subsidiary_id as "e__subsidiary_id", e.mode as "e__mode"
-            from checkout_order o join app_environment e on e.id = o.environment_id where ${orderWhere} for update of o
+            from checkout_order o join app_environment e on e.id = o.environment_id where ${orderWhere}${peek ? '' : ' for update of o'}
         )${
           action
             ? `, k as (
@@ -135,15 +147,18 @@ export class AuthorizationQueries {
             : ''
         }, p as (
           select ${this.payment.selectList}, p.xmin::text as "p__xmin" from order_payment p
-           where p.order_id = (select "o__id" from o)${action ? ' and exists (select 1 from k)' : ''} and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1 for update
+           where p.order_id = (select "o__id" from o)${action ? ' and exists (select 1 from k)' : ''} and p.status_id = ${OrderStatus.Authorized} order by p.id limit 1${peek ? '' : ' for update'}
         )
-        select o.*, ${action ? 'k.*, ' : ''}p.*, ${this.customer.selectList}, ${this.link.selectList}, l.xmin::text as "l__xmin", ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}
-          from o ${action ? 'left join k on true ' : ''}left join p on true
+        select o.*, ${action ? 'k.*, ' : ''}p.*, ${this.customer.selectList}, ${this.link.selectList}, l.xmin::text as "l__xmin", ${this.linkType.selectList}, ${this.listed.selectList}, ${this.card.selectList}${
+          peek ? `, ${this.earlier.selectList}, ko.reference as "ko__reference"` : ''
+        }
+          from ${peek ? `(select 1) one left join o on true left join ${earlierOfKey('$3')} ` : 'o '}${action ? 'left join k on true ' : ''}left join p on true
           left join customer c on c.id = o."o__customer_id"
           left join payment_link l on l.id = o."o__payment_link_id" left join payment_link_type t on t.id = l.type_id
           left join order_payment q on q.order_id = o."o__id"
           left join card_detail d on d.order_payment_id = q.id
          order by q.id, d.id`;
+    this.peekRead = { name: 'pgw_auth_peek_v1', text: `with ${lockedRows('o.environment_id = $1::int and o.reference = $2::varchar', false, true)}` };
     this.claimRead = {
       reference: { name: 'pgw_auth_claim_ref_v2', text: `with ${lockedRows('o.environment_id = $1::int and o.reference = $2::varchar', false)}` },
       id: { name: 'pgw_auth_claim_id_v2', text: `with ${lockedRows('o.id = $1::int', false)}` },
@@ -163,6 +178,25 @@ export class AuthorizationQueries {
           returning id
         )
         select (select id from ins) as id, exists (select 1 from earlier) as earlier, exists (select 1 from pending) as pending`,
+    };
+
+    // The claim from rows read without locks, in one statement: the order locked first, as on every
+    // path, then its payment, each only if unchanged since read ($11, $13: their xmin, rechecked on
+    // the newest row after a wait for the lock); the pending action inserted only then, and not at all
+    // when another is pending for the order or the key has one (the unique indexes, which see what
+    // committed after this statement's snapshot).
+    this.claimIfUnchanged = {
+      name: 'pgw_auth_claim_unchanged_v1',
+      text: `with g as (select id from checkout_order where id = $1::int and xmin = $11::xid for update),
+        gp as (select id from order_payment where id = $12::int and xmin = $13::xid and exists (select 1 from g) for update),
+        ins as (
+          insert into authorization_action (order_id, kind, actor, amount, quote, environment_id, merchant_key, requested_amount, idempotency_key, state, created_at)
+          select $1::int, $2::varchar, $3::varchar, $4::numeric, $5::jsonb, $6::int, $7::varchar, $8::numeric, $9::varchar, 'pending', $10::timestamptz
+           where exists (select 1 from gp)
+          on conflict do nothing
+          returning id
+        )
+        select (select id from ins) as id`,
     };
 
     // Order first, then the action, then the payment: the lock order of every path.
@@ -206,10 +240,16 @@ export class AuthorizationQueries {
     };
   }
 
-  /** The order of (environment, reference), if any, and the earlier action of the merchant's key `key` (null: none asked). */
-  async readKeyAndOrder(run: RunSql, environmentId: number, reference: string, key: string | null): Promise<KeyAndOrder> {
-    const [row] = await run(this.keyRead, [environmentId, reference, key]);
-    return { order: this.keyOrder.map(row!), earlier: this.earlierOf(row!) };
+  /** The earlier action of the merchant's key `key` in the environment, or null. */
+  async readEarlier(run: RunSql, environmentId: number, key: string): Promise<AuthorizationAction | null> {
+    const [row] = await run(this.earlierRead, [environmentId, key]);
+    return this.earlierOf(row!);
+  }
+
+  /** The order of (environment, reference) as a claim reads it, without locks, and the earlier action of the merchant's key `key` (null: none asked). */
+  async peek(run: RunSql, environmentId: number, reference: string, key: string | null): Promise<Peeked> {
+    const rows = await run(this.peekRead, [environmentId, reference, key]);
+    return { rows: rows[0]!.o__id === null ? null : this.claimRows(rows), earlier: this.earlierOf(rows[0]!) };
   }
 
   private earlierOf(row: Row): AuthorizationAction | null {
@@ -221,8 +261,12 @@ export class AuthorizationQueries {
   /** The order (by environment and reference, or by id) and its Authorized payment, locked in that order; null when there is no such order. */
   async lockForClaim(run: RunSql, order: { environmentId: number; reference: string } | { id: number }): Promise<LockedForClaim | null> {
     const rows = await run('id' in order ? this.claimRead.id : this.claimRead.reference, 'id' in order ? [order.id] : [order.environmentId, order.reference]);
-    const first = rows[0];
-    if (!first) return null;
+    return rows[0] ? this.claimRows(rows) : null;
+  }
+
+  /** The rows of a claim's read, with the versions of the order, its Authorized payment and its link. */
+  private claimRows(rows: Row[]): LockedForClaim {
+    const first = rows[0]!;
     const locked = this.orderRows(rows);
     const link = locked.order.paymentLink;
     return {
@@ -257,26 +301,31 @@ export class AuthorizationQueries {
   }
 
   /** Inserts the pending action unless the order has one pending or the merchant's key has an action (see ClaimInsert). */
-  async insertClaim(
-    run: RunSql,
-    a: Pick<AuthorizationAction, 'kind' | 'actor' | 'amount' | 'quote' | 'merchantKey' | 'requestedAmount' | 'idempotencyKey' | 'createdAt'>,
-    orderId: number,
-    environmentId: number,
-  ): Promise<ClaimInsert> {
-    const [row] = await run(this.claimInsert, [
-      orderId,
-      a.kind,
-      a.actor,
-      a.amount,
-      a.quote === null ? null : JSON.stringify(a.quote),
-      environmentId,
-      a.merchantKey,
-      a.requestedAmount,
-      a.idempotencyKey,
-      a.createdAt,
-    ]);
+  async insertClaim(run: RunSql, a: ClaimAction, orderId: number, environmentId: number): Promise<ClaimInsert> {
+    const [row] = await run(this.claimInsert, this.claimParams(a, orderId, environmentId));
     if (row!.id !== null) return { id: Number(row!.id) };
     return { id: null, earlier: row!.earlier === true, pending: row!.pending === true };
+  }
+
+  private claimParams(a: ClaimAction, orderId: number, environmentId: number): unknown[] {
+    const quote = a.quote === null ? null : JSON.stringify(a.quote);
+    return [orderId, a.kind, a.actor, a.amount, quote, environmentId, a.merchantKey, a.requestedAmount, a.idempotencyKey, a.createdAt];
+  }
+
+  /**
+   * Inserts the pending action from rows read without locks (`peek`), in one statement: only while
+   * the order and its Authorized payment are still those rows, no action of the order is pending
+   * and the merchant's key has none. Answers its id, or null when nothing was written (the locking
+   * claim then decides).
+   */
+  async insertClaimIfUnchanged(run: RunSql, a: ClaimAction, read: LockedForClaim): Promise<number | null> {
+    const [row] = await run(this.claimIfUnchanged, [
+      ...this.claimParams(a, read.order.id, read.environmentId),
+      read.versions.order,
+      read.payment!.id,
+      read.versions.payment,
+    ]);
+    return row!.id === null ? null : Number(row!.id);
   }
 
   /** A pending action's order, the action and the order's Authorized payment, locked in that order, with what the order's event shows; null when there is no such action. */

@@ -23,13 +23,15 @@ import {
   type ProcessorResult,
 } from './processor';
 import type { PaymentActor } from './payment-state';
+import type { GuardedStep } from './money-path';
 import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
 import { captureAmount, captureAmountInvalid, claimRefusal, requestedCaptureAmount, sameKeyedRequest, type KeyedRequest } from './authorization-rules';
-import { AuthorizationQueries, type LockedForClaim } from './authorization.queries';
+import { AuthorizationQueries, type ClaimAction, type LockedForClaim } from './authorization.queries';
 import { ActionSettlement, type ClaimedAction } from './action-settlement';
 import type { PaymentSettlement } from './settlement';
 import type { StepFault } from './payment-jobs';
 import { eachApart } from '../shared/each-apart';
+import { Listeners } from '../shared/listeners';
 
 export interface CaptureOrderInput {
   reference?: string | null;
@@ -106,7 +108,10 @@ const MERCHANT_KEY_CONSTRAINT = 'authorization_action_environment_merchant_key_u
  * processor's record of its key when it is still pending), another request with the key is
  * IDEMPOTENCY_KEY_REUSED, and requests of one key in this process run one after the other.
  * All of it in prepared plain SQL (authorization.queries.ts), the rules applied to the rows
- * (authorization-rules.ts): a merchant's capture is one read, a claim of two statements and a
+ * (authorization-rules.ts). A merchant's request reads the order without locks and claims from
+ * those rows in one statement that writes only while they are unchanged and nothing else is
+ * pending (as the pay's guarded writes do); when it writes nothing, the claim is decided again
+ * under the order's lock. So a merchant's capture is one read, a claim of one statement and a
  * settlement of one (docs/performance.md, "The money path").
  */
 export class CaptureService {
@@ -136,10 +141,12 @@ export class CaptureService {
 
   /** Requests of one merchant key being handled in this process: a concurrent one waits for it (one processor call). */
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly claimConflicts = new Listeners<'capture_void_claim'>();
 
-  /** Called each time a settlement's write from the claim's rows wrote nothing and the settlement ran under locks. */
-  onGuardConflict(listener: (step: 'capture_void') => void): () => void {
-    return this.actions.onGuardConflict(listener);
+  /** Called each time a claim or a settlement from rows read before wrote nothing and the step ran again under locks. */
+  onGuardConflict(listener: (step: Extract<GuardedStep, 'capture_void' | 'capture_void_claim'>) => void): () => void {
+    const stops = [this.actions.onGuardConflict(listener), this.claimConflicts.add(listener)];
+    return () => stops.forEach((stop) => stop());
   }
 
   async capture(tenant: Tenant, input: CaptureOrderInput): Promise<OrderAggregate> {
@@ -154,20 +161,21 @@ export class CaptureService {
     const key = readIdempotencyKey(input.idempotencyKey);
     const keyed = key === null ? undefined : { key, kind: 'void' as const, reference, amount: null };
     return this.oncePerKey(tenant, keyed, async () => {
-      if (keyed) {
-        const earlier = await this.earlierOfKey(tenant, keyed);
-        if (earlier) return this.answerEarlier(tenant, earlier, keyed);
-      }
-      return this.run(tenant, reference, { kind: 'void', actor: 'void', keyed });
+      // The key's earlier action and the order, in one statement.
+      const { rows, earlier } = await this.queries.peek(this.sql, tenant.environmentId, reference, keyed?.key ?? null);
+      if (keyed && earlier) return this.answerEarlier(tenant, earlier, keyed);
+      if (!rows) throw orderNotFound();
+      return this.run(tenant, reference, { kind: 'void', actor: 'void', keyed }, rows);
     });
   }
 
   private async captureNow(tenant: Tenant, reference: string, input: CaptureOrderInput, keyed: KeyedRequest | undefined): Promise<OrderAggregate> {
     // The key's earlier action and the order, in one statement.
-    const { order: current, earlier } = await this.queries.readKeyAndOrder(this.sql, tenant.environmentId, reference, keyed?.key ?? null);
+    const { rows, earlier } = await this.queries.peek(this.sql, tenant.environmentId, reference, keyed?.key ?? null);
     // A retry of the key answers what the key was first used for, whatever the order's status now.
     if (keyed && earlier) return this.answerEarlier(tenant, earlier, keyed);
-    if (!current) throw orderNotFound();
+    if (!rows) throw orderNotFound();
+    const current = rows.order;
     if (current.statusId !== OrderStatus.Authorized) throw captureNotAllowed('Only an Authorized order can be captured, and only once.');
     const amount = captureAmount(input.amount, current.amount);
     // The fee on the amount captured, as the order's own was computed (read outside any transaction).
@@ -179,7 +187,7 @@ export class CaptureService {
       customerFee: q.customerFee,
       totalChargedAmount: q.totalChargedAmount,
     };
-    return this.run(tenant, reference, { kind: 'capture', actor: 'capture', amount, quote, keyed });
+    return this.run(tenant, reference, { kind: 'capture', actor: 'capture', amount, quote, keyed }, rows);
   }
 
   /**
@@ -202,7 +210,7 @@ export class CaptureService {
 
   /** The capture or void the merchant's key asked for before, with its order's reference, or null. */
   private async earlierOfKey(tenant: Tenant, keyed: KeyedRequest): Promise<AuthorizationAction | null> {
-    return (await this.queries.readKeyAndOrder(this.sql, tenant.environmentId, keyed.reference, keyed.key)).earlier;
+    return this.queries.readEarlier(this.sql, tenant.environmentId, keyed.key);
   }
 
   /**
@@ -303,9 +311,10 @@ export class CaptureService {
   }
 
   /** Records the request (committed), calls the processor with no transaction open, applies its answer; answers the order as it then stands. */
-  private async run(tenant: Tenant, reference: string, request: Request): Promise<OrderAggregate> {
+  private async run(tenant: Tenant, reference: string, request: Request, read: LockedForClaim): Promise<OrderAggregate> {
     const origin = auditOriginOf(tenant);
-    const claimed = await this.claimForMerchant(tenant, reference, request);
+    const fast = await this.claimIfUnchanged(read, request);
+    const claimed: Claimed = fast ? { kind: 'claim', claim: fast } : await this.claimForMerchant(tenant, reference, request);
     if (claimed.kind === 'earlier') return this.answerEarlier(tenant, claimed.action, request.keyed!);
     const claim = claimed.claim;
     const processor = processorFor(this.processors, claim.mode)!;
@@ -317,6 +326,25 @@ export class CaptureService {
     if (result.kind !== 'approved') throw processorRefused(request.kind, result.message);
     // The order as the settlement wrote it; read again only when another settled the action first.
     return settled.aggregate ?? this.orders.getAggregate(tenant, reference);
+  }
+
+  /**
+   * Step 1 of a merchant's request, the common case: the claim from the rows read without locks, in
+   * one statement (committed) that writes only while the order and its payment are those rows, no
+   * other capture or void of the order is pending and the merchant's key has no action. Null when
+   * the rules refuse on those rows or nothing was written: `claimForMerchant` then decides under
+   * the order's lock, and answers the refusal, the action in progress or the key's earlier action.
+   */
+  private async claimIfUnchanged(read: LockedForClaim, request: Request): Promise<Claim | null> {
+    const { order, payment } = read;
+    if (claimRefusal(order, payment, request.kind, request.actor) || request.amount?.gt(order.amount)) return null;
+    const action = this.newAction(order.id, request);
+    const id = await this.queries.insertClaimIfUnchanged(this.sql, action, read);
+    if (id === null) {
+      this.claimConflicts.emit('capture_void_claim');
+      return null;
+    }
+    return this.claimOf(action, id, read, request);
   }
 
   /**
@@ -365,37 +393,46 @@ export class CaptureService {
     if (refusal) return fail(refusal);
     if (request.amount && request.amount.gt(order.amount))
       throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(order.amount).toFixed(2)}).`);
+    const action = this.newAction(order.id, request);
+    const inserted = await this.queries.insertClaim(run, action, order.id, environmentId);
+    if (inserted.id === null) {
+      if (inserted.earlier) return 'earlier';
+      return fail(`A capture or void of this order is in progress: it cannot be ${request.kind === 'capture' ? 'captured' : 'voided'} now.`);
+    }
+    return this.claimOf(action, inserted.id, locked, request);
+  }
+
+  /** The pending action a claim records for `request` on order `orderId`. */
+  private newAction(orderId: number, request: Request): ClaimAction {
     // The processor's key is this action's: a retry with the merchant's key finds the action and so
     // its key. A new action is claimed only once the order's earlier one is settled refused (by the
     // processor, or failed at the deadline after its key was closed there), so no money moved under
     // an earlier key; a refusal is never replayed to a later capture or void of the order.
-    const idempotencyKey = `${request.kind}:${order.id}:${randomBytes(6).toString('base64url')}`;
-    const action = {
+    return {
       kind: request.kind,
       actor: request.actor,
       amount: request.amount ? request.amount.toFixed(2) : null,
       quote: request.quote ?? null,
       merchantKey: request.keyed?.key ?? null,
       requestedAmount: request.keyed?.amount?.toFixed(2) ?? null,
-      idempotencyKey,
+      idempotencyKey: `${request.kind}:${orderId}:${randomBytes(6).toString('base64url')}`,
       createdAt: new Date(),
     };
-    const inserted = await this.queries.insertClaim(run, action, order.id, environmentId);
-    if (inserted.id === null) {
-      if (inserted.earlier) return 'earlier';
-      return fail(`A capture or void of this order is in progress: it cannot be ${request.kind === 'capture' ? 'captured' : 'voided'} now.`);
-    }
+  }
+
+  /** The claim of a recorded action: what the processor is asked, and the rows its settlement starts from. */
+  private claimOf(action: ClaimAction, id: number, rows: LockedForClaim, request: Request): Claim {
     const claimed: ClaimedAction = {
-      action: { ...action, id: inserted.id, state: 'pending', responseCode: null, responseMessage: null, settledAt: null },
-      rows: locked,
+      action: { ...action, id, state: 'pending', responseCode: null, responseMessage: null, settledAt: null },
+      rows,
     };
     return {
       claimed,
-      token: payment!.processorToken!,
-      idempotencyKey,
-      total: request.quote?.totalChargedAmount ?? order.totalChargedAmount,
-      currency: order.currency,
-      mode: locked.mode,
+      token: rows.payment!.processorToken!,
+      idempotencyKey: action.idempotencyKey,
+      total: request.quote?.totalChargedAmount ?? rows.order.totalChargedAmount,
+      currency: rows.order.currency,
+      mode: rows.mode,
     };
   }
 }

@@ -72,8 +72,12 @@ const elsewhere = () => new NotTheCommonCase('handled by the entity-manager path
 /** A guarded write found a row changed since it was read: nothing was written. */
 const CHANGED = Symbol('changed since read');
 type Attempted<T> = T | typeof CHANGED;
-/** Which write of the money path found a row changed since its read (`capture_void`: a capture's or void's settlement, action-settlement.ts). */
-export type GuardedStep = 'attempt' | 'settlement' | 'resume' | 'capture_void';
+/**
+ * Which write of the money path found a row changed since its read (`capture_void`: a capture's or
+ * void's settlement, action-settlement.ts; `capture_void_claim`: a merchant's capture or void
+ * claimed from rows read without locks, capture.service.ts).
+ */
+export type GuardedStep = 'attempt' | 'settlement' | 'resume' | 'capture_void' | 'capture_void_claim';
 
 /**
  * The common money path in prepared plain SQL (payment.queries.ts): a card pay's attempt, the

@@ -467,8 +467,9 @@ describe('capture later: authorize, capture and void', () => {
     }
   });
 
-  it('refuses a void that waited for the order lock of a claim, which it sees once that claim commits (READ COMMITTED)', async () => {
+  it('refuses a void whose claim waited for the order lock of another claim, which it sees once that claim commits (READ COMMITTED)', async () => {
     const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
     // Another claim holds the order's lock and records its capture, pending, not committed yet.
     const trx = await t.service.runtime.ctx.orm.em.getConnection().getKnex().transaction();
     let actionId: number | undefined;
@@ -481,20 +482,17 @@ describe('capture later: authorize, capture and void', () => {
       );
       actionId = inserted.rows[0].id;
       const voiding = gql(VOID, { input: { reference } });
-      // The void's claim waits for the lock; its statement started before the capture was committed.
-      // (Its text is longer than pg_stat_activity keeps: it is known by its beginning.)
-      let waited = false;
-      for (let i = 0; i < 200 && !waited; i++) {
-        const [waiting] = await sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'with o as (%'`);
-        waited = waiting.n > 0;
-        if (!waited) await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      expect(waited).toBe(true);
+      // The void's claim (from the rows it read without locks) waits for the lock; its statement
+      // started before the capture was committed, so the pending capture is not in its snapshot.
+      await waitForLockWait('with g as (select id from checkout_order where id = $1::int and xmin = $11::xid%');
       await trx.commit();
       const voided = await voiding;
       expect(voided.errors[0].extensions.code).toBe('VOID_NOT_ALLOWED');
       expect(voided.errors[0].message).toContain('in progress');
+      // The claim wrote nothing (the one-pending index saw the capture) and was decided again under the lock.
+      expect(conflicts.seen).toEqual(['capture_void_claim']);
     } finally {
+      conflicts.stop();
       if (!trx.isCompleted()) await trx.rollback();
       // The capture never reached the processor: failed, so that the reconciliation tests find only theirs.
       if (actionId !== undefined) await sql(`update authorization_action set state = 'failed' where id = ?`, [actionId]);
@@ -503,6 +501,79 @@ describe('capture later: authorize, capture and void', () => {
     expect(
       await sql(`select count(*)::int as n from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ?`, [reference]),
     ).toEqual([{ n: 1 }]);
+  });
+
+  /** Runs `change` once, right before the first claim from rows read without locks is written. */
+  const changeBeforeClaim = (change: () => Promise<unknown>) => {
+    const original = AuthorizationQueries.prototype.insertClaimIfUnchanged;
+    let done = false;
+    const spy = jest.spyOn(AuthorizationQueries.prototype, 'insertClaimIfUnchanged').mockImplementation(async function (this: AuthorizationQueries, ...args) {
+      if (!done) {
+        done = true;
+        await change();
+      }
+      return original.apply(this, args);
+    });
+    return () => {
+      spy.mockRestore();
+      return done;
+    };
+  };
+  const actionStates = async (reference: string) =>
+    (await sql(`select a.kind, a.state from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ? order by a.id`, [
+      reference,
+    ])) as {
+      kind: string;
+      state: string;
+    }[];
+
+  it('refuses a capture whose order another capture took between its read and its claim: one capture, one processor call', async () => {
+    const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
+    let other: { data?: { captureOrder: { statusId: number } }; errors?: unknown } | undefined;
+    const changed = changeBeforeClaim(async () => {
+      other = await gql(CAPTURE, { input: { reference, amount: '400.00' } });
+    });
+    const res = await gql(CAPTURE, { input: { reference, amount: '600.00' } });
+    expect(changed()).toBe(true);
+    conflicts.stop();
+    expect(other!.errors).toBeUndefined();
+    expect(other!.data!.captureOrder.statusId).toBe(5);
+    expect(res.errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+    expect(conflicts.seen).toEqual(['capture_void_claim']);
+    expect(await actionStates(reference)).toEqual([{ kind: 'capture', state: 'succeeded' }]);
+    expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 5, amount: '400.00' });
+    expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
+  });
+
+  it('claims a void under the lock when the order row changed between its read and its claim, and keeps that change', async () => {
+    const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
+    const changed = changeBeforeClaim(() => sql(`update checkout_order set remarks = 'called the customer' where reference = ?`, [reference]));
+    const res = await gql(VOID, { input: { reference } });
+    expect(changed()).toBe(true);
+    conflicts.stop();
+    expect(res.errors).toBeUndefined();
+    expect(res.data.voidOrder.statusId).toBe(7);
+    // The claim decided under the lock read the order again: its settlement wrote from those rows, with no second conflict.
+    expect(conflicts.seen).toEqual(['capture_void_claim']);
+    expect(await actionStates(reference)).toEqual([{ kind: 'void', state: 'succeeded' }]);
+    expect(await sql(`select remarks from checkout_order where reference = ?`, [reference])).toEqual([{ remarks: 'called the customer' }]);
+  });
+
+  it('claims a capture under the lock when its payment changed between the read and the claim', async () => {
+    const { reference } = await authorizedOrder();
+    const conflicts = guardConflicts();
+    const changed = changeBeforeClaim(() =>
+      sql(`update order_payment set returned_to_merchant_at = now() where order_id = (select id from checkout_order where reference = ?)`, [reference]),
+    );
+    const res = await gql(CAPTURE, { input: { reference } });
+    expect(changed()).toBe(true);
+    conflicts.stop();
+    expect(res.errors).toBeUndefined();
+    expect(res.data.captureOrder).toMatchObject({ statusId: 5, amount: '1000.00' });
+    expect(conflicts.seen).toEqual(['capture_void_claim']);
+    expect(await actionStates(reference)).toEqual([{ kind: 'capture', state: 'succeeded' }]);
   });
 
   it('voids an authorization left uncaptured past AUTHORIZATION_TTL_HOURS, with a webhook "voided"', async () => {
