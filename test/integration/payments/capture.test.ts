@@ -212,21 +212,33 @@ describe('capture later: authorize, capture and void', () => {
    * Runs `change` once, right before the settlement's write that starts from the claim's rows (no
    * lock held then: the claim has committed, the processor has answered), so the interleaving is exact.
    */
-  const changeBeforeGuardedSettlement = (change: () => Promise<unknown>) => {
-    const original = AuthorizationQueries.prototype.writeSettlement;
+  const changeBeforeGuardedSettlement = (change: () => Promise<unknown>) => changeBefore('writeSettlement', change, (args) => args[2] !== undefined);
+  /** Runs `change` once, right before the first claim from rows read without locks is written (nothing locked yet). */
+  const changeBeforeClaim = (change: () => Promise<unknown>) => changeBefore('insertClaimIfUnchanged', change);
+  /** Runs `change` once, before the first call of the queries' `method` that `when` picks; answers whether it ran. */
+  function changeBefore(method: 'writeSettlement' | 'insertClaimIfUnchanged', change: () => Promise<unknown>, when: (args: unknown[]) => boolean = () => true) {
+    const original = AuthorizationQueries.prototype[method] as (...args: unknown[]) => Promise<unknown>;
     let done = false;
-    const spy = jest.spyOn(AuthorizationQueries.prototype, 'writeSettlement').mockImplementation(async function (this: AuthorizationQueries, ...args) {
-      if (!done && args[2] !== undefined) {
+    const spy = jest.spyOn(AuthorizationQueries.prototype, method).mockImplementation(async function (this: AuthorizationQueries, ...args: unknown[]) {
+      if (!done && when(args)) {
         done = true;
         await change();
       }
       return original.apply(this, args);
-    });
+    } as never);
     return () => {
       spy.mockRestore();
       return done;
     };
-  };
+  }
+  const actionStates = async (reference: string) =>
+    (await sql(`select a.kind, a.state from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ? order by a.id`, [
+      reference,
+    ])) as {
+      kind: string;
+      state: string;
+    }[];
+
   const guardConflicts = () => {
     const seen: string[] = [];
     const stop = t.service.runtime.ctx.services.payments.onGuardConflict((step) => seen.push(step));
@@ -266,16 +278,21 @@ describe('capture later: authorize, capture and void', () => {
     expect(payment.returned_to_merchant_at).not.toBeNull();
   });
 
-  it('settles a void under locks when the order row changed after the claim read it, even by a write that keeps its version', async () => {
+  // The claim decided again under the lock reads the order afresh: its settlement then writes from those rows with no second conflict.
+  it.each([
+    ["its settlement from the claim's rows, which then runs", () => changeBeforeGuardedSettlement, 'capture_void'],
+    ['its claim from the rows read without locks, which then runs', () => changeBeforeClaim, 'capture_void_claim'],
+  ])('voids an order whose row changed before %s under locks, even by a write that keeps its version, and keeps that change', async (_, hook, step) => {
     const { reference } = await authorizedOrder();
     const conflicts = guardConflicts();
-    const changed = changeBeforeGuardedSettlement(() => sql(`update checkout_order set remarks = 'noted by support' where reference = ?`, [reference]));
+    const changed = hook()(() => sql(`update checkout_order set remarks = 'noted by support' where reference = ?`, [reference]));
     const res = await gql(VOID, { input: { reference } });
     expect(changed()).toBe(true);
     conflicts.stop();
     expect(res.errors).toBeUndefined();
     expect(res.data.voidOrder.statusId).toBe(7);
-    expect(conflicts.seen).toEqual(['capture_void']);
+    expect(conflicts.seen).toEqual([step]);
+    expect(await actionStates(reference)).toEqual([{ kind: 'void', state: 'succeeded' }]);
     expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'voided']);
     expect(await sql(`select remarks from checkout_order where reference = ?`, [reference])).toEqual([{ remarks: 'noted by support' }]);
   });
@@ -503,30 +520,6 @@ describe('capture later: authorize, capture and void', () => {
     ).toEqual([{ n: 1 }]);
   });
 
-  /** Runs `change` once, right before the first claim from rows read without locks is written. */
-  const changeBeforeClaim = (change: () => Promise<unknown>) => {
-    const original = AuthorizationQueries.prototype.insertClaimIfUnchanged;
-    let done = false;
-    const spy = jest.spyOn(AuthorizationQueries.prototype, 'insertClaimIfUnchanged').mockImplementation(async function (this: AuthorizationQueries, ...args) {
-      if (!done) {
-        done = true;
-        await change();
-      }
-      return original.apply(this, args);
-    });
-    return () => {
-      spy.mockRestore();
-      return done;
-    };
-  };
-  const actionStates = async (reference: string) =>
-    (await sql(`select a.kind, a.state from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ? order by a.id`, [
-      reference,
-    ])) as {
-      kind: string;
-      state: string;
-    }[];
-
   it('refuses a capture whose order another capture took between its read and its claim: one capture, one processor call', async () => {
     const { reference } = await authorizedOrder();
     const conflicts = guardConflicts();
@@ -544,21 +537,6 @@ describe('capture later: authorize, capture and void', () => {
     expect(await actionStates(reference)).toEqual([{ kind: 'capture', state: 'succeeded' }]);
     expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 5, amount: '400.00' });
     expect((await events(reference)).map((e) => e.notifyType)).toEqual(['authorized', 'successful']);
-  });
-
-  it('claims a void under the lock when the order row changed between its read and its claim, and keeps that change', async () => {
-    const { reference } = await authorizedOrder();
-    const conflicts = guardConflicts();
-    const changed = changeBeforeClaim(() => sql(`update checkout_order set remarks = 'called the customer' where reference = ?`, [reference]));
-    const res = await gql(VOID, { input: { reference } });
-    expect(changed()).toBe(true);
-    conflicts.stop();
-    expect(res.errors).toBeUndefined();
-    expect(res.data.voidOrder.statusId).toBe(7);
-    // The claim decided under the lock read the order again: its settlement wrote from those rows, with no second conflict.
-    expect(conflicts.seen).toEqual(['capture_void_claim']);
-    expect(await actionStates(reference)).toEqual([{ kind: 'void', state: 'succeeded' }]);
-    expect(await sql(`select remarks from checkout_order where reference = ?`, [reference])).toEqual([{ remarks: 'called the customer' }]);
   });
 
   it('claims a capture under the lock when its payment changed between the read and the claim', async () => {
