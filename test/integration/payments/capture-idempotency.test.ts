@@ -4,6 +4,7 @@ import { createTestMerchant } from '../../support/merchants';
 import { encryptPayload } from '../../support/payload-client';
 import { createScratchDatabase } from '../../support/scratch-database';
 import { captureWithLostAnswer } from '../../support/lost-capture';
+import { changeBeforeClaim } from '../../support/authorization-hooks';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 
@@ -141,6 +142,59 @@ describe('capture and void idempotency keys', () => {
     expect(callsOf(reference, await orderId(reference))).toEqual([`void ${reference}`]);
     expect(await notifyTypes(reference)).toEqual(['authorized', 'voided']);
     expect((await gql(CAPTURE, { input: { reference, idempotencyKey: 'void-1' } })).errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  const environmentOf = async (reference: string) =>
+    ((await sql(`select environment_id from checkout_order where reference = ?`, [reference])) as Array<{ environment_id: number }>)[0]!.environment_id;
+
+  it('refuses with IDEMPOTENCY_KEY_REUSED a keyed capture whose key another process used for another order between its read and its claim, calling nothing', async () => {
+    const [mine, theirs] = [await authorizedOrder(), await authorizedOrder()];
+    const [mineId, theirsId, environment] = [await orderId(mine), await orderId(theirs), await environmentOf(mine)];
+    const raced = changeBeforeClaim(() =>
+      sql(
+        `insert into authorization_action (order_id, environment_id, merchant_key, kind, actor, idempotency_key, state) values (?, ?, 'raced-1', 'void', 'void', ?, 'failed')`,
+        [theirsId, environment, `void:${theirsId}:raced`],
+      ),
+    );
+    const res = await gql(CAPTURE, { input: { reference: mine, idempotencyKey: 'raced-1' } });
+    expect(raced()).toBe(true);
+    expect(res.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(callsOf(mine, mineId)).toEqual([]);
+    expect((await gql(ORDER, { reference: mine })).data.order.statusId).toBe(6);
+  });
+
+  it('answers a keyed void with the voided order when another process voided it with that key between its read and its claim, calling nothing', async () => {
+    const reference = await authorizedOrder();
+    const [id, environment] = [await orderId(reference), await environmentOf(reference)];
+    const raced = changeBeforeClaim(async () => {
+      await sql(
+        `insert into authorization_action (order_id, environment_id, merchant_key, kind, actor, idempotency_key, state) values (?, ?, 'raced-2', 'void', 'void', ?, 'succeeded')`,
+        [id, environment, `void:${id}:raced`],
+      );
+      await sql(`update checkout_order set status_id = 7 where id = ?`, [id]);
+      await sql(`update order_payment set status_id = 7 where order_id = ?`, [id]);
+    });
+    const res = await gql(VOID, { input: { reference, idempotencyKey: 'raced-2' } });
+    expect(raced()).toBe(true);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.voidOrder.statusId).toBe(7);
+    expect(callsOf(reference, id)).toEqual([]);
+  });
+
+  it('lets one of two captures, a partial capture and two voids (one keyed) asked at once reach the processor, refusing the rest, order after order', async () => {
+    for (let i = 0; i < 8; i++) {
+      const reference = await authorizedOrder();
+      const id = await orderId(reference);
+      const answers = await Promise.all([
+        gql(CAPTURE, { input: { reference } }),
+        gql(CAPTURE, { input: { reference, amount: '400' } }),
+        gql(VOID, { input: { reference } }),
+        gql(VOID, { input: { reference, idempotencyKey: `at-once-${i}` } }),
+      ]);
+      expect(answers.filter((a) => !a.errors)).toHaveLength(1);
+      for (const a of answers.filter((x) => x.errors)) expect(['CAPTURE_NOT_ALLOWED', 'VOID_NOT_ALLOWED']).toContain(a.errors[0].extensions.code);
+      expect(callsOf(reference, id)).toHaveLength(1);
+    }
   });
 
   it('scopes keys to the merchant environment: another merchant captures its own order with the same key', async () => {

@@ -9,6 +9,7 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { ManualClock } from '../../../src/shared/clock';
 import { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { AuthorizationQueries } from '../../../src/payments/authorization.queries';
+import { changeBefore, changeBeforeClaim } from '../../support/authorization-hooks';
 
 const billing = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
 const customer = { firstname: 'Ada', lastname: 'Obi', email: 'ada@example.test', mobile: '+2348012345678', country: 'NG' };
@@ -213,24 +214,6 @@ describe('capture later: authorize, capture and void', () => {
    * lock held then: the claim has committed, the processor has answered), so the interleaving is exact.
    */
   const changeBeforeGuardedSettlement = (change: () => Promise<unknown>) => changeBefore('writeSettlement', change, (args) => args[2] !== undefined);
-  /** Runs `change` once, right before the first claim from rows read without locks is written (nothing locked yet). */
-  const changeBeforeClaim = (change: () => Promise<unknown>) => changeBefore('insertClaimIfUnchanged', change);
-  /** Runs `change` once, before the first call of the queries' `method` that `when` picks; answers whether it ran. */
-  function changeBefore(method: 'writeSettlement' | 'insertClaimIfUnchanged', change: () => Promise<unknown>, when: (args: unknown[]) => boolean = () => true) {
-    const original = AuthorizationQueries.prototype[method] as (...args: unknown[]) => Promise<unknown>;
-    let done = false;
-    const spy = jest.spyOn(AuthorizationQueries.prototype, method).mockImplementation(async function (this: AuthorizationQueries, ...args: unknown[]) {
-      if (!done && when(args)) {
-        done = true;
-        await change();
-      }
-      return original.apply(this, args);
-    } as never);
-    return () => {
-      spy.mockRestore();
-      return done;
-    };
-  }
   const actionStates = async (reference: string) =>
     (await sql(`select a.kind, a.state from authorization_action a join checkout_order o on o.id = a.order_id where o.reference = ? order by a.id`, [
       reference,
