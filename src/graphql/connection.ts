@@ -1,7 +1,7 @@
 import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
 import { validationError } from '../shared/errors';
 
-@ObjectType('PageInfo')
+@ObjectType('PageInfo', { simpleResolvers: true })
 export class PageInfo {
   @Field() hasNextPage!: boolean;
   @Field() hasPreviousPage!: boolean;

@@ -37,7 +37,7 @@ registerEnumType(CaptureMethodEnum, {
   description: 'AUTOMATIC: an approved payment is taken at once; MANUAL: it is held (Authorized) until captureOrder or voidOrder.',
 });
 
-@ObjectType('PaymentLink')
+@ObjectType('PaymentLink', { simpleResolvers: true })
 export class PaymentLinkType {
   @Field(() => Int) id!: number;
   @Field() name!: string;
@@ -68,13 +68,13 @@ export class PaymentLinkType {
   @Field() dateUpdated!: Date;
 }
 
-@ObjectType('PaymentLinkEdge')
+@ObjectType('PaymentLinkEdge', { simpleResolvers: true })
 export class PaymentLinkEdge {
   @Field() cursor!: string;
   @Field(() => PaymentLinkType) node!: PaymentLinkType;
 }
 
-@ObjectType('PaymentLinkConnection')
+@ObjectType('PaymentLinkConnection', { simpleResolvers: true })
 export class PaymentLinkConnection {
   @Field(() => [PaymentLinkEdge]) edges!: PaymentLinkEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;

@@ -21,7 +21,7 @@ export enum OrderStatusEnum {
 }
 registerEnumType(OrderStatusEnum, { name: 'OrderStatus' });
 
-@ObjectType('OrderPayment')
+@ObjectType('OrderPayment', { simpleResolvers: true })
 export class OrderPaymentType {
   @Field(() => Int) orderId!: number;
   @Field() orderPaymentReference!: string;
@@ -43,7 +43,7 @@ export class OrderPaymentType {
   @Field() dateUpdated!: Date;
 }
 
-@ObjectType('Customer')
+@ObjectType('Customer', { simpleResolvers: true })
 export class CustomerType {
   @Field(() => String, { nullable: true }) customerId!: string | null;
   @Field(() => String, { nullable: true }) firstName!: string | null;
@@ -61,7 +61,7 @@ export class CustomerType {
   @Field(() => Date, { nullable: true }) dateUpdated!: Date | null;
 }
 
-@ObjectType('CardDetail', { description: 'What is kept of a card: never the full number nor the security code.' })
+@ObjectType('CardDetail', { description: 'What is kept of a card: never the full number nor the security code.', simpleResolvers: true })
 export class CardDetailType {
   @Field(() => Int) orderPaymentId!: number;
   @Field() status!: boolean;
@@ -77,7 +77,7 @@ export class CardDetailType {
   @Field() dateCreated!: Date;
 }
 
-@ObjectType('Order', { description: 'Order details; fields named as in order/verify. Money is exact (Decimal strings).' })
+@ObjectType('Order', { description: 'Order details; fields named as in order/verify. Money is exact (Decimal strings).', simpleResolvers: true })
 export class OrderType {
   @Field() orderReference!: string;
   @Field() paymentReference!: string;
@@ -122,13 +122,13 @@ export class OrderType {
   @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;
 }
 
-@ObjectType('OrderEdge')
+@ObjectType('OrderEdge', { simpleResolvers: true })
 export class OrderEdge {
   @Field() cursor!: string;
   @Field(() => OrderType) node!: OrderType;
 }
 
-@ObjectType('OrderConnection')
+@ObjectType('OrderConnection', { simpleResolvers: true })
 export class OrderConnection {
   @Field(() => [OrderEdge]) edges!: OrderEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
