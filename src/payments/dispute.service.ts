@@ -75,6 +75,8 @@ export class DisputeService {
   /** The order's disputes, oldest first. */
   async forOrder(tenant: Tenant, reference: string): Promise<DisputeView[]> {
     authorize(tenant, 'read');
+    // Without a reference the filter below would select every dispute of the environment.
+    if (typeof reference !== 'string' || reference === '') throw orderNotFound();
     const rows = await this.orm.em
       .fork()
       .find(Dispute, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });

@@ -121,6 +121,8 @@ export class RefundService {
   /** The order's refunds, oldest first, how much of them SUCCEEDED, and how much a refund may still take. */
   async forOrder(tenant: Tenant, reference: string): Promise<OrderRefunds> {
     authorize(tenant, 'read');
+    // Without a reference the filter below would select every refund of the environment.
+    if (typeof reference !== 'string' || reference === '') throw orderNotFound();
     const em = this.orm.em.fork();
     const refunds = await em.find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     const amountRefunded = refunds.filter((r) => r.status === 'SUCCEEDED').reduce((sum, r) => sum.plus(r.amount), new Money(0));

@@ -4,7 +4,7 @@ import { PageArgs, pageSize } from '../connection';
 import { validationError } from '../../shared/errors';
 import type { DisputeCursor } from '../../payments/dispute.service';
 import type { DisputeView } from '../../payments/dispute-view';
-import { DashboardSummaryType, OrderType } from './order.types';
+import { DashboardSummaryType, OrderType, type OrderRoot } from './order.types';
 import { DisputeConnection, DisputedVolumeType, DisputeStatusEnum, DisputeType, SubmitDisputeEvidenceInput } from './dispute.types';
 
 const toDisputeType = (view: DisputeView): DisputeType => ({ ...view, status: view.status as DisputeStatusEnum });
@@ -73,7 +73,7 @@ export class DisputeResolver {
 
   @Authorized('read')
   @FieldResolver(() => [DisputeType], { name: 'disputes', description: "The order's disputes, oldest first. Needs the private key." })
-  async orderDisputes(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<DisputeType[]> {
+  async orderDisputes(@Root() order: OrderRoot, @Ctx() ctx: GraphqlContext): Promise<DisputeType[]> {
     return (await ctx.services.disputes.forOrder(await ctx.tenant(), order.orderReference)).map(toDisputeType);
   }
 }

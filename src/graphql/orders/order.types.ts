@@ -98,7 +98,10 @@ export class OrderType {
   @Field(() => Int, { nullable: true }) recurringPaymentId!: number | null;
   @Field(() => String, { nullable: true }) recurringPaymentReference!: string | null;
   @Field(() => DecimalScalar) fee!: string;
-  @Field(() => DecimalScalar) feeRate!: string;
+  // simple: false on the fields a list page's node builds from the complete order view (feeRate,
+  // orderPayments, paymentLink): with no resolver, compiled execution reads a field in code with no
+  // try/catch, so a fault there would never answer; through a resolver it is a field error.
+  @Field(() => DecimalScalar, { simple: false }) feeRate!: string;
   @Field(() => DecimalScalar) subsidiaryFee!: string;
   @Field(() => DecimalScalar) customerFee!: string;
   @Field() dateCreated!: Date;
@@ -111,7 +114,7 @@ export class OrderType {
     description: 'The amount held when the payment was authorized (MANUAL orders); once captured, `amount` is the amount captured.',
   })
   amountAuthorized!: string | null;
-  @Field(() => [OrderPaymentType]) orderPayments!: OrderPaymentType[];
+  @Field(() => [OrderPaymentType], { simple: false }) orderPayments!: OrderPaymentType[];
   // Customer and card data need the private key wherever an order is returned (payOrder and
   // createOrder included): public keys sit in browsers. Checked by OrderPrivateFieldsResolver
   // (the `read` permission, as `@Authorized('read')` would, without a promise per order).
@@ -119,7 +122,17 @@ export class OrderType {
   customer!: CustomerType;
   @Field(() => [CardDetailType], { description: 'Needs the private key.' })
   cardDetails!: CardDetailType[];
-  @Field(() => PaymentLinkType, { nullable: true }) paymentLink!: PaymentLinkType | null;
+  @Field(() => PaymentLinkType, { nullable: true, simple: false }) paymentLink!: PaymentLinkType | null;
+}
+
+/**
+ * The order as a field resolver of `Order` receives it: an `OrderType`, or a list page's lazy
+ * `OrderListNode`. Typed by an interface on purpose: for a parameter typed with a class,
+ * type-graphql copies the root into a new instance of that class, which drops a list node's
+ * getters (its reference read as undefined).
+ */
+export interface OrderRoot {
+  readonly orderReference: string;
 }
 
 @ObjectType('OrderEdge', { simpleResolvers: true })

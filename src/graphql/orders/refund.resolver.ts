@@ -3,7 +3,7 @@ import type { GraphqlContext } from '../context';
 import { DecimalScalar } from '../scalars';
 import type { OrderRefunds } from '../../payments/refund.service';
 import type { RefundView } from '../../payments/refund-view';
-import { DashboardSummaryType, OrderType } from './order.types';
+import { DashboardSummaryType, OrderType, type OrderRoot } from './order.types';
 import { RefundedVolumeType, RefundOrderInput, RefundStatusEnum, RefundType } from './refund.types';
 
 const toRefundType = (view: RefundView): RefundType => ({ ...view, status: view.status as RefundStatusEnum });
@@ -35,7 +35,7 @@ export class RefundResolver {
 
   @Authorized('read')
   @FieldResolver(() => DecimalScalar, { description: 'The sum of the SUCCEEDED refunds. Needs the private key.' })
-  async amountRefunded(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<string> {
+  async amountRefunded(@Root() order: OrderRoot, @Ctx() ctx: GraphqlContext): Promise<string> {
     return (await refundsOf(ctx, order.orderReference)).amountRefunded;
   }
 
@@ -44,13 +44,13 @@ export class RefundResolver {
     description:
       'The most a refund asked now may take: the balance (totalAmountCharged less every refund not FAILED) while the order may be refunded, else 0. Needs the private key.',
   })
-  async amountRefundable(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<string> {
+  async amountRefundable(@Root() order: OrderRoot, @Ctx() ctx: GraphqlContext): Promise<string> {
     return (await refundsOf(ctx, order.orderReference)).amountRefundable;
   }
 
   @Authorized('read')
   @FieldResolver(() => [RefundType], { description: "The order's refunds, oldest first. Needs the private key." })
-  async refunds(@Root() order: OrderType, @Ctx() ctx: GraphqlContext): Promise<RefundType[]> {
+  async refunds(@Root() order: OrderRoot, @Ctx() ctx: GraphqlContext): Promise<RefundType[]> {
     return (await refundsOf(ctx, order.orderReference)).refunds.map(toRefundType);
   }
 }

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { OrderListNode } from '../../../src/graphql/orders/order-list-node';
 import { createClient, type Client } from 'graphql-ws';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
@@ -293,6 +294,30 @@ describe('GraphQL API', () => {
         `mutation { payOrder(input: { reference: "x", paymentOption: C, country: "NG", cardNumber: "4111111111111111" }) { redirectUrl } }`,
       );
       expect(plain.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    });
+
+    it('answers a fault building an order of the orders list as a field error, compiled or not, and keeps serving', async () => {
+      const input = orderInput();
+      await gql(CREATE_ORDER, { input });
+      // The complete view of a list page's order fails to build (no known data does that: a fault).
+      const failing = jest.spyOn(OrderListNode.prototype as unknown as { complete: unknown }, 'complete', 'get').mockImplementation(() => {
+        throw new Error('order view fault');
+      });
+      const LISTED = `query ($search: String) { orders(first: 1, filter: { search: $search }) { edges { node { orderReference feeRate orderPayments { status } paymentLink { name } } } } }`;
+      try {
+        // The first request of a document runs on graphql-js, the later ones compiled.
+        for (let run = 0; run < 3; run++) {
+          const res = await gql(LISTED, { search: input.reference }, m.keys.test.privateKey);
+          expect(res.data).toBeNull();
+          expect(res.errors.map((e: { path: string[] }) => e.path.join('.'))).toContain('orders.edges.0.node.feeRate');
+          expect(res.errors.map((e: { message: string }) => e.message).join()).not.toContain('order view fault');
+        }
+      } finally {
+        failing.mockRestore();
+      }
+      const res = await gql(LISTED, { search: input.reference }, m.keys.test.privateKey);
+      expect(res.errors).toBeUndefined();
+      expect(res.data.orders.edges[0].node).toMatchObject({ orderReference: input.reference, feeRate: expect.any(String), paymentLink: null });
     });
 
     it("never reaches another tenant's order", async () => {

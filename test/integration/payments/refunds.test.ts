@@ -72,6 +72,27 @@ describe('refunds', () => {
     expect(order.refunds.map((r: { amount: string }) => r.amount)).toEqual(['250.50', '249.50', '400.00', '100.00']);
   });
 
+  it('shows the same refunds, refunded and refundable amounts and disputes on an order of the orders list as on the order itself', async () => {
+    const reference = await paid();
+    expect((await refund({ reference, amount: '250.50' })).data.refundOrder.status).toBe('SUCCEEDED');
+    const FIELDS = 'orderReference amountRefunded amountRefundable refunds { amount status } disputes { id }';
+    const single = (await gql(`query ($reference: String!) { order(reference: $reference) { ${FIELDS} } }`, { reference })).data.order;
+    expect(single).toMatchObject({ amountRefunded: '250.50', amountRefundable: '749.50', refunds: [{ amount: '250.50', status: 'SUCCEEDED' }], disputes: [] });
+    // The first request of a document runs on graphql-js, the next ones compiled: both answer the same.
+    for (let run = 0; run < 3; run++) {
+      // The search matches references by prefix: the order is picked out of the page by its reference.
+      const listed = await gql(`query ($search: String) { orders(first: 50, filter: { search: $search }) { edges { node { ${FIELDS} } } } }`, {
+        search: reference,
+      });
+      expect(listed.errors).toBeUndefined();
+      expect(
+        listed.data.orders.edges
+          .map((e: { node: { orderReference: string } }) => e.node)
+          .filter((n: { orderReference: string }) => n.orderReference === reference),
+      ).toEqual([single]);
+    }
+  });
+
   it('tells how much a refund may still take: the balance less every refund not failed, and nothing on an order that is not paid', async () => {
     const refundable = async (reference: string) =>
       (await gql(`query ($r: String!) { order(reference: $r) { amountRefundable } }`, { r: reference })).data.order.amountRefundable;
