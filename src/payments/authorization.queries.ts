@@ -164,6 +164,9 @@ export class AuthorizationQueries {
       id: { name: 'pgw_auth_claim_id_v2', text: `with ${lockedRows('o.id = $1::int', false)}` },
     };
 
+    // The pending action of a claim ($1–$10, claimParams), inserted where the statement's condition holds.
+    const insertAction = `insert into authorization_action (order_id, kind, actor, amount, quote, environment_id, merchant_key, requested_amount, idempotency_key, state, created_at)
+          select $1::int, $2::varchar, $3::varchar, $4::numeric, $5::jsonb, $6::int, $7::varchar, $8::numeric, $9::varchar, 'pending', $10::timestamptz`;
     // A statement after the claim's locking read: it sees what a transaction that held the order's lock committed.
     this.claimInsert = {
       name: 'pgw_auth_claim_insert_v1',
@@ -172,8 +175,7 @@ export class AuthorizationQueries {
         ), earlier as (
           select 1 from authorization_action where $7::varchar is not null and environment_id = $6::int and merchant_key = $7::varchar
         ), ins as (
-          insert into authorization_action (order_id, kind, actor, amount, quote, environment_id, merchant_key, requested_amount, idempotency_key, state, created_at)
-          select $1::int, $2::varchar, $3::varchar, $4::numeric, $5::jsonb, $6::int, $7::varchar, $8::numeric, $9::varchar, 'pending', $10::timestamptz
+          ${insertAction}
            where not exists (select 1 from pending) and not exists (select 1 from earlier)
           returning id
         )
@@ -190,8 +192,7 @@ export class AuthorizationQueries {
       text: `with g as (select id from checkout_order where id = $1::int and xmin = $11::xid for update),
         gp as (select id from order_payment where id = $12::int and xmin = $13::xid and exists (select 1 from g) for update),
         ins as (
-          insert into authorization_action (order_id, kind, actor, amount, quote, environment_id, merchant_key, requested_amount, idempotency_key, state, created_at)
-          select $1::int, $2::varchar, $3::varchar, $4::numeric, $5::jsonb, $6::int, $7::varchar, $8::numeric, $9::varchar, 'pending', $10::timestamptz
+          ${insertAction}
            where exists (select 1 from gp)
           on conflict do nothing
           returning id

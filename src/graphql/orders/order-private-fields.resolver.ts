@@ -1,32 +1,22 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GraphqlContext } from '../context';
 import { guardedField } from '../auth-checker';
-import { CardDetailType, CustomerType, OrderType } from './order.types';
+import { CardDetailType, CustomerType, OrderType, type OrderRoot } from './order.types';
 
 /**
  * The fields of an order that need the private key (the `read` permission), wherever an order
  * is answered: checked synchronously once the request's tenant is known (see `guardedField`),
  * so that a list page of orders resolves its rows without a promise each.
  */
-/**
- * The order as its resolvers answer it: an `OrderType`, or a list page's lazy `OrderListNode`.
- * Typed by an interface on purpose: for a parameter typed with a class, type-graphql copies
- * the root into a new instance of that class, which drops a list node's getters.
- */
-interface PrivateFields {
-  readonly customer: CustomerType;
-  readonly cardDetails: CardDetailType[];
-}
-
 @Resolver(() => OrderType)
 export class OrderPrivateFieldsResolver {
   @FieldResolver(() => CustomerType, { description: 'Needs the private key.' })
-  customer(@Root() order: PrivateFields, @Ctx() ctx: GraphqlContext): CustomerType | Promise<CustomerType> {
+  customer(@Root() order: OrderRoot, @Ctx() ctx: GraphqlContext): CustomerType | Promise<CustomerType> {
     return guardedField(ctx, 'read', () => order.customer);
   }
 
   @FieldResolver(() => [CardDetailType], { description: 'Needs the private key.' })
-  cardDetails(@Root() order: PrivateFields, @Ctx() ctx: GraphqlContext): CardDetailType[] | Promise<CardDetailType[]> {
+  cardDetails(@Root() order: OrderRoot, @Ctx() ctx: GraphqlContext): CardDetailType[] | Promise<CardDetailType[]> {
     return guardedField(ctx, 'read', () => order.cardDetails);
   }
 }

@@ -133,6 +133,8 @@ export class OrderType {
  */
 export interface OrderRoot {
   readonly orderReference: string;
+  readonly customer: CustomerType;
+  readonly cardDetails: CardDetailType[];
 }
 
 @ObjectType('OrderEdge', { simpleResolvers: true })
