@@ -62,8 +62,10 @@ export function ormOptions(
     allowGlobalContext: false,
     forceUndefined: false,
     debug: false,
-    // Money columns stay strings end to end: never a float.
-    ignoreUndefinedInQuery: true,
+    // A condition whose value is undefined stays a condition (`is null`), so a scope that failed
+    // to arrive (an environment, an order) matches nothing instead of being dropped and matching
+    // every row; an optional filter is left out of the query explicitly by its caller.
+    ignoreUndefinedInQuery: false,
   };
 }
 

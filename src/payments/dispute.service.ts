@@ -75,7 +75,7 @@ export class DisputeService {
   /** The order's disputes, oldest first. */
   async forOrder(tenant: Tenant, reference: string): Promise<DisputeView[]> {
     authorize(tenant, 'read');
-    // Without a reference the filter below would select every dispute of the environment.
+    // A missing reference is an unknown order, not an order without disputes.
     if (typeof reference !== 'string' || reference === '') throw orderNotFound();
     const rows = await this.orm.em
       .fork()

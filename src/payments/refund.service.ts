@@ -121,7 +121,7 @@ export class RefundService {
   /** The order's refunds, oldest first, how much of them SUCCEEDED, and how much a refund may still take. */
   async forOrder(tenant: Tenant, reference: string): Promise<OrderRefunds> {
     authorize(tenant, 'read');
-    // Without a reference the filter below would select every refund of the environment.
+    // A missing reference is an unknown order, not an order without refunds.
     if (typeof reference !== 'string' || reference === '') throw orderNotFound();
     const em = this.orm.em.fork();
     const refunds = await em.find(Refund, { environment: tenant.environmentId, order: { reference } }, { orderBy: { createdAt: 'asc', id: 'asc' } });

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from '../../src/database';
 import { TEST_DATABASE_URL } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 import { createTestMerchant } from '../support/merchants';
+import { Order } from '../../src/orders/order.entity';
 
 describe('data model on PostgreSQL', () => {
   let db: Database;
@@ -163,6 +164,17 @@ describe('data model on PostgreSQL', () => {
     it('stores amounts exactly, as decimals', async () => {
       const [row] = await insertOrder(testEnv, 'ORD-EXACT', '1234567890123456.0001');
       expect(row.amount).toBe('1234567890123456.0001');
+    });
+
+    it("matches no order when a query's environment scope is undefined, instead of dropping the scope", async () => {
+      await insertOrder(testEnv, 'ORD-SCOPED');
+      await insertOrder(otherEnv, 'ORD-SCOPED');
+      const em = db.orm.em.fork();
+      // As a resolver would pass it when the reference it was given never arrived.
+      const missing = undefined as unknown as number;
+      expect(await em.count(Order, { environment: testEnv, reference: 'ORD-SCOPED' })).toBe(1);
+      expect(await em.count(Order, { environment: missing, reference: 'ORD-SCOPED' })).toBe(0);
+      expect(await em.find(Order, { environment: { id: missing } })).toEqual([]);
     });
 
     it('refuses zero and negative amounts in the database itself', async () => {
