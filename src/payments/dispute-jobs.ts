@@ -21,6 +21,17 @@ interface Change {
 
 const UNCHANGED: Change = { changed: false, delivery: false };
 
+/** A notice that names a payment (opened) or a dispute (decided) this engine does not have. */
+const UNMATCHED: Change = { changed: false, delivery: false };
+
+/** What one run of the dispute jobs did; `unmatched` are the notices nothing could be attached to (logged at warn). */
+export interface DisputeJobsRun {
+  applied: number;
+  expired: number;
+  resent: number;
+  unmatched: DisputeNotice[];
+}
+
 /** Answers younger than this are left to the request that is still sending them. */
 const RESEND_GRACE_MS = 5_000;
 
@@ -50,7 +61,21 @@ export class DisputeJobs {
     if (intervalMs <= 0 || this.timer) return;
     const run = async () => {
       try {
-        const done = await this.runOnce();
+        const { unmatched, ...done } = await this.runOnce();
+        // Money the processor says is disputed, on a payment or dispute this engine does not know:
+        // acknowledged (read again, it would fill every run), so the operator must hear of it here.
+        for (const n of unmatched)
+          log.warn(
+            {
+              event: 'dispute.unmatched',
+              disputeReference: n.reference,
+              orderReference: n.orderReference,
+              status: n.status,
+              amount: n.amount,
+              currency: n.currency,
+            },
+            'dispute notice for an unknown payment or dispute',
+          );
         if (done.applied || done.expired || done.resent) log.info(done, 'dispute jobs ran');
       } catch (err) {
         log.error({ err }, 'dispute jobs failed');
@@ -69,24 +94,27 @@ export class DisputeJobs {
   }
 
   /** One run of every dispute job; how many notices were applied, disputes expired and answers sent again. */
-  async runOnce(limit = 100): Promise<{ applied: number; expired: number; resent: number }> {
-    const applied = await this.applyProcessorNotices(limit);
+  async runOnce(limit = 100): Promise<DisputeJobsRun> {
+    const { applied, unmatched } = await this.applyProcessorNotices(limit);
     const expired = await this.expireOverdue(limit);
     const resent = await this.resendAnswers(limit);
-    return { applied, expired, resent };
+    return { applied, expired, resent, unmatched };
   }
 
-  /** Reads each processor's unacknowledged notices and applies them; returns how many changed a dispute. */
-  async applyProcessorNotices(limit = 100): Promise<number> {
+  /** Reads each processor's unacknowledged notices and applies them: how many changed a dispute, and those that matched nothing. */
+  async applyProcessorNotices(limit = 100): Promise<{ applied: number; unmatched: DisputeNotice[] }> {
     let applied = 0;
+    const unmatched: DisputeNotice[] = [];
     for (const processor of [this.processors.test, this.processors.live]) {
       if (!processor) continue;
       for (const notice of await processor.disputeNotices(limit)) {
-        if (await this.apply(notice)) applied += 1;
+        const change = await this.apply(notice);
+        if (change === UNMATCHED) unmatched.push(notice);
+        else if (change.changed) applied += 1;
         await processor.acknowledgeDisputeNotice(notice.reference, notice.status);
       }
     }
-    return applied;
+    return { applied, unmatched };
   }
 
   /** Loses every dispute still needing a response past its deadline (business clock); returns how many. */
@@ -96,7 +124,7 @@ export class DisputeJobs {
       .execute(`select id from dispute where status = 'NEEDS_RESPONSE' and evidence_due_by <= ? order by evidence_due_by limit ?`, [this.clock.now(), limit]);
     let expired = 0;
     for (const { id } of rows) {
-      const changed = await this.change(async (em) => {
+      const { changed } = await this.change(async (em) => {
         const dispute = await em.findOneOrFail(Dispute, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
         if (dispute.status !== 'NEEDS_RESPONSE' || dispute.evidenceDueBy > this.clock.now()) return UNCHANGED;
         return this.decide(em, dispute, 'LOST', 'expiry');
@@ -131,20 +159,21 @@ export class DisputeJobs {
     return resent;
   }
 
-  /** Applies one notice: opens the dispute, or records the processor's decision. True when it changed something. */
-  private async apply(notice: DisputeNotice): Promise<boolean> {
+  /** Applies one notice: opens the dispute, or records the processor's decision; UNMATCHED when it names nothing known. */
+  private async apply(notice: DisputeNotice): Promise<Change> {
     try {
       return await this.change(async (em) => {
         const dispute = await em.findOne(Dispute, { processorReference: notice.reference }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
         if (notice.status === 'needs_response') return dispute ? UNCHANGED : this.open(em, notice);
+        if (!dispute) return UNMATCHED;
         const decided = DECIDED[notice.status];
         // A notice the table does not allow (already decided, or accepted by the merchant) changes nothing.
-        if (!dispute || !decided || !canTransitionDispute(dispute.status, decided, 'processor')) return UNCHANGED;
+        if (!decided || !canTransitionDispute(dispute.status, decided, 'processor')) return UNCHANGED;
         return this.decide(em, dispute, decided, 'processor');
       });
     } catch (err) {
       // Another instance opened the same dispute at the same moment: applied once, by it.
-      if (err instanceof UniqueConstraintViolationException) return false;
+      if (err instanceof UniqueConstraintViolationException) return UNCHANGED;
       throw err;
     }
   }
@@ -152,7 +181,7 @@ export class DisputeJobs {
   private async open(em: EntityManager, notice: DisputeNotice): Promise<Change> {
     const order = await em.findOne(Order, { processorReference: notice.orderReference }, { populate: ['environment'] });
     // A dispute of a payment the engine does not know: nothing to attach it to.
-    if (!order) return UNCHANGED;
+    if (!order) return UNMATCHED;
     const dispute = em.create(Dispute, {
       id: randomUUID(),
       order,
@@ -177,9 +206,9 @@ export class DisputeJobs {
   }
 
   /** One change in its own transaction; the webhook dispatcher is woken once it committed a delivery. True when it changed something. */
-  private async change(work: (em: EntityManager) => Promise<Change>): Promise<boolean> {
+  private async change(work: (em: EntityManager) => Promise<Change>): Promise<Change> {
     const done = await this.orm.em.fork().transactional(work);
     if (done.delivery) this.wakeWebhooks();
-    return done.changed;
+    return done;
   }
 }

@@ -3,7 +3,10 @@ import { createTestMerchant } from '../../support/merchants';
 import { addMember, signInMember } from '../../support/members';
 import { usePaidOrdersService } from '../../support/paid-orders-service';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+import type { FastifyBaseLogger } from 'fastify';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
+import { DisputeJobs } from '../../../src/payments/dispute-jobs';
+import type { DisputeNotice, PaymentProcessor } from '../../../src/payments/processor';
 import { verifiesIndependently, waitFor } from '../events/helpers';
 
 const DISPUTE_FIELDS = 'id orderReference amount currency reason status evidenceDueBy evidence decidedAt createdAt updatedAt';
@@ -273,6 +276,54 @@ describe('disputes', () => {
     );
     expect((await orderOf(reference)).disputes).toEqual([dispute]);
     expect((await timelineOf(reference)).filter((e) => e === 'dispute.opened')).toHaveLength(1);
+  });
+
+  it('a notice of a dispute on an unknown payment, or a decision of an unknown dispute, opens nothing, is acknowledged and is logged at warn', async () => {
+    // The service's own job, handed a processor whose notices name nothing this engine has.
+    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
+    const notices: DisputeNotice[] = [];
+    const acknowledged: string[] = [];
+    const processor = {
+      disputeNotices: async () => notices.splice(0),
+      acknowledgeDisputeNotice: async (reference: string, status: string) => void acknowledged.push(`${reference}:${status}`),
+    } as unknown as PaymentProcessor;
+    const jobs = new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+    const notice = (reference: string, status: DisputeNotice['status']): DisputeNotice => ({
+      reference,
+      orderReference: `PRC-UNKNOWN-${reference}`,
+      amount: '125.50',
+      currency: 'NGN',
+      reason: 'fraudulent',
+      evidenceDueBy: new Date(Date.now() + 86_400_000),
+      status,
+    });
+    notices.push(notice('DSP-UNKNOWN-1', 'needs_response'), notice('DSP-UNKNOWN-2', 'won'));
+    const run = await jobs.runOnce();
+    expect(run.applied).toBe(0);
+    expect(run.unmatched.map((n) => n.reference)).toEqual(['DSP-UNKNOWN-1', 'DSP-UNKNOWN-2']);
+    expect(acknowledged).toEqual(['DSP-UNKNOWN-1:needs_response', 'DSP-UNKNOWN-2:won']);
+    expect(await sql(`select id from dispute where processor_reference like 'DSP-UNKNOWN-%'`)).toEqual([]);
+
+    // The periodic run says so at warn, with the references and the money (no card data).
+    const warnings: Array<Record<string, unknown>> = [];
+    const log = { warn: (fields: Record<string, unknown>) => warnings.push(fields), info() {}, error() {} } as unknown as FastifyBaseLogger;
+    notices.push(notice('DSP-UNKNOWN-3', 'needs_response'));
+    jobs.start(20, log);
+    try {
+      await waitFor(async () => warnings.length > 0, 5_000, 'the warning of the unmatched notice');
+    } finally {
+      await jobs.stop();
+    }
+    expect(warnings).toEqual([
+      {
+        event: 'dispute.unmatched',
+        disputeReference: 'DSP-UNKNOWN-3',
+        orderReference: 'PRC-UNKNOWN-DSP-UNKNOWN-3',
+        status: 'needs_response',
+        amount: '125.50',
+        currency: 'NGN',
+      },
+    ]);
   });
 
   it('an answer the processor did not take (a failed call) is sent again by the dispute job, and the dispute is then decided', async () => {
