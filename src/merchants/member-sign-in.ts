@@ -102,7 +102,11 @@ export class MemberSignIn {
   /**
    * Verifies the password of the member with this email and, when it matches, runs `open` in the
    * same transaction (with the member's row locked). An email that is a member of several
-   * merchants signs in to the oldest membership whose password matches. When that member has
+   * merchants signs in to the oldest membership whose password matches. The password is checked
+   * against every membership of the email first, whichever matches: a merchant whose password
+   * was not given hears of the sign-in only when none matched (a failed sign-in in its audit log,
+   * counted towards its limit), so another merchant holding a membership of the same email can
+   * neither lock the account out nor read its owner's sign-ins. When that member has
    * two-step sign-in on, `codeInput` must be a current TOTP code or an unused recovery code:
    * without one the answer is `AuthenticationCodeNeeded` (not a failure); a wrong one is a
    * failed sign-in, counted towards the limit like a wrong password.
@@ -118,18 +122,21 @@ export class MemberSignIn {
       throw wrongCredentials();
     }
     const email = emailInput.trim().toLowerCase();
-    const candidates: { id: number }[] = await this.orm.em
+    const candidates: { id: number; password_hash: string }[] = await this.orm.em
       .fork()
       .getConnection()
-      .execute(`select id from merchant_member where lower(email) = ? order by id`, [email]);
+      .execute(`select id, password_hash from merchant_member where lower(email) = ? order by id`, [email]);
     if (candidates.length === 0) {
       await verifyPassword(passwordInput, NOBODY_HASH);
       throw wrongCredentials();
     }
+    const matching: typeof candidates = [];
+    for (const candidate of candidates) if (await verifyPassword(passwordInput, candidate.password_hash)) matching.push(candidate);
     const code = typeof codeInput === 'string' && codeInput.trim() !== '' ? codeInput.trim() : undefined;
     let limited: SignInsLimited | undefined;
-    for (const candidate of candidates) {
-      const outcome = await this.attempt(candidate.id, passwordInput, code, ip, open);
+    // No membership's password: each one records the failure. Otherwise only those whose it is try.
+    for (const candidate of matching.length > 0 ? matching : candidates) {
+      const outcome = await this.attempt(candidate.id, matching.length > 0 ? candidate.password_hash : null, passwordInput, code, ip, open);
       if (outcome.signedIn) return outcome.value as T;
       // The password matched this membership: its second step decides.
       if (outcome.needsCode) throw outcome.needsCode;
@@ -138,8 +145,14 @@ export class MemberSignIn {
     throw limited && candidates.length === 1 ? limited : wrongCredentials();
   }
 
+  /**
+   * One membership's turn, under its row lock: the limit, then the password, then the second step.
+   * `verifiedHash` is the hash the password was found to match before the lock (null: it matched
+   * none); when the row still holds it, the password is not hashed again.
+   */
   private attempt<T>(
     memberId: number,
+    verifiedHash: string | null,
     password: string,
     code: string | undefined,
     ip: string | null,
@@ -166,7 +179,8 @@ export class MemberSignIn {
         await failed(LIMITED_TARGET);
         return { signedIn: false, limited: new SignInsLimited(retryAfter) };
       }
-      if (!(await verifyPassword(password, member.password_hash))) {
+      const matches = verifiedHash !== null && (verifiedHash === member.password_hash || (await verifyPassword(password, member.password_hash)));
+      if (!matches) {
         await failed(WRONG_PASSWORD_TARGET);
         return { signedIn: false };
       }

@@ -150,6 +150,38 @@ describe('members sign in to the dashboard with email and password', () => {
     expect((await signIn('admin@team.example', PASSWORD)).status).toBe(200);
   });
 
+  it("a membership of the same email at another merchant, signed in with its own password, neither locks this merchant's account nor writes into its audit log", async () => {
+    await addMember('shared@team.example', 'VIEWER');
+    // Another merchant makes a membership of the same email, with a password of its choosing.
+    const other = await createTestMerchant(t);
+    const OTHER_PASSWORD = 'the other merchant chose this';
+    const invited = (
+      await request(t.baseUrl, 'POST', '/graphql', {
+        apiKey: other.keys.test.privateKey,
+        body: { query: INVITE, variables: { input: { email: 'shared@team.example', role: 'OWNER' } } },
+      })
+    ).body;
+    const token = invited.data.inviteMember.invitationUrl.split('/').pop();
+    const accepted = await request(t.baseUrl, 'POST', '/graphql', { body: { query: ACCEPT, variables: { input: { token, password: OTHER_PASSWORD } } } });
+    expect(accepted.body.errors).toBeUndefined();
+
+    for (let i = 0; i < 6; i++) {
+      const res = await signIn('shared@team.example', OTHER_PASSWORD);
+      expect(res.status).toBe(200);
+      expect(res.body.merchantName).toBe(other.subsidiary.name);
+    }
+    // This merchant's membership still signs in with its own password, and its log saw nothing.
+    const own = await signIn('shared@team.example', PASSWORD);
+    expect(own.status).toBe(200);
+    expect(own.body.merchantName).toBe(m.subsidiary.name);
+    const entries = async () => (await auditEntries()).filter((e) => e.actorLabel === 'shared@team.example' && String(e.action).startsWith('session.'));
+    expect((await entries()).map((e) => e.action)).toEqual(['session.signed_in']);
+
+    // A password of neither is a failure at both.
+    expect((await signIn('shared@team.example', 'neither of the two passwords')).status).toBe(401);
+    expect((await entries()).map((e) => `${e.action} ${e.target}`)).toEqual(['session.sign_in_failed wrong password', 'session.signed_in dashboard']);
+  });
+
   it('records sign-ins and failed sign-ins in the audit log, as the member', async () => {
     await addMember('audited@team.example', 'DEVELOPER');
     expect((await signIn('audited@team.example', 'a wrong password!')).status).toBe(401);
