@@ -28,6 +28,7 @@ import { Migration20261128060000_capture_idempotency_key } from './Migration2026
 import { Migration20261129050000_email_outbox_settled_index } from './Migration20261129050000_email_outbox_settled_index';
 import { Migration20261130010000_sandbox_settled_as } from './Migration20261130010000_sandbox_settled_as';
 import { Migration20261130020000_fewer_order_indexes } from './Migration20261130020000_fewer_order_indexes';
+import { Migration20261130030000_test_only_members } from './Migration20261130030000_test_only_members';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -60,4 +61,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129050000_email_outbox_settled_index', class: Migration20261129050000_email_outbox_settled_index },
   { name: 'Migration20261130010000_sandbox_settled_as', class: Migration20261130010000_sandbox_settled_as },
   { name: 'Migration20261130020000_fewer_order_indexes', class: Migration20261130020000_fewer_order_indexes },
+  { name: 'Migration20261130030000_test_only_members', class: Migration20261130030000_test_only_members },
 ];

@@ -47,6 +47,8 @@ export const PRIVATE_KEY_REQUIRED = 'This operation requires the private key.';
 export const KEY_WITHOUT_EXPIRY_REQUIRED =
   'This operation requires a private key without an expiry: a key in the grace period of a rotation still makes calls but manages nothing.';
 export const OWNER_REQUIRED = 'Only an owner may make, change or remove an owner.';
+export const LIVE_CREDENTIAL_REQUIRED =
+  'This member works in live too: only the live private key, or a member who works in live, may change them or reset their password.';
 export const roleRefused = (role: MemberRole): string => `Your role (${role}) does not allow this operation.`;
 
 /** Whose permissions the caller has: a member's role, OWNER for a private key, else the public key's. */
@@ -85,6 +87,21 @@ export function authorize(principal: Tenant, action: ActionClass, detail: Action
 }
 
 /**
+ * A credential that acts in test mode only: a test private key, or a member who works in the test
+ * environment only. The team is the whole merchant's, so such a credential makes only test-only
+ * members and changes, removes or resets only them: a test key (usually in more hands than the
+ * live one) never makes or takes over anyone who reaches live money.
+ */
+export function testModeOnly(principal: Tenant): boolean {
+  return principal.member ? principal.member.testOnly === true : principal.mode === 'test';
+}
+
+/** Throws `forbidden` unless `principal` may act on a member who works in live (`targetTestOnly` false). */
+export function authorizeMemberReach(principal: Tenant, targetTestOnly: boolean): void {
+  if (!targetTestOnly && testModeOnly(principal)) throw forbidden(LIVE_CREDENTIAL_REQUIRED);
+}
+
+/**
  * The same decision taken again inside the changing transaction, on the caller as it is now:
  * the environment row is locked first (rotations lock it too), so a rotation that gave the key
  * an expiry has either committed (and is seen here) or waits until this transaction ends.
@@ -120,14 +137,14 @@ export function authorizeOwnAccount(principal: Tenant): MemberPrincipal {
  */
 export async function currentMember(em: EntityManager, principal: Tenant): Promise<Tenant> {
   if (!principal.member) return principal;
-  const rows: { role: MemberRole }[] = await em
+  const rows: { role: MemberRole; test_only: boolean }[] = await em
     .getConnection()
     .execute(
-      `select role from merchant_member where id = ? and subsidiary_id = ?`,
+      `select role, test_only from merchant_member where id = ? and subsidiary_id = ?`,
       [principal.member.memberId, principal.subsidiaryId],
       'all',
       em.getTransactionContext(),
     );
   if (!rows[0]) throw forbidden(MEMBER_GONE);
-  return { ...principal, member: { ...principal.member, role: rows[0].role } };
+  return { ...principal, member: { ...principal.member, role: rows[0].role, testOnly: rows[0].test_only } };
 }

@@ -41,6 +41,8 @@ export interface SessionCredentials {
 }
 
 export const CSRF_REFUSED = 'The request lacks the dashboard session CSRF token.';
+export const TEST_ONLY_MEMBER =
+  'You work in the test environment only: you were invited with a test key. For live, an owner or admin who works in live (or the live private key) removes you and invites you again.';
 export const KEY_SIGN_IN_REFUSED =
   'No API key signs in to the dashboard: sign in with your email and password. The private key can invite members (inviteMember).';
 
@@ -53,6 +55,7 @@ interface SessionRow {
   member_id: number;
   member_email: string;
   member_role: MemberRole;
+  member_test_only: boolean;
 }
 
 /**
@@ -110,7 +113,8 @@ export class DashboardSessionService {
         ip: from.ip ?? null,
         target: 'dashboard',
       });
-      const modes = environments.map((e) => e.mode);
+      // A member who works in test only is shown (and reaches) the test environment alone.
+      const modes = environments.map((e) => e.mode).filter((mode) => !member.testOnly || mode === 'test');
       return {
         token,
         csrfToken: csrfTokenOf(token),
@@ -126,7 +130,7 @@ export class DashboardSessionService {
 
   /** The session's public facts, for a page that reloads; `unauthenticated` when it is over. */
   async describe(token: string | undefined): Promise<SessionInfo> {
-    const rows = await this.liveSession(token);
+    const rows = reachable(await this.liveSession(token));
     const first = rows[0];
     if (!first) throw unauthenticated();
     return {
@@ -150,15 +154,20 @@ export class DashboardSessionService {
 
   /** As authenticate, for a WebSocket whose Origin has been checked (the CSRF token is checked too). */
   async tenantOf(token: string, environment: string | undefined): Promise<Tenant> {
-    const rows = await this.liveSession(token);
+    const all = await this.liveSession(token);
+    const rows = reachable(all);
     const row = environment === undefined && rows.length === 1 ? rows[0] : rows.find((r) => r.mode === environment);
-    if (!row) throw unauthenticated();
+    if (!row) {
+      // A live session of a member who works in test only, asking for live: refused, not signed out.
+      if (all.some((r) => r.mode === environment)) throw forbidden(TEST_ONLY_MEMBER);
+      throw unauthenticated();
+    }
     // A member's session acts with the member's role (the one it was opened with, still theirs).
     return {
       environmentId: row.environment_id,
       subsidiaryId: row.subsidiary_id,
       mode: row.mode,
-      member: { memberId: Number(row.member_id), email: row.member_email, role: row.member_role },
+      member: { memberId: Number(row.member_id), email: row.member_email, role: row.member_role, testOnly: row.member_test_only },
       keyExpiresAt: new Date(row.expires_at).getTime(),
     };
   }
@@ -182,7 +191,8 @@ export class DashboardSessionService {
   private async liveSession(token: string | undefined): Promise<SessionRow[]> {
     if (!token) return [];
     return this.sql(
-      `select s.subsidiary_id, e.id as environment_id, e.mode, s.expires_at, sub.name, m.id as member_id, m.email as member_email, m.role as member_role
+      `select s.subsidiary_id, e.id as environment_id, e.mode, s.expires_at, sub.name, m.id as member_id, m.email as member_email, m.role as member_role,
+              m.test_only as member_test_only
          from dashboard_session s
          join merchant_member m on m.id = s.member_id and m.subsidiary_id = s.subsidiary_id and m.role = s.member_role
          join app_environment e on e.subsidiary_id = s.subsidiary_id
@@ -196,6 +206,11 @@ export class DashboardSessionService {
   private sql<T = any>(query: string, params: unknown[]): Promise<T[]> {
     return this.orm.em.getConnection().execute(query, params);
   }
+}
+
+/** The environments of a session its member reaches: only test for a member who works in test only. */
+function reachable(rows: SessionRow[]): SessionRow[] {
+  return rows.filter((r) => !r.member_test_only || r.mode === 'test');
 }
 
 function hashToken(token: string): string {

@@ -39,7 +39,7 @@ export function parseMemberRole(value: unknown): MemberRole {
  */
 export async function recordInvitation(
   em: EntityManager,
-  invitation: { subsidiaryId: number; email: string; role: MemberRole; now: Date; publicUrl: string },
+  invitation: { subsidiaryId: number; email: string; role: MemberRole; now: Date; publicUrl: string; testOnly?: boolean },
 ): Promise<InvitationView> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(invitation.now.getTime() + INVITATION_TTL_MS);
@@ -48,13 +48,14 @@ export async function recordInvitation(
     invitation.subsidiaryId,
     invitation.email,
   ]);
-  await execute(`insert into member_invitation (subsidiary_id, email, role, token_hash, expires_at, created_at) values (?, ?, ?, ?, ?, ?)`, [
+  await execute(`insert into member_invitation (subsidiary_id, email, role, token_hash, expires_at, created_at, test_only) values (?, ?, ?, ?, ?, ?, ?)`, [
     invitation.subsidiaryId,
     invitation.email,
     invitation.role,
     hashInvitationToken(token),
     expiresAt,
     invitation.now,
+    invitation.testOnly === true,
   ]);
   const base = invitation.publicUrl.replace(/\/+$/, '');
   return { email: invitation.email, role: invitation.role, invitationUrl: `${base}/dashboard/invitations/${token}`, expiresAt };

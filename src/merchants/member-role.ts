@@ -11,4 +11,6 @@ export interface MemberPrincipal {
   memberId: number;
   email: string;
   role: MemberRole;
+  /** Works in the test environment only (invited with a test-mode credential). */
+  testOnly?: boolean;
 }

@@ -66,6 +66,8 @@ export interface VerifiedMember {
   subsidiaryId: number;
   email: string;
   role: MemberRole;
+  /** Works in the test environment only. */
+  testOnly: boolean;
 }
 
 interface MemberRow {
@@ -74,6 +76,7 @@ interface MemberRow {
   email: string;
   role: MemberRole;
   password_hash: string;
+  test_only: boolean;
   totp_secret_sealed: string | null;
   totp_last_time_step: string | null;
 }
@@ -162,7 +165,7 @@ export class MemberSignIn {
       const sql = <R>(query: string, params: unknown[]): Promise<R[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
       // Locked: attempts on one account take turns, so the limit is exact.
       const [member] = await sql<MemberRow>(
-        `select id, subsidiary_id, email, role, password_hash, totp_secret_sealed, totp_last_time_step from merchant_member where id = ? for update`,
+        `select id, subsidiary_id, email, role, password_hash, test_only, totp_secret_sealed, totp_last_time_step from merchant_member where id = ? for update`,
         [memberId],
       );
       if (!member) return { signedIn: false };
@@ -198,7 +201,13 @@ export class MemberSignIn {
           return { signedIn: false, needsCode: new AuthenticationCodeNeeded(true) };
         }
       }
-      const value = await open(em, { memberId: member.id, subsidiaryId: member.subsidiary_id, email: member.email, role: member.role });
+      const value = await open(em, {
+        memberId: member.id,
+        subsidiaryId: member.subsidiary_id,
+        email: member.email,
+        role: member.role,
+        testOnly: member.test_only,
+      });
       return { signedIn: true, value };
     });
   }

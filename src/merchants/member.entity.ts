@@ -12,7 +12,7 @@ import { MEMBER_ROLES, type MemberRole } from './member-role';
   expression: 'create unique index "merchant_member_subsidiary_email_unique" on "merchant_member" ("subsidiary_id", lower("email"))',
 })
 export class Member {
-  [OptionalProps]?: 'createdAt' | 'totpSecretSealed' | 'totpPendingSecretSealed' | 'totpEnabledAt' | 'totpLastTimeStep';
+  [OptionalProps]?: 'createdAt' | 'testOnly' | 'totpSecretSealed' | 'totpPendingSecretSealed' | 'totpEnabledAt' | 'totpLastTimeStep';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -31,6 +31,10 @@ export class Member {
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();
+
+  /** Works in the test environment only: invited with a test-mode credential (authorization.ts, testModeOnly). */
+  @Property({ type: 'boolean', default: false })
+  testOnly: boolean = false;
 
   /** The TOTP secret while the second factor is on, sealed under MASTER_KEY (member-totp.ts). */
   @Property({ type: 'text', nullable: true })
@@ -77,7 +81,7 @@ export class MemberRecoveryCode {
   expression: 'create index "member_invitation_subsidiary_email_index" on "member_invitation" ("subsidiary_id", lower("email"))',
 })
 export class MemberInvitation {
-  [OptionalProps]?: 'createdAt' | 'acceptedAt';
+  [OptionalProps]?: 'createdAt' | 'acceptedAt' | 'testOnly';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -99,6 +103,10 @@ export class MemberInvitation {
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', nullable: true })
   acceptedAt: Date | null = null;
+
+  /** The member it makes works in the test environment only (see Member.testOnly). */
+  @Property({ type: 'boolean', default: false })
+  testOnly: boolean = false;
 
   @Property({ type: 'datetime', columnType: 'timestamptz(6)', defaultRaw: 'now()' })
   createdAt: Date = new Date();

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
 import { conflict, forbidden, notFound } from '../shared/errors';
 import { isUniqueViolation } from '../db/sql';
-import { authorize, currentMember } from './authorization';
+import { authorize, authorizeMemberReach, currentMember, testModeOnly } from './authorization';
 import type { MemberRole } from './member-role';
 import { hashInvitationToken, invitationInvalid, normalizeEmail, parseMemberRole, recordInvitation, type InvitationView } from './member-invitation';
 import { checkPasswordStrength, hashPassword } from './password';
@@ -15,6 +15,8 @@ export interface MemberView {
   email: string;
   role: MemberRole;
   createdAt: Date;
+  /** Works in the test environment only. */
+  testOnly: boolean;
 }
 
 export const LAST_OWNER = 'A merchant always keeps one owner: make another member an owner first.';
@@ -26,6 +28,7 @@ interface MemberRow {
   email: string;
   role: MemberRole;
   created_at: Date;
+  test_only: boolean;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface MemberSessionsEnded {
   environmentIds: number[];
 }
 
-const view = (row: MemberRow): MemberView => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at) });
+const view = (row: MemberRow): MemberView => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at), testOnly: row.test_only });
 
 /**
  * A merchant's team: invitations, members and their roles. Every change is authorized by the
@@ -67,7 +70,7 @@ export class MemberService {
     const rows: MemberRow[] = await this.orm.em
       .fork()
       .getConnection()
-      .execute(`select id, email, role, created_at from merchant_member where subsidiary_id = ? order by created_at, id`, [principal.subsidiaryId]);
+      .execute(`select id, email, role, created_at, test_only from merchant_member where subsidiary_id = ? order by created_at, id`, [principal.subsidiaryId]);
     return rows.map(view);
   }
 
@@ -77,11 +80,19 @@ export class MemberService {
     const role = parseMemberRole(input.role);
     authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
     const invitation = await this.inTeam(principal, async (em, sql) => {
-      authorize(await currentMember(em, principal), 'members', { concernsOwner: role === 'OWNER' });
+      const actor = await currentMember(em, principal);
+      authorize(actor, 'members', { concernsOwner: role === 'OWNER' });
       if ((await sql(`select 1 from merchant_member where subsidiary_id = ? and lower(email) = ?`, [principal.subsidiaryId, email])).length) {
         throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
       }
-      const invitation = await recordInvitation(em, { subsidiaryId: principal.subsidiaryId, email, role, now: this.clock.now(), publicUrl: this.publicUrl });
+      const invitation = await recordInvitation(em, {
+        subsidiaryId: principal.subsidiaryId,
+        email,
+        role,
+        now: this.clock.now(),
+        publicUrl: this.publicUrl,
+        testOnly: testModeOnly(actor),
+      });
       await this.audit.recordFor(em, principal, AuditActions.memberInvited, `${email} as ${role}`);
       const [merchant] = await sql<{ name: string }>(`select name from subsidiary where id = ?`, [principal.subsidiaryId]);
       // Its email is queued with it (with SMTP_URL): committed together, or not at all.
@@ -126,16 +137,23 @@ export class MemberService {
     return this.orm.em.fork().transactional(async (em) => {
       const sql = <T>(query: string, params: unknown[]): Promise<T[]> => em.getConnection().execute(query, params, 'all', em.getTransactionContext());
       // Locked: the same token accepted twice at once is used by one of them only.
-      const [invitation] = await sql<{ id: number; subsidiary_id: number; email: string; role: MemberRole; expires_at: Date; accepted_at: Date | null }>(
-        `select id, subsidiary_id, email, role, expires_at, accepted_at from member_invitation where token_hash = ? for update`,
-        [hashInvitationToken(token)],
-      );
+      const [invitation] = await sql<{
+        id: number;
+        subsidiary_id: number;
+        email: string;
+        role: MemberRole;
+        expires_at: Date;
+        accepted_at: Date | null;
+        test_only: boolean;
+      }>(`select id, subsidiary_id, email, role, expires_at, accepted_at, test_only from member_invitation where token_hash = ? for update`, [
+        hashInvitationToken(token),
+      ]);
       if (!invitation || invitation.accepted_at !== null || new Date(invitation.expires_at) <= now) throw invitationInvalid();
       await sql(`update member_invitation set accepted_at = ? where id = ?`, [now, invitation.id]);
       try {
         const [row] = await sql<MemberRow>(
-          `insert into merchant_member (subsidiary_id, email, password_hash, role, created_at) values (?, ?, ?, ?, ?) returning id, email, role, created_at`,
-          [invitation.subsidiary_id, invitation.email, passwordHash, invitation.role, now],
+          `insert into merchant_member (subsidiary_id, email, password_hash, role, created_at, test_only) values (?, ?, ?, ?, ?, ?) returning id, email, role, created_at, test_only`,
+          [invitation.subsidiary_id, invitation.email, passwordHash, invitation.role, now, invitation.test_only],
         );
         // The invited person acts for themself: the log names them.
         await this.audit.record(em, {
@@ -159,8 +177,11 @@ export class MemberService {
     authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
     const { member, changed } = await this.inTeam(principal, async (em, sql) => {
       const target = await this.lockedTarget(em, principal, email, role === 'OWNER');
-      if (target.role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
-      const [row] = await sql<MemberRow>(`update merchant_member set role = ? where id = ? returning id, email, role, created_at`, [role, target.id]);
+      if (target.role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId, target);
+      const [row] = await sql<MemberRow>(`update merchant_member set role = ? where id = ? returning id, email, role, created_at, test_only`, [
+        role,
+        target.id,
+      ]);
       if (target.role !== role) await this.audit.recordFor(em, principal, AuditActions.memberRoleChanged, `${target.email} from ${target.role} to ${role}`);
       return { member: view(row!), changed: target.role !== role ? await this.environmentIds(sql, principal.subsidiaryId) : null };
     });
@@ -174,7 +195,7 @@ export class MemberService {
     authorize(principal, 'members');
     const environmentIds = await this.inTeam(principal, async (em, sql) => {
       const target = await this.lockedTarget(em, principal, normalized, false);
-      if (target.role === 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId);
+      if (target.role === 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId, target);
       // The member's sessions go with them (the foreign key cascades).
       await sql(`delete from merchant_member where id = ?`, [target.id]);
       await this.audit.recordFor(em, principal, AuditActions.memberRemoved, `${target.email} (${target.role})`);
@@ -210,7 +231,7 @@ export class MemberService {
     const rows: MemberRow[] = await em
       .getConnection()
       .execute(
-        `select id, email, role, created_at from merchant_member where subsidiary_id = ? and lower(email) = ?`,
+        `select id, email, role, created_at, test_only from merchant_member where subsidiary_id = ? and lower(email) = ?`,
         [principal.subsidiaryId, email],
         'all',
         em.getTransactionContext(),
@@ -218,11 +239,16 @@ export class MemberService {
     const actor = await currentMember(em, principal);
     authorize(actor, 'members', { concernsOwner: makesOwner || rows[0]?.role === 'OWNER' });
     if (!rows[0]) throw notFound(MEMBER_NOT_FOUND, 'MEMBER_NOT_FOUND');
+    authorizeMemberReach(actor, rows[0].test_only);
     return rows[0];
   }
 
-  private async keepAnOwner(sql: <R>(query: string, params: unknown[]) => Promise<R[]>, subsidiaryId: number): Promise<void> {
-    const [owners] = await sql<{ n: string }>(`select count(*) as n from merchant_member where subsidiary_id = ? and role = 'OWNER'`, [subsidiaryId]);
-    if (Number(owners!.n) <= 1) throw forbidden(LAST_OWNER);
+  /** Refuses to take away `target`'s ownership when no other owner of its reach or wider is left: a merchant keeps an owner who works in live. */
+  private async keepAnOwner(sql: <R>(query: string, params: unknown[]) => Promise<R[]>, subsidiaryId: number, target: MemberRow): Promise<void> {
+    const [owners] = await sql<{ n: string }>(
+      `select count(*) as n from merchant_member where subsidiary_id = ? and role = 'OWNER' and id <> ? and (not test_only or ?::boolean)`,
+      [subsidiaryId, target.id, target.test_only],
+    );
+    if (Number(owners!.n) === 0) throw forbidden(LAST_OWNER);
   }
 }

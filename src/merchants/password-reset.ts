@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
 import { DomainError, notFound } from '../shared/errors';
-import { authorize, currentMember } from './authorization';
+import { authorize, authorizeMemberReach, currentMember } from './authorization';
 import { AuditActions, SYSTEM_ACTOR, type AuditService } from './audit/audit.service';
 import { normalizeEmail } from './member-invitation';
 import type { MemberRole } from './member-role';
@@ -85,12 +85,15 @@ export class PasswordResetService {
     authorize(principal, 'members');
     return this.orm.em.fork().transactional(async (em) => {
       const sql = sqlOf(em);
-      const [target] = await sql<{ id: number; email: string; role: MemberRole }>(
-        `select id, email, role from merchant_member where subsidiary_id = ? and lower(email) = ? for update`,
+      const [target] = await sql<{ id: number; email: string; role: MemberRole; test_only: boolean }>(
+        `select id, email, role, test_only from merchant_member where subsidiary_id = ? and lower(email) = ? for update`,
         [principal.subsidiaryId, email],
       );
-      authorize(await currentMember(em, principal), 'members', { concernsOwner: target?.role === 'OWNER' });
+      const actor = await currentMember(em, principal);
+      authorize(actor, 'members', { concernsOwner: target?.role === 'OWNER' });
       if (!target) throw notFound(MEMBER_NOT_FOUND, 'MEMBER_NOT_FOUND');
+      // A test-mode credential resets only a test-only member's password: never a way into live.
+      authorizeMemberReach(actor, target.test_only);
       const link = await this.issue(sql, target.id);
       await this.audit.recordFor(em, principal, AuditActions.passwordResetLinkCreated, target.email);
       return { email: target.email, ...link };
@@ -111,8 +114,8 @@ export class PasswordResetService {
         [hashResetToken(token)],
       );
       if (!reset || reset.used_at !== null || new Date(reset.expires_at) <= now) throw resetLinkInvalid();
-      const [member] = await sql<{ id: number; subsidiary_id: number; email: string; role: MemberRole; created_at: Date }>(
-        `update merchant_member set password_hash = ? where id = ? returning id, subsidiary_id, email, role, created_at`,
+      const [member] = await sql<{ id: number; subsidiary_id: number; email: string; role: MemberRole; created_at: Date; test_only: boolean }>(
+        `update merchant_member set password_hash = ? where id = ? returning id, subsidiary_id, email, role, created_at, test_only`,
         [passwordHash, reset.member_id],
       );
       if (!member) throw resetLinkInvalid();
@@ -126,7 +129,7 @@ export class PasswordResetService {
         subsidiaryId: member.subsidiary_id,
         target: member.email,
       });
-      return { email: member.email, role: member.role, createdAt: new Date(member.created_at) };
+      return { email: member.email, role: member.role, createdAt: new Date(member.created_at), testOnly: member.test_only };
     });
   }
 

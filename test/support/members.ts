@@ -29,12 +29,12 @@ export async function addMember(baseUrl: string, privateKey: string, email: stri
 
 const owners = new Map<string, Promise<TestMember>>();
 
-/** The merchant's owner (made on first use, once per service and merchant), who signs in to the dashboard. */
+/** The merchant's owner (made on first use, once per service and merchant, invited with the live key: an owner who works in both environments), who signs in to the dashboard. */
 export function ownerOf(baseUrl: string, merchant: CreatedMerchant): Promise<TestMember> {
   const key = `${baseUrl} ${merchant.subsidiary.id}`;
   let owner = owners.get(key);
   if (!owner) {
-    owner = addMember(baseUrl, merchant.keys.test.privateKey, `owner-${merchant.subsidiary.id}@merchant.test`, 'OWNER');
+    owner = addMember(baseUrl, merchant.keys.live.privateKey, `owner-${merchant.subsidiary.id}@merchant.test`, 'OWNER');
     owners.set(key, owner);
   }
   return owner;

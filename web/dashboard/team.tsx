@@ -4,7 +4,7 @@ import type { ActionClass } from '../../src/merchants/action-class';
 import { currentSession, gql, may } from './api';
 import { CopyButton, ErrorNote, messageOf, useData, when } from './ui';
 
-const MEMBERS = `query Members { members { email role createdAt } }`;
+const MEMBERS = `query Members { members { email role createdAt testOnly } }`;
 const INVITE = `mutation Invite($input: InviteMemberInput!) { inviteMember(input: $input) { email role invitationUrl expiresAt } }`;
 const CHANGE_ROLE = `mutation ChangeRole($input: ChangeMemberRoleInput!) { changeMemberRole(input: $input) { email role } }`;
 const REMOVE = `mutation Remove($email: String!) { removeMember(email: $email) }`;
@@ -91,7 +91,7 @@ function Invite(props: { onInvited: () => void }) {
 }
 
 /** One member: their role can be changed, and they can be removed after a confirmation. */
-function MemberRow(props: { member: { email: string; role: string; createdAt: string }; onChange: () => void }) {
+function MemberRow(props: { member: { email: string; role: string; createdAt: string; testOnly: boolean }; onChange: () => void }) {
   const m = props.member;
   const [error, setError] = useState<string>();
   const [confirming, setConfirming] = useState(false);
@@ -108,7 +108,15 @@ function MemberRow(props: { member: { email: string; role: string; createdAt: st
   return (
     <tr class="member" data-member-email={m.email}>
       <td>{m.email}</td>
-      <td data-role={m.role}>{roleName(m.role)}</td>
+      <td data-role={m.role}>
+        {roleName(m.role)}
+        {m.testOnly ? (
+          <span class="muted" data-test-only title="Invited with the test key: works in the test environment only">
+            {' '}
+            (test only)
+          </span>
+        ) : null}
+      </td>
       <td>{when(m.createdAt)}</td>
       <td>
         <form
@@ -166,7 +174,7 @@ function Members() {
               </tr>
             </thead>
             <tbody>
-              {list.data.members.map((m: { email: string; role: string; createdAt: string }) => (
+              {list.data.members.map((m: { email: string; role: string; createdAt: string; testOnly: boolean }) => (
                 <MemberRow key={m.email} member={m} onChange={list.reload} />
               ))}
             </tbody>

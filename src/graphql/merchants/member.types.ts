@@ -14,6 +14,11 @@ export class MemberType {
   @Field() email!: string;
   @Field(() => MemberRoleEnum) role!: MemberRoleEnum;
   @Field() createdAt!: Date;
+  @Field({
+    description:
+      'Works in the test environment only: invited with the test private key (or by a member who works in test only). Only the live private key, or a member who works in live, invites someone who works in live too.',
+  })
+  testOnly!: boolean;
 }
 
 @ObjectType('Invitation', { description: 'An invitation to the team: its URL is shown once, valid 72 hours, used once.' })

@@ -1,0 +1,115 @@
+import 'reflect-metadata';
+import { startTestService, type TestService } from '../../support/service';
+import { createTestMerchant } from '../../support/merchants';
+import { request } from '../../support/http';
+import { addMember, ownerOf, signInMember } from '../../support/members';
+import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
+
+const MEMBERS = '{ members { email role testOnly } }';
+const CHANGE_ROLE = `mutation ($input: ChangeMemberRoleInput!) { changeMemberRole(input: $input) { email role } }`;
+const REMOVE = `mutation ($email: String!) { removeMember(email: $email) }`;
+const RESET_LINK = `mutation ($email: String!) { createPasswordResetLink(email: $email) { resetUrl } }`;
+const INVITE = `mutation ($input: InviteMemberInput!) { inviteMember(input: $input) { email role } }`;
+const WEBHOOK = `mutation { setWebhookUrl(url: "https://merchant.example/hooks") { webhookUrl } }`;
+
+/**
+ * The team is the whole merchant's, but a test private key (usually in more hands than the live
+ * one) acts in test mode: the members it makes work in the test environment only, and it cannot
+ * change, remove or reset anyone who works in live.
+ */
+describe('members invited with a test-mode credential work in the test environment only', () => {
+  let t: TestService;
+  let m: CreatedMerchant;
+
+  beforeAll(async () => {
+    t = await startTestService({ RATE_LIMIT_AUTH_FAILURES: '1000' });
+    m = await createTestMerchant(t);
+  });
+  afterAll(async () => t.close());
+
+  const gql = async (apiKey: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await request(t.baseUrl, 'POST', '/graphql', { apiKey, body: { query, variables } })).body;
+  const gqlAs = async (headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}) =>
+    (await request(t.baseUrl, 'POST', '/graphql', { headers, body: { query, variables } })).body;
+  const testOnlyOf = async (email: string) => ((await gql(m.keys.live.privateKey, MEMBERS)).data.members as any[]).find((x) => x.email === email)?.testOnly;
+
+  it('an owner invited with the test key reaches the test environment, and is refused live', async () => {
+    const owner = await addMember(t.baseUrl, m.keys.test.privateKey, 'test-owner@team.example', 'OWNER');
+    expect(await testOnlyOf('test-owner@team.example')).toBe(true);
+    const session = await signInMember(t.baseUrl, owner);
+    expect(session.body.environments).toEqual(['test']);
+    expect(session.body.environment).toBe('test');
+    expect((await gqlAs(session.headers('test'), '{ merchant { environment } }')).data.merchant.environment).toBe('TEST');
+    expect((await gqlAs(session.headers('test'), WEBHOOK)).errors).toBeUndefined();
+
+    const live = await gqlAs(session.headers('live'), WEBHOOK);
+    expect(live.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(live.errors[0].message).toMatch(/test environment only/);
+    const described = await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie: session.cookie } });
+    expect(described.body.environments).toEqual(['test']);
+  });
+
+  it('the test key cannot change, remove or reset a member who works in live; the live key can', async () => {
+    const liveOwner = await ownerOf(t.baseUrl, m);
+    const liveAdmin = await addMember(t.baseUrl, m.keys.live.privateKey, 'live-admin@team.example', 'ADMIN');
+    expect(await testOnlyOf(liveAdmin.email)).toBe(false);
+    for (const [query, variables] of [
+      [CHANGE_ROLE, { input: { email: liveAdmin.email, role: 'VIEWER' } }],
+      [CHANGE_ROLE, { input: { email: liveOwner.email, role: 'ADMIN' } }],
+      [REMOVE, { email: liveAdmin.email }],
+      [RESET_LINK, { email: liveOwner.email }],
+      [RESET_LINK, { email: liveAdmin.email }],
+    ] as const) {
+      const refused = await gql(m.keys.test.privateKey, query, variables);
+      expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect(refused.errors[0].message).toMatch(/works in live too/);
+    }
+    const members = (await gql(m.keys.live.privateKey, MEMBERS)).data.members as any[];
+    expect(members.find((x) => x.email === liveAdmin.email).role).toBe('ADMIN');
+    expect(members.find((x) => x.email === liveOwner.email).role).toBe('OWNER');
+    // Nothing was issued either: the live owner still signs in, in both environments.
+    expect((await signInMember(t.baseUrl, liveOwner)).body.environments).toEqual(['test', 'live']);
+
+    expect((await gql(m.keys.live.privateKey, CHANGE_ROLE, { input: { email: liveAdmin.email, role: 'VIEWER' } })).data.changeMemberRole.role).toBe('VIEWER');
+    expect((await gql(m.keys.live.privateKey, REMOVE, { email: liveAdmin.email })).data.removeMember).toBe(true);
+  });
+
+  it('the test key manages the members it made, and a test-only owner makes only test-only members', async () => {
+    const dev = await addMember(t.baseUrl, m.keys.test.privateKey, 'test-dev@team.example', 'DEVELOPER');
+    expect((await gql(m.keys.test.privateKey, CHANGE_ROLE, { input: { email: dev.email, role: 'SUPPORT' } })).data.changeMemberRole.role).toBe('SUPPORT');
+    expect((await gql(m.keys.test.privateKey, RESET_LINK, { email: dev.email })).data.createPasswordResetLink.resetUrl).toMatch(/\/dashboard\/reset\//);
+    expect((await gql(m.keys.test.privateKey, REMOVE, { email: dev.email })).data.removeMember).toBe(true);
+
+    const testOwner = await addMember(t.baseUrl, m.keys.test.privateKey, 'test-owner-2@team.example', 'OWNER');
+    const session = await signInMember(t.baseUrl, testOwner);
+    expect((await gqlAs(session.headers('test'), INVITE, { input: { email: 'by-test-owner@team.example', role: 'ADMIN' } })).errors).toBeUndefined();
+    const liveOwner = await ownerOf(t.baseUrl, m);
+    const refused = await gqlAs(session.headers('test'), CHANGE_ROLE, { input: { email: liveOwner.email, role: 'VIEWER' } });
+    expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('a member invited by a test-only owner works in test only too', async () => {
+    const testOwner = await addMember(t.baseUrl, m.keys.test.privateKey, 'test-owner-3@team.example', 'OWNER');
+    const session = await signInMember(t.baseUrl, testOwner);
+    const invited = await request(t.baseUrl, 'POST', '/graphql', {
+      headers: session.headers('test'),
+      body: { query: `mutation { inviteMember(input: { email: "second@team.example", role: VIEWER }) { invitationUrl } }` },
+    });
+    const token = invited.body.data.inviteMember.invitationUrl.split('/').pop();
+    const accepted = await gql(m.keys.test.publicKey, `mutation ($input: AcceptInvitationInput!) { acceptInvitation(input: $input) { email testOnly } }`, {
+      input: { token, password: 'a long enough password' },
+    });
+    expect(accepted.data.acceptInvitation).toEqual({ email: 'second@team.example', testOnly: true });
+  });
+
+  it('the last owner who works in live stays: owners who work in test only do not count', async () => {
+    const fresh = await createTestMerchant(t);
+    const liveOwner = await addMember(t.baseUrl, fresh.keys.live.privateKey, 'only-live-owner@team.example', 'OWNER');
+    await addMember(t.baseUrl, fresh.keys.test.privateKey, 'test-only-owner@team.example', 'OWNER');
+    const refused = await gql(fresh.keys.live.privateKey, REMOVE, { email: liveOwner.email });
+    expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(refused.errors[0].message).toMatch(/always keeps one owner/);
+    // The test-only owner may go: the live owner stays.
+    expect((await gql(fresh.keys.live.privateKey, REMOVE, { email: 'test-only-owner@team.example' })).data.removeMember).toBe(true);
+  });
+});
