@@ -8,7 +8,7 @@ import { sharedSubscribe } from './shared-subscribe';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, GraphQLError, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { AppContext } from '../app-context';
-import { DomainError, ExpiredKeyError } from '../shared/errors';
+import { DomainError, EnvironmentOutOfReachError, ExpiredKeyError } from '../shared/errors';
 import { graphqlErrorBody } from '../protection/failure-shapes';
 import { createGraphqlContext, headerValue, type GraphqlContext, type RequestLog } from './context';
 import { formatGraphqlError, isInternalError, rootCause } from './errors';
@@ -238,6 +238,11 @@ async function createWebSocketHandler(app: FastifyInstance, ctx: AppContext, sch
         environmentId = tenant.environmentId;
         expiresAt = tenant.keyExpiresAt ?? null;
       } catch (err) {
+        // A valid session asking for an environment its member does not work in: told why, not counted as a failed authentication.
+        if (err instanceof EnvironmentOutOfReachError) {
+          socket.extra.socket.close(CloseCode.Forbidden, err.closeReason);
+          return false;
+        }
         if (err instanceof DomainError) {
           await noteFailedAuthentication(socket.extra.request); // rate limit of failed authentications per IP
           // graphql-ws would close with 4403 "Forbidden"; an expired key is told why (the same code).

@@ -93,7 +93,8 @@ export function authorize(principal: Tenant, action: ActionClass, detail: Action
  * live one) never makes or takes over anyone who reaches live money.
  */
 export function testModeOnly(principal: Tenant): boolean {
-  return principal.member ? principal.member.testOnly === true : principal.mode === 'test';
+  // Fails closed: a member principal whose reach is unknown is treated as test-only.
+  return principal.member ? principal.member.testOnly !== false : principal.mode === 'test';
 }
 
 /** Throws `forbidden` unless `principal` may act on a member who works in live (`targetTestOnly` false). */

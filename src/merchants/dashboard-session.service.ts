@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import { forbidden, unauthenticated } from '../shared/errors';
+import { EnvironmentOutOfReachError, forbidden, unauthenticated } from '../shared/errors';
 import type { EnvironmentMode } from './app-environment.entity';
 import type { Tenant } from './tenant';
 import { actionsOf } from './authorization';
@@ -115,6 +115,7 @@ export class DashboardSessionService {
       });
       // A member who works in test only is shown (and reaches) the test environment alone.
       const modes = environments.map((e) => e.mode).filter((mode) => !member.testOnly || mode === 'test');
+      if (modes.length === 0) throw forbidden(TEST_ONLY_MEMBER);
       return {
         token,
         csrfToken: csrfTokenOf(token),
@@ -159,7 +160,7 @@ export class DashboardSessionService {
     const row = environment === undefined && rows.length === 1 ? rows[0] : rows.find((r) => r.mode === environment);
     if (!row) {
       // A live session of a member who works in test only, asking for live: refused, not signed out.
-      if (all.some((r) => r.mode === environment)) throw forbidden(TEST_ONLY_MEMBER);
+      if (all.some((r) => r.mode === environment)) throw new EnvironmentOutOfReachError(TEST_ONLY_MEMBER, 'You work in the test environment only.');
       throw unauthenticated();
     }
     // A member's session acts with the member's role (the one it was opened with, still theirs).

@@ -12,5 +12,5 @@ export interface MemberPrincipal {
   email: string;
   role: MemberRole;
   /** Works in the test environment only (invited with a test-mode credential). */
-  testOnly?: boolean;
+  testOnly: boolean;
 }

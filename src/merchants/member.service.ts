@@ -85,6 +85,16 @@ export class MemberService {
       if ((await sql(`select 1 from merchant_member where subsidiary_id = ? and lower(email) = ?`, [principal.subsidiaryId, email])).length) {
         throw conflict(ALREADY_MEMBER, 'ALREADY_MEMBER');
       }
+      // A new invitation replaces one not yet used: that is changing it, under the rules of changing
+      // a member (an owner's only by an owner; one who would work in live only by a live credential).
+      const [pending] = await sql<{ role: MemberRole; test_only: boolean }>(
+        `select role, test_only from member_invitation where subsidiary_id = ? and lower(email) = ? and accepted_at is null and expires_at > ?`,
+        [principal.subsidiaryId, email, this.clock.now()],
+      );
+      if (pending) {
+        authorize(actor, 'members', { concernsOwner: pending.role === 'OWNER' });
+        authorizeMemberReach(actor, pending.test_only);
+      }
       const invitation = await recordInvitation(em, {
         subsidiaryId: principal.subsidiaryId,
         email,
@@ -93,7 +103,7 @@ export class MemberService {
         publicUrl: this.publicUrl,
         testOnly: testModeOnly(actor),
       });
-      await this.audit.recordFor(em, principal, AuditActions.memberInvited, `${email} as ${role}`);
+      await this.audit.recordTeamChange(em, principal, AuditActions.memberInvited, `${email} as ${role}`);
       const [merchant] = await sql<{ name: string }>(`select name from subsidiary where id = ?`, [principal.subsidiaryId]);
       // Its email is queued with it (with SMTP_URL): committed together, or not at all.
       await this.queueInvitationEmail(em, principal.subsidiaryId, merchant!.name, invitation);
@@ -182,7 +192,8 @@ export class MemberService {
         role,
         target.id,
       ]);
-      if (target.role !== role) await this.audit.recordFor(em, principal, AuditActions.memberRoleChanged, `${target.email} from ${target.role} to ${role}`);
+      if (target.role !== role)
+        await this.audit.recordTeamChange(em, principal, AuditActions.memberRoleChanged, `${target.email} from ${target.role} to ${role}`);
       return { member: view(row!), changed: target.role !== role ? await this.environmentIds(sql, principal.subsidiaryId) : null };
     });
     if (changed) this.sessionsEnded({ subsidiaryId: principal.subsidiaryId, environmentIds: changed });
@@ -198,7 +209,7 @@ export class MemberService {
       if (target.role === 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId, target);
       // The member's sessions go with them (the foreign key cascades).
       await sql(`delete from merchant_member where id = ?`, [target.id]);
-      await this.audit.recordFor(em, principal, AuditActions.memberRemoved, `${target.email} (${target.role})`);
+      await this.audit.recordTeamChange(em, principal, AuditActions.memberRemoved, `${target.email} (${target.role})`);
       return this.environmentIds(sql, principal.subsidiaryId);
     });
     this.sessionsEnded({ subsidiaryId: principal.subsidiaryId, environmentIds });

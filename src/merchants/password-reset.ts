@@ -95,7 +95,7 @@ export class PasswordResetService {
       // A test-mode credential resets only a test-only member's password: never a way into live.
       authorizeMemberReach(actor, target.test_only);
       const link = await this.issue(sql, target.id);
-      await this.audit.recordFor(em, principal, AuditActions.passwordResetLinkCreated, target.email);
+      await this.audit.recordTeamChange(em, principal, AuditActions.passwordResetLinkCreated, target.email);
       return { email: target.email, ...link };
     });
   }

@@ -49,6 +49,21 @@ export class ExpiredKeyError extends DomainError {
 }
 export const forbidden = (message: string): DomainError => new DomainError('forbidden', message, '403');
 
+/**
+ * A valid dashboard session asking for an environment its member does not work in (a member who
+ * works in test only, asking for live): refused as forbidden, but it is no failed authentication.
+ */
+export class EnvironmentOutOfReachError extends DomainError {
+  /** `message` short enough for a WebSocket close reason (123 bytes at most). */
+  constructor(
+    message: string,
+    readonly closeReason: string,
+  ) {
+    super('forbidden', message, '403');
+    this.name = 'EnvironmentOutOfReachError';
+  }
+}
+
 /** The message for text PostgreSQL cannot store (a NUL character), whichever adapter it came through. */
 export const UNSTORABLE_TEXT = 'The request contains a character that is not allowed (NUL).';
 

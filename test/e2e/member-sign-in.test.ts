@@ -17,8 +17,9 @@ describe('dashboard sign-in of a member, in Chromium', () => {
   beforeAll(async () => {
     t = await startTestService();
     m = await createTestMerchant(t, { name: 'Ibadan Prints' });
+    // Invited with the live key: Ada works in both environments.
     const invited = await request(t.baseUrl, 'POST', '/graphql', {
-      apiKey: m.keys.test.privateKey,
+      apiKey: m.keys.live.privateKey,
       body: { query: `mutation { inviteMember(input: { email: "ada@prints.example", role: SUPPORT }) { invitationUrl } }` },
     });
     const token = invited.body.data.inviteMember.invitationUrl.split('/').pop();

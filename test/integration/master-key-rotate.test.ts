@@ -71,7 +71,7 @@ describe('master-key:rotate', () => {
         ...owner,
         keyKind: undefined,
         keyId: undefined,
-        member: { memberId: row.id, email: row.email, role: row.role },
+        member: { memberId: row.id, email: row.email, role: row.role, testOnly: false },
       });
       const { secret } = await services.memberTotp.startEnrolment(asMember(members[0]));
       await services.memberTotp.confirmEnrolment(asMember(members[0]), await generate({ secret }));

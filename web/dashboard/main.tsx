@@ -110,14 +110,17 @@ function SignIn(props: { onSignedIn: (s: Session) => void }) {
   );
 }
 
-function EnvironmentSwitch(props: { environment: Environment; onSwitch: (env: Environment) => void }) {
+/** The environments the session reaches (a member who works in test only sees Test alone). */
+function EnvironmentSwitch(props: { environment: Environment; environments: Environment[]; onSwitch: (env: Environment) => void }) {
   return (
     <div class="env-switch" role="group" aria-label="Environment">
-      {(['test', 'live'] as const).map((env) => (
-        <button type="button" class={`env env-${env}`} aria-pressed={props.environment === env} onClick={() => props.onSwitch(env)}>
-          {env === 'test' ? 'Test' : 'Live'}
-        </button>
-      ))}
+      {(['test', 'live'] as const)
+        .filter((env) => props.environments.includes(env))
+        .map((env) => (
+          <button type="button" class={`env env-${env}`} aria-pressed={props.environment === env} onClick={() => props.onSwitch(env)}>
+            {env === 'test' ? 'Test' : 'Live'}
+          </button>
+        ))}
     </div>
   );
 }
@@ -205,7 +208,7 @@ function App() {
             {environment === 'live' ? 'Live data' : 'Test data'}
           </span>
         </div>
-        <EnvironmentSwitch environment={environment} onSwitch={switchTo} />
+        <EnvironmentSwitch environment={environment} environments={session.environments} onSwitch={switchTo} />
         <button type="button" class="secondary" onClick={() => void signOut()}>
           Sign out
         </button>

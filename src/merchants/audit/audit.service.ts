@@ -143,6 +143,15 @@ export class AuditService {
   }
 
   /**
+   * As recordFor, for a change of the merchant's team (an invitation, a role, a removal, a reset
+   * link): the team is the whole merchant's, so the entry is too (no environment), in the log
+   * of either environment, whichever key or session made it.
+   */
+  recordTeamChange(em: EntityManager, tenant: Tenant, action: AuditAction, target: string | null): Promise<void> {
+    return this.record(em, { ...auditEntryFor(tenant, action, target), environment: null });
+  }
+
+  /**
    * A page of the log as the tenant may read it, newest first, after the cursor (the last entry
    * of the previous page), narrowed by the filter (checked here: a bad value is `bad_input`).
    * Reading it needs the private key: the public key is readable by anyone from the merchant's

@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../../support/service';
 import { createTestMerchant } from '../../support/merchants';
 import { request } from '../../support/http';
 import { addMember, ownerOf, signInMember } from '../../support/members';
+import { closedWithin, WsSession } from '../graphql/ws-session';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 
 const MEMBERS = '{ members { email role testOnly } }';
@@ -27,6 +28,7 @@ describe('members invited with a test-mode credential work in the test environme
   });
   afterAll(async () => t.close());
 
+  const sql = (query: string, params: unknown[] = []): Promise<any[]> => t.service.runtime.ctx.orm.em.getConnection().execute(query, params);
   const gql = async (apiKey: string, query: string, variables: Record<string, unknown> = {}) =>
     (await request(t.baseUrl, 'POST', '/graphql', { apiKey, body: { query, variables } })).body;
   const gqlAs = async (headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}) =>
@@ -47,6 +49,35 @@ describe('members invited with a test-mode credential work in the test environme
     expect(live.errors[0].message).toMatch(/test environment only/);
     const described = await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie: session.cookie } });
     expect(described.body.environments).toEqual(['test']);
+
+    // Over WebSocket: the test environment is acknowledged; live is closed 4403 with the reason.
+    const socket = (environment: string) =>
+      WsSession.open(t.baseUrl, { 'csrf-token': session.body.csrfToken, environment }, { cookie: session.cookie, origin: t.baseUrl });
+    const testSocket = await socket('test');
+    expect(testSocket.messages[0]!.type).toBe('connection_ack');
+    testSocket.close();
+    const liveSocket = await socket('live');
+    expect(await closedWithin(liveSocket, 5_000)).toEqual({ code: 4403, reason: 'You work in the test environment only.' });
+  });
+
+  it("the test key cannot replace a pending invitation of someone who would work in live, nor an owner's", async () => {
+    const invite = (apiKey: string, email: string, role: string) => gql(apiKey, INVITE, { input: { email, role } });
+    expect((await invite(m.keys.live.privateKey, 'hired@team.example', 'SUPPORT')).errors).toBeUndefined();
+    const replaced = await invite(m.keys.test.privateKey, 'hired@team.example', 'VIEWER');
+    expect(replaced.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(replaced.errors[0].message).toMatch(/works in live too/);
+    expect(await sql(`select role, test_only from member_invitation where lower(email) = 'hired@team.example' and accepted_at is null`)).toEqual([
+      { role: 'SUPPORT', test_only: false },
+    ]);
+
+    // A test-only admin may not replace a test-only owner's invitation either: only an owner may.
+    expect((await invite(m.keys.test.privateKey, 'future-owner@team.example', 'OWNER')).errors).toBeUndefined();
+    const admin = await addMember(t.baseUrl, m.keys.test.privateKey, 'test-admin@team.example', 'ADMIN');
+    const adminSession = await signInMember(t.baseUrl, admin);
+    const byAdmin = await gqlAs(adminSession.headers('test'), INVITE, { input: { email: 'future-owner@team.example', role: 'VIEWER' } });
+    expect(byAdmin.errors[0].extensions.code).toBe('FORBIDDEN');
+    // The live key replaces either.
+    expect((await invite(m.keys.live.privateKey, 'future-owner@team.example', 'ADMIN')).errors).toBeUndefined();
   });
 
   it('the test key cannot change, remove or reset a member who works in live; the live key can', async () => {

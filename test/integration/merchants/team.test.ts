@@ -54,7 +54,7 @@ describe('team members, invitations and roles', () => {
       environmentId: keyTenant.environmentId,
       subsidiaryId: keyTenant.subsidiaryId,
       mode: keyTenant.mode,
-      member: { memberId: row.id, email: row.email, role: row.role },
+      member: { memberId: row.id, email: row.email, role: row.role, testOnly: false },
     };
   }
 

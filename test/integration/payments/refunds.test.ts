@@ -220,7 +220,7 @@ describe('refunds', () => {
         ...keyTenant,
         keyKind: undefined,
         keyId: undefined,
-        member: { memberId: 1, email: `${role}@team.test`, role },
+        member: { memberId: 1, email: `${role}@team.test`, role, testOnly: false },
       });
       for (const role of ['DEVELOPER', 'VIEWER'] as const) {
         await expect(services().refunds.refundOrder(as(role), { reference, amount: '1' })).rejects.toMatchObject({ kind: 'forbidden' });

@@ -1,11 +1,20 @@
 import { ACTION_CLASSES, type ActionClass } from '../../../src/merchants/action-class';
-import { actionsOf, authorize, OWNER_REQUIRED, PRIVATE_KEY_REQUIRED, KEY_WITHOUT_EXPIRY_REQUIRED } from '../../../src/merchants/authorization';
+import {
+  actionsOf,
+  authorize,
+  authorizeMemberReach,
+  testModeOnly,
+  LIVE_CREDENTIAL_REQUIRED,
+  OWNER_REQUIRED,
+  PRIVATE_KEY_REQUIRED,
+  KEY_WITHOUT_EXPIRY_REQUIRED,
+} from '../../../src/merchants/authorization';
 import { MEMBER_ROLES, type MemberRole } from '../../../src/merchants/member-role';
 import type { Tenant } from '../../../src/merchants/tenant';
 import { DomainError } from '../../../src/shared/errors';
 
 const base = { environmentId: 1, subsidiaryId: 1, mode: 'test' as const };
-const member = (role: MemberRole): Tenant => ({ ...base, member: { memberId: 7, email: 'a@b.test', role } });
+const member = (role: MemberRole, testOnly = false): Tenant => ({ ...base, member: { memberId: 7, email: 'a@b.test', role, testOnly } });
 const privateKey: Tenant = { ...base, keyKind: 'private', keyId: 3, keyExpiresAt: null };
 const graceKey: Tenant = { ...base, keyKind: 'private', keyId: 3, keyExpiresAt: Date.now() + 3600_000 };
 const publicKey: Tenant = { ...base, keyKind: 'public', keyId: 4, keyExpiresAt: null };
@@ -73,5 +82,26 @@ describe('the one authorization check', () => {
     const hosted: Tenant = { ...base, keyKind: 'public' };
     expect(outcome(hosted, 'client')).toBe('allowed');
     expect(outcome(hosted, 'read')).toBe(PRIVATE_KEY_REQUIRED);
+  });
+
+  it('a test key and a test-only member act in test mode: they reach test-only members, never one who works in live', () => {
+    const liveKey: Tenant = { ...privateKey, mode: 'live' };
+    expect(testModeOnly(privateKey)).toBe(true);
+    expect(testModeOnly(liveKey)).toBe(false);
+    expect(testModeOnly(member('OWNER', true))).toBe(true);
+    // A member's reach is theirs, whichever environment their request is in.
+    expect(testModeOnly({ ...member('OWNER'), mode: 'test' })).toBe(false);
+    expect(testModeOnly({ ...member('OWNER'), mode: 'live' })).toBe(false);
+    // A member principal whose reach is not known is held to test.
+    expect(testModeOnly({ ...base, member: { memberId: 7, email: 'a@b.test', role: 'OWNER' } as never })).toBe(true);
+
+    for (const caller of [privateKey, member('ADMIN', true)]) {
+      expect(() => authorizeMemberReach(caller, true)).not.toThrow();
+      expect(() => authorizeMemberReach(caller, false)).toThrow(LIVE_CREDENTIAL_REQUIRED);
+    }
+    for (const caller of [liveKey, member('ADMIN')]) {
+      expect(() => authorizeMemberReach(caller, false)).not.toThrow();
+      expect(() => authorizeMemberReach(caller, true)).not.toThrow();
+    }
   });
 });
