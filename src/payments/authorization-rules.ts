@@ -9,7 +9,7 @@ import { TimelineEvents } from '../timeline/timeline.service';
 import { ResponseCodes, type FinalProcessorResult } from './processor';
 import { canTransition, methodOfOption, transition, type PaymentMethod } from './payment-state';
 import type { TimelineEntry } from './attempt-rules';
-import type { AuthorizationAction, AuthorizationActionKind } from './authorization-action.entity';
+import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
 
 /*
  * What a capture or a void does to an Authorized order's rows, decided on the rows themselves
@@ -56,6 +56,39 @@ export function captureAmount(value: string | null | undefined, authorized: stri
   if (parsed === null) return new Money(authorized);
   if (parsed.gt(authorized)) throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(authorized).toFixed(2)}).`);
   return parsed;
+}
+
+/**
+ * The fee terms of a capture: those the customer authorized, whatever the merchant's settings
+ * became since (who bears the fee, the rule). Capturing all of it keeps the order's own figures;
+ * capturing part takes the fee of that part (`partFee`, from the merchant's rule), never more
+ * than the order's fee, borne by whoever bore the order's. So a capture never asks the card for
+ * more than the authorization holds.
+ */
+export function captureQuote(
+  order: Pick<Order, 'amount' | 'fee' | 'feeRate' | 'subsidiaryFee' | 'customerFee' | 'totalChargedAmount'>,
+  amount: Money,
+  partFee: Money,
+): CaptureQuote {
+  if (amount.eq(order.amount)) {
+    return {
+      fee: order.fee,
+      feeRate: order.feeRate ?? '0',
+      subsidiaryFee: order.subsidiaryFee,
+      customerFee: order.customerFee,
+      totalChargedAmount: order.totalChargedAmount,
+    };
+  }
+  const fee = Money.min(partFee, new Money(order.fee));
+  const customerBears = new Money(order.customerFee).gt(0);
+  const customerFee = customerBears ? fee : new Money(0);
+  return {
+    fee: fee.toFixed(2),
+    feeRate: order.feeRate ?? '0',
+    subsidiaryFee: (customerBears ? new Money(0) : fee).toFixed(2),
+    customerFee: customerFee.toFixed(2),
+    totalChargedAmount: amount.plus(customerFee).toFixed(2),
+  };
 }
 
 /** Who asks for a capture or a void, as the transitions table names them. */

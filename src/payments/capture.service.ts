@@ -25,7 +25,15 @@ import {
 import type { PaymentActor } from './payment-state';
 import type { GuardedStep } from './money-path';
 import type { AuthorizationAction, AuthorizationActionKind, CaptureQuote } from './authorization-action.entity';
-import { captureAmount, captureAmountInvalid, claimRefusal, requestedCaptureAmount, sameKeyedRequest, type KeyedRequest } from './authorization-rules';
+import {
+  captureAmount,
+  captureAmountInvalid,
+  captureQuote,
+  claimRefusal,
+  requestedCaptureAmount,
+  sameKeyedRequest,
+  type KeyedRequest,
+} from './authorization-rules';
 import { AuthorizationQueries, type ClaimAction, type LockedForClaim } from './authorization.queries';
 import { ActionSettlement, type ClaimedAction } from './action-settlement';
 import type { PaymentSettlement } from './settlement';
@@ -178,15 +186,11 @@ export class CaptureService {
     const current = rows.order;
     if (current.statusId !== OrderStatus.Authorized) throw captureNotAllowed('Only an Authorized order can be captured, and only once.');
     const amount = captureAmount(input.amount, current.amount);
-    // The fee on the amount captured, as the order's own was computed (read outside any transaction).
-    const q = await this.fees.compute(tenant, amount, current.paymentMethod === 'PAYPAL' ? 'PAYPAL' : 'C', current.currency);
-    const quote: CaptureQuote = {
-      fee: q.fee,
-      feeRate: q.feeRate,
-      subsidiaryFee: q.subsidiaryFee,
-      customerFee: q.customerFee,
-      totalChargedAmount: q.totalChargedAmount,
-    };
+    // The fee of a part, by the merchant's rule (read outside any transaction); the terms the customer authorized bound it.
+    const partFee = amount.eq(current.amount)
+      ? new Money(current.fee)
+      : new Money((await this.fees.compute(tenant, amount, current.paymentMethod === 'PAYPAL' ? 'PAYPAL' : 'C', current.currency)).fee);
+    const quote: CaptureQuote = captureQuote(current, amount, partFee);
     return this.run(tenant, reference, { kind: 'capture', actor: 'capture', amount, quote, keyed }, rows);
   }
 

@@ -405,6 +405,27 @@ describe('capture later: authorize, capture and void', () => {
     expect(res.data.captureOrder).toMatchObject({ statusId: 5, amount: '250.50', totalAmountCharged: '254.26', fee: '3.76' });
   });
 
+  it('captures on the terms the customer authorized: a later switch of who bears the fee asks the card for no more than it holds', async () => {
+    const bearer = async (feeBearer: 'MERCHANT' | 'CUSTOMER') =>
+      expect((await gql(`mutation { updateMerchantSettings(input: { feeBearer: ${feeBearer} }) { feeBearer } }`, {})).errors).toBeUndefined();
+    await bearer('MERCHANT');
+    let whole: string;
+    let part: string;
+    try {
+      // Authorized while the merchant bore the fee: 1,000.00 held on the card.
+      whole = (await authorizedOrder()).reference;
+      part = (await authorizedOrder()).reference;
+      expect((await gql(ORDER, { reference: whole })).data.order).toMatchObject({ statusId: 6, totalAmountCharged: '1000.00', customerFee: '0.00' });
+    } finally {
+      await bearer('CUSTOMER');
+    }
+    const all = await gql(CAPTURE, { input: { reference: whole } });
+    expect(all.data.captureOrder).toMatchObject({ statusId: 5, amount: '1000.00', fee: '15.00', customerFee: '0.00', totalAmountCharged: '1000.00' });
+    const some = await gql(CAPTURE, { input: { reference: part, amount: '600.00' } });
+    expect(some.data.captureOrder).toMatchObject({ statusId: 5, amount: '600.00', fee: '9.00', customerFee: '0.00', totalAmountCharged: '600.00' });
+    // The total asked of the processor is the capture's totalAmountCharged: never more than the authorization held.
+  });
+
   it.each([
     ['0', 'zero'],
     ['-5', 'negative'],
