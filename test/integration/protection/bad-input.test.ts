@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { startTestService, type TestService } from '../../support/service';
 import { graphql, postEncrypted, request } from '../../support/http';
+import { encryptPayload } from '../../../packages/sdk/src/encryption';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { firstStatus, rawExchange } from './raw-http';
@@ -59,6 +60,15 @@ describe('no 5xx from input', () => {
       { 'api-key': m.keys.test.privateKey },
     );
     expect(res.body.errors?.[0]?.extensions?.code).toBe('VAL400');
+  });
+
+  it('a plaintext nested thousands deep is refused with 400, with or without an Idempotency-Key (never a 500)', async () => {
+    const text = `{"reference":"${reference}","x":${'['.repeat(3000)}${']'.repeat(3000)}}`;
+    const data = encryptPayload(text, m.keys.test.encryptionKey);
+    for (const headers of [{}, { 'Idempotency-Key': `deep-${reference}` }] as Record<string, string>[]) {
+      const res = await request(t.baseUrl, 'POST', '/checkout/order/status', { apiKey: m.keys.test.publicKey, body: { data }, headers });
+      expect(res.status).toBe(400);
+    }
   });
 
   it('metadata nested hundreds deep is refused as a validation error (REST and GraphQL)', async () => {
