@@ -24,12 +24,16 @@ const UNCHANGED: Change = { changed: false, delivery: false };
 /** A notice that names a payment (opened) or a dispute (decided) this engine does not have. */
 const UNMATCHED: Change = { changed: false, delivery: false };
 
-/** What one run of the dispute jobs did; `unmatched` are the notices nothing could be attached to (logged at warn). */
+/**
+ * What one run of the dispute jobs did; `unmatched` are the notices nothing could be attached to
+ * (logged at warn), `failed` those whose change failed (logged at error, left unacknowledged).
+ */
 export interface DisputeJobsRun {
   applied: number;
   expired: number;
   resent: number;
   unmatched: DisputeNotice[];
+  failed: Array<{ notice: DisputeNotice; err: unknown }>;
 }
 
 /** Answers younger than this are left to the request that is still sending them. */
@@ -61,7 +65,13 @@ export class DisputeJobs {
     if (intervalMs <= 0 || this.timer) return;
     const run = async () => {
       try {
-        const { unmatched, ...done } = await this.runOnce();
+        const { unmatched, failed, ...done } = await this.runOnce();
+        // A notice that could not be applied stays unacknowledged (read again next run); the others go on.
+        for (const { notice: n, err } of failed)
+          log.error(
+            { err, event: 'dispute.notice_failed', disputeReference: n.reference, orderReference: n.orderReference, status: n.status },
+            'dispute notice not applied',
+          );
         // Money the processor says is disputed, on a payment or dispute this engine does not know:
         // acknowledged (read again, it would fill every run), so the operator must hear of it here.
         for (const n of unmatched)
@@ -95,26 +105,35 @@ export class DisputeJobs {
 
   /** One run of every dispute job; how many notices were applied, disputes expired and answers sent again. */
   async runOnce(limit = 100): Promise<DisputeJobsRun> {
-    const { applied, unmatched } = await this.applyProcessorNotices(limit);
+    const { applied, unmatched, failed } = await this.applyProcessorNotices(limit);
     const expired = await this.expireOverdue(limit);
     const resent = await this.resendAnswers(limit);
-    return { applied, expired, resent, unmatched };
+    return { applied, expired, resent, unmatched, failed };
   }
 
-  /** Reads each processor's unacknowledged notices and applies them: how many changed a dispute, and those that matched nothing. */
-  async applyProcessorNotices(limit = 100): Promise<{ applied: number; unmatched: DisputeNotice[] }> {
+  /** Reads each processor's unacknowledged notices and applies each apart: how many changed a dispute, those that matched nothing, those that failed. */
+  async applyProcessorNotices(limit = 100): Promise<Pick<DisputeJobsRun, 'applied' | 'unmatched' | 'failed'>> {
     let applied = 0;
     const unmatched: DisputeNotice[] = [];
+    const failed: DisputeJobsRun['failed'] = [];
     for (const processor of [this.processors.test, this.processors.live]) {
       if (!processor) continue;
       for (const notice of await processor.disputeNotices(limit)) {
-        const change = await this.apply(notice);
+        let change: Change;
+        try {
+          change = await this.apply(notice);
+        } catch (err) {
+          // One notice the database refuses (an amount it cannot hold, a reason too long) must not
+          // stop every other merchant's notices, nor the deadlines after them.
+          failed.push({ notice, err });
+          continue;
+        }
         if (change === UNMATCHED) unmatched.push(notice);
         else if (change.changed) applied += 1;
         await processor.acknowledgeDisputeNotice(notice.reference, notice.status);
       }
     }
-    return { applied, unmatched };
+    return { applied, unmatched, failed };
   }
 
   /** Loses every dispute still needing a response past its deadline (business clock); returns how many. */

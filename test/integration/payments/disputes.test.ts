@@ -326,6 +326,28 @@ describe('disputes', () => {
     ]);
   });
 
+  it('a notice the database refuses is left unacknowledged and logged; the notices after it are still applied', async () => {
+    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
+    const reference = await paid();
+    const [order] = await sql(`select processor_reference from checkout_order where reference = ?`, [reference]);
+    const notices: DisputeNotice[] = [];
+    const acknowledged: string[] = [];
+    const processor = {
+      disputeNotices: async () => notices.splice(0),
+      acknowledgeDisputeNotice: async (ref: string) => void acknowledged.push(ref),
+    } as unknown as PaymentProcessor;
+    const jobs = new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+    const base = { currency: 'NGN', reason: 'fraudulent', evidenceDueBy: new Date(Date.now() + 86_400_000), status: 'needs_response' as const };
+    // 0.001 is stored as 0.00, which the dispute's amount check refuses.
+    notices.push({ ...base, reference: 'DSP-REFUSED', orderReference: order!.processor_reference, amount: '0.001' });
+    notices.push({ ...base, reference: 'DSP-AFTER', orderReference: 'PRC-UNKNOWN-AFTER', amount: '10.00' });
+    const run = await jobs.runOnce();
+    expect(run.failed.map((f) => f.notice.reference)).toEqual(['DSP-REFUSED']);
+    expect(run.unmatched.map((n) => n.reference)).toEqual(['DSP-AFTER']);
+    expect(acknowledged).toEqual(['DSP-AFTER']);
+    expect(await sql(`select id from dispute where processor_reference = 'DSP-REFUSED'`)).toEqual([]);
+  });
+
   it('an answer the processor did not take (a failed call) is sent again by the dispute job, and the dispute is then decided', async () => {
     const reference = await paid();
     const dispute = await disputeOf(reference);
