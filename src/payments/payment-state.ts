@@ -203,6 +203,9 @@ export const DISPUTE_TRANSITIONS: readonly DisputeTransition[] = [
   { from: 'NEEDS_RESPONSE', to: 'UNDER_REVIEW', actor: 'merchant' },
   { from: 'NEEDS_RESPONSE', to: 'ACCEPTED', actor: 'merchant' },
   { from: 'NEEDS_RESPONSE', to: 'LOST', actor: 'expiry' },
+  // The issuer may decide before any answer (a cardholder who withdraws, a chargeback it upholds).
+  { from: 'NEEDS_RESPONSE', to: 'WON', actor: 'processor' },
+  { from: 'NEEDS_RESPONSE', to: 'LOST', actor: 'processor' },
   { from: 'UNDER_REVIEW', to: 'WON', actor: 'processor' },
   { from: 'UNDER_REVIEW', to: 'LOST', actor: 'processor' },
 ];

@@ -348,6 +348,31 @@ describe('disputes', () => {
     expect(await sql(`select id from dispute where processor_reference = 'DSP-REFUSED'`)).toEqual([]);
   });
 
+  it("the processor's decision on a dispute not yet answered is applied: won gives the balance back, and no evidence is taken after it", async () => {
+    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
+    const reference = await paid();
+    const dispute = await disputeOf(reference);
+    const [row] = await sql(`select processor_reference, amount::text as amount from dispute where id = ?`, [dispute.id]);
+    const notices: DisputeNotice[] = [
+      {
+        reference: row!.processor_reference,
+        orderReference: 'unused',
+        amount: row!.amount,
+        currency: 'NGN',
+        reason: 'fraudulent',
+        evidenceDueBy: new Date(dispute.evidenceDueBy),
+        status: 'won',
+      },
+    ];
+    const processor = { disputeNotices: async () => notices.splice(0), acknowledgeDisputeNotice: async () => undefined } as unknown as PaymentProcessor;
+    const run = await new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks).runOnce();
+    expect(run.applied).toBe(1);
+    const order = await orderOf(reference);
+    expect(order.disputes[0].status).toBe('WON');
+    expect(order.amountRefunded).toBe('0.00');
+    expect(codeOf(await evidence(dispute.id, 'too late'))).toBe('DISPUTE_NOT_OPEN');
+  });
+
   it('an answer the processor did not take (a failed call) is sent again by the dispute job, and the dispute is then decided', async () => {
     const reference = await paid();
     const dispute = await disputeOf(reference);

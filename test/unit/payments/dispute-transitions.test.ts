@@ -19,6 +19,8 @@ describe('dispute state machine: who may move a dispute from which state', () =>
       'NEEDS_RESPONSE -> UNDER_REVIEW by merchant',
       'NEEDS_RESPONSE -> ACCEPTED by merchant',
       'NEEDS_RESPONSE -> LOST by expiry',
+      'NEEDS_RESPONSE -> WON by processor',
+      'NEEDS_RESPONSE -> LOST by processor',
       'UNDER_REVIEW -> WON by processor',
       'UNDER_REVIEW -> LOST by processor',
     ]);
