@@ -1,6 +1,5 @@
 import { constants, createHmac, hkdfSync, privateDecrypt, type KeyObject } from 'node:crypto';
 import { syntheticBytesNeeded, unpadPkcs1v15 } from './pkcs1';
-import { nestedDeeperThan } from '../shared/nesting';
 
 export const PAYLOAD_DECRYPTION_FAILED = 'Unable to decrypt the payload, please encrypt it with your encryption key and try again';
 
@@ -144,15 +143,5 @@ export function parsePlaintext(plaintext: Uint8Array): Record<string, unknown> {
     plaintext.fill(0);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PayloadDecryptionError();
-  // The encrypted body's own depth limit sees only `{ data }`: the plaintext gets the same limit, so
-  // the recursive code after it (the idempotency fingerprint, validation) never runs out of stack.
-  if (nestedDeeperThan(parsed, MAX_PLAINTEXT_DEPTH)) throw new PayloadDecryptionError();
   return parsed as Record<string, unknown>;
 }
-
-/**
- * Deepest nesting of a decrypted plaintext that reaches the endpoint (real plaintexts stay under
- * five; deeper fields get the endpoint's own validation message). Far below where recursion over
- * it runs out of stack (about 2,500 levels).
- */
-const MAX_PLAINTEXT_DEPTH = 1000;

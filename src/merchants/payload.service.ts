@@ -5,6 +5,7 @@ import type { Tenant } from './tenant';
 import { PayloadDecryptionError, PayloadDecryptor } from '../crypto/payload-decryptor';
 import type { DecryptPool } from '../crypto/decrypt-pool';
 import { runPrepared } from '../db/sql';
+import { nestedDeeperThan } from '../shared/nesting';
 import type { Loaded, ScopedCache, TenantCaches } from './tenant-cache';
 import type { SecretBox } from '../crypto/secret-box';
 
@@ -32,6 +33,13 @@ const KEYS_OF_ENVIRONMENT = {
  * keys per instance (TenantCaches: a rotation anywhere drops them at commit). The RSA work runs
  * in the decryption pool's worker threads unless it is cheap (see DecryptPool).
  */
+/**
+ * Deepest nesting of a decrypted plaintext that reaches an endpoint (real plaintexts stay under
+ * five; a field nested past its own limit gets its validation message). Far below where
+ * recursion over it runs out of stack (about 2,500 levels).
+ */
+const MAX_PLAINTEXT_DEPTH = 1000;
+
 export class PayloadService {
   private readonly decryptors = new Map<number, PayloadDecryptor>();
   private readonly environments?: ScopedCache<EnvironmentKeys>;
@@ -53,11 +61,17 @@ export class PayloadService {
     const now = this.clock.now().getTime();
     for (const key of cached!.keys) {
       if (key.expiresAt !== null && key.expiresAt <= now) continue;
+      let plaintext: Record<string, unknown>;
       try {
-        return await this.pool.decrypt(key.decryptor, data);
+        plaintext = await this.pool.decrypt(key.decryptor, data);
       } catch (err) {
         if (!(err instanceof PayloadDecryptionError)) throw err;
+        continue;
       }
+      // The encrypted body's own depth limit sees only `{ data }`: the plaintext gets a limit too, so
+      // the recursive code after it (the idempotency fingerprint, validation) never runs out of stack.
+      if (nestedDeeperThan(plaintext, MAX_PLAINTEXT_DEPTH)) throw new PayloadDecryptionError();
+      return plaintext;
     }
     throw new PayloadDecryptionError();
   }
