@@ -35,6 +35,11 @@ describe('disputes', () => {
     waitFor(async () => (await orderOf(reference, apiKey)).disputes.find((d: any) => d.status === status), 10_000, `${reference} ${status}`);
   const evidence = (id: string, text: string, apiKey?: string) => gql(EVIDENCE, { input: { id, text } }, apiKey);
   const refund = (reference: string, amount?: string, apiKey?: string) => gql(REFUND, { input: { reference, amount } }, apiKey);
+  /** The service's own dispute job, handed `processor` in place of the sandbox (its notices are the test's). */
+  const jobsWith = (processor: PaymentProcessor) => {
+    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
+    return new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+  };
   const auditOf = (merchant: CreatedMerchant, action: string) =>
     sql(`select action, actor_type, actor_label, target from audit_entry where subsidiary_id = ? and action = ? order by id`, [merchant.subsidiary.id, action]);
 
@@ -279,15 +284,14 @@ describe('disputes', () => {
   });
 
   it('a notice of a dispute on an unknown payment, or a decision of an unknown dispute, opens nothing, is acknowledged and is logged at warn', async () => {
-    // The service's own job, handed a processor whose notices name nothing this engine has.
-    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
+    // A processor whose notices name nothing this engine has.
     const notices: DisputeNotice[] = [];
     const acknowledged: string[] = [];
     const processor = {
       disputeNotices: async () => notices.splice(0),
       acknowledgeDisputeNotice: async (reference: string, status: string) => void acknowledged.push(`${reference}:${status}`),
     } as unknown as PaymentProcessor;
-    const jobs = new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+    const jobs = jobsWith(processor);
     const notice = (reference: string, status: DisputeNotice['status']): DisputeNotice => ({
       reference,
       orderReference: `PRC-UNKNOWN-${reference}`,
@@ -327,7 +331,6 @@ describe('disputes', () => {
   });
 
   it('a notice the database refuses is left unacknowledged and logged; the notices after it are still applied', async () => {
-    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
     const reference = await paid();
     const [order] = await sql(`select processor_reference from checkout_order where reference = ?`, [reference]);
     const notices: DisputeNotice[] = [];
@@ -336,7 +339,7 @@ describe('disputes', () => {
       disputeNotices: async () => notices.splice(0),
       acknowledgeDisputeNotice: async (ref: string) => void acknowledged.push(ref),
     } as unknown as PaymentProcessor;
-    const jobs = new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+    const jobs = jobsWith(processor);
     const base = { currency: 'NGN', reason: 'fraudulent', evidenceDueBy: new Date(Date.now() + 86_400_000), status: 'needs_response' as const };
     // 0.001 is stored as 0.00, which the dispute's amount check refuses.
     notices.push({ ...base, reference: 'DSP-REFUSED', orderReference: order!.processor_reference, amount: '0.001' });
@@ -349,7 +352,6 @@ describe('disputes', () => {
   });
 
   it("the processor's decision on a dispute not yet answered is applied: won gives the balance back, and no evidence is taken after it", async () => {
-    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
     const reference = await paid();
     const dispute = await disputeOf(reference);
     const [row] = await sql(`select processor_reference, amount::text as amount from dispute where id = ?`, [dispute.id]);
@@ -365,7 +367,7 @@ describe('disputes', () => {
       },
     ];
     const processor = { disputeNotices: async () => notices.splice(0), acknowledgeDisputeNotice: async () => undefined } as unknown as PaymentProcessor;
-    const run = await new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks).runOnce();
+    const run = await jobsWith(processor).runOnce();
     expect(run.applied).toBe(1);
     const order = await orderOf(reference);
     expect(order.disputes[0].status).toBe('WON');
