@@ -37,9 +37,19 @@ const RETENTION_MS = 24 * 3600 * 1000;
 const ABANDONED_MS = 60 * 1000;
 
 /**
+ * Answers that are not stored: a fault (5xx) the client may retry, and a refusal of the
+ * caller (401, 403, 429) that did no work. A refusal stored under the key would otherwise be
+ * replayed to the same merchant's next request with that key, even one made with the right
+ * key or after the rate window has passed.
+ */
+function isStored(status: number): boolean {
+  return status < 500 && status !== 401 && status !== 403 && status !== 429;
+}
+
+/**
  * Idempotency-Key handling: the first request with a key does the work and its answer is
  * stored; a repeat with the same content within 24 hours gets the stored answer without the
- * work being done again. A repeat while the first is still running waits for it (up to
+ * work being done again (faults and refusals of the caller are not stored: see isStored). A repeat while the first is still running waits for it (up to
  * `waitMs`), then gets a conflict. The same key with other content is refused.
  */
 export class IdempotencyService {
@@ -95,7 +105,7 @@ export class IdempotencyService {
           await conn.execute('delete from idempotency_key where id = ?', [id]); // a fault: let the client retry
           throw err;
         }
-        if (result.status >= 500) {
+        if (!isStored(result.status)) {
           await conn.execute('delete from idempotency_key where id = ?', [id]);
         } else {
           await conn.execute(`update idempotency_key set state = 'completed', response_status = ?, response_body = ? where id = ?`, [

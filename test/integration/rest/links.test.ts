@@ -391,6 +391,21 @@ describe('REST: payment links', () => {
       expect(b.headers.get('idempotent-replayed')).toBe('true');
     });
 
+    it('does not store a refusal of the key: the same Idempotency-Key then works with the right key', async () => {
+      const fresh = await createTestMerchant(t);
+      const headers = { 'idempotency-key': 'wrong-key-first' };
+      const refused = await create(validLink, fresh.keys.test.publicKey, headers);
+      expect(refused.status).toBe(403);
+      const again = await create(validLink, fresh.keys.test.publicKey, headers);
+      expect(again.status).toBe(403);
+      expect(again.headers.get('idempotent-replayed')).toBeNull();
+      const created = await create(validLink, fresh.keys.test.privateKey, headers);
+      expect(created.status).toBe(200);
+      expect(created.headers.get('idempotent-replayed')).toBeNull();
+      expect(created.body.data.paymentLink.name).toBe(validLink.Name);
+      expect((await request(t.baseUrl, 'GET', '/checkout/links/all', { apiKey: fresh.keys.test.privateKey })).body).toHaveLength(1);
+    });
+
     it('refuses a malformed key', async () => {
       const res = await create(validLink, key, { 'idempotency-key': 'x'.repeat(300) });
       expect(res.body).toEqual({ status: 'failed', statusCode: 'VAL400', message: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.' });
