@@ -97,19 +97,27 @@ export type ActionActor = 'capture' | 'void' | 'expiry';
 /**
  * Why a capture or void of `order` cannot be claimed (its order locked by the caller), or null
  * when it can: the transitions table allows the change from the order's status, for the method
- * of its Authorized payment (`payment`: null when it has none), which holds a processor token.
+ * of its Authorized payment (`payment`: null when it has none), which holds a processor token;
+ * and a capture comes before the authorization's end (`expiresAt`: authorized at plus
+ * AUTHORIZATION_TTL_HOURS). Past it the hold is the clock's to release (a void, by the expiry
+ * job or the merchant), never money to take, whether or not the job has run yet.
  */
 export function claimRefusal(
-  order: Pick<Order, 'statusId'>,
+  order: Pick<Order, 'statusId' | 'authorizedAt'>,
   payment: Pick<OrderPayment, 'processorToken' | 'paymentOptionId'> | null,
   kind: AuthorizationActionKind,
   actor: ActionActor,
+  expiry: { now: Date; ttlMs: number },
 ): string | null {
   const method = payment ? methodOfOption(payment.paymentOptionId) : null;
   const target = kind === 'capture' ? OrderStatus.Successful : OrderStatus.Voided;
-  if (payment?.processorToken && canTransition(order.statusId, target, actor, method)) return null;
   const what = kind === 'capture' ? 'captured' : 'voided';
-  return `Only an Authorized order can be ${what}; this one is ${order.statusId === OrderStatus.Successful ? 'captured' : 'not Authorized'}.`;
+  if (!payment?.processorToken || !canTransition(order.statusId, target, actor, method))
+    return `Only an Authorized order can be ${what}; this one is ${order.statusId === OrderStatus.Successful ? 'captured' : 'not Authorized'}.`;
+  const expiresAt = order.authorizedAt ? new Date(order.authorizedAt.getTime() + expiry.ttlMs) : null;
+  if (kind === 'capture' && expiresAt && expiry.now >= expiresAt)
+    return `The authorization expired at ${expiresAt.toISOString()} (AUTHORIZATION_TTL_HOURS after it was made); it can no longer be captured, only voided.`;
+  return null;
 }
 
 /** The columns of the order a settled capture or void changes. */

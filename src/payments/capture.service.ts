@@ -341,7 +341,7 @@ export class CaptureService {
    */
   private async claimIfUnchanged(read: LockedForClaim, request: Request): Promise<Claim | null> {
     const { order, payment } = read;
-    if (claimRefusal(order, payment, request.kind, request.actor) || request.amount?.gt(order.amount)) return null;
+    if (claimRefusal(order, payment, request.kind, request.actor, this.expiry()) || request.amount?.gt(order.amount)) return null;
     const action = this.newAction(order.id, request);
     const id = await this.queries.insertClaimIfUnchanged(this.sql, action, read);
     if (id === null) {
@@ -393,7 +393,7 @@ export class CaptureService {
       if (refuse) throw refuse(message);
       return null;
     };
-    const refusal = claimRefusal(order, payment, request.kind, request.actor);
+    const refusal = claimRefusal(order, payment, request.kind, request.actor, this.expiry());
     if (refusal) return fail(refusal);
     if (request.amount && request.amount.gt(order.amount))
       throw captureAmountInvalid(`The amount must be at most the amount authorized (${new Money(order.amount).toFixed(2)}).`);
@@ -404,6 +404,11 @@ export class CaptureService {
       return fail(`A capture or void of this order is in progress: it cannot be ${request.kind === 'capture' ? 'captured' : 'voided'} now.`);
     }
     return this.claimOf(action, inserted.id, locked, request);
+  }
+
+  /** What a capture is checked against: now, and how long an authorization holds. */
+  private expiry(): { now: Date; ttlMs: number } {
+    return { now: this.clock.now(), ttlMs: this.options.authorizationTtlMs };
   }
 
   /** The pending action a claim records for `request` on order `orderId`. */

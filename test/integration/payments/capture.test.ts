@@ -456,6 +456,25 @@ describe('capture later: authorize, capture and void', () => {
     expect(page).toContain('You were not charged.');
   });
 
+  it('refuses to capture an authorization past AUTHORIZATION_TTL_HOURS before the expiry job has voided it, calling no processor; it can still be voided', async () => {
+    const { reference } = await authorizedOrder();
+    // Made 24 hours and a second ago (the TTL here is 24); the expiry job has not run.
+    await sql(`update checkout_order set authorized_at = authorized_at - interval '24 hours 1 second' where reference = ?`, [reference]);
+    for (const input of [{ reference }, { reference, amount: '10.00' }, { reference, idempotencyKey: `late-${reference}` }]) {
+      const res = await gql(CAPTURE, { input });
+      expect(res.errors[0].extensions.code).toBe('CAPTURE_NOT_ALLOWED');
+      expect(res.errors[0].message).toMatch(/^The authorization expired at \d{4}-\d{2}-\d{2}T.*; it can no longer be captured, only voided\.$/);
+    }
+    expect(await actionsOf(reference)).toEqual([]);
+    const [{ state }] = await sql(
+      `select s.state from sandbox_authorization s join order_payment p on p.processor_token = s.token join checkout_order o on o.id = p.order_id where o.reference = ?`,
+      [reference],
+    );
+    expect(state).toBe('approved');
+    expect((await gql(ORDER, { reference })).data.order).toMatchObject({ statusId: 6, status: 'Authorized' });
+    expect((await gql(VOID, { input: { reference } })).data.voidOrder).toMatchObject({ statusId: 7, status: 'Voided' });
+  });
+
   it('refuses to void a captured order, and to capture or void an order that was never authorized', async () => {
     const { reference } = await authorizedOrder();
     await gql(CAPTURE, { input: { reference } });
