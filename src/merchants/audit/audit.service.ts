@@ -5,7 +5,7 @@ import type { ReadRouting } from '../../db/read-routing';
 import type { RunSql } from '../../db/sql';
 import type { EnvironmentMode } from '../app-environment.entity';
 import type { AuditActorType } from './audit-entry.entity';
-import { authorize } from '../authorization';
+import { authorize, testModeOnly } from '../authorization';
 import type { AuditAction } from './audit-actions';
 import { auditFilterSql, auditLogFilter, type AuditFilterCriteria, type AuditLogFilter } from './audit-filter';
 
@@ -157,12 +157,14 @@ export class AuditService {
    * Reading it needs the private key: the public key is readable by anyone from the merchant's
    * pages. An api-key reads its own environment's entries and those of the whole merchant (its
    * creation), never the other environment's: a test key is often in more hands than the live
-   * one. (With members, OWNER and ADMIN read the whole log: `page` without a mode.)
+   * one. For the same reason a reader that reaches the test environment only (a test key, a
+   * test-only member) sees the merchant-wide entries without their address: those are sign-ins
+   * and team changes, whose IP addresses are the members' own.
    */
   log(tenant: Tenant, limit: number, after?: { at: Date; id: string }, criteria?: AuditFilterCriteria): Promise<AuditEntryView[]> {
     // OWNER and ADMIN members, or the private key (which acts as an owner).
     authorize(tenant, 'secrets');
-    return this.page(this.reads.for(callerOf(tenant)), tenant.subsidiaryId, limit, after, tenant.mode, auditLogFilter(criteria));
+    return this.page(this.reads.for(callerOf(tenant)), tenant, limit, after, auditLogFilter(criteria));
   }
 
   /**
@@ -174,7 +176,7 @@ export class AuditService {
     authorize(tenant, 'secrets');
     const filter = auditLogFilter(criteria);
     const run = this.reads.for(callerOf(tenant));
-    const page = (after?: { at: Date; id: string }) => this.page(run, tenant.subsidiaryId, pageSize, after, tenant.mode, filter);
+    const page = (after?: { at: Date; id: string }) => this.page(run, tenant, pageSize, after, filter);
     return {
       async *[Symbol.asyncIterator]() {
         let after: { at: Date; id: string } | undefined;
@@ -190,24 +192,18 @@ export class AuditService {
   }
 
   /**
-   * A page of the merchant's entries, newest first, after the cursor, read with `run`; with
-   * `mode`, that environment's and the merchant-wide ones only; with `filter` (already checked), those it keeps.
+   * A page of the reader's merchant's entries, newest first, after the cursor, read with `run`:
+   * its environment's and the merchant-wide ones (their address hidden from a reader that reaches
+   * the test environment only); with `filter` (already checked), those it keeps.
    */
-  private async page(
-    run: RunSql,
-    subsidiaryId: number,
-    limit: number,
-    after?: { at: Date; id: string },
-    mode?: EnvironmentMode,
-    filter: AuditLogFilter = {},
-  ): Promise<AuditEntryView[]> {
+  private async page(run: RunSql, reader: Tenant, limit: number, after?: { at: Date; id: string }, filter: AuditLogFilter = {}): Promise<AuditEntryView[]> {
     const keyset = after ? ' and (at, id) < (?, ?)' : '';
-    const environment = mode ? ' and (environment = ? or environment is null)' : '';
     const narrowed = auditFilterSql(filter);
+    const ip = testModeOnly(reader) ? 'case when environment is null then null else ip end' : 'ip';
     const rows = await run(
-      `select id, at, action, actor_type, actor_label, target, ip, environment from audit_entry
-        where subsidiary_id = ?${environment}${narrowed.sql}${keyset} order by at desc, id desc limit ?`,
-      [subsidiaryId, ...(mode ? [mode] : []), ...narrowed.params, ...(after ? [after.at, after.id] : []), limit],
+      `select id, at, action, actor_type, actor_label, target, ${ip} as ip, environment from audit_entry
+        where subsidiary_id = ? and (environment = ? or environment is null)${narrowed.sql}${keyset} order by at desc, id desc limit ?`,
+      [reader.subsidiaryId, reader.mode, ...narrowed.params, ...(after ? [after.at, after.id] : []), limit],
     );
     return rows.map((r) => ({
       id: String(r.id),

@@ -3,6 +3,7 @@ import { graphql, request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import { apiKeyHint } from '../../../src/merchants/key-format';
+import { addMember, ownerOf, signInMember } from '../../support/members';
 
 const AUDIT_LOG = `query ($first: Int, $after: String) {
   auditLog(first: $first, after: $after) {
@@ -173,6 +174,24 @@ describe('the audit log', () => {
       const ids = seen.map((e) => Number(e.id));
       expect([...ids].sort((a, b) => b - a)).toEqual(ids);
       expect(seen.map((e) => e.at)).toEqual([...seen.map((e) => e.at)].sort().reverse());
+    });
+
+    it('hides the address of merchant-wide entries (sign-ins, team changes) from readers that reach the test environment only', async () => {
+      const other = await createTestMerchant(t);
+      await signInMember(t.baseUrl, await ownerOf(t.baseUrl, other));
+      const testOnly = await addMember(t.baseUrl, other.keys.test.privateKey, `test-owner-${other.subsidiary.id}@merchant.test`, 'OWNER');
+      const session = await signInMember(t.baseUrl, testOnly);
+      const signIns = (body: any) =>
+        body.data.auditLog.edges.map((e: any) => e.node).filter((n: any) => n.action === 'session.signed_in' || n.action === 'member.invited');
+      const live = signIns(await gql(AUDIT_LOG, {}, other.keys.live.privateKey));
+      expect(live.length).toBeGreaterThanOrEqual(3);
+      for (const entry of live) expect(entry.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+      const asTestKey = signIns(await gql(AUDIT_LOG, {}, other.keys.test.privateKey));
+      const asTestOnlyMember = signIns((await graphql(t.baseUrl, AUDIT_LOG, {}, session.headers('test'))).body);
+      for (const seen of [asTestKey, asTestOnlyMember]) {
+        expect(seen.map((e: any) => e.id)).toEqual(live.map((e: any) => e.id));
+        for (const entry of seen) expect(entry.ip).toBeNull();
+      }
     });
 
     it('shows an api-key its own environment’s entries and the merchant’s, not the other environment’s', async () => {
