@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock';
-import { conflict, forbidden, notFound } from '../shared/errors';
+import { conflict, forbidden, notFound, validationError } from '../shared/errors';
 import { isUniqueViolation } from '../db/sql';
 import { authorize, authorizeMemberReach, currentMember, testModeOnly } from './authorization';
 import type { MemberRole } from './member-role';
@@ -180,21 +180,38 @@ export class MemberService {
     });
   }
 
-  /** Gives a member another role. Only an owner makes an owner or changes one; the last owner stays an owner. */
-  async changeMemberRole(principal: Tenant, input: { email: unknown; role: unknown }): Promise<MemberView> {
+  /**
+   * Gives a member another role and, with `testOnly` (a boolean; absent: unchanged), another
+   * reach. Only an owner makes an owner or changes one; the merchant keeps an owner who works in
+   * live. Letting a member work in live takes a caller who works in live (the live private key, a
+   * member who works in live), as inviting one does; so does changing a member who works in live.
+   */
+  async changeMemberRole(principal: Tenant, input: { email: unknown; role: unknown; testOnly?: unknown }): Promise<MemberView> {
     const email = normalizeEmail(input.email);
     const role = parseMemberRole(input.role);
+    const testOnly = parseReach(input.testOnly);
     authorize(principal, 'members', { concernsOwner: role === 'OWNER' });
+    if (testOnly === false) authorizeMemberReach(principal, false);
     const { member, changed } = await this.inTeam(principal, async (em, sql) => {
-      const target = await this.lockedTarget(em, principal, email, role === 'OWNER');
-      if (target.role === 'OWNER' && role !== 'OWNER') await this.keepAnOwner(sql, principal.subsidiaryId, target);
-      const [row] = await sql<MemberRow>(`update merchant_member set role = ? where id = ? returning id, email, role, created_at, test_only`, [
-        role,
+      const target = await this.lockedTarget(em, principal, email, role === 'OWNER', testOnly === false);
+      const after = { role, testOnly: testOnly ?? target.test_only };
+      if (target.role === 'OWNER' && (after.role !== 'OWNER' || (after.testOnly && !target.test_only)))
+        await this.keepAnOwner(sql, principal.subsidiaryId, target);
+      const [row] = await sql<MemberRow>(`update merchant_member set role = ?, test_only = ? where id = ? returning id, email, role, created_at, test_only`, [
+        after.role,
+        after.testOnly,
         target.id,
       ]);
-      if (target.role !== role)
-        await this.audit.recordTeamChange(em, principal, AuditActions.memberRoleChanged, `${target.email} from ${target.role} to ${role}`);
-      return { member: view(row!), changed: target.role !== role ? await this.environmentIds(sql, principal.subsidiaryId) : null };
+      const before = { role: target.role, testOnly: target.test_only };
+      const differs = before.role !== after.role || before.testOnly !== after.testOnly;
+      if (differs)
+        await this.audit.recordTeamChange(
+          em,
+          principal,
+          AuditActions.memberRoleChanged,
+          `${target.email} from ${standing(before, after)} to ${standing(after, before)}`,
+        );
+      return { member: view(row!), changed: differs ? await this.environmentIds(sql, principal.subsidiaryId) : null };
     });
     if (changed) this.sessionsEnded({ subsidiaryId: principal.subsidiaryId, environmentIds: changed });
     return member;
@@ -238,7 +255,7 @@ export class MemberService {
   }
 
   /** The member to change, and the caller's right to change them, both as they are now (under the team lock). */
-  private async lockedTarget(em: EntityManager, principal: Tenant, email: string, makesOwner: boolean): Promise<MemberRow> {
+  private async lockedTarget(em: EntityManager, principal: Tenant, email: string, makesOwner: boolean, grantsLive = false): Promise<MemberRow> {
     const rows: MemberRow[] = await em
       .getConnection()
       .execute(
@@ -250,7 +267,7 @@ export class MemberService {
     const actor = await currentMember(em, principal);
     authorize(actor, 'members', { concernsOwner: makesOwner || rows[0]?.role === 'OWNER' });
     if (!rows[0]) throw notFound(MEMBER_NOT_FOUND, 'MEMBER_NOT_FOUND');
-    authorizeMemberReach(actor, rows[0].test_only);
+    authorizeMemberReach(actor, rows[0].test_only && !grantsLive);
     return rows[0];
   }
 
@@ -262,4 +279,16 @@ export class MemberService {
     );
     if (Number(owners!.n) === 0) throw forbidden(LAST_OWNER);
   }
+}
+
+/** A member's role as the audit log writes it, with where they work when that changes: `DEVELOPER`, `DEVELOPER (test only)`. */
+function standing(member: { role: MemberRole; testOnly: boolean }, other: { testOnly: boolean }): string {
+  return member.testOnly && !other.testOnly ? `${member.role} (test only)` : member.role;
+}
+
+/** The reach asked for: a boolean, or undefined (unchanged). */
+function parseReach(value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw validationError('testOnly must be true or false.');
+  return value;
 }

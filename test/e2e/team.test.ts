@@ -151,6 +151,18 @@ describe('dashboard team access in Chromium', () => {
     await page.context().close();
   }, 60_000);
 
+  it('lets an owner who works in live untick "Test only": the developer invited with the test key then works in live too', async () => {
+    await owner.reload();
+    const row = memberRow('dev@weavers.example');
+    await row.locator('[data-test-only]').waitFor();
+    const form = owner.getByRole('form', { name: 'Role of dev@weavers.example' });
+    await form.getByLabel('dev@weavers.example works in test only').uncheck();
+    await form.getByRole('button', { name: 'Change role' }).click();
+    await row.locator('[data-test-only]').waitFor({ state: 'detached' });
+    const members = await request(t.baseUrl, 'POST', '/graphql', { apiKey: m.keys.live.privateKey, body: { query: '{ members { email role testOnly } }' } });
+    expect(members.body.data.members).toContainEqual({ email: 'dev@weavers.example', role: 'DEVELOPER', testOnly: false });
+  }, 30_000);
+
   it('removes a member after a confirmation: their open dashboard goes back to sign-in', async () => {
     await owner.reload();
     await memberRow(INVITEE).getByRole('button', { name: 'Remove' }).click();

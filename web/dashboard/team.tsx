@@ -91,7 +91,7 @@ function Invite(props: { onInvited: () => void }) {
 }
 
 /** One member: their role can be changed, and they can be removed after a confirmation. */
-function MemberRow(props: { member: { email: string; role: string; createdAt: string; testOnly: boolean }; onChange: () => void }) {
+function MemberRow(props: { member: { email: string; role: string; createdAt: string; testOnly: boolean }; reachesLive: boolean; onChange: () => void }) {
   const m = props.member;
   const [error, setError] = useState<string>();
   const [confirming, setConfirming] = useState(false);
@@ -124,11 +124,19 @@ function MemberRow(props: { member: { email: string; role: string; createdAt: st
           aria-label={`Role of ${m.email}`}
           onSubmit={(e) => {
             e.preventDefault();
-            const role = String(new FormData(e.currentTarget as HTMLFormElement).get('role'));
-            void act(() => gql(CHANGE_ROLE, { input: { email: m.email, role } }));
+            const data = new FormData(e.currentTarget as HTMLFormElement);
+            const role = String(data.get('role'));
+            // Only a member who works in live changes where others work; the service checks it again.
+            const reach = props.reachesLive ? { testOnly: data.get('testOnly') === 'on' } : {};
+            void act(() => gql(CHANGE_ROLE, { input: { email: m.email, role, ...reach } }));
           }}
         >
           <RoleSelect id={`role-${m.email}`} name="role" value={m.role} label={`New role of ${m.email}`} />{' '}
+          {props.reachesLive ? (
+            <label class="inline">
+              <input type="checkbox" name="testOnly" checked={m.testOnly} aria-label={`${m.email} works in test only`} /> Test only
+            </label>
+          ) : null}{' '}
           <button type="submit" class="secondary">
             Change role <span class="sr-only">of {m.email}</span>
           </button>{' '}
@@ -155,7 +163,7 @@ function MemberRow(props: { member: { email: string; role: string; createdAt: st
   );
 }
 
-function Members() {
+function Members(props: { reachesLive: boolean }) {
   const list = useData(() => gql(MEMBERS), []);
   return (
     <>
@@ -175,7 +183,7 @@ function Members() {
             </thead>
             <tbody>
               {list.data.members.map((m: { email: string; role: string; createdAt: string; testOnly: boolean }) => (
-                <MemberRow key={m.email} member={m} onChange={list.reload} />
+                <MemberRow key={m.email} member={m} reachesLive={props.reachesLive} onChange={list.reload} />
               ))}
             </tbody>
           </table>
@@ -204,7 +212,11 @@ export function Team() {
             ))}
         </ul>
       </section>
-      {may('members') ? <Members /> : <p class="muted">Owners and admins invite members and change their roles.</p>}
+      {may('members') ? (
+        <Members reachesLive={session.environments.includes('live')} />
+      ) : (
+        <p class="muted">Owners and admins invite members and change their roles.</p>
+      )}
     </>
   );
 }

@@ -45,4 +45,10 @@ export class AcceptInvitationInput {
 export class ChangeMemberRoleInput {
   @Field() email!: string;
   @Field(() => MemberRoleEnum) role!: MemberRoleEnum;
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'true: the member works in the test environment only; false: in test and live (only the live private key, or a member who works in live, gives that). Left out: unchanged.',
+  })
+  testOnly?: boolean | null;
 }

@@ -143,4 +143,55 @@ describe('members invited with a test-mode credential work in the test environme
     // The test-only owner may go: the live owner stays.
     expect((await gql(fresh.keys.live.privateKey, REMOVE, { email: 'test-only-owner@team.example' })).data.removeMember).toBe(true);
   });
+
+  it('the live key lets a test-only member work in live without a new invitation, and back to test: their open session follows at once', async () => {
+    const dev = await addMember(t.baseUrl, m.keys.test.privateKey, 'promoted-dev@team.example', 'DEVELOPER');
+    const before = await signInMember(t.baseUrl, dev);
+    expect(before.body.environments).toEqual(['test']);
+    const changed = await gql(m.keys.live.privateKey, `mutation ($input: ChangeMemberRoleInput!) { changeMemberRole(input: $input) { email role testOnly } }`, {
+      input: { email: dev.email, role: 'DEVELOPER', testOnly: false },
+    });
+    expect(changed.data.changeMemberRole).toEqual({ email: dev.email, role: 'DEVELOPER', testOnly: false });
+    // The session opened before the change reaches live now, as a role change applies at once.
+    const described = async () => (await request(t.baseUrl, 'GET', '/dashboard/session', { headers: { cookie: before.cookie } })).body.environments;
+    expect(await described()).toEqual(['test', 'live']);
+    expect((await gqlAs(before.headers('live'), '{ merchant { environment } }')).data.merchant.environment).toBe('LIVE');
+    const [entry] = await sql(`select target, environment from audit_entry where subsidiary_id = ? and action = 'member.role_changed' and target like ?`, [
+      m.subsidiary.id,
+      `${dev.email} %`,
+    ]);
+    expect(entry).toEqual({ target: `${dev.email} from DEVELOPER (test only) to DEVELOPER`, environment: null });
+
+    // And back: the live key may restrict them to test again.
+    expect((await gql(m.keys.live.privateKey, CHANGE_ROLE, { input: { email: dev.email, role: 'DEVELOPER', testOnly: true } })).errors).toBeUndefined();
+    expect(await testOnlyOf(dev.email)).toBe(true);
+    expect(await described()).toEqual(['test']);
+    expect((await gqlAs(before.headers('live'), '{ merchant { environment } }')).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('only a caller who works in live lets a member work in live: the test key and a test-only owner are refused, nothing changes', async () => {
+    const dev = await addMember(t.baseUrl, m.keys.test.privateKey, 'kept-in-test@team.example', 'DEVELOPER');
+    const testOwner = await addMember(t.baseUrl, m.keys.test.privateKey, 'test-owner-4@team.example', 'OWNER');
+    const session = await signInMember(t.baseUrl, testOwner);
+    const input = { email: dev.email, role: 'DEVELOPER', testOnly: false };
+    for (const refused of [await gql(m.keys.test.privateKey, CHANGE_ROLE, { input }), await gqlAs(session.headers('test'), CHANGE_ROLE, { input })]) {
+      expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect(refused.errors[0].message).toMatch(/works in live too/);
+    }
+    // Nor may a test-only owner lift themself.
+    const self = await gqlAs(session.headers('test'), CHANGE_ROLE, { input: { email: testOwner.email, role: 'OWNER', testOnly: false } });
+    expect(self.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await testOnlyOf(dev.email)).toBe(true);
+    expect(await testOnlyOf(testOwner.email)).toBe(true);
+    // Keeping them in test is no change of reach: the test key may still change the role.
+    expect((await gql(m.keys.test.privateKey, CHANGE_ROLE, { input: { ...input, role: 'VIEWER', testOnly: true } })).data.changeMemberRole.role).toBe('VIEWER');
+  });
+
+  it('the last owner who works in live cannot be restricted to test', async () => {
+    const fresh = await createTestMerchant(t);
+    const liveOwner = await addMember(t.baseUrl, fresh.keys.live.privateKey, 'sole-live-owner@team.example', 'OWNER');
+    const refused = await gql(fresh.keys.live.privateKey, CHANGE_ROLE, { input: { email: liveOwner.email, role: 'OWNER', testOnly: true } });
+    expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(refused.errors[0].message).toMatch(/always keeps one owner/);
+  });
 });
