@@ -18,6 +18,8 @@ const EVIDENCE = `mutation ($input: SubmitDisputeEvidenceInput!) { submitDispute
 const ACCEPT = `mutation ($id: ID!) { acceptDispute(id: $id) { ${DISPUTE_FIELDS} } }`;
 const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status } }`;
 const DISPUTED_CARD = '4000000000000259';
+/** A card the sandbox approves and files no dispute for: the test's own processor brings the notices. */
+const UNDISPUTED_CARD = '5123450000000008';
 
 /**
  * Disputes against the real service on PostgreSQL (a database of this file's own: the dispute
@@ -39,6 +41,42 @@ describe('disputes', () => {
   const jobsWith = (processor: PaymentProcessor) => {
     const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
     return new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+  };
+  /** A processor of the test's own, with the service's dispute job over it: the notices the test gives it, and those acknowledged. */
+  const ownProcessor = () => {
+    const notices: DisputeNotice[] = [];
+    const acknowledged: string[] = [];
+    const processor = {
+      disputeNotices: async () => notices.splice(0),
+      acknowledgeDisputeNotice: async (reference: string, status: string) => void acknowledged.push(`${reference}:${status}`),
+    } as unknown as PaymentProcessor;
+    return { notices, acknowledged, jobs: jobsWith(processor) };
+  };
+  /** A notice that a dispute of the order `reference` opened, for its full amount in NGN unless told otherwise. */
+  const openingOf = async (reference: string, dispute: string, fields: Partial<DisputeNotice> = {}): Promise<DisputeNotice> => {
+    const [order] = await sql(`select processor_reference from checkout_order where reference = ?`, [reference]);
+    return {
+      reference: `${dispute}-${process.pid}-${Date.now()}`,
+      orderReference: order!.processor_reference,
+      amount: '1000.00',
+      currency: 'NGN',
+      reason: 'fraudulent',
+      evidenceDueBy: new Date(Date.now() + 7 * 86_400_000),
+      status: 'needs_response',
+      ...fields,
+    };
+  };
+  /** What the periodic run of `jobs` logs at warn, once `notices` were given to it. */
+  const warningsOf = async (jobs: DisputeJobs, count: number) => {
+    const warnings: Array<Record<string, unknown>> = [];
+    const log = { warn: (fields: Record<string, unknown>) => warnings.push(fields), info() {}, error() {} } as unknown as FastifyBaseLogger;
+    jobs.start(20, log);
+    try {
+      await waitFor(async () => warnings.length >= count, 5_000, 'the warnings of the notices');
+    } finally {
+      await jobs.stop();
+    }
+    return warnings;
   };
   const auditOf = (merchant: CreatedMerchant, action: string) =>
     sql(`select action, actor_type, actor_label, target from audit_entry where subsidiary_id = ? and action = ? order by id`, [merchant.subsidiary.id, action]);
@@ -328,6 +366,35 @@ describe('disputes', () => {
         currency: 'NGN',
       },
     ]);
+  });
+
+  it("a notice in another currency than the order's opens no dispute: it is acknowledged, refused as currency_mismatch and logged at warn", async () => {
+    const reference = await paid(file.m, UNDISPUTED_CARD);
+    const { notices, acknowledged, jobs } = ownProcessor();
+    const notice = await openingOf(reference, 'DSP-USD', { currency: 'USD', amount: '400.00' });
+    notices.push(notice);
+    const run = await jobs.runOnce();
+    expect(run.applied).toBe(0);
+    expect(run.unmatched).toEqual([]);
+    expect(run.refused).toEqual([{ notice, refusal: 'currency_mismatch' }]);
+    expect(acknowledged).toEqual([`${notice.reference}:needs_response`]);
+    expect(await sql(`select id from dispute where processor_reference = ?`, [notice.reference])).toEqual([]);
+    // No foreign amount left the balance: the whole order is still refundable.
+    expect((await orderOf(reference)).disputes).toEqual([]);
+    expect((await refund(reference)).data.refundOrder).toMatchObject({ amount: '1000.00', status: 'SUCCEEDED' });
+
+    // The periodic run says so at warn, with the references, the money and why.
+    notices.push(await openingOf(reference, 'DSP-GBP', { currency: 'GBP', amount: '5.00' }));
+    const [warning] = await warningsOf(jobs, 1);
+    expect(warning).toEqual({
+      event: 'dispute.refused',
+      refusal: 'currency_mismatch',
+      disputeReference: expect.stringMatching(/^DSP-GBP-/),
+      orderReference: notice.orderReference,
+      status: 'needs_response',
+      amount: '5.00',
+      currency: 'GBP',
+    });
   });
 
   it('a notice the database refuses is left unacknowledged and logged; the notices after it are still applied', async () => {

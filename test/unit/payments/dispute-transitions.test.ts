@@ -8,6 +8,7 @@ import {
   type DisputeActor,
   type DisputeStatus,
 } from '../../../src/payments/payment-state';
+import { disputeRefusal } from '../../../src/payments/dispute-opening';
 
 const ACTORS: DisputeActor[] = ['processor', 'merchant', 'expiry'];
 const STATUSES: DisputeStatus[] = ['NEEDS_RESPONSE', 'UNDER_REVIEW', 'WON', 'LOST', 'ACCEPTED'];
@@ -69,5 +70,17 @@ describe('dispute state machine: who may move a dispute from which state', () =>
 
   it('a dispute holds the money (no refund) while it needs a response or is under review', () => {
     expect(OPEN_DISPUTE_STATUSES).toEqual(['NEEDS_RESPONSE', 'UNDER_REVIEW']);
+  });
+});
+
+describe('which processor notice may open a dispute on a known payment', () => {
+  const order = { currency: 'NGN' };
+
+  it("refuses a notice in another currency than the order's, whatever the case of the codes", () => {
+    expect(disputeRefusal(order, { currency: 'USD' })).toBe('currency_mismatch');
+    expect(disputeRefusal(order, { currency: 'NGNX' })).toBe('currency_mismatch');
+    expect(disputeRefusal(order, { currency: '' })).toBe('currency_mismatch');
+    expect(disputeRefusal(order, { currency: 'NGN' })).toBeNull();
+    expect(disputeRefusal(order, { currency: 'ngn' })).toBeNull();
   });
 });
