@@ -3,13 +3,13 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { LockMode } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../shared/clock';
-import { Money } from '../shared/money';
 import { Order } from '../orders/order.entity';
 import { canTransitionDispute, newDisputeStatus, transitionDispute, type DisputeStatus } from './payment-state';
 import { processorCallClock, type DisputeNotice, type PaymentProcessor, type PaymentProcessors } from './processor';
 import { Dispute } from './dispute.entity';
 import type { DisputeSteps } from './dispute-steps';
-import { disputeRefusal, type DisputeRefusal } from './dispute-opening';
+import { disputeOpening, type DisputeRefusal } from './dispute-opening';
+import { disputableAmount } from './refund.queries';
 
 /** The decisions a processor notice may bring, in the engine's words. */
 const DECIDED: Partial<Record<DisputeNotice['status'], DisputeStatus>> = { won: 'WON', lost: 'LOST' };
@@ -90,7 +90,7 @@ export class DisputeJobs {
             },
             'dispute notice for an unknown payment or dispute',
           );
-        // Likewise a notice of a payment it knows but may not open that dispute on (disputeRefusal says why).
+        // Likewise a notice of a payment it knows but may not open that dispute on (DisputeRefusal, dispute-opening.ts, says why).
         for (const { notice: n, refusal } of refused)
           log.warn(
             {
@@ -222,13 +222,13 @@ export class DisputeJobs {
     // A dispute of a payment the engine does not know: nothing to attach it to.
     if (!order) return UNMATCHED;
     // One the engine knows, that this notice may not open a dispute on: nothing opened either.
-    const refused = disputeRefusal(order, notice);
-    if (refused) return { ...UNCHANGED, refused };
+    const opening = disputeOpening(order, notice, await disputableAmount((sql, params) => em.execute(sql, params), order.id));
+    if ('refused' in opening) return { ...UNCHANGED, refused: opening.refused };
     const dispute = em.create(Dispute, {
       id: randomUUID(),
       order,
       environment: order.environment,
-      amount: new Money(notice.amount).toFixed(2),
+      amount: opening.amount.toFixed(2),
       currency: order.currency,
       reason: notice.reason,
       status: newDisputeStatus('processor'),

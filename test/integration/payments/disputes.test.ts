@@ -8,6 +8,7 @@ import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.pro
 import { DisputeJobs } from '../../../src/payments/dispute-jobs';
 import type { DisputeNotice, PaymentProcessor } from '../../../src/payments/processor';
 import { verifiesIndependently, waitFor } from '../events/helpers';
+import { encryptPayload } from '../../support/payload-client';
 
 const DISPUTE_FIELDS = 'id orderReference amount currency reason status evidenceDueBy evidence decidedAt createdAt updatedAt';
 const ORDER = `query ($reference: String!) { order(reference: $reference) { status totalAmountCharged amountRefunded disputes { ${DISPUTE_FIELDS} } } }`;
@@ -16,6 +17,8 @@ const DISPUTES = `query ($first: Int, $after: String, $status: DisputeStatus) {
 }`;
 const EVIDENCE = `mutation ($input: SubmitDisputeEvidenceInput!) { submitDisputeEvidence(input: $input) { ${DISPUTE_FIELDS} } }`;
 const ACCEPT = `mutation ($id: ID!) { acceptDispute(id: $id) { ${DISPUTE_FIELDS} } }`;
+const CREATE_ORDER = `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { orderReference } }`;
+const PAY_ORDER = `mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl final } }`;
 const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status } }`;
 const DISPUTED_CARD = '4000000000000259';
 /** A card the sandbox approves and files no dispute for: the test's own processor brings the notices. */
@@ -65,6 +68,33 @@ describe('disputes', () => {
       status: 'needs_response',
       ...fields,
     };
+  };
+  let ordered = 0;
+  /**
+   * A new order of the file's merchant for NGN 1,000 (AUTOMATIC unless told MANUAL), left Initiated
+   * or paid with `card` through 3-D Secure: its reference.
+   */
+  const orderIn = async (options: { card?: string; captureMethod?: 'MANUAL' } = {}) => {
+    const reference = `DP-STATE-${process.pid}-${Date.now()}-${++ordered}`;
+    const customer = { firstname: 'Ada', lastname: 'Obi', country: 'NG', email: `ada+${ordered}@example.test` };
+    const created = await gql(CREATE_ORDER, {
+      input: { customer, amount: '1000', reference, redirectUrl: 'https://merchant.test/return', captureMethod: options.captureMethod },
+    });
+    expect(created.errors).toBeUndefined();
+    if (options.card === undefined) return reference;
+    const billingAddress = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
+    const card = { cardNumber: options.card, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress };
+    const encryptedPayload = encryptPayload({ card }, file.m.keys.test.encryptionKey);
+    const paying = await gql(PAY_ORDER, { input: { reference, paymentOption: 'C', country: 'NG', encryptedPayload } });
+    expect(paying.errors).toBeUndefined();
+    if (!paying.data.payOrder.final)
+      await fetch(paying.data.payOrder.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
+    return reference;
   };
   /** What the periodic run of `jobs` logs at warn, once `notices` were given to it. */
   const warningsOf = async (jobs: DisputeJobs, count: number) => {
@@ -397,8 +427,62 @@ describe('disputes', () => {
     });
   });
 
+  it('a notice of a dispute on a payment not captured (an order Initiated, Failed, or Authorized and not yet captured) opens nothing: refused as payment_not_captured', async () => {
+    const orders = {
+      Initiated: await orderIn(),
+      Failed: await orderIn({ card: '4000000000000002' }),
+      Authorized: await orderIn({ card: UNDISPUTED_CARD, captureMethod: 'MANUAL' }),
+    };
+    const { notices, acknowledged, jobs } = ownProcessor();
+    for (const [status, reference] of Object.entries(orders)) {
+      expect((await orderOf(reference)).status).toBe(status);
+      notices.push(await openingOf(reference, `DSP-${status}`));
+    }
+    const given = [...notices];
+    const run = await jobs.runOnce();
+    expect(run.applied).toBe(0);
+    expect(run.refused).toEqual(given.map((notice) => ({ notice, refusal: 'payment_not_captured' })));
+    expect(acknowledged).toEqual(given.map((n) => `${n.reference}:needs_response`));
+    for (const reference of Object.values(orders)) expect((await orderOf(reference)).disputes).toEqual([]);
+  });
+
+  it('a notice whose amount is not a positive number of cents (0.001, 10.005, 0, -5, not a number) opens nothing: refused as amount_invalid', async () => {
+    const reference = await paid(file.m, UNDISPUTED_CARD);
+    const { notices, acknowledged, jobs } = ownProcessor();
+    for (const amount of ['0.001', '10.005', '0', '-5', 'ten']) notices.push(await openingOf(reference, `DSP-AMOUNT${amount}`, { amount }));
+    const given = [...notices];
+    const run = await jobs.runOnce();
+    expect(run.failed).toEqual([]);
+    expect(run.refused).toEqual(given.map((notice) => ({ notice, refusal: 'amount_invalid' })));
+    expect(acknowledged).toHaveLength(given.length);
+    expect((await orderOf(reference)).disputes).toEqual([]);
+  });
+
+  it('a notice for more than the order has left (more than it charged, or than its refunds and disputes left) opens nothing: refused as amount_over_balance', async () => {
+    const reference = await paid(file.m, UNDISPUTED_CARD);
+    const { notices, jobs } = ownProcessor();
+    const overCharged = await openingOf(reference, 'DSP-OVER', { amount: '1000.01' });
+    notices.push(overCharged);
+    expect((await jobs.runOnce()).refused).toEqual([{ notice: overCharged, refusal: 'amount_over_balance' }]);
+
+    // 600 refunded: 400 is left, which a dispute may take, and nothing more.
+    expect((await refund(reference, '600')).data.refundOrder).toMatchObject({ amount: '600.00', status: 'SUCCEEDED' });
+    const overRefunded = await openingOf(reference, 'DSP-OVER-REFUNDED', { amount: '400.01' });
+    const rest = await openingOf(reference, 'DSP-REST', { amount: '400.00' });
+    notices.push(overRefunded, rest);
+    const run = await jobs.runOnce();
+    expect(run.refused).toEqual([{ notice: overRefunded, refusal: 'amount_over_balance' }]);
+    expect(run.applied).toBe(1);
+    // The open dispute holds the 400: a second one finds nothing left.
+    const second = await openingOf(reference, 'DSP-SECOND', { amount: '0.01' });
+    notices.push(second);
+    expect((await jobs.runOnce()).refused).toEqual([{ notice: second, refusal: 'amount_over_balance' }]);
+    expect((await orderOf(reference)).disputes.map((d: any) => `${d.amount} ${d.status}`)).toEqual(['400.00 NEEDS_RESPONSE']);
+  });
+
   it('a notice the database refuses is left unacknowledged and logged; the notices after it are still applied', async () => {
-    const reference = await paid();
+    // A payment the sandbox files no dispute of: the notice below is the only one on it.
+    const reference = await paid(file.m, UNDISPUTED_CARD);
     const [order] = await sql(`select processor_reference from checkout_order where reference = ?`, [reference]);
     const notices: DisputeNotice[] = [];
     const acknowledged: string[] = [];
@@ -407,10 +491,10 @@ describe('disputes', () => {
       acknowledgeDisputeNotice: async (ref: string) => void acknowledged.push(ref),
     } as unknown as PaymentProcessor;
     const jobs = jobsWith(processor);
-    const base = { currency: 'NGN', reason: 'fraudulent', evidenceDueBy: new Date(Date.now() + 86_400_000), status: 'needs_response' as const };
-    // 0.001 is stored as 0.00, which the dispute's amount check refuses.
-    notices.push({ ...base, reference: 'DSP-REFUSED', orderReference: order!.processor_reference, amount: '0.001' });
-    notices.push({ ...base, reference: 'DSP-AFTER', orderReference: 'PRC-UNKNOWN-AFTER', amount: '10.00' });
+    const base = { currency: 'NGN', evidenceDueBy: new Date(Date.now() + 86_400_000), status: 'needs_response' as const };
+    // A reason longer than the 100 characters the dispute's column holds.
+    notices.push({ ...base, reference: 'DSP-REFUSED', orderReference: order!.processor_reference, amount: '10.00', reason: 'r'.repeat(101) });
+    notices.push({ ...base, reference: 'DSP-AFTER', orderReference: 'PRC-UNKNOWN-AFTER', amount: '10.00', reason: 'fraudulent' });
     const run = await jobs.runOnce();
     expect(run.failed.map((f) => f.notice.reference)).toEqual(['DSP-REFUSED']);
     expect(run.unmatched.map((n) => n.reference)).toEqual(['DSP-AFTER']);
