@@ -403,7 +403,7 @@ describe('disputes', () => {
     const { notices, acknowledged, jobs } = ownProcessor();
     const notice = await openingOf(reference, 'DSP-USD', { currency: 'USD', amount: '400.00' });
     notices.push(notice);
-    const run = await jobs.runOnce();
+    const run = await jobs.applyProcessorNotices();
     expect(run.applied).toBe(0);
     expect(run.unmatched).toEqual([]);
     expect(run.refused).toEqual([{ notice, refusal: 'currency_mismatch' }]);
@@ -439,7 +439,7 @@ describe('disputes', () => {
       notices.push(await openingOf(reference, `DSP-${status}`));
     }
     const given = [...notices];
-    const run = await jobs.runOnce();
+    const run = await jobs.applyProcessorNotices();
     expect(run.applied).toBe(0);
     expect(run.refused).toEqual(given.map((notice) => ({ notice, refusal: 'payment_not_captured' })));
     expect(acknowledged).toEqual(given.map((n) => `${n.reference}:needs_response`));
@@ -451,7 +451,7 @@ describe('disputes', () => {
     const { notices, acknowledged, jobs } = ownProcessor();
     for (const amount of ['0.001', '10.005', '0', '-5', 'ten']) notices.push(await openingOf(reference, `DSP-AMOUNT${amount}`, { amount }));
     const given = [...notices];
-    const run = await jobs.runOnce();
+    const run = await jobs.applyProcessorNotices();
     expect(run.failed).toEqual([]);
     expect(run.refused).toEqual(given.map((notice) => ({ notice, refusal: 'amount_invalid' })));
     expect(acknowledged).toHaveLength(given.length);
@@ -463,20 +463,20 @@ describe('disputes', () => {
     const { notices, jobs } = ownProcessor();
     const overCharged = await openingOf(reference, 'DSP-OVER', { amount: '1000.01' });
     notices.push(overCharged);
-    expect((await jobs.runOnce()).refused).toEqual([{ notice: overCharged, refusal: 'amount_over_balance' }]);
+    expect((await jobs.applyProcessorNotices()).refused).toEqual([{ notice: overCharged, refusal: 'amount_over_balance' }]);
 
     // 600 refunded: 400 is left, which a dispute may take, and nothing more.
     expect((await refund(reference, '600')).data.refundOrder).toMatchObject({ amount: '600.00', status: 'SUCCEEDED' });
     const overRefunded = await openingOf(reference, 'DSP-OVER-REFUNDED', { amount: '400.01' });
     const rest = await openingOf(reference, 'DSP-REST', { amount: '400.00' });
     notices.push(overRefunded, rest);
-    const run = await jobs.runOnce();
+    const run = await jobs.applyProcessorNotices();
     expect(run.refused).toEqual([{ notice: overRefunded, refusal: 'amount_over_balance' }]);
     expect(run.applied).toBe(1);
     // The open dispute holds the 400: a second one finds nothing left.
     const second = await openingOf(reference, 'DSP-SECOND', { amount: '0.01' });
     notices.push(second);
-    expect((await jobs.runOnce()).refused).toEqual([{ notice: second, refusal: 'amount_over_balance' }]);
+    expect((await jobs.applyProcessorNotices()).refused).toEqual([{ notice: second, refusal: 'amount_over_balance' }]);
     expect((await orderOf(reference)).disputes.map((d: any) => `${d.amount} ${d.status}`)).toEqual(['400.00 NEEDS_RESPONSE']);
   });
 
