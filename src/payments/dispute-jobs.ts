@@ -51,7 +51,9 @@ const RESEND_GRACE_MS = 5_000;
  * - disputes that still need a response past `evidenceDueBy` are lost (`expiry`);
  * - answers the processor did not take (a crash, a failed call) are sent again, keyed by the
  *   dispute's id.
- * Every change is made under the dispute's row lock, so several instances may run it at once.
+ * Every change is made under the dispute's row lock, so several instances may run it at once; a
+ * dispute is opened under its order's row lock too, the one a refund takes, so the two never
+ * both take the same money.
  */
 export class DisputeJobs {
   private timer: NodeJS.Timeout | undefined;
@@ -218,7 +220,11 @@ export class DisputeJobs {
   }
 
   private async open(em: EntityManager, notice: DisputeNotice): Promise<Change> {
-    const order = await em.findOne(Order, { processorReference: notice.orderReference }, { populate: ['environment'] });
+    // The order's row lock, the one a refund of it takes (RefundQueries.lockOrder): a dispute and a
+    // refund of one order are checked one at a time, and what is left to dispute is read after it
+    // was granted, so it sees every refund committed by those that held it (and a refund after
+    // this one sees the open dispute, and is refused).
+    const order = await em.findOne(Order, { processorReference: notice.orderReference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     // A dispute of a payment the engine does not know: nothing to attach it to.
     if (!order) return UNMATCHED;
     // One the engine knows, that this notice may not open a dispute on: nothing opened either.

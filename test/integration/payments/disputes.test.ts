@@ -6,8 +6,9 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { DisputeJobs } from '../../../src/payments/dispute-jobs';
+import type { DisputeSteps } from '../../../src/payments/dispute-steps';
 import type { DisputeNotice, PaymentProcessor } from '../../../src/payments/processor';
-import { verifiesIndependently, waitFor } from '../events/helpers';
+import { sleep, verifiesIndependently, waitFor } from '../events/helpers';
 import { encryptPayload } from '../../support/payload-client';
 
 const DISPUTE_FIELDS = 'id orderReference amount currency reason status evidenceDueBy evidence decidedAt createdAt updatedAt';
@@ -40,20 +41,26 @@ describe('disputes', () => {
     waitFor(async () => (await orderOf(reference, apiKey)).disputes.find((d: any) => d.status === status), 10_000, `${reference} ${status}`);
   const evidence = (id: string, text: string, apiKey?: string) => gql(EVIDENCE, { input: { id, text } }, apiKey);
   const refund = (reference: string, amount?: string, apiKey?: string) => gql(REFUND, { input: { reference, amount } }, apiKey);
-  /** The service's own dispute job, handed `processor` in place of the sandbox (its notices are the test's). */
-  const jobsWith = (processor: PaymentProcessor) => {
-    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
-    return new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+  /**
+   * The service's own dispute job, handed `processor` in place of the sandbox (its notices are the
+   * test's); with `hold`, each step it records awaits it first, in the step's transaction.
+   */
+  const jobsWith = (processor: PaymentProcessor, hold?: () => Promise<void>) => {
+    const own = services().disputeJobs as unknown as { orm: never; steps: DisputeSteps; clock: never; wakeWebhooks: never };
+    const steps = hold
+      ? ({ record: async (...args: Parameters<DisputeSteps['record']>) => (await hold(), own.steps.record(...args)) } as unknown as DisputeSteps)
+      : own.steps;
+    return new DisputeJobs(own.orm, { test: processor, live: null }, steps, own.clock, own.wakeWebhooks);
   };
   /** A processor of the test's own, with the service's dispute job over it: the notices the test gives it, and those acknowledged. */
-  const ownProcessor = () => {
+  const ownProcessor = (hold?: () => Promise<void>) => {
     const notices: DisputeNotice[] = [];
     const acknowledged: string[] = [];
     const processor = {
       disputeNotices: async () => notices.splice(0),
       acknowledgeDisputeNotice: async (reference: string, status: string) => void acknowledged.push(`${reference}:${status}`),
     } as unknown as PaymentProcessor;
-    return { notices, acknowledged, jobs: jobsWith(processor) };
+    return { notices, acknowledged, jobs: jobsWith(processor, hold) };
   };
   /** A notice that a dispute of the order `reference` opened, for its full amount in NGN unless told otherwise. */
   const openingOf = async (reference: string, dispute: string, fields: Partial<DisputeNotice> = {}): Promise<DisputeNotice> => {
@@ -478,6 +485,67 @@ describe('disputes', () => {
     notices.push(second);
     expect((await jobs.applyProcessorNotices()).refused).toEqual([{ notice: second, refusal: 'amount_over_balance' }]);
     expect((await orderOf(reference)).disputes.map((d: any) => `${d.amount} ${d.status}`)).toEqual(['400.00 NEEDS_RESPONSE']);
+  });
+
+  it('a refund and a dispute of the same order at the same moment are serialised: one is refused, and refunds with lost disputes never exceed the amount charged', async () => {
+    const refunds = services().refunds as unknown as { audit: { recordWith: (...args: unknown[]) => Promise<void> } };
+    const audit = refunds.audit;
+    /** A transaction held open 300 ms at one point (`hold`), and a promise of its getting there (`inside`). */
+    const heldOpen = () => {
+      let reached!: () => void;
+      const inside = new Promise<void>((resolve) => (reached = resolve));
+      let held = false;
+      const hold = async () => {
+        if (held) return;
+        held = true;
+        reached();
+        await sleep(300);
+      };
+      return { hold, inside };
+    };
+    // Each way round, three times: the dispute's transaction held open (its checks made, its row not
+    // yet written) while the refund is asked; the refund's held open (its checks made and its row
+    // written, not committed) while the notice is applied; and both let go at once.
+    const rounds = (['dispute held', 'refund held', 'at once'] as const).flatMap((way) => [way, way, way]);
+    for (const way of rounds) {
+      const reference = await paid(file.m, UNDISPUTED_CARD);
+      const { hold, inside } = heldOpen();
+      const { notices, jobs } = ownProcessor(way === 'dispute held' ? hold : undefined);
+      const notice = await openingOf(reference, 'DSP-RACE');
+      notices.push(notice);
+      if (way === 'refund held')
+        refunds.audit = Object.create(audit, { recordWith: { value: async (...args: unknown[]) => (await hold(), audit.recordWith(...args)) } });
+      let refunded, run;
+      try {
+        [refunded, run] = await Promise.all([
+          way === 'dispute held' ? inside.then(() => refund(reference)) : refund(reference),
+          way === 'refund held' ? inside.then(() => jobs.applyProcessorNotices()) : jobs.applyProcessorNotices(),
+        ]);
+      } finally {
+        refunds.audit = audit;
+      }
+      const refusedRefund = codeOf(refunded);
+      const disputed = run.applied === 1;
+      if (way === 'dispute held') expect({ way, disputed, refusedRefund }).toEqual({ way, disputed: true, refusedRefund: 'REFUND_NOT_ALLOWED' });
+      if (way === 'refund held') expect({ way, disputed, refusedRefund }).toEqual({ way, disputed: false, refusedRefund: undefined });
+      // Whichever came first, the other was refused: a refund while the dispute is open, a dispute of money refunded.
+      if (disputed) expect(refusedRefund).toBe('REFUND_NOT_ALLOWED');
+      else {
+        expect(refunded.data.refundOrder).toMatchObject({ amount: '1000.00', status: 'SUCCEEDED' });
+        expect(run.refused).toEqual([{ notice, refusal: 'amount_over_balance' }]);
+      }
+      // The dispute, if opened, is lost: the money it took and the refunds together stay within the charge.
+      notices.push({ ...notice, status: 'lost' });
+      await jobs.applyProcessorNotices();
+      const [books] = await sql(
+        `select o.total_charged_amount::text as charged,
+           (select coalesce(sum(r.amount), 0) from refund r where r.order_id = o.id and r.status <> 'FAILED')::text as refunded,
+           (select coalesce(sum(d.amount), 0) from dispute d where d.order_id = o.id and d.status in ('LOST', 'ACCEPTED'))::text as lost
+         from checkout_order o where o.reference = ?`,
+        [reference],
+      );
+      expect({ way, ...books }).toEqual({ way, charged: '1000.0000', refunded: disputed ? '0' : '1000.0000', lost: disputed ? '1000.0000' : '0' });
+    }
   });
 
   it('a notice the database refuses is left unacknowledged and logged; the notices after it are still applied', async () => {
