@@ -3,20 +3,22 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { LockMode } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../shared/clock';
-import { Money } from '../shared/money';
 import { Order } from '../orders/order.entity';
 import { canTransitionDispute, newDisputeStatus, transitionDispute, type DisputeStatus } from './payment-state';
 import { processorCallClock, type DisputeNotice, type PaymentProcessor, type PaymentProcessors } from './processor';
 import { Dispute } from './dispute.entity';
 import type { DisputeSteps } from './dispute-steps';
+import { disputeOpening, type DisputeRefusal } from './dispute-opening';
+import { disputableAmount } from './refund.queries';
 
 /** The decisions a processor notice may bring, in the engine's words. */
 const DECIDED: Partial<Record<DisputeNotice['status'], DisputeStatus>> = { won: 'WON', lost: 'LOST' };
 
-/** What one change did: whether it changed a dispute, and wrote a webhook delivery. */
+/** What one change did: whether it changed a dispute, and wrote a webhook delivery; or why it refused to open one. */
 interface Change {
   changed: boolean;
   delivery: boolean;
+  refused?: DisputeRefusal;
 }
 
 const UNCHANGED: Change = { changed: false, delivery: false };
@@ -25,14 +27,16 @@ const UNCHANGED: Change = { changed: false, delivery: false };
 const UNMATCHED: Change = { changed: false, delivery: false };
 
 /**
- * What one run of the dispute jobs did; `unmatched` are the notices nothing could be attached to
- * (logged at warn), `failed` those whose change failed (logged at error, left unacknowledged).
+ * What one run of the dispute jobs did; `unmatched` are the notices nothing could be attached to,
+ * `refused` those of a known payment that may not open a dispute on it (both acknowledged and
+ * logged at warn), `failed` those whose change failed (logged at error, left unacknowledged).
  */
 export interface DisputeJobsRun {
   applied: number;
   expired: number;
   resent: number;
   unmatched: DisputeNotice[];
+  refused: Array<{ notice: DisputeNotice; refusal: DisputeRefusal }>;
   failed: Array<{ notice: DisputeNotice; err: unknown }>;
 }
 
@@ -47,7 +51,9 @@ const RESEND_GRACE_MS = 5_000;
  * - disputes that still need a response past `evidenceDueBy` are lost (`expiry`);
  * - answers the processor did not take (a crash, a failed call) are sent again, keyed by the
  *   dispute's id.
- * Every change is made under the dispute's row lock, so several instances may run it at once.
+ * Every change is made under the dispute's row lock, so several instances may run it at once; a
+ * dispute is opened under its order's row lock too, the one a refund takes, so the two never
+ * both take the same money.
  */
 export class DisputeJobs {
   private timer: NodeJS.Timeout | undefined;
@@ -65,7 +71,7 @@ export class DisputeJobs {
     if (intervalMs <= 0 || this.timer) return;
     const run = async () => {
       try {
-        const { unmatched, failed, ...done } = await this.runOnce();
+        const { unmatched, refused, failed, ...done } = await this.runOnce();
         // A notice that could not be applied stays unacknowledged (read again next run); the others go on.
         for (const { notice: n, err } of failed)
           log.error(
@@ -86,6 +92,20 @@ export class DisputeJobs {
             },
             'dispute notice for an unknown payment or dispute',
           );
+        // Likewise a notice of a payment it knows but may not open that dispute on (DisputeRefusal, dispute-opening.ts, says why).
+        for (const { notice: n, refusal } of refused)
+          log.warn(
+            {
+              event: 'dispute.refused',
+              refusal,
+              disputeReference: n.reference,
+              orderReference: n.orderReference,
+              status: n.status,
+              amount: n.amount,
+              currency: n.currency,
+            },
+            'dispute notice refused: no dispute opened',
+          );
         if (done.applied || done.expired || done.resent) log.info(done, 'dispute jobs ran');
       } catch (err) {
         log.error({ err }, 'dispute jobs failed');
@@ -105,16 +125,17 @@ export class DisputeJobs {
 
   /** One run of every dispute job; how many notices were applied, disputes expired and answers sent again. */
   async runOnce(limit = 100): Promise<DisputeJobsRun> {
-    const { applied, unmatched, failed } = await this.applyProcessorNotices(limit);
+    const { applied, unmatched, refused, failed } = await this.applyProcessorNotices(limit);
     const expired = await this.expireOverdue(limit);
     const resent = await this.resendAnswers(limit);
-    return { applied, expired, resent, unmatched, failed };
+    return { applied, expired, resent, unmatched, refused, failed };
   }
 
-  /** Reads each processor's unacknowledged notices and applies each apart: how many changed a dispute, those that matched nothing, those that failed. */
-  async applyProcessorNotices(limit = 100): Promise<Pick<DisputeJobsRun, 'applied' | 'unmatched' | 'failed'>> {
+  /** Reads each processor's unacknowledged notices and applies each apart: how many changed a dispute, those that matched nothing or were refused, those that failed. */
+  async applyProcessorNotices(limit = 100): Promise<Pick<DisputeJobsRun, 'applied' | 'unmatched' | 'refused' | 'failed'>> {
     let applied = 0;
     const unmatched: DisputeNotice[] = [];
+    const refused: DisputeJobsRun['refused'] = [];
     const failed: DisputeJobsRun['failed'] = [];
     for (const processor of [this.processors.test, this.processors.live]) {
       if (!processor) continue;
@@ -129,11 +150,12 @@ export class DisputeJobs {
           continue;
         }
         if (change === UNMATCHED) unmatched.push(notice);
+        else if (change.refused) refused.push({ notice, refusal: change.refused });
         else if (change.changed) applied += 1;
         await processor.acknowledgeDisputeNotice(notice.reference, notice.status);
       }
     }
-    return { applied, unmatched, failed };
+    return { applied, unmatched, refused, failed };
   }
 
   /** Loses every dispute still needing a response past its deadline (business clock); returns how many. */
@@ -178,7 +200,7 @@ export class DisputeJobs {
     return resent;
   }
 
-  /** Applies one notice: opens the dispute, or records the processor's decision; UNMATCHED when it names nothing known. */
+  /** Applies one notice: opens the dispute, or records the processor's decision; UNMATCHED when it names nothing known, `refused` when it may not open one. */
   private async apply(notice: DisputeNotice): Promise<Change> {
     try {
       return await this.change(async (em) => {
@@ -198,15 +220,22 @@ export class DisputeJobs {
   }
 
   private async open(em: EntityManager, notice: DisputeNotice): Promise<Change> {
-    const order = await em.findOne(Order, { processorReference: notice.orderReference }, { populate: ['environment'] });
+    // The order's row lock, the one a refund of it takes (RefundQueries.lockOrder): a dispute and a
+    // refund of one order are checked one at a time, and what is left to dispute is read after it
+    // was granted, so it sees every refund committed by those that held it (and a refund after
+    // this one sees the open dispute, and is refused).
+    const order = await em.findOne(Order, { processorReference: notice.orderReference }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     // A dispute of a payment the engine does not know: nothing to attach it to.
     if (!order) return UNMATCHED;
+    // One the engine knows, that this notice may not open a dispute on: nothing opened either.
+    const opening = disputeOpening(order, notice, await disputableAmount((sql, params) => em.execute(sql, params), order.id));
+    if ('refused' in opening) return { ...UNCHANGED, refused: opening.refused };
     const dispute = em.create(Dispute, {
       id: randomUUID(),
       order,
       environment: order.environment,
-      amount: new Money(notice.amount).toFixed(2),
-      currency: notice.currency,
+      amount: opening.amount.toFixed(2),
+      currency: order.currency,
       reason: notice.reason,
       status: newDisputeStatus('processor'),
       evidenceDueBy: notice.evidenceDueBy,

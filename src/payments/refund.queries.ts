@@ -20,6 +20,21 @@ const BALANCE_DEDUCTIONS: readonly string[] = [
 
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
+/**
+ * What a new dispute of the order (`?`, its id) may claim at most: its balance less what its open
+ * disputes hold (each may yet be lost, and take its amount off the balance).
+ */
+const DISPUTABLE_SQL = `select o.total_charged_amount - ${BALANCE_DEDUCTIONS.join(' - ')}
+    - (select coalesce(sum(d.amount), 0) from dispute d where d.order_id = o.id and d.status in (${quoted(OPEN_DISPUTE_STATUSES)})) as disputable
+  from checkout_order o where o.id = ?`;
+
+/** What a new dispute of the order may claim at most (never negative), read with `execute` (the caller's transaction, after the order's row lock). */
+export async function disputableAmount(execute: (sql: string, params: unknown[]) => Promise<Row[]>, orderId: number): Promise<Money> {
+  const [row] = await execute(DISPUTABLE_SQL, [orderId]);
+  const left = new Money(row?.disputable ?? 0);
+  return left.isNegative() ? new Money(0) : left;
+}
+
 /** The order a refund is asked of, as locked. */
 export interface OrderToRefund {
   id: number;

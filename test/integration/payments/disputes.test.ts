@@ -6,8 +6,10 @@ import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SandboxProcessor } from '../../../src/payments/sandbox/sandbox.processor';
 import { DisputeJobs } from '../../../src/payments/dispute-jobs';
+import type { DisputeSteps } from '../../../src/payments/dispute-steps';
 import type { DisputeNotice, PaymentProcessor } from '../../../src/payments/processor';
-import { verifiesIndependently, waitFor } from '../events/helpers';
+import { sleep, verifiesIndependently, waitFor } from '../events/helpers';
+import { encryptPayload } from '../../support/payload-client';
 
 const DISPUTE_FIELDS = 'id orderReference amount currency reason status evidenceDueBy evidence decidedAt createdAt updatedAt';
 const ORDER = `query ($reference: String!) { order(reference: $reference) { status totalAmountCharged amountRefunded disputes { ${DISPUTE_FIELDS} } } }`;
@@ -16,8 +18,12 @@ const DISPUTES = `query ($first: Int, $after: String, $status: DisputeStatus) {
 }`;
 const EVIDENCE = `mutation ($input: SubmitDisputeEvidenceInput!) { submitDisputeEvidence(input: $input) { ${DISPUTE_FIELDS} } }`;
 const ACCEPT = `mutation ($id: ID!) { acceptDispute(id: $id) { ${DISPUTE_FIELDS} } }`;
+const CREATE_ORDER = `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { orderReference } }`;
+const PAY_ORDER = `mutation ($input: PayOrderInput!) { payOrder(input: $input) { redirectUrl final } }`;
 const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status } }`;
 const DISPUTED_CARD = '4000000000000259';
+/** A card the sandbox approves and files no dispute for: the test's own processor brings the notices. */
+const UNDISPUTED_CARD = '5123450000000008';
 
 /**
  * Disputes against the real service on PostgreSQL (a database of this file's own: the dispute
@@ -35,10 +41,79 @@ describe('disputes', () => {
     waitFor(async () => (await orderOf(reference, apiKey)).disputes.find((d: any) => d.status === status), 10_000, `${reference} ${status}`);
   const evidence = (id: string, text: string, apiKey?: string) => gql(EVIDENCE, { input: { id, text } }, apiKey);
   const refund = (reference: string, amount?: string, apiKey?: string) => gql(REFUND, { input: { reference, amount } }, apiKey);
-  /** The service's own dispute job, handed `processor` in place of the sandbox (its notices are the test's). */
-  const jobsWith = (processor: PaymentProcessor) => {
-    const own = services().disputeJobs as unknown as { orm: never; steps: never; clock: never; wakeWebhooks: never };
-    return new DisputeJobs(own.orm, { test: processor, live: null }, own.steps, own.clock, own.wakeWebhooks);
+  /**
+   * The service's own dispute job, handed `processor` in place of the sandbox (its notices are the
+   * test's); with `hold`, each step it records awaits it first, in the step's transaction.
+   */
+  const jobsWith = (processor: PaymentProcessor, hold?: () => Promise<void>) => {
+    const own = services().disputeJobs as unknown as { orm: never; steps: DisputeSteps; clock: never; wakeWebhooks: never };
+    const steps = hold
+      ? ({ record: async (...args: Parameters<DisputeSteps['record']>) => (await hold(), own.steps.record(...args)) } as unknown as DisputeSteps)
+      : own.steps;
+    return new DisputeJobs(own.orm, { test: processor, live: null }, steps, own.clock, own.wakeWebhooks);
+  };
+  /** A processor of the test's own, with the service's dispute job over it: the notices the test gives it, and those acknowledged. */
+  const ownProcessor = (hold?: () => Promise<void>) => {
+    const notices: DisputeNotice[] = [];
+    const acknowledged: string[] = [];
+    const processor = {
+      disputeNotices: async () => notices.splice(0),
+      acknowledgeDisputeNotice: async (reference: string, status: string) => void acknowledged.push(`${reference}:${status}`),
+    } as unknown as PaymentProcessor;
+    return { notices, acknowledged, jobs: jobsWith(processor, hold) };
+  };
+  /** A notice that a dispute of the order `reference` opened, for its full amount in NGN unless told otherwise. */
+  const openingOf = async (reference: string, dispute: string, fields: Partial<DisputeNotice> = {}): Promise<DisputeNotice> => {
+    const [order] = await sql(`select processor_reference from checkout_order where reference = ?`, [reference]);
+    return {
+      reference: `${dispute}-${process.pid}-${Date.now()}`,
+      orderReference: order!.processor_reference,
+      amount: '1000.00',
+      currency: 'NGN',
+      reason: 'fraudulent',
+      evidenceDueBy: new Date(Date.now() + 7 * 86_400_000),
+      status: 'needs_response',
+      ...fields,
+    };
+  };
+  let ordered = 0;
+  /**
+   * A new order of the file's merchant for NGN 1,000 (AUTOMATIC unless told MANUAL), left Initiated
+   * or paid with `card` through 3-D Secure: its reference.
+   */
+  const orderIn = async (options: { card?: string; captureMethod?: 'MANUAL' } = {}) => {
+    const reference = `DP-STATE-${process.pid}-${Date.now()}-${++ordered}`;
+    const customer = { firstname: 'Ada', lastname: 'Obi', country: 'NG', email: `ada+${ordered}@example.test` };
+    const created = await gql(CREATE_ORDER, {
+      input: { customer, amount: '1000', reference, redirectUrl: 'https://merchant.test/return', captureMethod: options.captureMethod },
+    });
+    expect(created.errors).toBeUndefined();
+    if (options.card === undefined) return reference;
+    const billingAddress = { street: '1 Marina', city: 'Lagos', state: 'Lagos', country: 'NG', zipcode: '101001' };
+    const card = { cardNumber: options.card, expiryMonth: '12', expiryYear: '30', cvv: '123', billingAddress };
+    const encryptedPayload = encryptPayload({ card }, file.m.keys.test.encryptionKey);
+    const paying = await gql(PAY_ORDER, { input: { reference, paymentOption: 'C', country: 'NG', encryptedPayload } });
+    expect(paying.errors).toBeUndefined();
+    if (!paying.data.payOrder.final)
+      await fetch(paying.data.payOrder.redirectUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'otp=123456',
+      });
+    return reference;
+  };
+  /** What the periodic run of `jobs` logs at warn, once `notices` were given to it. */
+  const warningsOf = async (jobs: DisputeJobs, count: number) => {
+    const warnings: Array<Record<string, unknown>> = [];
+    const log = { warn: (fields: Record<string, unknown>) => warnings.push(fields), info() {}, error() {} } as unknown as FastifyBaseLogger;
+    jobs.start(20, log);
+    try {
+      await waitFor(async () => warnings.length >= count, 5_000, 'the warnings of the notices');
+    } finally {
+      await jobs.stop();
+    }
+    return warnings;
   };
   const auditOf = (merchant: CreatedMerchant, action: string) =>
     sql(`select action, actor_type, actor_label, target from audit_entry where subsidiary_id = ? and action = ? order by id`, [merchant.subsidiary.id, action]);
@@ -330,8 +405,152 @@ describe('disputes', () => {
     ]);
   });
 
+  it("a notice in another currency than the order's opens no dispute: it is acknowledged, refused as currency_mismatch and logged at warn", async () => {
+    const reference = await paid(file.m, UNDISPUTED_CARD);
+    const { notices, acknowledged, jobs } = ownProcessor();
+    const notice = await openingOf(reference, 'DSP-USD', { currency: 'USD', amount: '400.00' });
+    notices.push(notice);
+    const run = await jobs.applyProcessorNotices();
+    expect(run.applied).toBe(0);
+    expect(run.unmatched).toEqual([]);
+    expect(run.refused).toEqual([{ notice, refusal: 'currency_mismatch' }]);
+    expect(acknowledged).toEqual([`${notice.reference}:needs_response`]);
+    expect(await sql(`select id from dispute where processor_reference = ?`, [notice.reference])).toEqual([]);
+    // No foreign amount left the balance: the whole order is still refundable.
+    expect((await orderOf(reference)).disputes).toEqual([]);
+    expect((await refund(reference)).data.refundOrder).toMatchObject({ amount: '1000.00', status: 'SUCCEEDED' });
+
+    // The periodic run says so at warn, with the references, the money and why.
+    notices.push(await openingOf(reference, 'DSP-GBP', { currency: 'GBP', amount: '5.00' }));
+    const [warning] = await warningsOf(jobs, 1);
+    expect(warning).toEqual({
+      event: 'dispute.refused',
+      refusal: 'currency_mismatch',
+      disputeReference: expect.stringMatching(/^DSP-GBP-/),
+      orderReference: notice.orderReference,
+      status: 'needs_response',
+      amount: '5.00',
+      currency: 'GBP',
+    });
+  });
+
+  it('a notice of a dispute on a payment not captured (an order Initiated, Failed, or Authorized and not yet captured) opens nothing: refused as payment_not_captured', async () => {
+    const orders = {
+      Initiated: await orderIn(),
+      Failed: await orderIn({ card: '4000000000000002' }),
+      Authorized: await orderIn({ card: UNDISPUTED_CARD, captureMethod: 'MANUAL' }),
+    };
+    const { notices, acknowledged, jobs } = ownProcessor();
+    for (const [status, reference] of Object.entries(orders)) {
+      expect((await orderOf(reference)).status).toBe(status);
+      notices.push(await openingOf(reference, `DSP-${status}`));
+    }
+    const given = [...notices];
+    const run = await jobs.applyProcessorNotices();
+    expect(run.applied).toBe(0);
+    expect(run.refused).toEqual(given.map((notice) => ({ notice, refusal: 'payment_not_captured' })));
+    expect(acknowledged).toEqual(given.map((n) => `${n.reference}:needs_response`));
+    for (const reference of Object.values(orders)) expect((await orderOf(reference)).disputes).toEqual([]);
+  });
+
+  it('a notice whose amount is not a positive number of cents (0.001, 10.005, 0, -5, not a number) opens nothing: refused as amount_invalid', async () => {
+    const reference = await paid(file.m, UNDISPUTED_CARD);
+    const { notices, acknowledged, jobs } = ownProcessor();
+    for (const amount of ['0.001', '10.005', '0', '-5', 'ten']) notices.push(await openingOf(reference, `DSP-AMOUNT${amount}`, { amount }));
+    const given = [...notices];
+    const run = await jobs.applyProcessorNotices();
+    expect(run.failed).toEqual([]);
+    expect(run.refused).toEqual(given.map((notice) => ({ notice, refusal: 'amount_invalid' })));
+    expect(acknowledged).toHaveLength(given.length);
+    expect((await orderOf(reference)).disputes).toEqual([]);
+  });
+
+  it('a notice for more than the order has left (more than it charged, or than its refunds and disputes left) opens nothing: refused as amount_over_balance', async () => {
+    const reference = await paid(file.m, UNDISPUTED_CARD);
+    const { notices, jobs } = ownProcessor();
+    const overCharged = await openingOf(reference, 'DSP-OVER', { amount: '1000.01' });
+    notices.push(overCharged);
+    expect((await jobs.applyProcessorNotices()).refused).toEqual([{ notice: overCharged, refusal: 'amount_over_balance' }]);
+
+    // 600 refunded: 400 is left, which a dispute may take, and nothing more.
+    expect((await refund(reference, '600')).data.refundOrder).toMatchObject({ amount: '600.00', status: 'SUCCEEDED' });
+    const overRefunded = await openingOf(reference, 'DSP-OVER-REFUNDED', { amount: '400.01' });
+    const rest = await openingOf(reference, 'DSP-REST', { amount: '400.00' });
+    notices.push(overRefunded, rest);
+    const run = await jobs.applyProcessorNotices();
+    expect(run.refused).toEqual([{ notice: overRefunded, refusal: 'amount_over_balance' }]);
+    expect(run.applied).toBe(1);
+    // The open dispute holds the 400: a second one finds nothing left.
+    const second = await openingOf(reference, 'DSP-SECOND', { amount: '0.01' });
+    notices.push(second);
+    expect((await jobs.applyProcessorNotices()).refused).toEqual([{ notice: second, refusal: 'amount_over_balance' }]);
+    expect((await orderOf(reference)).disputes.map((d: any) => `${d.amount} ${d.status}`)).toEqual(['400.00 NEEDS_RESPONSE']);
+  });
+
+  it('a refund and a dispute of the same order at the same moment are serialised: one is refused, and refunds with lost disputes never exceed the amount charged', async () => {
+    const refunds = services().refunds as unknown as { audit: { recordWith: (...args: unknown[]) => Promise<void> } };
+    const audit = refunds.audit;
+    /** A transaction held open 300 ms at one point (`hold`), and a promise of its getting there (`inside`). */
+    const heldOpen = () => {
+      let reached!: () => void;
+      const inside = new Promise<void>((resolve) => (reached = resolve));
+      let held = false;
+      const hold = async () => {
+        if (held) return;
+        held = true;
+        reached();
+        await sleep(300);
+      };
+      return { hold, inside };
+    };
+    // Each way round, three times: the dispute's transaction held open (its checks made, its row not
+    // yet written) while the refund is asked; the refund's held open (its checks made and its row
+    // written, not committed) while the notice is applied; and both let go at once.
+    const rounds = (['dispute held', 'refund held', 'at once'] as const).flatMap((way) => [way, way, way]);
+    for (const way of rounds) {
+      const reference = await paid(file.m, UNDISPUTED_CARD);
+      const { hold, inside } = heldOpen();
+      const { notices, jobs } = ownProcessor(way === 'dispute held' ? hold : undefined);
+      const notice = await openingOf(reference, 'DSP-RACE');
+      notices.push(notice);
+      if (way === 'refund held')
+        refunds.audit = Object.create(audit, { recordWith: { value: async (...args: unknown[]) => (await hold(), audit.recordWith(...args)) } });
+      let refunded, run;
+      try {
+        [refunded, run] = await Promise.all([
+          way === 'dispute held' ? inside.then(() => refund(reference)) : refund(reference),
+          way === 'refund held' ? inside.then(() => jobs.applyProcessorNotices()) : jobs.applyProcessorNotices(),
+        ]);
+      } finally {
+        refunds.audit = audit;
+      }
+      const refusedRefund = codeOf(refunded);
+      const disputed = run.applied === 1;
+      if (way === 'dispute held') expect({ way, disputed, refusedRefund }).toEqual({ way, disputed: true, refusedRefund: 'REFUND_NOT_ALLOWED' });
+      if (way === 'refund held') expect({ way, disputed, refusedRefund }).toEqual({ way, disputed: false, refusedRefund: undefined });
+      // Whichever came first, the other was refused: a refund while the dispute is open, a dispute of money refunded.
+      if (disputed) expect(refusedRefund).toBe('REFUND_NOT_ALLOWED');
+      else {
+        expect(refunded.data.refundOrder).toMatchObject({ amount: '1000.00', status: 'SUCCEEDED' });
+        expect(run.refused).toEqual([{ notice, refusal: 'amount_over_balance' }]);
+      }
+      // The dispute, if opened, is lost: the money it took and the refunds together stay within the charge.
+      notices.push({ ...notice, status: 'lost' });
+      await jobs.applyProcessorNotices();
+      const [books] = await sql(
+        `select o.total_charged_amount::text as charged,
+           (select coalesce(sum(r.amount), 0) from refund r where r.order_id = o.id and r.status <> 'FAILED')::text as refunded,
+           (select coalesce(sum(d.amount), 0) from dispute d where d.order_id = o.id and d.status in ('LOST', 'ACCEPTED'))::text as lost
+         from checkout_order o where o.reference = ?`,
+        [reference],
+      );
+      expect({ way, ...books }).toEqual({ way, charged: '1000.0000', refunded: disputed ? '0' : '1000.0000', lost: disputed ? '1000.0000' : '0' });
+    }
+  });
+
   it('a notice the database refuses is left unacknowledged and logged; the notices after it are still applied', async () => {
-    const reference = await paid();
+    // A payment the sandbox files no dispute of: the notice below is the only one on it.
+    const reference = await paid(file.m, UNDISPUTED_CARD);
     const [order] = await sql(`select processor_reference from checkout_order where reference = ?`, [reference]);
     const notices: DisputeNotice[] = [];
     const acknowledged: string[] = [];
@@ -340,10 +559,10 @@ describe('disputes', () => {
       acknowledgeDisputeNotice: async (ref: string) => void acknowledged.push(ref),
     } as unknown as PaymentProcessor;
     const jobs = jobsWith(processor);
-    const base = { currency: 'NGN', reason: 'fraudulent', evidenceDueBy: new Date(Date.now() + 86_400_000), status: 'needs_response' as const };
-    // 0.001 is stored as 0.00, which the dispute's amount check refuses.
-    notices.push({ ...base, reference: 'DSP-REFUSED', orderReference: order!.processor_reference, amount: '0.001' });
-    notices.push({ ...base, reference: 'DSP-AFTER', orderReference: 'PRC-UNKNOWN-AFTER', amount: '10.00' });
+    const base = { currency: 'NGN', evidenceDueBy: new Date(Date.now() + 86_400_000), status: 'needs_response' as const };
+    // A reason longer than the 100 characters the dispute's column holds.
+    notices.push({ ...base, reference: 'DSP-REFUSED', orderReference: order!.processor_reference, amount: '10.00', reason: 'r'.repeat(101) });
+    notices.push({ ...base, reference: 'DSP-AFTER', orderReference: 'PRC-UNKNOWN-AFTER', amount: '10.00', reason: 'fraudulent' });
     const run = await jobs.runOnce();
     expect(run.failed.map((f) => f.notice.reference)).toEqual(['DSP-REFUSED']);
     expect(run.unmatched.map((n) => n.reference)).toEqual(['DSP-AFTER']);

@@ -8,6 +8,9 @@ import {
   type DisputeActor,
   type DisputeStatus,
 } from '../../../src/payments/payment-state';
+import { disputeOpening } from '../../../src/payments/dispute-opening';
+import { OrderStatus } from '../../../src/orders/order-status';
+import { Money } from '../../../src/shared/money';
 
 const ACTORS: DisputeActor[] = ['processor', 'merchant', 'expiry'];
 const STATUSES: DisputeStatus[] = ['NEEDS_RESPONSE', 'UNDER_REVIEW', 'WON', 'LOST', 'ACCEPTED'];
@@ -69,5 +72,36 @@ describe('dispute state machine: who may move a dispute from which state', () =>
 
   it('a dispute holds the money (no refund) while it needs a response or is under review', () => {
     expect(OPEN_DISPUTE_STATUSES).toEqual(['NEEDS_RESPONSE', 'UNDER_REVIEW']);
+  });
+});
+
+describe('which processor notice may open a dispute on a known payment, and for how much', () => {
+  const order = { currency: 'NGN', statusId: OrderStatus.Successful };
+  const notice = { currency: 'NGN', amount: '250.00' };
+  const left = new Money('1000');
+
+  it("refuses a notice in another currency than the order's, whatever the case of the codes", () => {
+    for (const currency of ['USD', 'NGNX', '']) expect(disputeOpening(order, { ...notice, currency }, left)).toEqual({ refused: 'currency_mismatch' });
+    expect(disputeOpening(order, { ...notice, currency: 'ngn' }, left)).toEqual({ amount: new Money('250') });
+  });
+
+  it('refuses a notice on an order whose payment was not captured: only a Successful order is disputed', () => {
+    for (const statusId of Object.values(OrderStatus)) {
+      const opened = disputeOpening({ ...order, statusId }, notice, left);
+      expect(opened).toEqual(statusId === OrderStatus.Successful ? { amount: new Money('250') } : { refused: 'payment_not_captured' });
+    }
+  });
+
+  it('refuses an amount that is not a positive number of cents, rather than rounding it', () => {
+    for (const amount of ['0.001', '10.005', '0', '0.00', '-5', 'ten', '', '1e3x', '1000000000000'])
+      expect(disputeOpening(order, { ...notice, amount }, left)).toEqual({ refused: 'amount_invalid' });
+    expect(disputeOpening(order, { ...notice, amount: '0.01' }, left)).toEqual({ amount: new Money('0.01') });
+    expect(disputeOpening(order, { ...notice, amount: '12.5' }, left)).toEqual({ amount: new Money('12.50') });
+  });
+
+  it('refuses an amount over what the order has left to dispute, to the cent', () => {
+    expect(disputeOpening(order, { ...notice, amount: '1000.00' }, left)).toEqual({ amount: new Money('1000') });
+    expect(disputeOpening(order, { ...notice, amount: '1000.01' }, left)).toEqual({ refused: 'amount_over_balance' });
+    expect(disputeOpening(order, { ...notice, amount: '0.01' }, new Money(0))).toEqual({ refused: 'amount_over_balance' });
   });
 });
