@@ -11,6 +11,7 @@ import type { DeliveryState } from './webhook-delivery.entity';
 import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
 import type { WebhookResolver, WebhookUrlPolicy } from '../merchants/webhook-url';
+import type { WebhookDnsOptions } from '../merchants/webhook-dns';
 import { silentLog, type EventLog } from './event-transport';
 import { claimDueDeliveries, type ClaimConnection, type ClaimedDelivery } from './webhook-claim';
 import type { ReadRouting } from '../db/read-routing';
@@ -37,8 +38,10 @@ export interface WebhookDispatcherOptions {
   pollIntervalMs: number;
   /** The networks webhooks may reach (WEBHOOK_ALLOWED_NETWORKS); the same rules in both environments. */
   urlPolicy: WebhookUrlPolicy;
-  /** Host name resolution for deliveries (default: the system resolver); tests inject their own. */
+  /** Host name resolution for deliveries (default: DNS queries with a deadline, see `WebhookDns`); tests inject their own. */
   resolve?: WebhookResolver;
+  /** Settings of the default resolution (tests name nameservers of their own). */
+  dns?: WebhookDnsOptions;
   /** Lease beyond the timeout before a claimed delivery may be claimed again (default: the timeout, at least 5 s). */
   leaseMarginMs?: number;
   /** Relative jitter of retry delays (default 0.1: ±10 %). */
@@ -92,7 +95,7 @@ export class WebhookDispatcher {
     private readonly options: WebhookDispatcherOptions,
     reads: ReadRouting,
   ) {
-    this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve });
+    this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve, dns: options.dns });
     this.deliveryLog = new WebhookDeliveryLog(orm, reads);
     this.loop = new PollLoop({
       round: () => this.round(),

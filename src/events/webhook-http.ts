@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { LookupFunction, Socket } from 'node:net';
-import { hostAddress, systemResolver, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
+import { hostAddress, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
+import { WebhookDns, type WebhookDnsOptions } from '../merchants/webhook-dns';
 
 /** The part of a receiver's answer kept with each attempt (at most 1 KiB, so a receiver's page never fills the log). */
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
@@ -32,7 +33,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Arra
 /**
  * Guards every new connection of an agent: a literal IP host is checked before connecting, a
  * host name's addresses when it is resolved (each new socket resolves again, so DNS rebinding
- * gains nothing), and the socket's remote address once connected. Sockets kept alive were
+ * gains nothing; the socket connects to the addresses checked here, never resolving again), and
+ * the socket's remote address once connected. Sockets kept alive were
  * all checked when they were opened, by the same rules: the agents belong to one policy.
  */
 class ConnectionGuard {
@@ -96,8 +98,10 @@ function guardAgent<A extends http.Agent>(agent: A, guard: ConnectionGuard): A {
 }
 
 export interface WebhookHttpClientOptions {
-  /** Host name resolution (default: the system resolver); tests inject their own. */
+  /** Host name resolution (default: a `WebhookDns` with the `dns` options); tests inject their own. */
   resolve?: WebhookResolver;
+  /** The default resolution's settings: nameservers (tests name a server of their own), timeout, tries, look-ups at once. */
+  dns?: WebhookDnsOptions;
 }
 
 /**
@@ -109,7 +113,8 @@ export class WebhookHttpClient {
   private readonly https: https.Agent;
 
   constructor(policy: WebhookUrlPolicy, options: WebhookHttpClientOptions = {}) {
-    const guard = new ConnectionGuard(WebhookAddressPolicy.of(policy), options.resolve ?? policy.resolve ?? systemResolver);
+    const resolve = options.resolve ?? policy.resolve ?? new WebhookDns(options.dns).resolve;
+    const guard = new ConnectionGuard(WebhookAddressPolicy.of(policy), resolve);
     this.http = guardAgent(new http.Agent({ keepAlive: true, maxSockets: 64 }), guard);
     this.https = guardAgent(new https.Agent({ keepAlive: true, maxSockets: 64 }), guard);
   }
