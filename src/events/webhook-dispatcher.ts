@@ -10,7 +10,7 @@ import type { Execute, OutboxService } from './outbox.service';
 import type { DeliveryState } from './webhook-delivery.entity';
 import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
-import type { WebhookResolver, WebhookUrlPolicy } from '../merchants/webhook-url';
+import { webhookDestination, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
 import type { WebhookDnsOptions } from '../merchants/webhook-dns';
 import { silentLog, type EventLog } from './event-transport';
 import { claimDueDeliveries, type ClaimConnection, type ClaimedDelivery } from './webhook-claim';
@@ -278,6 +278,14 @@ export class WebhookDispatcher {
       };
       // The client refuses internal addresses (both environments) on every connection it opens.
       result = await this.http.post(job.url, job.body, headers, this.options.timeoutMs);
+      if (result.refusedAddresses) {
+        // The merchant's error names no address; the operators' log does (not the URL: its path or query may hold a token).
+        const destination = webhookDestination(job.url);
+        this.log.warn(
+          { deliveryId: job.id, subsidiaryId: job.subsidiaryId, destination, addresses: result.refusedAddresses },
+          'webhook destination refused: non-public address',
+        );
+      }
     } catch (err) {
       result = { statusCode: null, latencyMs: 0, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, responseBody: null };
     }

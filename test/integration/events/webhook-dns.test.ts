@@ -11,8 +11,9 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 
 /**
  * Webhook hosts are resolved by DNS queries with a deadline, on a nameserver of the test's own
- * (loopback UDP) that answers one merchant's host and never answers for another's. The service's
- * own dispatcher is off; a dispatcher made here, on the same database, delivers.
+ * (loopback UDP) that answers some merchants' hosts (one with a private address) and never
+ * answers for another's. The service's own dispatcher is off; a dispatcher made here, on the
+ * same database, delivers, and logs to the test.
  */
 describe('webhook host resolution', () => {
   let t: TestService;
@@ -20,12 +21,13 @@ describe('webhook host resolution', () => {
   let nameserver: DnsServer;
   let dispatcher: WebhookDispatcher;
   const receivers: Receiver[] = [];
+  const warnings: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
     const scratch = await createScratchDatabase('events_dns');
     drop = scratch.drop;
     t = await startTestService({ ...EVENTS_ENV, DATABASE_URL: scratch.url, WEBHOOK_CONCURRENCY: '0' });
-    nameserver = await startDnsServer({ 'hooks.b.test': ['127.0.0.1'] }, ['stalled.a.test']);
+    nameserver = await startDnsServer({ 'hooks.b.test': ['127.0.0.1'], 'intranet.c.test': ['10.0.0.5'] }, ['stalled.a.test']);
     const { services, orm, clock } = t.service.runtime.ctx;
     dispatcher = new WebhookDispatcher(
       orm,
@@ -46,6 +48,7 @@ describe('webhook host resolution', () => {
       },
       services.reads,
     );
+    dispatcher.start({ info: () => undefined, warn: (obj, msg) => warnings.push({ ...obj, msg }), error: () => undefined });
   }, 60_000);
 
   afterAll(async () => {
@@ -77,7 +80,7 @@ describe('webhook host resolution', () => {
     dispatcher.onAttempt((outcome) => outcomes.push(outcome));
 
     const stalled = [await services().webhooks.sendTestPing(a), await services().webhooks.sendTestPing(a)];
-    dispatcher.start();
+    dispatcher.wake();
     await nameserver.asked('stalled.a.test');
 
     // While the stalled merchant's host is still being resolved, the other merchant's ping is sent and arrives.
@@ -100,4 +103,32 @@ describe('webhook host resolution', () => {
     }
     expect(unreached.received).toEqual([]);
   }, 30_000);
+
+  it("refuses a host that resolves to a private address with a message that does not name the address, which only the operators' log shows", async () => {
+    const unreached = await startReceiver();
+    receivers.push(unreached);
+    const c = await merchantAt(`http://intranet.c.test:${new URL(unreached.url).port}/hooks?token=secret`);
+    const ping = await services().webhooks.sendTestPing(c);
+    dispatcher.wake();
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await services().webhooks.listDeliveries(c, { eventId: ping.eventId });
+        return list[0]?.attempts.length ? list : null;
+      },
+      10_000,
+      'the refused attempt',
+    );
+    expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, error: 'refused: intranet.c.test resolves to a non-public address' });
+    expect(JSON.stringify(delivery)).not.toContain('10.0.0.5');
+    expect(warnings.filter((w) => w.deliveryId === ping.id)).toEqual([
+      {
+        msg: 'webhook destination refused: non-public address',
+        deliveryId: ping.id,
+        subsidiaryId: c.subsidiaryId,
+        destination: `http://intranet.c.test:${new URL(unreached.url).port}`,
+        addresses: ['10.0.0.5'],
+      },
+    ]);
+    expect(unreached.received).toEqual([]);
+  });
 });

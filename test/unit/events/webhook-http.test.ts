@@ -141,8 +141,27 @@ describe('WebhookHttpClient', () => {
     answer = '127.0.0.2'; // now another loopback address, not exempted (and nothing listens there: never reached)
     expect(await rebinding.post(`http://rebind.example:${port}/ok`, '{}', {}, 2000)).toMatchObject({
       statusCode: null,
-      error: `refused: rebind.example resolves to 127.0.0.2: an internal address`,
+      error: 'refused: rebind.example resolves to a non-public address',
+      refusedAddresses: ['127.0.0.2'],
     });
+  });
+
+  it('names no address a host resolved to in a refusal: the merchant reads the host, the addresses are returned for the operators only', async () => {
+    const strict = client([], async () => [
+      { address: '10.0.0.5', family: 4 },
+      { address: 'fd00::5', family: 6 },
+    ]);
+    const result = await strict.post(`http://intranet.example:${port}/hooks?token=secret`, '{}', {}, 2000);
+    expect(result).toEqual({
+      statusCode: null,
+      latencyMs: expect.any(Number),
+      error: 'refused: intranet.example resolves to a non-public address',
+      responseBody: null,
+      refusedAddresses: ['10.0.0.5', 'fd00::5'],
+    });
+    // A literal address is the merchant's own text; a name of this machine is refused by name.
+    expect((await strict.post(`http://10.0.0.5:${port}/`, '{}', {}, 2000)).error).toBe('refused: 10.0.0.5 is a non-public address');
+    expect((await strict.post(`http://localhost:${port}/`, '{}', {}, 2000)).error).toBe('refused: localhost names this machine, a non-public address');
   });
 
   it('a socket kept alive under one policy is never reused under a stricter one', async () => {
