@@ -245,8 +245,9 @@ export class WebhookDispatcher {
    * Claims up to `max` due deliveries and leases them in one round trip; committed before returning. Leases of
    * every instance count against two allowances, so that no receiver and no merchant can hold
    * the dispatcher: at most `endpointConcurrency` in flight per destination and at most
-   * `merchantConcurrency` per merchant. Among what fits, merchants with fewer requests in
-   * flight go first: each merchant's first before anyone's second.
+   * `merchantConcurrency` per merchant. Merchants sharing a destination take turns there
+   * (round robin, counting what each has in flight there), and among what fits, merchants with
+   * fewer requests in flight go first: each merchant's first before anyone's second.
    */
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const leaseMs = this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs));
