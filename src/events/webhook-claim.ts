@@ -30,8 +30,13 @@ export interface ClaimConnection {
 /**
  * Takes the lease of up to `limits.max` due deliveries, committed before returning: at most
  * `endpointConcurrency` in flight per destination and `merchantConcurrency` per merchant,
- * counting the leases other workers hold, oldest due first; rows another worker is claiming
- * are skipped (FOR UPDATE SKIP LOCKED).
+ * counting the leases other workers hold; rows another worker is claiming are skipped
+ * (FOR UPDATE SKIP LOCKED).
+ *
+ * Merchants sharing a destination (a common receiving service) take turns there, round robin:
+ * a merchant's k-th oldest due delivery to it, after the n it already has in flight there, has
+ * turn k + n, and the destination's slots go by turn, then oldest due first. So one merchant's
+ * backlog to a shared destination never holds back another merchant's oldest delivery there.
  *
  * One message, one round trip: the claim lock, then the claim, sent together as one simple
  * query, which PostgreSQL runs as one transaction (rolled back whole on an error), each
@@ -102,15 +107,21 @@ const CLAIM_SQL = `with clock as materialized (select clock_timestamp() as now),
          select destination, count(*) as n from leased group by destination
        ), busy_merchant as (
          select subsidiary_id, count(*) as n from leased group by subsidiary_id
+       ), busy_pair as (
+         select destination, subsidiary_id, count(*) as n from leased group by destination, subsidiary_id
        ), due as (
          select d.id, d.next_attempt_at, d.destination, env.subsidiary_id
            from webhook_delivery d
            join outbox_event e on e.id = d.event_id
            join app_environment env on env.id = e.environment_id
           where d.state = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until <= (select now from clock))
+       ), turns as (
+         select due.*,
+                row_number() over (partition by due.destination, due.subsidiary_id order by due.next_attempt_at, due.id) + coalesce(p.n, 0) as turn
+           from due left join busy_pair p on p.destination = due.destination and p.subsidiary_id = due.subsidiary_id
        ), per_destination as (
-         select due.*, row_number() over (partition by due.destination order by due.next_attempt_at, due.id) + coalesce(b.n, 0) as slot
-           from due left join busy_destination b on b.destination = due.destination
+         select t.*, row_number() over (partition by t.destination order by t.turn, t.next_attempt_at, t.id) + coalesce(b.n, 0) as slot
+           from turns t left join busy_destination b on b.destination = t.destination
        ), per_merchant as (
          select p.id, p.next_attempt_at,
                 row_number() over (partition by p.subsidiary_id order by p.next_attempt_at, p.id) + coalesce(b.n, 0) as slot

@@ -10,7 +10,8 @@ import type { Execute, OutboxService } from './outbox.service';
 import type { DeliveryState } from './webhook-delivery.entity';
 import { signWebhook, webhookSignatureHeaders } from './webhook-signature';
 import { WebhookHttpClient, type WebhookHttpResult } from './webhook-http';
-import type { WebhookResolver, WebhookUrlPolicy } from '../merchants/webhook-url';
+import { webhookDestination, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
+import type { WebhookDnsOptions } from '../merchants/webhook-dns';
 import { silentLog, type EventLog } from './event-transport';
 import { claimDueDeliveries, type ClaimConnection, type ClaimedDelivery } from './webhook-claim';
 import type { ReadRouting } from '../db/read-routing';
@@ -37,8 +38,10 @@ export interface WebhookDispatcherOptions {
   pollIntervalMs: number;
   /** The networks webhooks may reach (WEBHOOK_ALLOWED_NETWORKS); the same rules in both environments. */
   urlPolicy: WebhookUrlPolicy;
-  /** Host name resolution for deliveries (default: the system resolver); tests inject their own. */
+  /** Host name resolution for deliveries (default: DNS queries with a deadline, see `WebhookDns`); tests inject their own. */
   resolve?: WebhookResolver;
+  /** Settings of the default resolution (tests name nameservers of their own). */
+  dns?: WebhookDnsOptions;
   /** Lease beyond the timeout before a claimed delivery may be claimed again (default: the timeout, at least 5 s). */
   leaseMarginMs?: number;
   /** Relative jitter of retry delays (default 0.1: ±10 %). */
@@ -92,7 +95,7 @@ export class WebhookDispatcher {
     private readonly options: WebhookDispatcherOptions,
     reads: ReadRouting,
   ) {
-    this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve });
+    this.http = new WebhookHttpClient(options.urlPolicy, { resolve: options.resolve, dns: options.dns });
     this.deliveryLog = new WebhookDeliveryLog(orm, reads);
     this.loop = new PollLoop({
       round: () => this.round(),
@@ -242,8 +245,9 @@ export class WebhookDispatcher {
    * Claims up to `max` due deliveries and leases them in one round trip; committed before returning. Leases of
    * every instance count against two allowances, so that no receiver and no merchant can hold
    * the dispatcher: at most `endpointConcurrency` in flight per destination and at most
-   * `merchantConcurrency` per merchant. Among what fits, merchants with fewer requests in
-   * flight go first: each merchant's first before anyone's second.
+   * `merchantConcurrency` per merchant. Merchants sharing a destination take turns there
+   * (round robin, counting what each has in flight there), and among what fits, merchants with
+   * fewer requests in flight go first: each merchant's first before anyone's second.
    */
   private async claim(max: number): Promise<ClaimedDelivery[]> {
     const leaseMs = this.options.timeoutMs + (this.options.leaseMarginMs ?? Math.max(5_000, this.options.timeoutMs));
@@ -275,6 +279,14 @@ export class WebhookDispatcher {
       };
       // The client refuses internal addresses (both environments) on every connection it opens.
       result = await this.http.post(job.url, job.body, headers, this.options.timeoutMs);
+      if (result.refusedAddresses) {
+        // The merchant's error names no address; the operators' log does (not the URL: its path or query may hold a token).
+        const destination = webhookDestination(job.url);
+        this.log.warn(
+          { deliveryId: job.id, subsidiaryId: job.subsidiaryId, destination, addresses: result.refusedAddresses },
+          'webhook destination refused: non-public address',
+        );
+      }
     } catch (err) {
       result = { statusCode: null, latencyMs: 0, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, responseBody: null };
     }

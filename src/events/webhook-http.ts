@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { LookupFunction, Socket } from 'node:net';
-import { hostAddress, systemResolver, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
+import { hostAddress, WebhookAddressPolicy, type WebhookResolver, type WebhookUrlPolicy } from '../merchants/webhook-url';
+import { WebhookDns, type WebhookDnsOptions } from '../merchants/webhook-dns';
 
 /** The part of a receiver's answer kept with each attempt (at most 1 KiB, so a receiver's page never fills the log). */
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
@@ -16,15 +17,25 @@ export interface WebhookHttpResult {
   error: string | null;
   /** The first 1 KiB of the response body, as text. */
   responseBody: string | null;
+  /**
+   * When the address rules refused the destination: the addresses refused, for the operators'
+   * log only. The error (kept in the delivery log, shown to the merchant) never names them.
+   */
+  refusedAddresses?: string[];
 }
 
 /** The error code of a connection the address rules refused. */
 export const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
 
-function refusal(message: string): NodeJS.ErrnoException {
-  const err: NodeJS.ErrnoException = new Error(`refused: ${message}`);
-  err.code = ADDRESS_NOT_ALLOWED;
-  return err;
+type Refusal = NodeJS.ErrnoException & { addresses: string[] };
+
+/**
+ * The error of a refused connection. Its message names the host as the URL gives it and never
+ * an address it resolved or connected to (the merchant reads the message; where the name leads
+ * inside the network is none of theirs); the addresses travel beside it for the operators' log.
+ */
+function refusal(message: string, addresses: string[]): Refusal {
+  return Object.assign(new Error(`refused: ${message}`), { code: ADDRESS_NOT_ALLOWED, addresses });
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
@@ -32,7 +43,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Arra
 /**
  * Guards every new connection of an agent: a literal IP host is checked before connecting, a
  * host name's addresses when it is resolved (each new socket resolves again, so DNS rebinding
- * gains nothing), and the socket's remote address once connected. Sockets kept alive were
+ * gains nothing; the socket connects to the addresses checked here, never resolving again), and
+ * the socket's remote address once connected. Sockets kept alive were
  * all checked when they were opened, by the same rules: the agents belong to one policy.
  */
 class ConnectionGuard {
@@ -49,8 +61,9 @@ class ConnectionGuard {
         const candidates = all.filter((a) => family === 0 || a.family === family);
         const permitted = candidates.filter((a) => !this.policy.isRefused(a.address));
         if (permitted.length === 0) {
-          const shown = candidates.map((a) => a.address).join(', ') || 'no address';
-          return done(refusal(`${hostname} resolves to ${shown}: an internal address`), '', 0);
+          const addresses = candidates.map((a) => a.address);
+          const reason = addresses.length ? 'resolves to a non-public address' : 'resolves to no usable address';
+          return done(refusal(`${hostname} ${reason}`, addresses), '', 0);
         }
         if (options.all) return done(null, permitted);
         return done(null, permitted[0]!.address, permitted[0]!.family);
@@ -62,17 +75,17 @@ class ConnectionGuard {
   /** Null when the connection may go ahead; otherwise the reason. */
   check(host: string | null | undefined): NodeJS.ErrnoException | null {
     const ip = host ? hostAddress(host) : null;
-    if (ip !== null && this.policy.isRefused(ip)) return refusal(`${ip} is an internal address`);
-    if (ip === null && host && this.policy.isRefusedName(host)) return refusal(`${host} names this machine: an internal address`);
+    if (ip !== null && this.policy.isRefused(ip)) return refusal(`${host} is a non-public address`, [ip]);
+    if (ip === null && host && this.policy.isRefusedName(host)) return refusal(`${host} names this machine, a non-public address`, []);
     return null;
   }
 
   /** Destroys the socket when the address it actually connected to is refused. */
-  watch(socket: Duplex | undefined): void {
+  watch(socket: Duplex | undefined, host: string | null | undefined): void {
     const s = socket as Socket | undefined;
     s?.once?.('connect', () => {
       const remote = s.remoteAddress;
-      if (!remote || this.policy.isRefused(remote)) s.destroy(refusal(`connected to ${remote ?? 'an unknown address'}: an internal address`));
+      if (!remote || this.policy.isRefused(remote)) s.destroy(refusal(`${host ?? 'the host'} connected to a non-public address`, remote ? [remote] : []));
     });
   }
 }
@@ -82,22 +95,25 @@ type CreateConnection = (options: http.ClientRequestArgs, callback?: (err: Error
 function guardAgent<A extends http.Agent>(agent: A, guard: ConnectionGuard): A {
   const original = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
   (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, callback) => {
-    const refused = guard.check(options.host ?? options.hostname);
+    const host = options.host ?? options.hostname;
+    const refused = guard.check(host);
     if (refused) {
       // The agent then fails the request with this error; nothing is sent anywhere.
       process.nextTick(() => callback?.(refused, undefined as unknown as Duplex));
       return undefined;
     }
     const socket = original({ ...options, lookup: guard.lookup }, callback);
-    guard.watch(socket);
+    guard.watch(socket, host);
     return socket;
   };
   return agent;
 }
 
 export interface WebhookHttpClientOptions {
-  /** Host name resolution (default: the system resolver); tests inject their own. */
+  /** Host name resolution (default: a `WebhookDns` with the `dns` options); tests inject their own. */
   resolve?: WebhookResolver;
+  /** The default resolution's settings: nameservers (tests name a server of their own), timeout, tries, look-ups at once. */
+  dns?: WebhookDnsOptions;
 }
 
 /**
@@ -109,7 +125,8 @@ export class WebhookHttpClient {
   private readonly https: https.Agent;
 
   constructor(policy: WebhookUrlPolicy, options: WebhookHttpClientOptions = {}) {
-    const guard = new ConnectionGuard(WebhookAddressPolicy.of(policy), options.resolve ?? policy.resolve ?? systemResolver);
+    const resolve = options.resolve ?? policy.resolve ?? new WebhookDns(options.dns).resolve;
+    const guard = new ConnectionGuard(WebhookAddressPolicy.of(policy), resolve);
     this.http = guardAgent(new http.Agent({ keepAlive: true, maxSockets: 64 }), guard);
     this.https = guardAgent(new https.Agent({ keepAlive: true, maxSockets: 64 }), guard);
   }
@@ -136,6 +153,7 @@ export class WebhookHttpClient {
       let size = 0;
       let req: http.ClientRequest | undefined;
       let timer: NodeJS.Timeout | undefined;
+      let refusedAddresses: string[] | undefined;
       const finish = (error: string | null) => {
         if (settled) return;
         settled = true;
@@ -146,6 +164,7 @@ export class WebhookHttpClient {
           latencyMs: statusCode === null ? elapsed() : latencyMs,
           error: statusCode === null ? cleanText(error ?? 'no response') : null,
           responseBody: text === null ? null : cleanText(text),
+          ...(refusedAddresses && statusCode === null ? { refusedAddresses } : {}),
         });
       };
 
@@ -197,6 +216,7 @@ export class WebhookHttpClient {
         res.on('close', () => finish(null));
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === ADDRESS_NOT_ALLOWED) refusedAddresses = (err as Refusal).addresses;
         finish(describeError(err));
       });
       req.end(payload);

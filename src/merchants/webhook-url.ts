@@ -1,16 +1,19 @@
-import dns from 'node:dns';
 import net from 'node:net';
 import { validationError } from '../shared/errors';
+import { isLocalhostName, WebhookDns } from './webhook-dns';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** How long setting a URL waits for its host name to resolve before leaving the check to delivery. */
 export const SET_TIME_RESOLVE_TIMEOUT_MS = 3000;
 
-/** Resolves a host name to every address it has (dns.lookup with `all: true`; tests inject their own). */
+/** Resolves a host name to every address it has (a `WebhookDns` by default; tests inject their own). */
 export type WebhookResolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
-export const systemResolver: WebhookResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+let settingTimeDns: WebhookDns | undefined;
+
+/** Resolution of URLs being set: the system's nameservers, never libuv's thread pool (see `WebhookDns`). */
+const settingTimeResolver: WebhookResolver = (hostname) => (settingTimeDns ??= new WebhookDns()).resolve(hostname);
 
 /**
  * Which networks webhooks may reach. By default none of the service's own network: loopback,
@@ -23,7 +26,7 @@ export interface WebhookUrlPolicy {
   allowedNetworks?: readonly string[];
   /** ALLOW_PRIVATE_WEBHOOK_URLS (deprecated): exempts loopback, private and unique-local networks. */
   allowPrivate?: boolean;
-  /** Host name resolution (default: the system resolver). */
+  /** Host name resolution (default: a `WebhookDns` on the system's nameservers). */
   resolve?: WebhookResolver;
 }
 
@@ -57,7 +60,9 @@ export async function validateWebhookUrl(value: string, policy: WebhookUrlPolicy
     return url;
   }
   if (addresses.isRefusedName(parsed.hostname)) throw refused();
-  const resolved = await resolveWithin(policy.resolve ?? systemResolver, parsed.hostname.replace(/\.$/, ''), SET_TIME_RESOLVE_TIMEOUT_MS);
+  // Loopback with some of it exempted: delivery connects to the exempted addresses only.
+  if (isLocalhostName(parsed.hostname)) return url;
+  const resolved = await resolveWithin(policy.resolve ?? settingTimeResolver, parsed.hostname.replace(/\.$/, ''), SET_TIME_RESOLVE_TIMEOUT_MS);
   if (resolved.some((a) => addresses.isRefused(a.address))) throw refused();
   return url;
 }
@@ -180,8 +185,7 @@ export class WebhookAddressPolicy {
 
   /** Names that mean this machine whatever DNS says (`localhost`, `*.localhost`): refused unless loopback is exempted. */
   isRefusedName(hostname: string): boolean {
-    const host = hostname.toLowerCase().replace(/\.$/, '');
-    if (host !== 'localhost' && !host.endsWith('.localhost')) return false;
+    if (!isLocalhostName(hostname)) return false;
     return this.isRefused('127.0.0.1') && this.isRefused('::1');
   }
 }

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { requiredField, UNPAIRED_SURROGATE_TEXT, unstorableValue, UNSTORABLE_TEXT, validationError } from '../shared/errors';
 import { callerOf, type Tenant } from '../merchants/tenant';
+import { holderOf, mayDo } from '../merchants/authorization';
 import type { ReadRouting } from '../db/read-routing';
 import { EntityRowMapper } from '../db/row-mapper';
 import { Order } from '../orders/order.entity';
@@ -114,7 +115,11 @@ export class TimelineService {
     return entry;
   }
 
-  /** The order's timeline, oldest first. */
+  /**
+   * The order's timeline, oldest first, as the caller may see it: a webhook entry names the
+   * webhook URL whole only to those who may manage webhooks (the `developers` class); anyone
+   * else reads its origin, scheme://host[:port] (a path or query may hold the merchant's token).
+   */
   async list(tenant: Tenant, reference: string): Promise<TimelineEvent[]> {
     // One statement: no row is no order; a row without an entry is an order with an empty timeline.
     const rows = await this.reads.for(callerOf(tenant))(
@@ -123,6 +128,28 @@ export class TimelineService {
       [tenant.environmentId, reference],
     );
     if (rows.length === 0) throw orderNotFound();
-    return rows.map((r) => this.entry.map(r)).filter((e): e is TimelineEvent => e !== null);
+    const entries = rows.map((r) => this.entry.map(r)).filter((e): e is TimelineEvent => e !== null);
+    return mayDo(holderOf(tenant), 'developers') ? entries : entries.map(withWebhookOriginOnly);
   }
+}
+
+const WEBHOOK_ENTRIES: readonly string[] = [TimelineEvents.webhookDelivered, TimelineEvents.webhookFailed];
+
+/** A webhook entry with its URL cut to the origin, in the description and the metadata; other entries as they are. */
+function withWebhookOriginOnly(entry: TimelineEvent): TimelineEvent {
+  const url = entry.metadata?.url;
+  if (entry.source !== 'system' || !WEBHOOK_ENTRIES.includes(entry.event) || typeof url !== 'string') return entry;
+  const origin = originOf(url);
+  return { ...entry, description: entry.description?.split(url).join(origin) ?? null, metadata: { ...entry.metadata, url: origin } };
+}
+
+/** scheme://host[:port] of a URL, without user information; a placeholder when it has none. */
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    if (origin !== 'null') return origin;
+  } catch {
+    // Not a URL: nothing of it is shown.
+  }
+  return 'the webhook URL';
 }

@@ -92,4 +92,48 @@ describe('claiming due webhook deliveries', () => {
       await Promise.all([holder!.end(), a!.end(), b!.end()]);
     }
   });
+
+  it("takes turns between merchants sharing a destination: one merchant's backlog there does not hold back another merchant's delivery", async () => {
+    const shared = await startReceiver();
+    try {
+      const base = shared.url.replace(/\/hooks$/, '');
+      const services = t.service.runtime.ctx.services;
+      const a = await services.auth.authenticate((await createTestMerchant(t, { webhookUrl: `${base}/a` })).keys.test.privateKey);
+      const b = await services.auth.authenticate((await createTestMerchant(t, { webhookUrl: `${base}/b?x=1` })).keys.test.privateKey);
+      const backlog = [];
+      for (let i = 0; i < 8; i += 1) backlog.push((await services.webhooks.sendTestPing(a)).eventId);
+      const other = (await services.webhooks.sendTestPing(b)).eventId;
+      // Each claim takes at most 2 for the destination (WEBHOOK_ENDPOINT_CONCURRENCY) and delivers them before the next.
+      expect(await services.webhooks.runOnce()).toBe(9);
+      const arrived = shared.received.map((h) => h.headers['webhook-id']);
+      expect(new Set(arrived)).toEqual(new Set([...backlog, other]));
+      // The other merchant's delivery went in the first claim, beside the backlog's oldest: not after the whole backlog.
+      expect(arrived.indexOf(other)).toBeLessThan(2);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('counts what a merchant already has in flight to a destination as its turns there', async () => {
+    const shared = await startReceiver();
+    const limits = { endpointConcurrency: 2, merchantConcurrency: 2, max: 1 };
+    const claimer = new Client({ connectionString: url });
+    await claimer.connect();
+    try {
+      const services = t.service.runtime.ctx.services;
+      const a = await services.auth.authenticate((await createTestMerchant(t, { webhookUrl: shared.url })).keys.test.privateKey);
+      const b = await services.auth.authenticate((await createTestMerchant(t, { webhookUrl: shared.url })).keys.test.privateKey);
+      const first = await services.webhooks.sendTestPing(a);
+      await services.webhooks.sendTestPing(a);
+      await services.webhooks.sendTestPing(a);
+      const other = await services.webhooks.sendTestPing(b);
+      // One at a time: the oldest first; the next free slot is the other merchant's (its first turn), not the first one's second.
+      expect((await claimDueDeliveries(claimer, new Date(), 30_000, limits)).map((d) => d.id)).toEqual([first.id]);
+      expect((await claimDueDeliveries(claimer, new Date(), 30_000, limits)).map((d) => d.id)).toEqual([other.id]);
+    } finally {
+      await claimer.query(`update webhook_delivery set locked_until = null, state = 'delivered', delivered_at = now() where state = 'pending'`);
+      await claimer.end();
+      await shared.close();
+    }
+  });
 });

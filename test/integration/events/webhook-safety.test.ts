@@ -100,7 +100,7 @@ describe('webhook safety', () => {
             `an attempt to ${host}`,
           );
           expect(delivery!.state).not.toBe('delivered');
-          expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, responseBody: null, error: expect.stringMatching(/^refused: .*internal address/) });
+          expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, responseBody: null, error: expect.stringMatching(/^refused: .*non-public address/) });
         }
       }
       // Every delivery ends dead, each of its attempts refused: none is left to reach the receiver.

@@ -1,6 +1,7 @@
 import { startTestService, type TestService } from '../../support/service';
 import { request } from '../../support/http';
 import { createTestMerchant } from '../../support/merchants';
+import { addMember, signInMember } from '../../support/members';
 import type { CreatedMerchant } from '../../../src/merchants/merchant.service';
 import type { Tenant } from '../../../src/merchants/tenant';
 import type { OrderStatusChange } from '../../../src/events/order-status-bus';
@@ -110,6 +111,39 @@ describe('webhooks', () => {
     expect(timeline.filter((e) => e.event.startsWith('webhook.')).map((e) => [e.event, (e.metadata as any).eventId])).toEqual([
       ['webhook.delivered', json.eventId],
     ]);
+  });
+
+  it('shows the webhook URL on the order timeline whole to the roles that manage webhooks, and only its origin to the others', async () => {
+    const r = await receiver();
+    const secretUrl = `${r.url}/t0k3n-path?token=s3cret`;
+    const m = await createTestMerchant(t, { webhookUrl: secretUrl });
+    const reference = await payOrder(t.baseUrl, m.keys.test);
+    const TIMELINE = `query ($reference: String!) { orderTimeline(reference: $reference) { event description metadata } }`;
+    const webhookEntries = async (headers: Record<string, string>) => {
+      const res = await request(t.baseUrl, 'POST', '/graphql', { body: { query: TIMELINE, variables: { reference } }, headers });
+      return (res.body.data.orderTimeline as Array<{ event: string; description: string; metadata: any }>).filter((e) => e.event.startsWith('webhook.'));
+    };
+    const [full] = await waitFor(
+      async () => {
+        const entries = await webhookEntries({ 'api-key': m.keys.test.privateKey });
+        return entries.length ? entries : null;
+      },
+      10_000,
+      'the webhook.delivered entry',
+    );
+    expect(full).toMatchObject({ event: 'webhook.delivered', description: `Webhook delivered to ${secretUrl}`, metadata: { url: secretUrl } });
+
+    const origin = new URL(r.url).origin;
+    for (const role of ['OWNER', 'ADMIN', 'DEVELOPER', 'SUPPORT', 'VIEWER'] as const) {
+      const member = await addMember(t.baseUrl, m.keys.test.privateKey, `${role.toLowerCase()}-${m.subsidiary.id}@timeline.test`, role);
+      const [entry] = await webhookEntries((await signInMember(t.baseUrl, member)).headers('test'));
+      if (role === 'SUPPORT' || role === 'VIEWER') {
+        expect(entry).toEqual({ ...full, description: `Webhook delivered to ${origin}`, metadata: { ...full!.metadata, url: origin } });
+        expect(JSON.stringify(entry)).not.toMatch(/t0k3n|s3cret/);
+      } else {
+        expect(entry).toEqual(full);
+      }
+    }
   });
 
   it('announces a failed payment with notifyType failed', async () => {

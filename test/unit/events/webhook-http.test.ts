@@ -1,7 +1,35 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { RESPONSE_BODY_LIMIT_BYTES, WebhookHttpClient } from '../../../src/events/webhook-http';
 import type { WebhookResolver } from '../../../src/merchants/webhook-url';
+import { startDnsServer } from '../../support/dns-server';
+
+/**
+ * Holds every thread of libuv's pool (file access, crypto, and getaddrinfo for `dns.lookup` run
+ * there): each thread blocks opening a FIFO for reading, until `release()` opens them for
+ * writing. `probeRan()` tells whether a pool job queued after them (a file access) has run.
+ */
+async function holdThreadPool(): Promise<{ probeRan: () => boolean; release: () => Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-pool-'));
+  const fifos = Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE) || 4 }, (_, i) => path.join(dir, `fifo-${i}`));
+  execFileSync('mkfifo', fifos);
+  const readers = fifos.map((fifo) => fs.promises.open(fifo, 'r'));
+  let ran = false;
+  const probe = fs.promises.access(dir).then(() => (ran = true));
+  return {
+    probeRan: () => ran,
+    async release() {
+      for (const fifo of fifos) fs.closeSync(fs.openSync(fifo, 'w'));
+      for (const handle of await Promise.all(readers)) await handle.close();
+      await probe;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Only loopback is ever connected to here: names resolve through a table, never through DNS. */
 describe('WebhookHttpClient', () => {
@@ -85,6 +113,26 @@ describe('WebhookHttpClient', () => {
     expect(seen.length).toBe(before);
   });
 
+  it("resolves host names off libuv's thread pool: with every pool thread held, deliveries to named hosts still arrive", async () => {
+    const nameserver = await startDnsServer({ 'hooks.example': ['127.0.0.1'] });
+    const c = new WebhookHttpClient({ allowedNetworks: ['127.0.0.0/8'] }, { dns: { servers: [nameserver.address] } });
+    clients.push(c);
+    const before = seen.length;
+    const pool = await holdThreadPool();
+    try {
+      for (const host of ['localhost', 'hooks.example']) {
+        expect(await c.post(`http://${host}:${port}/ok`, '{}', { connection: 'close' }, 2000)).toMatchObject({ statusCode: 204, error: null });
+      }
+      // The pool was held throughout: a file access queued behind the held threads has not run.
+      expect(pool.probeRan()).toBe(false);
+    } finally {
+      await pool.release();
+      await nameserver.close();
+    }
+    expect(seen.length).toBe(before + 2);
+    expect(nameserver.questions.map((q) => q.name)).toEqual(['hooks.example', 'hooks.example']);
+  });
+
   it('checks the address of every new connection, so DNS rebinding is caught', async () => {
     // First resolution: loopback (exempted here, as in local development)... the rules still hold per connection.
     let answer = '127.0.0.1';
@@ -93,8 +141,27 @@ describe('WebhookHttpClient', () => {
     answer = '127.0.0.2'; // now another loopback address, not exempted (and nothing listens there: never reached)
     expect(await rebinding.post(`http://rebind.example:${port}/ok`, '{}', {}, 2000)).toMatchObject({
       statusCode: null,
-      error: `refused: rebind.example resolves to 127.0.0.2: an internal address`,
+      error: 'refused: rebind.example resolves to a non-public address',
+      refusedAddresses: ['127.0.0.2'],
     });
+  });
+
+  it('names no address a host resolved to in a refusal: the merchant reads the host, the addresses are returned for the operators only', async () => {
+    const strict = client([], async () => [
+      { address: '10.0.0.5', family: 4 },
+      { address: 'fd00::5', family: 6 },
+    ]);
+    const result = await strict.post(`http://intranet.example:${port}/hooks?token=secret`, '{}', {}, 2000);
+    expect(result).toEqual({
+      statusCode: null,
+      latencyMs: expect.any(Number),
+      error: 'refused: intranet.example resolves to a non-public address',
+      responseBody: null,
+      refusedAddresses: ['10.0.0.5', 'fd00::5'],
+    });
+    // A literal address is the merchant's own text; a name of this machine is refused by name.
+    expect((await strict.post(`http://10.0.0.5:${port}/`, '{}', {}, 2000)).error).toBe('refused: 10.0.0.5 is a non-public address');
+    expect((await strict.post(`http://localhost:${port}/`, '{}', {}, 2000)).error).toBe('refused: localhost names this machine, a non-public address');
   });
 
   it('a socket kept alive under one policy is never reused under a stricter one', async () => {

@@ -77,6 +77,9 @@ describe('webhook URL rules', () => {
     for (const url of ['http://10.0.0.5/', 'http://db.internal/', 'http://[::1]/', 'http://169.254.169.254/']) {
       await expect(validateWebhookUrl(url, dev)).rejects.toThrow(REFUSED);
     }
+    // localhost is loopback whatever a resolver says: one exempted loopback family is enough (delivery connects to that one only).
+    const bothFamilies = { allowedNetworks: ['127.0.0.0/8'], resolve: table({ localhost: ['127.0.0.1', '::1'] }) };
+    await expect(validateWebhookUrl('http://localhost:3000/h', bothFamilies)).resolves.toBe('http://localhost:3000/h');
     // The deprecated ALLOW_PRIVATE_WEBHOOK_URLS: loopback, private and unique-local, never link-local.
     const legacy = { allowPrivate: true, resolve: table({}) };
     for (const url of ['http://127.0.0.1/', 'http://10.1.2.3/', 'http://[fd00::1]/', 'http://[::1]/'])
