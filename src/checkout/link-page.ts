@@ -1,5 +1,6 @@
 import { SUPPORTED_COUNTRIES } from '../shared/countries';
 import type { PaymentLink } from '../links/payment-link.entity';
+import { linkAmountShown, linkTermsVersion } from '../links/link-terms';
 import { escapeHtml, formatAmount, page } from './html';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -53,7 +54,7 @@ export function linkPage(link: PaymentLink, encryptionKey: string, url: string):
 <h1>${escapeHtml(link.name)}</h1>
 ${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}
 ${link.environment.mode === 'test' ? '<p class="hint">Test mode: use a test card, no real money moves.</p>' : ''}
-<form id="pay-form" action="${escapeHtml(url)}" method="post" data-encryption-key="${escapeHtml(encryptionKey)}" novalidate>
+<form id="pay-form" action="${escapeHtml(url)}" method="post" data-encryption-key="${escapeHtml(encryptionKey)}" data-terms="${escapeHtml(linkTermsVersion(link))}"${link.amount ? ` data-amount="${escapeHtml(linkAmountShown(link)!)}"` : ''} novalidate>
 ${amount}
 <fieldset><legend>Your details</legend>
 <div class="row">${field('firstname', { label: 'First name', attrs: 'required autocomplete="given-name"' })}${field('lastname', { label: 'Last name', attrs: 'required autocomplete="family-name"' })}</div>

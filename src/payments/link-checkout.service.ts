@@ -1,5 +1,6 @@
 import { DomainError, requiredField, validationError } from '../shared/errors';
-import { currencyOf, parseAmount } from '../shared/money';
+import { currencyOf, Money, parseAmount } from '../shared/money';
+import { linkTermsVersion } from '../links/link-terms';
 import type { Clock } from '../shared/clock';
 import { randomReference } from '../shared/random';
 import type { Tenant } from '../merchants/tenant';
@@ -16,7 +17,10 @@ import { paymentLinkResultUrl } from '../links/payment-link-url';
 import { OrderStatus } from '../orders/order-status';
 
 export interface LinkCheckoutInput {
+  /** The amount the customer typed, or the fixed amount their page showed. */
   amount?: unknown;
+  /** The version of the link's terms their page showed (linkTermsVersion); absent: not checked. */
+  terms?: unknown;
   paymentOption?: string | null;
   customer?: { firstname?: string | null; lastname?: string | null; email?: string | null; mobile?: string | null; country?: string | null } | null;
   /** The card or PayPal part, encrypted in the browser under the merchant's encryption key. */
@@ -67,6 +71,7 @@ export class LinkCheckoutService {
     const payment = { paymentOption: input.paymentOption, country: input.customer?.country ?? null, ...readPaymentInstrument(secret) };
     if (!input.customer) throw requiredField('Customer');
     const { method } = validatePayment(payment, this.clock.now());
+    assertTermsShown(link, input);
     const amount = link.amount ?? input.amount;
     const parsed = amount === undefined || amount === null || amount === '' ? null : parseAmount(amount, currencyOf(link.currency)?.minorUnits);
     // An amount that is not one is refused by the order's own checks, below, before anything is written.
@@ -109,4 +114,18 @@ export class LinkCheckoutService {
 
   /** Hears a pay that failed after its order was made (the customer was sent to the order's result page); set by the composition root to log it. */
   onFault: (err: unknown, orderReference: string) => void = () => undefined;
+}
+
+export const LINK_CHANGED = 'This payment link changed since this page was shown: reload the page to see what you would pay.';
+
+/**
+ * Refuses a payment whose page showed other terms than the link has now (the merchant edited
+ * it in between): another version of the terms, or an amount other than the link's fixed one.
+ * Nobody is charged an amount, or without the authentication, they were not shown.
+ */
+function assertTermsShown(link: PaymentLink, input: LinkCheckoutInput): void {
+  if (input.terms !== undefined && input.terms !== null && input.terms !== linkTermsVersion(link)) throw validationError(LINK_CHANGED);
+  if (link.amount === null || input.amount === undefined || input.amount === null || input.amount === '') return;
+  const shown = parseAmount(input.amount, currencyOf(link.currency)?.minorUnits);
+  if (typeof shown === 'string' || !shown.eq(new Money(link.amount))) throw validationError(LINK_CHANGED);
 }

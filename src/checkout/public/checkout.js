@@ -222,7 +222,10 @@
       return;
     }
     var body = {
-      amount: value('amount') || null,
+      // The amount shown (a fixed amount) or typed, and the terms the page showed: the service
+      // refuses the payment if the merchant changed the link since.
+      amount: value('amount') || form.dataset.amount || null,
+      terms: form.dataset.terms || null,
       paymentOption: option,
       customer: { firstname: value('firstname'), lastname: value('lastname'), email: value('email'), mobile: value('mobile'), country: value('country') },
       data: payload,

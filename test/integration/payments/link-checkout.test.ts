@@ -12,7 +12,8 @@ describe('payment link checkout', () => {
   let t: TestService;
   let m: CreatedMerchant;
   beforeAll(async () => {
-    t = await startTestService();
+    // Many card attempts from one address: the per-IP card limit is tested elsewhere (protection).
+    t = await startTestService({ RATE_LIMIT_CARD_ATTEMPTS_PER_IP: '100' });
     m = await createTestMerchant(t, { name: 'Ikeja Books' });
   });
   afterAll(async () => {
@@ -65,6 +66,76 @@ describe('payment link checkout', () => {
     );
     const res = await checkout(link.reference, { paymentOption: 'PAYPAL', customer, data: paypal });
     expect(res.body.redirectUrl).toMatch(/\/sandbox\/paypal\//);
+  });
+
+  describe('a link the merchant edits after its page was shown', () => {
+    const edit = (id: number, body: Record<string, string>) =>
+      request(t.baseUrl, 'PATCH', `/checkout/links/${id}/edit`, { apiKey: m.keys.test.privateKey, body: { Description: 'd', ...body } });
+    /** What the page's script posts back besides the customer's input: the form's data-terms and data-amount. */
+    const shownOn = async (url: string) => {
+      const html = await (await fetch(url)).text();
+      return { terms: /data-terms="([^"]+)"/.exec(html)?.[1], amount: /data-amount="([^"]+)"/.exec(html)?.[1] ?? null };
+    };
+    const verify = async (redirectUrl: string) =>
+      (
+        await request(t.baseUrl, 'POST', '/checkout/order/verify', {
+          apiKey: m.keys.test.privateKey,
+          body: { reference: new URL(redirectUrl).searchParams.get('reference') },
+        })
+      ).body.data;
+    const CHANGED = { message: 'This payment link changed since this page was shown: reload the page to see what you would pay.' };
+
+    it('refuses a payment whose page showed a fixed amount the merchant has raised since, creating no order; the reloaded page pays the new amount', async () => {
+      const link = await createLink({ Name: 'Atlas', PaymentType: 'MC', Amount: '100', AuthOption: 'NOAUTH' });
+      const shown = await shownOn(link.paymentLinkUrl);
+      expect(shown.amount).toBe('100.00');
+      expect((await edit(link.id, { Name: 'Atlas', PaymentType: 'MC', Amount: '9999', AuthOption: 'NOAUTH' })).status).toBe(200);
+      const ordersBefore = await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute('select count(*)::int as n from checkout_order where payment_link_id = ?', [link.id]);
+      for (const body of [shown, { amount: shown.amount }, { terms: shown.terms }]) {
+        const res = await checkout(link.reference, { ...body, paymentOption: 'C', customer, data: cardPayload() });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(CHANGED);
+      }
+      expect(
+        await t.service.runtime.ctx.orm.em.getConnection().execute('select count(*)::int as n from checkout_order where payment_link_id = ?', [link.id]),
+      ).toEqual(ordersBefore);
+      const reloaded = await shownOn(link.paymentLinkUrl);
+      const paid = await checkout(link.reference, { ...reloaded, paymentOption: 'C', customer, data: cardPayload() });
+      expect(paid.status).toBe(200);
+      expect(await verify(paid.body.redirectUrl)).toMatchObject({ statusId: 5, totalAmountCharged: 9999 });
+    });
+
+    it('refuses an amount the customer typed when the link has since been given a fixed amount', async () => {
+      const link = await createLink({ Name: 'Tip jar', PaymentType: 'MC', AuthOption: 'NOAUTH' });
+      const shown = await shownOn(link.paymentLinkUrl);
+      expect(shown.amount).toBeNull();
+      expect((await edit(link.id, { Name: 'Tip jar', PaymentType: 'MC', Amount: '9999', AuthOption: 'NOAUTH' })).status).toBe(200);
+      for (const body of [{ terms: shown.terms, amount: '50' }, { amount: '50' }]) {
+        const res = await checkout(link.reference, { ...body, paymentOption: 'C', customer, data: cardPayload() });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(CHANGED);
+      }
+    });
+
+    it('refuses a payment whose page asked for 3-D Secure when the link no longer does', async () => {
+      const link = await createLink({ Name: 'Lamp', PaymentType: 'MC', Amount: '500', AuthOption: 'AUTH' });
+      const shown = await shownOn(link.paymentLinkUrl);
+      expect((await edit(link.id, { Name: 'Lamp', PaymentType: 'MC', Amount: '500', AuthOption: 'NOAUTH' })).status).toBe(200);
+      const res = await checkout(link.reference, { ...shown, paymentOption: 'C', customer, data: cardPayload() });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(CHANGED);
+    });
+
+    it('pays as shown when only the name or description changed', async () => {
+      const link = await createLink({ Name: 'Mug', PaymentType: 'MC', Amount: '1500', AuthOption: 'NOAUTH' });
+      const shown = await shownOn(link.paymentLinkUrl);
+      expect((await edit(link.id, { Name: 'Big mug', Description: 'Now bigger', PaymentType: 'MC', Amount: '1500', AuthOption: 'NOAUTH' })).status).toBe(200);
+      const res = await checkout(link.reference, { ...shown, paymentOption: 'C', customer, data: cardPayload() });
+      expect(res.status).toBe(200);
+      expect((await verify(res.body.redirectUrl)).statusId).toBe(5);
+    });
   });
 
   it('answers clear errors, never a 500', async () => {
