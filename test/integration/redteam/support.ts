@@ -34,7 +34,7 @@ export function useSubscriptionService(database: string) {
   const t = () => state.t!;
   const m = () => state.m!;
   const services = () => t().service.runtime.ctx.services;
-  const sql = (q: string, p: unknown[] = []) => t().service.runtime.ctx.orm.em.getConnection().execute(q, p);
+  const sql = (q: string, p: unknown[] = []): Promise<any[]> => t().service.runtime.ctx.orm.em.getConnection().execute(q, p);
   /** The service's own test-mode processor (the same object billing, payments and refunds call). */
   const processor = (): PaymentProcessor => (services().payments as unknown as { processors: { test: PaymentProcessor } }).processors.test;
 
