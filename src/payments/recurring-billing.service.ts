@@ -212,7 +212,8 @@ export class RecurringBillingService {
       recurringPaymentReference: recurring.reference,
       version: 1,
     });
-    const payment = settlement.beginAttempt(em, order, { method: 'C', actor: 'renewal', instrument: 'Saved card', processorToken: recurring.cardToken });
+    // The saved card's token is for the charge call only: the payment keeps the token the processor gives its own charge (refunds name it).
+    const payment = settlement.beginAttempt(em, order, { method: 'C', actor: 'renewal', instrument: 'Saved card' });
     const firstCard = await em.findOne(CardDetail, { orderPayment: { order: parent } }, { orderBy: { id: 'desc' } });
     if (firstCard) {
       em.create(CardDetail, {
