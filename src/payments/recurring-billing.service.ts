@@ -24,7 +24,9 @@ export { MAX_CHARGE_RETRIES, nextPeriodAfter } from './subscription-books';
  * (subscription-books.ts); the scheduler then charges the saved token at the frequency until
  * the number of payments is reached, through the processor of the subscription's environment
  * (test or live), as a pay would be. Each due subscription is claimed with FOR UPDATE SKIP
- * LOCKED, so several instances of the service never charge the same one twice.
+ * LOCKED, and the claim writes the row it claims (`chargeState`, in the claiming transaction):
+ * another instance's claim that reaches the row after that commit re-checks the written row and
+ * passes it by, so several instances never charge one period twice.
  */
 export class RecurringBillingService {
   /** The subscriptions' books, kept by the settlement of their payments. */
@@ -37,7 +39,7 @@ export class RecurringBillingService {
     private readonly clock: Clock,
     private readonly audit: AuditService,
   ) {
-    this.books = new SubscriptionBooks(clock);
+    this.books = new SubscriptionBooks(clock, timeline);
   }
 
   /** Where a renewal's attempt starts and its processor answer is written (the payment engine, which wires itself in). */
@@ -51,8 +53,9 @@ export class RecurringBillingService {
    * Charges every subscription that is due now; returns how many charges were attempted.
    * Each charge is recorded first (its order and payment Processing, committed), the saved
    * token is charged with no transaction open, then the answer is settled by the payment
-   * engine. A subscription with a charge still Processing is never claimed again: a charge
-   * interrupted by a crash is settled by the engine's reconciliation, not repeated.
+   * engine. A subscription with a renewal in flight (`chargeState` set until its settlement)
+   * is never claimed again: a charge interrupted by a crash is settled by the engine's
+   * reconciliation, not repeated.
    */
   async chargeDue(limit = 50): Promise<number> {
     const settlement = this.settlement;
@@ -62,10 +65,9 @@ export class RecurringBillingService {
       const claim = await this.orm.em.fork().transactional(async (em) => {
         const rows: Array<{ id: number }> = await em.getConnection().execute(
           `select r.id from recurring_payment r
-            where r.state = 'active' and r.next_charge_at <= ?
-              and not exists (select 1 from checkout_order o where o.recurring_payment_id = r.id and o.status_id = ?)
+            where r.state = 'active' and r.next_charge_at <= ? and r.charge_state is null
             order by r.next_charge_at limit 1 for update of r skip locked`,
-          [this.clock.now(), OrderStatus.Processing],
+          [this.clock.now()],
           'all',
           em.getTransactionContext(),
         );
@@ -214,6 +216,7 @@ export class RecurringBillingService {
     });
     // The saved card's token is for the charge call only: the payment keeps the token the processor gives its own charge (refunds name it).
     const payment = settlement.beginAttempt(em, order, { method: 'C', actor: 'renewal', instrument: 'Saved card' });
+    recurring.chargeState = 'claimed';
     const firstCard = await em.findOne(CardDetail, { orderPayment: { order: parent } }, { orderBy: { id: 'desc' } });
     if (firstCard) {
       em.create(CardDetail, {

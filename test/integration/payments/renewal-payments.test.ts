@@ -3,7 +3,7 @@ import type { FinalProcessorResult, RefundRequest } from '../../../src/payments/
 
 const REFUND = `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { id amount status failureReason } }`;
 
-describe("a renewal's payment: its own processor token, its reconciliation", () => {
+describe("a renewal's payment: its own processor token, its reconciliation, an approval past the number of payments", () => {
   const s = useSubscriptionService('renewal_payments');
 
   /** The processor's token of the saved-card charge of order `orderReference` (the sandbox's record of it). */
@@ -82,5 +82,29 @@ describe("a renewal's payment: its own processor token, its reconciliation", () 
     expect(await paymentOf(renewalRef)).toMatchObject({ status_id: 5, processor_token: await chargeTokenOf(renewalRef) });
     expect(await s.recurringRow(recurring.id)).toMatchObject({ state: 'active', payments_made: 2 });
     expect(await s.sandboxChargesOf(recurring.id)).toHaveLength(1);
+  });
+
+  it('records an approval beyond the number of payments on the renewal (not counted, the subscription completed) instead of failing its settlement', async () => {
+    const { recurring } = await s.subscribe(2);
+    s.clock.advance(HOUR);
+    const processor = s.processor();
+    const original = processor.chargeToken.bind(processor);
+    // While the renewal is at the processor, its last payment is counted by another settlement.
+    processor.chargeToken = async (req): Promise<FinalProcessorResult> => {
+      await s.sql(`update recurring_payment set payments_made = number_of_payments where id = ?`, [recurring.id]);
+      return original(req);
+    };
+    try {
+      await s.services().recurring.chargeDue();
+    } finally {
+      processor.chargeToken = original;
+    }
+    const renewal = (await s.ordersOf(recurring.id))[1];
+    expect(renewal.status_id).toBe(5);
+    expect(await s.recurringRow(recurring.id)).toMatchObject({ state: 'completed', payments_made: 2, next_charge_at: null });
+    const entries = await s.sql(`select event, description from timeline_event where order_id = ? and event like 'subscription.%'`, [renewal.id]);
+    expect(entries).toEqual([
+      { event: 'subscription.charged_beyond_terms', description: 'Approved beyond the 2 payments of the subscription: not counted, to be refunded' },
+    ]);
   });
 });

@@ -1,0 +1,123 @@
+import { Client } from 'pg';
+import { startTestService, type TestService } from '../../support/service';
+import { HOUR, useSubscriptionService } from '../../support/subscription-service';
+import type { FinalProcessorResult, PaymentProcessor } from '../../../src/payments/processor';
+
+/** The advisory lock a held claim statement waits on (the test's own number). */
+const CLAIM_HOLD_KEY = 770_001;
+
+describe('subscriptions: two instances sweeping at once', () => {
+  const s = useSubscriptionService('subscriptions_concurrency');
+  let b: TestService;
+  beforeAll(async () => {
+    // A second instance of the service on the same database, with its own pool and processor object.
+    b = await startTestService({ DATABASE_URL: s.url() }, { clock: s.clock });
+  }, 120_000);
+  afterAll(async () => {
+    await b?.close();
+  });
+
+  /** Runs `before` once, right before the first saved-card charge `processor` is asked for (then charges as usual). */
+  function beforeFirstCharge(processor: PaymentProcessor, before: () => Promise<unknown>): () => void {
+    const original = processor.chargeToken.bind(processor);
+    let done = false;
+    processor.chargeToken = async (req): Promise<FinalProcessorResult> => {
+      if (!done) {
+        done = true;
+        await before();
+      }
+      return original(req);
+    };
+    return () => (processor.chargeToken = original);
+  }
+
+  /**
+   * Instance B's next claim statement waits, once it started (its snapshot taken) and before it
+   * reads a row, on an advisory lock the test holds: the statement of a busy sweep whose scan is
+   * slow, made exact. Answers the function that stops rewriting B's statements.
+   */
+  function holdNextClaimOf(instance: TestService): () => void {
+    const connection = instance.service.runtime.ctx.orm.em.getConnection();
+    const original = connection.execute.bind(connection) as (...args: unknown[]) => Promise<unknown>;
+    let held = false;
+    const spy = jest.spyOn(connection, 'execute').mockImplementation(((query: unknown, ...rest: unknown[]) => {
+      if (!held && typeof query === 'string' && query.includes('skip locked')) {
+        held = true;
+        const waiting = query.replace('where r.state', `where (select pg_advisory_xact_lock_shared(${CLAIM_HOLD_KEY})::text) = '' and r.state`);
+        if (waiting === query) throw new Error('the claim statement changed: this test no longer holds it');
+        return original(waiting, ...rest);
+      }
+      return original(query, ...rest);
+    }) as never);
+    return () => spy.mockRestore();
+  }
+
+  /**
+   * One period's sweep on both instances, interleaved as the race needs it: B's claim statement
+   * starts while the test holds the advisory lock and waits on it; A claims the subscription and
+   * commits; right before A's charge is sent, B's statement goes on (with its snapshot from
+   * before A's claim) and B's sweep runs to its end; then A's charge goes on. Answers what each charged.
+   */
+  async function sweepBothInstances(): Promise<[number, number]> {
+    const holder = new Client({ connectionString: s.url() });
+    await holder.connect();
+    const stopHolding = holdNextClaimOf(b);
+    try {
+      await holder.query('select pg_advisory_lock($1)', [CLAIM_HOLD_KEY]);
+      const sweepB = b.service.runtime.ctx.services.recurring.chargeDue();
+      await s.waitForLockWait('%skip locked%', 'advisory');
+      let chargedB: number | undefined;
+      const restore = beforeFirstCharge(s.processor(), async () => {
+        await holder.query('select pg_advisory_unlock($1)', [CLAIM_HOLD_KEY]);
+        chargedB = await sweepB;
+      });
+      try {
+        const chargedA = await s.services().recurring.chargeDue();
+        return [chargedA, chargedB ?? (await sweepB)];
+      } finally {
+        restore();
+      }
+    } finally {
+      stopHolding();
+      await holder.end();
+    }
+  }
+
+  it('charges one period once when a second instance claims with a snapshot taken before the first claim committed', async () => {
+    const { recurring } = await s.subscribe(5);
+    s.clock.advance(HOUR);
+    const charged = await sweepBothInstances();
+
+    const renewals = (await s.ordersOf(recurring.id)).slice(1);
+    const money = await s.sandboxChargesOf(recurring.id);
+    // This test's subscription ends here, whatever happened: the next test's sweep finds only its own.
+    await s.sql(`update recurring_payment set state = 'cancelled', next_charge_at = null where id = ?`, [recurring.id]);
+    expect({
+      charged,
+      renewals: renewals.map((r: { reference: string; status_id: number }) => [r.reference, r.status_id]),
+      approvedCharges: money.filter((c: { state: string }) => c.state === 'approved').length,
+    }).toEqual({
+      charged: [1, 0],
+      renewals: [[`${recurring.reference}-2`, 5]],
+      approvedCharges: 1,
+    });
+  });
+
+  it('charges the last renewal once under the same race: the subscription completes with its payments counted, nothing left Processing', async () => {
+    // Two payments: the first, and one renewal.
+    const { recurring } = await s.subscribe(2);
+    s.clock.advance(HOUR);
+    await sweepBothInstances();
+    const money = await s.sandboxChargesOf(recurring.id);
+    const renewals = (await s.ordersOf(recurring.id)).slice(1);
+    expect({
+      approvedCharges: money.filter((c: { state: string }) => c.state === 'approved').length,
+      renewalStatuses: renewals.map((r: { status_id: number }) => r.status_id),
+      books: await s.recurringRow(recurring.id),
+    }).toEqual({
+      approvedCharges: 1,
+      renewalStatuses: [5],
+      books: expect.objectContaining({ state: 'completed', payments_made: 2, next_charge_at: null }),
+    });
+  });
+});
