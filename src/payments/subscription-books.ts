@@ -51,7 +51,10 @@ export class SubscriptionBooks {
   /**
    * Called in the transaction that settles a renewal charge: the subscription's bookkeeping. The
    * renewal is no longer in flight. An approval counts a payment made; a decline a failure
-   * (retried an hour later, then given up). An approval beyond the number of payments is never counted past it: it is recorded on the
+   * (retried an hour later, then given up). Only an active subscription moves on (completed,
+   * failed, or its next charge): a cancelled or ended one keeps its state and schedule, though an
+   * approval it got (a charge already at the processor when it was cancelled) is counted. An
+   * approval beyond the number of payments is never counted past it: it is recorded on the
    * renewal's timeline (`subscription.charged_beyond_terms`) and reported, for the merchant to refund.
    */
   async recordCharge(em: EntityManager, order: Order, approved: boolean): Promise<void> {
@@ -82,6 +85,7 @@ export class SubscriptionBooks {
         return;
       }
       recurring.paymentsMade += 1;
+      if (!active) return;
       recurring.consecutiveFailures = 0;
       if (recurring.paymentsMade >= recurring.numberOfPayments) {
         recurring.state = 'completed';
@@ -90,6 +94,7 @@ export class SubscriptionBooks {
         recurring.nextChargeAt = nextPeriodAfter(recurring.nextChargeAt ?? now, recurring.frequency.hours, now);
       }
     } else {
+      if (!active) return;
       recurring.consecutiveFailures += 1;
       if (recurring.consecutiveFailures > MAX_CHARGE_RETRIES) {
         recurring.state = 'failed';

@@ -6,7 +6,7 @@ import type { FinalProcessorResult, PaymentProcessor } from '../../../src/paymen
 /** The advisory lock a held claim statement waits on (the test's own number). */
 const CLAIM_HOLD_KEY = 770_001;
 
-describe('subscriptions: two instances sweeping at once', () => {
+describe('subscriptions: two instances sweeping at once, and a cancel racing a renewal', () => {
   const s = useSubscriptionService('subscriptions_concurrency');
   let b: TestService;
   beforeAll(async () => {
@@ -119,5 +119,23 @@ describe('subscriptions: two instances sweeping at once', () => {
       renewalStatuses: [5],
       books: expect.objectContaining({ state: 'completed', payments_made: 2, next_charge_at: null }),
     });
+  });
+
+  it('settling a renewal approved after the merchant cancelled counts the payment, and leaves the subscription cancelled with nothing due', async () => {
+    const { recurring } = await s.subscribe(3);
+    s.clock.advance(HOUR);
+    const tenant = await s.services().auth.authenticate(s.m().keys.test.privateKey);
+    const restore = beforeFirstCharge(s.processor(), () => s.services().recurring.cancel(tenant, recurring.reference));
+    try {
+      await s.services().recurring.chargeDue();
+    } finally {
+      restore();
+    }
+    expect((await s.sandboxChargesOf(recurring.id)).map((c: { state: string }) => c.state)).toEqual(['approved']);
+    expect(await s.recurringRow(recurring.id)).toMatchObject({ state: 'cancelled', payments_made: 2, next_charge_at: null });
+    // Cancelled: the next periods charge nothing.
+    s.clock.advance(5 * HOUR);
+    await s.services().recurring.chargeDue();
+    expect(await s.ordersOf(recurring.id)).toHaveLength(2);
   });
 });
