@@ -13,11 +13,25 @@ import { CardDetail } from '../orders/card-detail.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
 import { renewalRule } from '../links/link-status';
-import { requireProcessorFor, type PaymentProcessors } from './processor';
+import { requireProcessorFor, ResponseCodes, type PaymentProcessor, type PaymentProcessors } from './processor';
 import type { PaymentSettlement } from './settlement';
 import { MAX_CHARGE_RETRIES, nextPeriodAfter, RETRY_DELAY_MS, SubscriptionBooks } from './subscription-books';
 
 export { MAX_CHARGE_RETRIES, nextPeriodAfter } from './subscription-books';
+
+/** A renewal recorded by its claim (order and payment Processing, committed), to be charged. */
+interface ChargeClaim {
+  recurringId: number;
+  paymentId: number;
+  /** The payment's reference: the charge's idempotency key. */
+  key: string;
+  /** The saved card's token, charged. */
+  token: string;
+  amount: string;
+  currency: string;
+  processorReference: string;
+  mode: EnvironmentMode;
+}
 
 /**
  * Subscriptions: the first successful card payment of an order with a frequency sets one up
@@ -55,7 +69,9 @@ export class RecurringBillingService {
    * token is charged with no transaction open, then the answer is settled by the payment
    * engine. A subscription with a renewal in flight (`chargeState` set until its settlement)
    * is never claimed again: a charge interrupted by a crash is settled by the engine's
-   * reconciliation, not repeated.
+   * reconciliation, not repeated. Right before the processor call the claim moves to `charging`
+   * only if the subscription is still active; one cancelled since is not charged: its renewal
+   * fails (`Z5`, its key closed at the processor) without any charge.
    */
   async chargeDue(limit = 50): Promise<number> {
     const settlement = this.settlement;
@@ -87,7 +103,12 @@ export class RecurringBillingService {
       charged += 1;
       if (claim === 'deferred') continue;
       try {
-        const result = await requireProcessorFor(this.processors, claim.mode).chargeToken({
+        const processor = requireProcessorFor(this.processors, claim.mode);
+        if (!(await this.startCharging(claim.recurringId))) {
+          await this.dropCancelledRenewal(processor, claim, settlement);
+          continue;
+        }
+        const result = await processor.chargeToken({
           token: claim.token,
           amount: claim.amount,
           currency: claim.currency,
@@ -101,6 +122,33 @@ export class RecurringBillingService {
       }
     }
     return charged;
+  }
+
+  /**
+   * The claim of subscription `id` moves to `charging`, in one statement of its own, only if the
+   * subscription is still active: a cancel takes the row's lock, so it comes either before (this
+   * answers false and nothing is sent) or after (the cancel sees the charge at the processor).
+   */
+  private async startCharging(id: number): Promise<boolean> {
+    const rows: Array<{ id: number }> = await this.orm.em
+      .getConnection()
+      .execute(
+        `update recurring_payment set charge_state = 'charging', updated_at = ? where id = ? and state = 'active' and charge_state = 'claimed' returning id`,
+        [this.clock.now(), id],
+        'all',
+      );
+    return rows.length > 0;
+  }
+
+  /**
+   * A renewal recorded for a subscription cancelled before its charge was sent: its key is closed
+   * at the processor (no call with it can move money), and that close fails it (`Z5`). Should the
+   * processor not be reached, the renewal stays Processing and reconciliation fails it the same way.
+   */
+  private async dropCancelledRenewal(processor: PaymentProcessor, claim: ChargeClaim, settlement: PaymentSettlement): Promise<void> {
+    if (await processor.closeKey(claim.key)) {
+      await settlement.settleAttempt(claim.paymentId, { kind: 'declined', token: null, issuer: '', ...ResponseCodes.subscriptionCancelled }, 'processor');
+    }
   }
 
   /** Where faults of single charges are reported (the scheduler's log). */
@@ -122,6 +170,12 @@ export class RecurringBillingService {
     );
   }
 
+  /**
+   * Cancels the subscription: no renewal is sent to the processor afterwards. A renewal already
+   * recorded but not yet sent is not charged. One already sent (`chargeState` `charging` in the
+   * answer) is not taken back: the processor decides it, its order shows the outcome, and an
+   * approval counts as a payment made without reopening the subscription.
+   */
   async cancel(tenant: Tenant, reference: string): Promise<RecurringPayment> {
     authorize(tenant, 'payments.write');
     return this.orm.em.fork().transactional(async (em) => {
@@ -175,7 +229,7 @@ export class RecurringBillingService {
    * environment has no processor (live, none configured) is refused here, before anything is
    * written, as a pay would be: the charge is deferred like any other fault.
    */
-  private async recordChargeAttempt(em: EntityManager, id: number, settlement: PaymentSettlement) {
+  private async recordChargeAttempt(em: EntityManager, id: number, settlement: PaymentSettlement): Promise<ChargeClaim> {
     const recurring = await em.findOneOrFail(RecurringPayment, { id }, { populate: ['order', 'order.customer', 'order.environment', 'frequency'] });
     const parent = recurring.order;
     const mode: EnvironmentMode = parent.environment.mode;

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { startTestService, type TestService } from '../../support/service';
+import { request } from '../../support/http';
 import { HOUR, useSubscriptionService } from '../../support/subscription-service';
 import type { FinalProcessorResult, PaymentProcessor } from '../../../src/payments/processor';
 
@@ -121,6 +122,48 @@ describe('subscriptions: two instances sweeping at once, and a cancel racing a r
     });
   });
 
+  const cancelByRest = (reference: string) =>
+    request(s.t().baseUrl, 'PATCH', `/checkout/links/recurringpayment/${reference}/cancel`, { apiKey: s.m().keys.test.privateKey });
+
+  it('a cancel that comes after the renewal is recorded but before its charge is sent: nothing is charged, the renewal fails Z5, the subscription stays cancelled', async () => {
+    const { recurring } = await s.subscribe(3);
+    s.clock.advance(HOUR);
+    // The merchant's cancel arrives once the claim committed, before the charge is sent: right
+    // before the first step towards the processor (the conditional start of the charge, or the
+    // charge call itself where there is none).
+    let cancel: Promise<{ status: number; body: any }> | undefined;
+    const cancelOnce = async () => {
+      if (cancel) return;
+      cancel = cancelByRest(recurring.reference);
+      await cancel;
+    };
+    const connection = s.t().service.runtime.ctx.orm.em.getConnection();
+    const execute = connection.execute.bind(connection) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(connection, 'execute').mockImplementation((async (query: unknown, ...rest: unknown[]) => {
+      if (typeof query === 'string' && query.includes("set charge_state = 'charging'")) await cancelOnce();
+      return execute(query, ...rest);
+    }) as never);
+    const restore = beforeFirstCharge(s.processor(), cancelOnce);
+    try {
+      await s.services().recurring.chargeDue();
+    } finally {
+      spy.mockRestore();
+      restore();
+    }
+    const answer = await cancel!;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      data: { reference: recurring.reference, state: 'cancelled', cancelled: true },
+      status: 'success',
+      statusCode: '00',
+      message: 'Recurring payment cancelled successfully',
+    });
+    expect(await s.sandboxChargesOf(recurring.id)).toEqual([]);
+    const renewals = (await s.ordersOf(recurring.id)).slice(1);
+    expect(renewals.map((r: { status_id: number; payment_response_code: string }) => [r.status_id, r.payment_response_code])).toEqual([[4, 'Z5']]);
+    expect(await s.recurringRow(recurring.id)).toMatchObject({ state: 'cancelled', payments_made: 1, consecutive_failures: 0, next_charge_at: null });
+  });
+
   it('settling a renewal approved after the merchant cancelled counts the payment, and leaves the subscription cancelled with nothing due', async () => {
     const { recurring } = await s.subscribe(3);
     s.clock.advance(HOUR);
@@ -137,5 +180,28 @@ describe('subscriptions: two instances sweeping at once, and a cancel racing a r
     s.clock.advance(5 * HOUR);
     await s.services().recurring.chargeDue();
     expect(await s.ordersOf(recurring.id)).toHaveLength(2);
+  });
+
+  it('a cancel that comes while the renewal is at the processor answers so in its message, the body keeping its fields', async () => {
+    const { recurring } = await s.subscribe(3);
+    s.clock.advance(HOUR);
+    let answer: { status: number; body: any } | undefined;
+    const restore = beforeFirstCharge(s.processor(), async () => {
+      answer = await cancelByRest(recurring.reference);
+    });
+    try {
+      await s.services().recurring.chargeDue();
+    } finally {
+      restore();
+    }
+    expect(answer!.status).toBe(200);
+    expect(answer!.body).toEqual({
+      data: { reference: recurring.reference, state: 'cancelled', cancelled: true },
+      status: 'success',
+      statusCode: '00',
+      message: 'Recurring payment cancelled; a renewal already sent to the processor may still be charged',
+    });
+    // Once that renewal is settled, a cancel again answers as usual.
+    expect((await cancelByRest(recurring.reference)).body.message).toBe('Recurring payment cancelled successfully');
   });
 });
