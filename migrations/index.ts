@@ -29,6 +29,7 @@ import { Migration20261129050000_email_outbox_settled_index } from './Migration2
 import { Migration20261130010000_sandbox_settled_as } from './Migration20261130010000_sandbox_settled_as';
 import { Migration20261130020000_fewer_order_indexes } from './Migration20261130020000_fewer_order_indexes';
 import { Migration20261130030000_test_only_members } from './Migration20261130030000_test_only_members';
+import { Migration20261201010000_renewal_charge_state } from './Migration20261201010000_renewal_charge_state';
 
 /** Every migration, in order. Listed explicitly so the same code runs compiled, under Jest and in both database modes. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -62,4 +63,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261130010000_sandbox_settled_as', class: Migration20261130010000_sandbox_settled_as },
   { name: 'Migration20261130020000_fewer_order_indexes', class: Migration20261130020000_fewer_order_indexes },
   { name: 'Migration20261130030000_test_only_members', class: Migration20261130030000_test_only_members },
+  { name: 'Migration20261201010000_renewal_charge_state', class: Migration20261201010000_renewal_charge_state },
 ];

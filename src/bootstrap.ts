@@ -68,6 +68,8 @@ export async function createService(config: Config, options: { clock?: Clock; lo
     const app = await buildApp(runtime.ctx, { logger: options.logger });
     const { payments, recurring, refunds, disputes, disputeJobs, eventFanout, webhooks, teamMail } = runtime.ctx.services;
     recurring.onFault = (err, id) => app.log.error({ err, recurringPaymentId: id }, 'recurring charge failed; retried later');
+    recurring.books.onBeyondTerms = (id, orderReference) =>
+      app.log.error({ recurringPaymentId: id, orderReference }, 'renewal approved beyond the number of payments; not counted, to be refunded');
     refunds.onFault = (err, id) =>
       app.log.error({ err, refundId: id }, 'refund not settled: the processor call or its reconciliation failed; left pending for reconciliation');
     runtime.ctx.services.linkCheckout.onFault = (err, orderReference) =>

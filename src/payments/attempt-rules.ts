@@ -48,10 +48,7 @@ export type AttemptPayment = Pick<
 export type AttemptCard = Pick<CardDetail, 'cardToken' | 'cardIssuer' | 'status'>;
 
 /** The new payment's columns when an Initiated order's attempt starts: the order moves to Processing (by `actor`). */
-export function startAttempt(
-  order: AttemptOrder,
-  start: { method: PaymentMethod; actor: 'pay_request' | 'renewal'; instrument: string; processorToken?: string | null },
-) {
+export function startAttempt(order: AttemptOrder, start: { method: PaymentMethod; actor: 'pay_request' | 'renewal'; instrument: string }) {
   transition(order, OrderStatus.Processing, start.actor, start.method);
   order.paymentMethod = start.method;
   order.paymentResponseCode = ResponseCodes.processing.code;
@@ -65,7 +62,7 @@ export function startAttempt(
     responseMessage: ResponseCodes.processing.message,
     amount: order.totalChargedAmount,
     fee: order.fee,
-    processorToken: start.processorToken ?? null,
+    processorToken: null,
     processingStartedAt: processorCallClock(),
     instrument: start.instrument,
   };

@@ -144,6 +144,8 @@ export const ResponseCodes = {
   superseded: { code: 'Z3', message: 'Superseded by a newer payment attempt' },
   orderExpired: { code: 'Z4', message: 'Order expired unpaid' },
   notProcessed: { code: 'Z5', message: 'Payment not processed' },
+  /** A renewal whose subscription was cancelled before its charge was sent: nothing was charged. */
+  subscriptionCancelled: { code: 'Z5', message: 'Payment not processed: the subscription was cancelled' },
   authorized: { code: '00', message: 'Authorized: awaiting capture' },
   captured: { code: '00', message: 'Captured' },
   voided: { code: 'Z6', message: 'Authorization voided' },

@@ -13,18 +13,34 @@ import { CardDetail } from '../orders/card-detail.entity';
 import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
 import { renewalRule } from '../links/link-status';
-import { requireProcessorFor, type PaymentProcessors } from './processor';
+import { requireProcessorFor, ResponseCodes, type PaymentProcessor, type PaymentProcessors } from './processor';
 import type { PaymentSettlement } from './settlement';
 import { MAX_CHARGE_RETRIES, nextPeriodAfter, RETRY_DELAY_MS, SubscriptionBooks } from './subscription-books';
 
 export { MAX_CHARGE_RETRIES, nextPeriodAfter } from './subscription-books';
+
+/** A renewal recorded by its claim (order and payment Processing, committed), to be charged. */
+interface ChargeClaim {
+  recurringId: number;
+  paymentId: number;
+  /** The payment's reference: the charge's idempotency key. */
+  key: string;
+  /** The saved card's token, charged. */
+  token: string;
+  amount: string;
+  currency: string;
+  processorReference: string;
+  mode: EnvironmentMode;
+}
 
 /**
  * Subscriptions: the first successful card payment of an order with a frequency sets one up
  * (subscription-books.ts); the scheduler then charges the saved token at the frequency until
  * the number of payments is reached, through the processor of the subscription's environment
  * (test or live), as a pay would be. Each due subscription is claimed with FOR UPDATE SKIP
- * LOCKED, so several instances of the service never charge the same one twice.
+ * LOCKED, and the claim writes the row it claims (`chargeState`, in the claiming transaction):
+ * another instance's claim that reaches the row after that commit re-checks the written row and
+ * passes it by, so several instances never charge one period twice.
  */
 export class RecurringBillingService {
   /** The subscriptions' books, kept by the settlement of their payments. */
@@ -37,7 +53,7 @@ export class RecurringBillingService {
     private readonly clock: Clock,
     private readonly audit: AuditService,
   ) {
-    this.books = new SubscriptionBooks(clock);
+    this.books = new SubscriptionBooks(clock, timeline);
   }
 
   /** Where a renewal's attempt starts and its processor answer is written (the payment engine, which wires itself in). */
@@ -51,8 +67,11 @@ export class RecurringBillingService {
    * Charges every subscription that is due now; returns how many charges were attempted.
    * Each charge is recorded first (its order and payment Processing, committed), the saved
    * token is charged with no transaction open, then the answer is settled by the payment
-   * engine. A subscription with a charge still Processing is never claimed again: a charge
-   * interrupted by a crash is settled by the engine's reconciliation, not repeated.
+   * engine. A subscription with a renewal in flight (`chargeState` set until its settlement)
+   * is never claimed again: a charge interrupted by a crash is settled by the engine's
+   * reconciliation, not repeated. Right before the processor call the claim moves to `charging`
+   * only if the subscription is still active; one cancelled since is not charged: its renewal
+   * fails (`Z5`, its key closed at the processor) without any charge.
    */
   async chargeDue(limit = 50): Promise<number> {
     const settlement = this.settlement;
@@ -62,10 +81,9 @@ export class RecurringBillingService {
       const claim = await this.orm.em.fork().transactional(async (em) => {
         const rows: Array<{ id: number }> = await em.getConnection().execute(
           `select r.id from recurring_payment r
-            where r.state = 'active' and r.next_charge_at <= ?
-              and not exists (select 1 from checkout_order o where o.recurring_payment_id = r.id and o.status_id = ?)
+            where r.state = 'active' and r.next_charge_at <= ? and r.charge_state is null
             order by r.next_charge_at limit 1 for update of r skip locked`,
-          [this.clock.now(), OrderStatus.Processing],
+          [this.clock.now()],
           'all',
           em.getTransactionContext(),
         );
@@ -85,7 +103,12 @@ export class RecurringBillingService {
       charged += 1;
       if (claim === 'deferred') continue;
       try {
-        const result = await requireProcessorFor(this.processors, claim.mode).chargeToken({
+        const processor = requireProcessorFor(this.processors, claim.mode);
+        if (!(await this.startCharging(claim.recurringId))) {
+          await this.dropCancelledRenewal(processor, claim, settlement);
+          continue;
+        }
+        const result = await processor.chargeToken({
           token: claim.token,
           amount: claim.amount,
           currency: claim.currency,
@@ -99,6 +122,33 @@ export class RecurringBillingService {
       }
     }
     return charged;
+  }
+
+  /**
+   * The claim of subscription `id` moves to `charging`, in one statement of its own, only if the
+   * subscription is still active: a cancel takes the row's lock, so it comes either before (this
+   * answers false and nothing is sent) or after (the cancel sees the charge at the processor).
+   */
+  private async startCharging(id: number): Promise<boolean> {
+    const rows: Array<{ id: number }> = await this.orm.em
+      .getConnection()
+      .execute(
+        `update recurring_payment set charge_state = 'charging', updated_at = ? where id = ? and state = 'active' and charge_state = 'claimed' returning id`,
+        [this.clock.now(), id],
+        'all',
+      );
+    return rows.length > 0;
+  }
+
+  /**
+   * A renewal recorded for a subscription cancelled before its charge was sent: its key is closed
+   * at the processor (no call with it can move money), and that close fails it (`Z5`). Should the
+   * processor not be reached, the renewal stays Processing and reconciliation fails it the same way.
+   */
+  private async dropCancelledRenewal(processor: PaymentProcessor, claim: ChargeClaim, settlement: PaymentSettlement): Promise<void> {
+    if (await processor.closeKey(claim.key)) {
+      await settlement.settleAttempt(claim.paymentId, { kind: 'declined', token: null, issuer: '', ...ResponseCodes.subscriptionCancelled }, 'processor');
+    }
   }
 
   /** Where faults of single charges are reported (the scheduler's log). */
@@ -120,6 +170,12 @@ export class RecurringBillingService {
     );
   }
 
+  /**
+   * Cancels the subscription: no renewal is sent to the processor afterwards. A renewal already
+   * recorded but not yet sent is not charged. One already sent (`chargeState` `charging` in the
+   * answer) is not taken back: the processor decides it, its order shows the outcome, and an
+   * approval counts as a payment made without reopening the subscription.
+   */
   async cancel(tenant: Tenant, reference: string): Promise<RecurringPayment> {
     authorize(tenant, 'payments.write');
     return this.orm.em.fork().transactional(async (em) => {
@@ -173,7 +229,7 @@ export class RecurringBillingService {
    * environment has no processor (live, none configured) is refused here, before anything is
    * written, as a pay would be: the charge is deferred like any other fault.
    */
-  private async recordChargeAttempt(em: EntityManager, id: number, settlement: PaymentSettlement) {
+  private async recordChargeAttempt(em: EntityManager, id: number, settlement: PaymentSettlement): Promise<ChargeClaim> {
     const recurring = await em.findOneOrFail(RecurringPayment, { id }, { populate: ['order', 'order.customer', 'order.environment', 'frequency'] });
     const parent = recurring.order;
     const mode: EnvironmentMode = parent.environment.mode;
@@ -212,7 +268,9 @@ export class RecurringBillingService {
       recurringPaymentReference: recurring.reference,
       version: 1,
     });
-    const payment = settlement.beginAttempt(em, order, { method: 'C', actor: 'renewal', instrument: 'Saved card', processorToken: recurring.cardToken });
+    // The saved card's token is for the charge call only: the payment keeps the token the processor gives its own charge (refunds name it).
+    const payment = settlement.beginAttempt(em, order, { method: 'C', actor: 'renewal', instrument: 'Saved card' });
+    recurring.chargeState = 'claimed';
     const firstCard = await em.findOne(CardDetail, { orderPayment: { order: parent } }, { orderBy: { id: 'desc' } });
     if (firstCard) {
       em.create(CardDetail, {

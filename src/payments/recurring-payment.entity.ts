@@ -6,12 +6,18 @@ import { Order } from '../orders/order.entity';
 /** `stopped`: the payment link's rules ended it (the link no longer sells this subscription). */
 export type RecurringState = 'pending' | 'active' | 'completed' | 'cancelled' | 'failed' | 'stopped';
 
+/**
+ * A renewal in flight: `claimed` once its order is recorded (nothing sent yet), `charging` once its
+ * charge is sent to the processor; null again when the renewal is settled.
+ */
+export type RenewalChargeState = 'claimed' | 'charging';
+
 /** A subscription: charges the saved card token at the frequency until the number of payments is reached. */
 @Check({ name: 'recurring_payment_counts', expression: '"number_of_payments" > 0 and "payments_made" >= 0 and "payments_made" <= "number_of_payments"' })
 @Entity({ tableName: 'recurring_payment' })
 @Index({ name: 'recurring_payment_due_index', properties: ['state', 'nextChargeAt'] })
 export class RecurringPayment {
-  [OptionalProps]?: 'paymentsMade' | 'consecutiveFailures' | 'state' | 'cardToken' | 'nextChargeAt' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'paymentsMade' | 'consecutiveFailures' | 'state' | 'chargeState' | 'cardToken' | 'nextChargeAt' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'integer', autoincrement: true })
   id!: number;
@@ -40,6 +46,14 @@ export class RecurringPayment {
 
   @Enum({ items: ['pending', 'active', 'completed', 'cancelled', 'failed', 'stopped'] })
   state: RecurringState = 'pending';
+
+  /**
+   * Written by the claim of a renewal, in the claiming transaction: a second instance's claim
+   * re-checks the row it locks and passes it by (never two renewals of one period), and a cancel
+   * sees whether a charge is already at the processor.
+   */
+  @Property({ type: 'string', length: 10, nullable: true })
+  chargeState: RenewalChargeState | null = null;
 
   @Property({ type: 'string', length: 100, nullable: true })
   cardToken: string | null = null;

@@ -48,12 +48,14 @@ export interface PaymentOutcome {
   reference: string;
 }
 
-/** How an attempt starts: its method, who starts it, the instrument shown for it, and a saved card's token (renewals). */
+/**
+ * How an attempt starts: its method, who starts it, the instrument shown for it. Its payment's
+ * processor token is the one the processor gives that payment (a renewal's too, not the saved card's).
+ */
 export interface AttemptStart {
   method: PaymentMethod;
   actor: 'pay_request' | 'renewal';
   instrument: string;
-  processorToken?: string | null;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock';
 import { randomReference } from '../shared/random';
 import type { Order } from '../orders/order.entity';
 import type { OrderPayment } from '../orders/order-payment.entity';
+import { TimelineEvents, type TimelineService } from '../timeline/timeline.service';
 import { RecurringPayment } from './recurring-payment.entity';
 
 /** A failed charge is retried this many times, an hour apart, before the subscription fails. */
@@ -16,7 +17,13 @@ export const RETRY_DELAY_MS = 3600_000;
  * answer counts a payment made (or a failure, retried an hour later, then given up).
  */
 export class SubscriptionBooks {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly timeline: TimelineService,
+  ) {}
+
+  /** Where an approval beyond the number of payments is reported (the scheduler's error log). */
+  onBeyondTerms: (recurringPaymentId: number, orderReference: string) => void = () => {};
 
   /** Called in the settling transaction of a successful first payment. */
   async setUp(em: EntityManager, order: Order, payment: OrderPayment): Promise<RecurringPayment | null> {
@@ -41,7 +48,15 @@ export class SubscriptionBooks {
     return recurring;
   }
 
-  /** Called in the transaction that settles a renewal charge: the subscription's bookkeeping. */
+  /**
+   * Called in the transaction that settles a renewal charge: the subscription's bookkeeping. The
+   * renewal is no longer in flight. An approval counts a payment made; a decline a failure
+   * (retried an hour later, then given up). Only an active subscription moves on (completed,
+   * failed, or its next charge): a cancelled or ended one keeps its state and schedule, though an
+   * approval it got (a charge already at the processor when it was cancelled) is counted. An
+   * approval beyond the number of payments is never counted past it: it is recorded on the
+   * renewal's timeline (`subscription.charged_beyond_terms`) and reported, for the merchant to refund.
+   */
   async recordCharge(em: EntityManager, order: Order, approved: boolean): Promise<void> {
     const recurring = await em.findOneOrFail(
       RecurringPayment,
@@ -49,9 +64,28 @@ export class SubscriptionBooks {
       { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['frequency'], strategy: 'select-in' },
     );
     if (recurring.order.id === order.id) return; // the first payment: set up, not a renewal
+    recurring.chargeState = null;
     const now = this.clock.now();
+    const active = recurring.state === 'active';
     if (approved) {
+      if (recurring.paymentsMade >= recurring.numberOfPayments) {
+        this.timeline.record(
+          em,
+          order,
+          TimelineEvents.chargedBeyondTerms,
+          'system',
+          `Approved beyond the ${recurring.numberOfPayments} payments of the subscription: not counted, to be refunded`,
+          { recurringPaymentReference: recurring.reference },
+        );
+        this.onBeyondTerms(recurring.id, order.reference);
+        if (active) {
+          recurring.state = 'completed';
+          recurring.nextChargeAt = null;
+        }
+        return;
+      }
       recurring.paymentsMade += 1;
+      if (!active) return;
       recurring.consecutiveFailures = 0;
       if (recurring.paymentsMade >= recurring.numberOfPayments) {
         recurring.state = 'completed';
@@ -60,6 +94,7 @@ export class SubscriptionBooks {
         recurring.nextChargeAt = nextPeriodAfter(recurring.nextChargeAt ?? now, recurring.frequency.hours, now);
       }
     } else {
+      if (!active) return;
       recurring.consecutiveFailures += 1;
       if (recurring.consecutiveFailures > MAX_CHARGE_RETRIES) {
         recurring.state = 'failed';

@@ -31,6 +31,9 @@ function linkInput(body: Static<typeof LinkCreateBody> | Static<typeof LinkEditB
   };
 }
 
+/** A cancel's message while a renewal's charge is already at the processor (which decides it; the renewal's order shows how it ends). */
+const RENEWAL_IN_FLIGHT_MESSAGE = 'Recurring payment cancelled; a renewal already sent to the processor may still be charged';
+
 export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { links, recurring } = ctx.services;
   const url = (l: Parameters<typeof links.paymentLinkUrl>[0]) => links.paymentLinkUrl(l);
@@ -65,7 +68,8 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
     );
   }
 
-  // The REST face of GraphQL's cancelRecurringPayment: private key only, nothing more is charged.
+  // The REST face of GraphQL's cancelRecurringPayment: private key only, nothing more is sent to the
+  // processor. A renewal already sent is said so in the message (the legacy body keeps its fields).
   app.patch<{ Params: { reference: string } }>(
     '/links/recurringpayment/:reference/cancel',
     { schema: routeSchemas.cancelRecurring },
@@ -74,13 +78,12 @@ export async function registerLinkRoutes(app: FastifyInstance, ctx: AppContext):
       return respond(ctx, request, reply, null, async () => {
         const r = await recurring.cancel(tenantOf(request), request.params.reference);
         const cancelled = r.state === 'cancelled';
-        return ok(
-          envelopeA(
-            { reference: r.reference, state: r.state, cancelled },
-            '00',
-            cancelled ? 'Recurring payment cancelled successfully' : `Recurring payment already ${r.state}`,
-          ),
-        );
+        const message = !cancelled
+          ? `Recurring payment already ${r.state}`
+          : r.chargeState === 'charging'
+            ? RENEWAL_IN_FLIGHT_MESSAGE
+            : 'Recurring payment cancelled successfully';
+        return ok(envelopeA({ reference: r.reference, state: r.state, cancelled }, '00', message));
       });
     },
   );

@@ -37,6 +37,8 @@ export const TimelineEvents = {
   renewalSkipped: 'subscription.renewal_skipped',
   /** A subscription was ended by its payment link's rules (on the subscription's first order). */
   subscriptionStopped: 'subscription.stopped',
+  /** A renewal approved when the subscription's number of payments was already made: not counted, to be refunded (on the renewal's order). */
+  chargedBeyondTerms: 'subscription.charged_beyond_terms',
   /** A refund was asked for and recorded PENDING (metadata: refundId, amount, currency, reason). */
   refundRequested: 'refund.requested',
   /** The processor gave the refund's money back (metadata: refundId, amount, currency). */

@@ -110,7 +110,7 @@ export class CheckoutClient {
     return this.call('GET', '/checkout/links/types', undefined, options);
   }
 
-  /** Stops a recurring payment (subscription): nothing more is charged. */
+  /** Stops a recurring payment (subscription): no renewal is sent to the processor afterwards (the message tells of one already sent). */
   cancelRecurringPayment(reference: string, options?: RequestOptions): Promise<EnvelopeA<unknown>> {
     return this.call('PATCH', `/checkout/links/recurringpayment/${encodeURIComponent(reference)}/cancel`, undefined, options);
   }

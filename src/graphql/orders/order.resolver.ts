@@ -158,7 +158,10 @@ export class OrderResolver {
   }
 
   @Authorized('payments.write')
-  @Mutation(() => Boolean, { description: 'Stops a subscription: nothing more is charged. Private key only.' })
+  @Mutation(() => Boolean, {
+    description:
+      'Stops a subscription: nothing more is sent to the processor. A renewal already sent when the cancel arrives is not taken back; its order shows how it ends (an approval counts as a payment made, the subscription stays cancelled). Private key only.',
+  })
   async cancelRecurringPayment(@Arg('reference') reference: string, @Ctx() ctx: GraphqlContext): Promise<boolean> {
     const recurring = await ctx.services.recurring.cancel(await ctx.tenant(), reference);
     return recurring.state === 'cancelled';

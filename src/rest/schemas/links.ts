@@ -122,7 +122,10 @@ const RecurringCancelResult = Type.Object({
   state: Type.Union([Type.Literal('cancelled'), Type.Literal('completed'), Type.Literal('failed')], {
     description: '`cancelled`, or how the subscription had already ended (nothing to cancel).',
   }),
-  cancelled: Type.Boolean({ description: 'true when the subscription is cancelled (also when it already was): nothing more is charged.' }),
+  cancelled: Type.Boolean({
+    description:
+      'true when the subscription is cancelled (also when it already was): nothing more is sent to the processor (see the message for a renewal already sent).',
+  }),
 });
 
 const exampleLink = {
@@ -206,7 +209,8 @@ export const linkRouteSchemas = {
   cancelRecurring: {
     tags: ['Payment links'],
     summary: 'Cancel a recurring payment (subscription); private key only',
-    description: 'Nothing more is charged. The same as the GraphQL mutation `cancelRecurringPayment`. Cancelling again answers the same.',
+    description:
+      'Nothing more is sent to the processor. A renewal already sent when the cancel arrives is not taken back: the message then says so (`Recurring payment cancelled; a renewal already sent to the processor may still be charged`) and its order shows how it ends. The same as the GraphQL mutation `cancelRecurringPayment`. Cancelling again answers the same.',
     security,
     headers: idempotencyHeader,
     params: ReferenceParam,
