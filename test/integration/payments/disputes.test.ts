@@ -360,13 +360,7 @@ describe('disputes', () => {
 
   it('a notice of a dispute on an unknown payment, or a decision of an unknown dispute, opens nothing, is acknowledged and is logged at warn', async () => {
     // A processor whose notices name nothing this engine has.
-    const notices: DisputeNotice[] = [];
-    const acknowledged: string[] = [];
-    const processor = {
-      disputeNotices: async () => notices.splice(0),
-      acknowledgeDisputeNotice: async (reference: string, status: string) => void acknowledged.push(`${reference}:${status}`),
-    } as unknown as PaymentProcessor;
-    const jobs = jobsWith(processor);
+    const { notices, acknowledged, jobs } = ownProcessor();
     const notice = (reference: string, status: DisputeNotice['status']): DisputeNotice => ({
       reference,
       orderReference: `PRC-UNKNOWN-${reference}`,
