@@ -128,6 +128,29 @@ describe('payment link checkout', () => {
       expect(res.body).toEqual(CHANGED);
     });
 
+    it('refuses a payment whose page showed a one-off payment when the link has since become a subscription, subscribing nobody', async () => {
+      const link = await createLink({ Name: 'Poster', PaymentType: 'SC', Amount: '1000', AuthOption: 'NOAUTH' });
+      const shown = await shownOn(link.paymentLinkUrl);
+      const edited = await edit(link.id, {
+        Name: 'Poster',
+        PaymentType: 'SUB',
+        Amount: '1000',
+        AuthOption: 'NOAUTH',
+        FrequencyId: '2',
+        NumberOfPayments: '12',
+      });
+      expect(edited.status).toBe(200);
+      const res = await checkout(link.reference, { ...shown, paymentOption: 'C', customer, data: cardPayload() });
+      const subscriptions = await t.service.runtime.ctx.orm.em
+        .getConnection()
+        .execute(`select r.id from recurring_payment r join checkout_order o on o.id = r.order_id where o.payment_link_id = ?`, [link.id]);
+      expect({ status: res.status, body: res.body, subscriptions }).toEqual({ status: 400, body: CHANGED, subscriptions: [] });
+      // Nor may a subscription's page pay once its number of payments changed.
+      const shownSub = await shownOn(link.paymentLinkUrl);
+      await edit(link.id, { Name: 'Poster', PaymentType: 'SUB', Amount: '1000', AuthOption: 'NOAUTH', FrequencyId: '2', NumberOfPayments: '24' });
+      expect((await checkout(link.reference, { ...shownSub, paymentOption: 'C', customer, data: cardPayload() })).body).toEqual(CHANGED);
+    });
+
     it('pays as shown when only the name or description changed', async () => {
       const link = await createLink({ Name: 'Mug', PaymentType: 'MC', Amount: '1500', AuthOption: 'NOAUTH' });
       const shown = await shownOn(link.paymentLinkUrl);
