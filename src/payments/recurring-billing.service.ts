@@ -80,10 +80,13 @@ export class RecurringBillingService {
     while (charged < limit) {
       const claim = await this.orm.em.fork().transactional(async (em) => {
         const rows: Array<{ id: number }> = await em.getConnection().execute(
+          // The marker, and no renewal Processing either: an instance of the previous version
+          // (during a rolling deploy) claims without writing the marker.
           `select r.id from recurring_payment r
             where r.state = 'active' and r.next_charge_at <= ? and r.charge_state is null
+              and not exists (select 1 from checkout_order o where o.recurring_payment_id = r.id and o.status_id = ?)
             order by r.next_charge_at limit 1 for update of r skip locked`,
-          [this.clock.now()],
+          [this.clock.now(), OrderStatus.Processing],
           'all',
           em.getTransactionContext(),
         );

@@ -204,4 +204,24 @@ describe('subscriptions: two instances sweeping at once, and a cancel racing a r
     // Once that renewal is settled, a cancel again answers as usual.
     expect((await cancelByRest(recurring.reference)).body.message).toBe('Recurring payment cancelled successfully');
   });
+
+  it('does not claim a second renewal of a period while one is Processing without a claim marker (made by an instance of the previous version during a rolling deploy)', async () => {
+    const { recurring } = await s.subscribe(5);
+    s.clock.advance(HOUR);
+    const processor = s.processor();
+    let second: number | undefined;
+    const restore = beforeFirstCharge(processor, async () => {
+      // The previous version's claim writes no marker.
+      await s.sql(`update recurring_payment set charge_state = null where id = ?`, [recurring.id]);
+      second = await s.services().recurring.chargeDue();
+    });
+    try {
+      await s.services().recurring.chargeDue();
+    } finally {
+      restore();
+    }
+    const approved = (await s.sandboxChargesOf(recurring.id)).filter((c: { state: string }) => c.state === 'approved').length;
+    await s.sql(`update recurring_payment set state = 'cancelled', next_charge_at = null where id = ?`, [recurring.id]);
+    expect({ secondSweepCharged: second, approvedCharges: approved }).toEqual({ secondSweepCharged: 0, approvedCharges: 1 });
+  });
 });
