@@ -158,8 +158,9 @@ export class AuditService {
    * pages. An api-key reads its own environment's entries and those of the whole merchant (its
    * creation), never the other environment's: a test key is often in more hands than the live
    * one. For the same reason a reader that reaches the test environment only (a test key, a
-   * test-only member) sees the merchant-wide entries without their address: those are sign-ins
-   * and team changes, whose IP addresses are the members' own.
+   * test-only member) sees an address only on the test environment's entries made with an
+   * api-key (the merchant's servers): members' and operators' addresses are their own, whether
+   * they signed in, changed the team or acted in the test environment.
    */
   log(tenant: Tenant, limit: number, after?: { at: Date; id: string }, criteria?: AuditFilterCriteria): Promise<AuditEntryView[]> {
     // OWNER and ADMIN members, or the private key (which acts as an owner).
@@ -193,13 +194,13 @@ export class AuditService {
 
   /**
    * A page of the reader's merchant's entries, newest first, after the cursor, read with `run`:
-   * its environment's and the merchant-wide ones (their address hidden from a reader that reaches
-   * the test environment only); with `filter` (already checked), those it keeps.
+   * its environment's and the merchant-wide ones (for a reader that reaches the test environment
+   * only, addresses only on api-key entries); with `filter` (already checked), those it keeps.
    */
   private async page(run: RunSql, reader: Tenant, limit: number, after?: { at: Date; id: string }, filter: AuditLogFilter = {}): Promise<AuditEntryView[]> {
     const keyset = after ? ' and (at, id) < (?, ?)' : '';
     const narrowed = auditFilterSql(filter);
-    const ip = testModeOnly(reader) ? 'case when environment is null then null else ip end' : 'ip';
+    const ip = testModeOnly(reader) ? `case when environment is not null and actor_type = 'API_KEY' then ip else null end` : 'ip';
     const rows = await run(
       `select id, at, action, actor_type, actor_label, target, ${ip} as ip, environment from audit_entry
         where subsidiary_id = ? and (environment = ? or environment is null)${narrowed.sql}${keyset} order by at desc, id desc limit ?`,

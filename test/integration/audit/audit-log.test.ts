@@ -176,22 +176,36 @@ describe('the audit log', () => {
       expect(seen.map((e) => e.at)).toEqual([...seen.map((e) => e.at)].sort().reverse());
     });
 
-    it('hides the address of merchant-wide entries (sign-ins, team changes) from readers that reach the test environment only', async () => {
+    it('shows readers that reach the test environment only no member addresses: not on sign-ins and team changes, not on what a member did in test; api-key entries keep theirs', async () => {
       const other = await createTestMerchant(t);
-      await signInMember(t.baseUrl, await ownerOf(t.baseUrl, other));
+      const owner = await signInMember(t.baseUrl, await ownerOf(t.baseUrl, other));
+      const byOwner = await graphql(
+        t.baseUrl,
+        CREATE_LINK,
+        { input: { name: 'By the owner', description: 'x', paymentType: 'MC', amount: '100' } },
+        owner.headers('test'),
+      );
+      expect(byOwner.body.errors).toBeUndefined();
+      await gql(CREATE_LINK, { input: { name: 'By the key', description: 'x', paymentType: 'MC', amount: '100' } }, other.keys.test.privateKey);
       const testOnly = await addMember(t.baseUrl, other.keys.test.privateKey, `test-owner-${other.subsidiary.id}@merchant.test`, 'OWNER');
       const session = await signInMember(t.baseUrl, testOnly);
       const signIns = (body: any) =>
-        body.data.auditLog.edges.map((e: any) => e.node).filter((n: any) => n.action === 'session.signed_in' || n.action === 'member.invited');
+        body.data.auditLog.edges
+          .map((e: any) => e.node)
+          .filter((n: any) => n.action === 'session.signed_in' || n.action === 'member.invited' || (n.action === 'link.created' && n.actorType === 'MEMBER'));
       const live = signIns(await gql(AUDIT_LOG, {}, other.keys.live.privateKey));
       expect(live.length).toBeGreaterThanOrEqual(3);
       for (const entry of live) expect(entry.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
       const asTestKey = signIns(await gql(AUDIT_LOG, {}, other.keys.test.privateKey));
       const asTestOnlyMember = signIns((await graphql(t.baseUrl, AUDIT_LOG, {}, session.headers('test'))).body);
-      for (const seen of [asTestKey, asTestOnlyMember]) {
-        expect(seen.map((e: any) => e.id)).toEqual(live.map((e: any) => e.id));
-        for (const entry of seen) expect(entry.ip).toBeNull();
-      }
+      // The live key reads the merchant-wide entries, not the test environment's: the member's link is in the test log only.
+      expect(asTestKey.filter((e: any) => e.environment === null).map((e: any) => e.id)).toEqual(live.map((e: any) => e.id));
+      expect(asTestKey.filter((e: any) => e.action === 'link.created')).toHaveLength(1);
+      for (const seen of [asTestKey, asTestOnlyMember]) for (const entry of seen) expect(entry.ip).toBeNull();
+      const keyEntry = (await gql(AUDIT_LOG, { first: 50 }, other.keys.test.privateKey)).data.auditLog.edges
+        .map((e: any) => e.node)
+        .find((n: any) => n.action === 'link.created' && n.actorType === 'API_KEY');
+      expect(keyEntry.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
     });
 
     it('shows an api-key its own environment’s entries and the merchant’s, not the other environment’s', async () => {
