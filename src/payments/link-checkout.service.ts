@@ -116,7 +116,7 @@ export class LinkCheckoutService {
   onFault: (err: unknown, orderReference: string) => void = () => undefined;
 }
 
-export const LINK_CHANGED = 'This payment link changed since this page was shown: reload the page to see what you would pay.';
+const LINK_CHANGED = 'This payment link changed since this page was shown: reload the page to see what you would pay.';
 
 /**
  * Refuses a payment whose page showed other terms than the link has now (the merchant edited
